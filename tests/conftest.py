@@ -1,0 +1,18 @@
+"""Shared test fixtures: data folder and the OpenSim reference (skipped when opensim is absent)."""
+
+from pathlib import Path
+
+import pytest
+
+from trajopt.opensim_reference import opensim_available, run_opensim_task
+
+DATA = Path(__file__).parent / "data"
+ROOT = Path(__file__).parent.parent
+
+
+@pytest.fixture
+def opensim_task():
+    """Run a ``trajopt_opensim`` task in a child process; skip the test when opensim is missing."""
+    if not opensim_available():
+        pytest.skip("opensim is not installed (pip install 'trajopt[opensim]')")
+    return run_opensim_task

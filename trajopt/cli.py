@@ -1,0 +1,75 @@
+"""The ``trajopt`` console script.
+
+``trajopt run PROBLEM ...`` runs a ready problem, ``trajopt bench NAME ...`` a benchmark, and
+``trajopt fit-paths ...`` fits polynomial muscle-path surrogates. Each problem or benchmark is a
+module with ``main(argv) -> int`` that parses its own options, so ``trajopt run NAME --help``
+shows them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# name -> (module with main(argv), one-line description)
+PROBLEMS = {
+    "muscle-curves": ("trajopt.reports.muscle_curves", "plot the DeGroote 2016 curves to results/muscle_curves/"),
+}
+
+BENCHMARKS: dict[str, tuple[str, str]] = {}
+
+COMMANDS: dict[str, tuple[str, str]] = {}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports bad input in one line (exit code 2), without the usage dump."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _listing(entries: dict[str, tuple[str, str]]) -> str:
+    return "\n".join(f"  {name:28s} {description}" for name, (_, description) in entries.items())
+
+
+def _dispatch(kind: str, entries: dict[str, tuple[str, str]], name: str, argv: list[str]) -> int:
+    if name not in entries:
+        known = ", ".join(entries) or "none yet"
+        print(f"trajopt {kind}: error: unknown {kind} target '{name}' (known: {known})", file=sys.stderr)
+        return 2
+    module = importlib.import_module(entries[name][0])
+    return int(module.main(argv) or 0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = _Parser(
+        prog="trajopt",
+        description="Optimal control of musculoskeletal models on CasADi and IPOPT.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=f"problems (trajopt run NAME):\n{_listing(PROBLEMS)}\n\n"
+        f"benchmarks (trajopt bench NAME):\n{_listing(BENCHMARKS)}",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    run = commands.add_parser("run", help="run a ready problem (see the list below)")
+    run.add_argument("name", metavar="PROBLEM")
+    bench = commands.add_parser("bench", help="run a benchmark, writing results/benchmarks/")
+    bench.add_argument("name", metavar="BENCHMARK")
+    for name, (_, description) in COMMANDS.items():
+        commands.add_parser(name, help=description, add_help=False)
+
+    if argv and argv[0] in COMMANDS:
+        module = importlib.import_module(COMMANDS[argv[0]][0])
+        return int(module.main(argv[1:]) or 0)
+    args, rest = parser.parse_known_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    if args.command == "run":
+        return _dispatch("run", PROBLEMS, args.name, rest)
+    return _dispatch("bench", BENCHMARKS, args.name, rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
