@@ -1,0 +1,1 @@
+"""Analyses of measured motions: inverse dynamics and static optimization."""

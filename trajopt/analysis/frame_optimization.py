@@ -1,0 +1,173 @@
+"""The numeric core of static optimization: distribute generalized forces over actuators.
+
+At each frame k the unknowns are muscle activations a (bounded) and residual-actuator controls
+e, and the loads must balance exactly:
+
+    Rₖᵀ (F0ₖ + F1ₖ ∘ a) + s ∘ e = τₖ
+
+where Rₖ are moment arms (muscles x coordinates), F0ₖ is the muscle force at zero activation
+(passive and damping parts, along the tendon), F1ₖ its growth per unit activation, s the
+residual actuators' optimal forces and τₖ the inverse-dynamics generalized forces. The objective
+is Σ aᵖ + Σ wⱼ eⱼ², as OpenSim's Static Optimization (reserve controls penalised like muscle
+activations when w = 1). Frames are independent, so all frames go to IPOPT as one batched,
+block-diagonal NLP (or frame by frame, warm-started from the previous frame).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import casadi as ca
+import numpy as np
+
+from trajopt.errors import TrajoptInputError
+
+
+@dataclass(frozen=True)
+class FrameLoads:
+    """Per-frame numbers for static optimization (n frames, m muscles, j coordinates)."""
+
+    generalized_forces: np.ndarray  # (n, j) from inverse dynamics
+    moment_arms: np.ndarray  # (n, m, j)
+    force_at_zero_activation: np.ndarray  # (n, m) passive + damping force along the tendon
+    force_per_activation: np.ndarray  # (n, m) d(force along tendon)/d(activation)
+
+    def __post_init__(self):
+        n, j = np.shape(self.generalized_forces)
+        expected = {
+            "moment_arms": (n, np.shape(self.force_per_activation)[1], j),
+            "force_at_zero_activation": np.shape(self.force_per_activation),
+        }
+        if np.shape(self.force_per_activation)[0] != n:
+            raise TrajoptInputError(
+                f"force_per_activation has {np.shape(self.force_per_activation)[0]} frames, generalized_forces {n}"
+            )
+        for name, shape in expected.items():
+            if np.shape(getattr(self, name)) != shape:
+                raise TrajoptInputError(f"{name} has shape {np.shape(getattr(self, name))}, expected {shape}")
+        for name in ("generalized_forces", "moment_arms", "force_at_zero_activation", "force_per_activation"):
+            values = np.asarray(getattr(self, name))
+            if not np.all(np.isfinite(values)):
+                frame = int(np.argwhere(~np.isfinite(values))[0][0])
+                raise TrajoptInputError(f"{name} is not finite at frame {frame}")
+
+
+@dataclass(frozen=True)
+class FrameSolution:
+    """Activations, residual controls and the balance error per frame, with IPOPT's stats."""
+
+    activations: np.ndarray  # (n, m)
+    residual_controls: np.ndarray  # (n, j)
+    muscle_forces: np.ndarray  # (n, m)
+    residual_forces: np.ndarray  # (n, j)
+    equality_error: np.ndarray  # (n, j) muscle + residual - inverse dynamics
+    success: bool
+    status: str
+    iterations: int
+    wall_time: float
+    frame_status: list = field(default_factory=list)
+
+
+def _frame_problem(m: int, j: int, exponent: float, residual_weights: np.ndarray, residual_optimal_forces):
+    """One frame's objective and constraint as a Function of (activations, controls, frame data)."""
+    activation = ca.SX.sym("activation", m)
+    control = ca.SX.sym("residual_control", j)
+    arms = ca.SX.sym("moment_arms", m, j)
+    passive = ca.SX.sym("force_at_zero_activation", m)
+    gain = ca.SX.sym("force_per_activation", m)
+    load = ca.SX.sym("generalized_forces", j)
+    force = passive + gain * activation
+    balance = arms.T @ force + ca.DM(residual_optimal_forces) * control - load
+    # |a|^p keeps the objective defined for non-integer p; activations are >= 0 anyway.
+    effort = ca.sum1(ca.fabs(activation) ** exponent) if exponent != 2 else ca.sumsqr(activation)
+    objective = effort + ca.dot(ca.DM(residual_weights), control**2)
+    return ca.Function(
+        "static_optimization_frame",
+        [activation, control, arms, passive, gain, load],
+        [objective, balance],
+        ["activation", "residual_control", "moment_arms", "force_at_zero_activation", "force_per_activation", "generalized_forces"],
+        ["objective", "balance"],
+    )
+
+
+def optimize_frames(
+    loads: FrameLoads,
+    activation_bounds: tuple[np.ndarray, np.ndarray],
+    residual_optimal_forces: np.ndarray,
+    residual_weights: np.ndarray | None = None,
+    exponent: float = 2.0,
+    batched: bool = True,
+    tolerance: float = 1e-10,
+    print_level: int = 0,
+) -> FrameSolution:
+    """Solve static optimization for every frame; see the module docstring for the problem."""
+    n, m, j = np.shape(loads.moment_arms)
+    lower, upper = (np.broadcast_to(np.asarray(b, float), (m,)) for b in activation_bounds)
+    if np.any(lower > upper):
+        bad = int(np.argmax(lower > upper))
+        raise TrajoptInputError(f"activation bounds of muscle {bad}: lower {lower[bad]} > upper {upper[bad]}")
+    optimal = np.broadcast_to(np.asarray(residual_optimal_forces, float), (j,))
+    weights = np.ones(j) if residual_weights is None else np.broadcast_to(np.asarray(residual_weights, float), (j,))
+    frame = _frame_problem(m, j, exponent, weights, optimal)
+
+    frames_per_solve = n if batched else 1
+    mapped = frame.map(frames_per_solve)
+    a = ca.MX.sym("activations", m, frames_per_solve)
+    e = ca.MX.sym("residual_controls", j, frames_per_solve)
+    data = [ca.MX.sym(name, rows, frames_per_solve) for name, rows in
+            (("moment_arms", m * j), ("passive", m), ("gain", m), ("load", j))]
+    arms_blocks = ca.horzcat(*[ca.reshape(data[0][:, k], m, j) for k in range(frames_per_solve)])
+    objective, balance = mapped(a, e, arms_blocks, data[1], data[2], data[3])
+    nlp = {
+        "x": ca.veccat(a, e),
+        "p": ca.veccat(*data),
+        "f": ca.sum2(objective),
+        "g": ca.vec(balance),
+    }
+    options = {
+        "print_time": False,
+        "ipopt.print_level": print_level,
+        "ipopt.tol": tolerance,
+        "ipopt.constr_viol_tol": 1e-12,
+        "ipopt.sb": "yes",
+    }
+    solver = ca.nlpsol("static_optimization", "ipopt", nlp, options)
+
+    activations = np.zeros((n, m))
+    controls = np.zeros((n, j))
+    statuses, iterations, guess = [], 0, np.concatenate([np.clip(np.full(m, 0.1), lower, upper), np.zeros(j)])
+    start = time.perf_counter()
+    for first in range(0, n, frames_per_solve):
+        rows = slice(first, first + frames_per_solve)
+        k = frames_per_solve
+        parameters = np.concatenate([
+            # column-major (m, j) blocks, one per frame, as casadi.reshape reads them
+            loads.moment_arms[rows].transpose(0, 2, 1).reshape(k, m * j).ravel(),
+            loads.force_at_zero_activation[rows].T.ravel(order="F"),
+            loads.force_per_activation[rows].T.ravel(order="F"),
+            loads.generalized_forces[rows].T.ravel(order="F"),
+        ])
+        x0 = np.concatenate([np.tile(guess[:m], k), np.tile(guess[m:], k)])
+        result = solver(
+            x0=x0, p=parameters,
+            lbx=np.concatenate([np.tile(lower, k), np.full(j * k, -np.inf)]),
+            ubx=np.concatenate([np.tile(upper, k), np.full(j * k, np.inf)]),
+            lbg=0, ubg=0,
+        )
+        stats = solver.stats()
+        statuses.append(stats["return_status"])
+        iterations += stats["iter_count"]
+        x = np.asarray(result["x"]).ravel()
+        activations[rows] = x[: m * k].reshape(k, m)
+        controls[rows] = x[m * k:].reshape(k, j)
+        guess = np.concatenate([activations[first + k - 1], controls[first + k - 1]])
+    wall = time.perf_counter() - start
+
+    forces = loads.force_at_zero_activation + loads.force_per_activation * activations
+    residual_forces = controls * optimal
+    error = np.einsum("nmj,nm->nj", loads.moment_arms, forces) + residual_forces - loads.generalized_forces
+    success = all(s == "Solve_Succeeded" for s in statuses)
+    status = "Solve_Succeeded" if success else next(s for s in statuses if s != "Solve_Succeeded")
+    return FrameSolution(activations, controls, forces, residual_forces, error, success, status, iterations, wall,
+                         statuses if not batched else statuses * n)

@@ -1,0 +1,161 @@
+"""OpenSim task: muscle lengths and moment arms of a model over a list of configurations.
+
+Request
+- ``model``: path of the .osim file.
+- ``coordinates`` (optional): names of the coordinates given in ``configurations`` (default: all).
+- ``configurations`` (optional): array (samples x coordinates) in OpenSim's internal units
+  (radians, metres). Coordinates not listed keep their default values.
+- ``muscles`` (optional): names of the muscles to report (default: every muscle).
+- ``batch`` (optional): configurations per progress line (default 500).
+
+Result
+- Always a description: ``coordinate_names``, ``coordinate_ranges`` (n x 2), ``coordinate_locked``,
+  ``coordinate_rotational``, ``muscle_names``, ``muscle_chain`` (muscles x coordinates, 1 where the
+  coordinate belongs to a joint on the body chain between the bodies of the muscle's path points),
+  ``muscle_wrapped`` (1 when the path has wrap objects).
+- With ``configurations``: ``lengths`` (samples x muscles) and ``moment_arms`` (samples x muscles x
+  coordinates) from ``computeMomentArm`` (OpenSim's sign: -dl/dq), ``seconds``.
+
+All given coordinates are set (constraints not enforced) and only then is the state realized, so a
+coordinate whose value depends on another (CoordinateCouplerConstraint) must be given explicitly;
+``coupled_dependent`` lists the dependent coordinates of coupler constraints so the caller can
+compute them.
+"""
+
+import sys
+import time
+
+import numpy as np
+import opensim
+
+
+def _names(values):
+    return [str(v) for v in np.atleast_1d(values)] if values is not None else None
+
+
+def _joint_tree(model):
+    """child body -> (joint name, parent body)."""
+    tree = {}
+    for joint in model.getJointSet():
+        parent = joint.getParentFrame().findBaseFrame().getName()
+        child = joint.getChildFrame().findBaseFrame().getName()
+        tree[child] = (joint, parent)
+    return tree
+
+
+def _joints_to_root(tree, body):
+    joints = []
+    seen = set()
+    while body in tree and body not in seen:
+        seen.add(body)
+        joint, parent = tree[body]
+        joints.append(joint.getName())
+        body = parent
+    return joints
+
+
+def _chain_coordinates(model, tree, muscle):
+    """Coordinates of the joints between the bodies that carry the muscle's path points."""
+    path = muscle.getGeometryPath()
+    points = path.getPathPointSet()
+    bodies = {points.get(i).getParentFrame().findBaseFrame().getName() for i in range(points.getSize())}
+    chains = [set(_joints_to_root(tree, body)) for body in bodies]
+    crossed = set().union(*chains) - set.intersection(*chains) if chains else set()
+    names = set()
+    for joint in model.getJointSet():
+        if joint.getName() in crossed:
+            for i in range(joint.numCoordinates()):
+                names.add(joint.get_coordinates(i).getName())
+    return names
+
+
+def _muscles(model):
+    """Every muscle of the model, in the ForceSet or listed under <components> (as 2D_gait does)."""
+    found = {}
+    for component in model.getComponentsList():
+        muscle = opensim.Muscle.safeDownCast(component)
+        if muscle is not None and muscle.getName() not in found:
+            found[muscle.getName()] = muscle
+    return found
+
+
+def describe(model):
+    coordinates = model.getCoordinateSet()
+    names = [coordinates.get(i).getName() for i in range(coordinates.getSize())]
+    ranges = np.array([[coordinates.get(i).getRangeMin(), coordinates.get(i).getRangeMax()] for i in range(len(names))])
+    locked = np.array([int(coordinates.get(i).get_locked()) for i in range(len(names))])
+    rotational = np.array(
+        [int(coordinates.get(i).getMotionType() == opensim.Coordinate.Rotational) for i in range(len(names))]
+    )
+    muscles = _muscles(model)
+    muscle_names = list(muscles)
+    tree = _joint_tree(model)
+    chain = np.zeros((len(muscle_names), len(names)), dtype=int)
+    wrapped = np.zeros(len(muscle_names), dtype=int)
+    for m in range(len(muscle_names)):
+        muscle = muscles[muscle_names[m]]
+        crossed = _chain_coordinates(model, tree, muscle)
+        chain[m] = [int(n in crossed) for n in names]
+        wrapped[m] = int(muscle.getGeometryPath().getWrapSet().getSize() > 0)
+    dependent = []
+    for constraint in model.getConstraintSet():
+        coupler = opensim.CoordinateCouplerConstraint.safeDownCast(constraint)
+        if coupler is not None and coupler.get_isEnforced():
+            dependent.append(coupler.getDependentCoordinateName())
+    return {
+        "coordinate_names": np.array(names),
+        "coordinate_ranges": ranges,
+        "coordinate_locked": locked,
+        "coordinate_rotational": rotational,
+        "muscle_names": np.array(muscle_names),
+        "muscle_chain": chain,
+        "muscle_wrapped": wrapped,
+        "coupled_dependent": np.array(dependent, dtype=str),
+    }
+
+
+def run(request):
+    model = opensim.Model(str(request["model"]))
+    state = model.initSystem()
+    result = describe(model)
+    configurations = request.get("configurations")
+    if configurations is None:
+        return result
+    configurations = np.atleast_2d(np.asarray(configurations, dtype=float))
+    all_names = list(result["coordinate_names"])
+    given = _names(request.get("coordinates")) or all_names
+    muscle_names = _names(request.get("muscles")) or list(result["muscle_names"])
+    coordinate_set = model.getCoordinateSet()
+    given_coordinates = [coordinate_set.get(name) for name in given]
+    coordinates = [coordinate_set.get(name) for name in all_names]
+    by_name = _muscles(model)
+    muscles = [by_name[name] for name in muscle_names]
+    batch = int(request.get("batch", 500))
+    samples = configurations.shape[0]
+    lengths = np.zeros((samples, len(muscles)))
+    moment_arms = np.zeros((samples, len(muscles), len(given)))
+    for coordinate in coordinates:
+        coordinate.setLocked(state, False)
+    start = time.perf_counter()
+    for k in range(samples):
+        for coordinate, value in zip(given_coordinates, configurations[k]):
+            coordinate.setValue(state, float(value), False)
+        model.realizePosition(state)
+        for m, muscle in enumerate(muscles):
+            path = muscle.getGeometryPath()
+            lengths[k, m] = path.getLength(state)
+            for c, coordinate in enumerate(given_coordinates):
+                moment_arms[k, m, c] = path.computeMomentArm(state, coordinate)
+        if (k + 1) % batch == 0 or k + 1 == samples:
+            print(
+                f"sample_paths: {k + 1}/{samples} configurations ({time.perf_counter() - start:.1f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
+    result.update(
+        lengths=lengths,
+        moment_arms=moment_arms,
+        seconds=time.perf_counter() - start,
+        sampled_muscles=np.array(muscle_names),
+    )
+    return result
