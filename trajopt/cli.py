@@ -17,9 +17,14 @@ PROBLEMS = {
     "muscle-curves": ("trajopt.reports.muscle_curves", "plot the DeGroote 2016 curves to results/muscle_curves/"),
 }
 
-BENCHMARKS: dict[str, tuple[str, str]] = {}
+BENCHMARKS: dict[str, tuple[str, str]] = {
+    "paths": ("trajopt.bench.paths", "arm26 muscle lengths + moment arms: polynomial surrogate vs OpenSim; fitting time"),
+    "dynamics": ("trajopt.bench.dynamics", "inverse/forward dynamics per call, arm26 and 2D_gait: trajopt vs OpenSim"),
+}
 
-COMMANDS: dict[str, tuple[str, str]] = {}
+COMMANDS: dict[str, tuple[str, str]] = {
+    "fit-paths": ("trajopt.paths.cli", "fit polynomial muscle-path surrogates to an OpenSim model"),
+}
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,94 @@
+"""Solver settings, warm starts, failed solves, writers and verification of trajopt.ocp solutions."""
+
+import re
+
+import numpy as np
+import pytest
+
+from ocp_problems import double_integrator, pendulum_swing_up, sliding_mass
+from trajopt.errors import TrajoptInputError
+from trajopt.io import read_table
+from trajopt.ocp import Effort, Guess, HermiteSimpson, Ipopt, Problem, Radau, Trapezoidal
+
+
+def test_warm_start_from_solution_reduces_iterations():
+    ocp, *_ = pendulum_swing_up()
+    cold = ocp.solve(HermiteSimpson(intervals=30), Ipopt(tol=1e-8))
+    warm = ocp.solve(HermiteSimpson(intervals=30), Ipopt(tol=1e-8), guess=cold)
+    assert warm.success and warm.iterations < cold.iterations
+    assert abs(warm.objective - cold.objective) < 1e-8
+    # Across meshes (primal values interpolated onto the finer grid) the sliding mass needs fewer too.
+    ocp, *_ = sliding_mass()
+    coarse = ocp.solve(HermiteSimpson(intervals=10))
+    fine_cold = ocp.solve(HermiteSimpson(intervals=40))
+    fine_warm = ocp.solve(HermiteSimpson(intervals=40), guess=coarse)
+    assert fine_warm.iterations < fine_cold.iterations
+    assert abs(fine_warm.duration - fine_cold.duration) < 1e-8
+
+
+def test_guess_from_table_is_interpolated_onto_the_grid():
+    ocp, q, w, tau = pendulum_swing_up()
+    times = np.linspace(0.0, 1.0, 11)
+    guess = Guess(times).set(q, np.pi * times).set(w, np.full(times.size, np.pi))
+    solution = ocp.solve(HermiteSimpson(intervals=20), Ipopt(max_iterations=0), guess=guess)
+    # With zero iterations the returned point is the guess itself (bounds permitting).
+    assert np.allclose(solution.value(q)[1:-1], np.pi * solution.time[1:-1], atol=1e-7)
+    with pytest.raises(TrajoptInputError, match="NaN"):
+        Guess(times).set(q, np.full(times.size, np.nan))
+
+
+def test_failed_solve_reports_status_worst_constraint_and_still_writes(tmp_path):
+    ocp, q, w, tau = pendulum_swing_up()
+    solution = ocp.solve(HermiteSimpson(intervals=30), Ipopt(max_iterations=2))
+    assert not solution.success
+    assert solution.status == "Maximum_Iterations_Exceeded" and solution.iterations == 2
+    assert re.fullmatch(r"dynamics defect \((Simpson|Hermite midpoint)\) of state '(q|w)' at t=[0-9.]+ s: "
+                        r"[0-9.e+-]+", solution.worst_constraint), solution.worst_constraint
+    table = read_table(solution.write_sto(tmp_path / "failed.sto"))
+    assert table.labels == ("q", "w", "tau") and not table.in_degrees
+    assert np.allclose(table.column("q"), solution.value(q), rtol=0, atol=1e-15)
+    csv = read_table(solution.write_csv(tmp_path / "failed.csv"))
+    assert np.allclose(csv.column("tau"), solution.value(tau), atol=1e-15)
+    assert solution.plot(tmp_path / "failed.png").stat().st_size > 1000
+
+
+def test_infeasible_problem_is_reported_with_its_worst_constraint():
+    # |F| <= 1 cannot move 1 m rest to rest in 1 s (needs |F| >= 4 for bang-bang).
+    ocp = Problem(duration=1.0)
+    x = ocp.state("x", initial=0.0, final=1.0)
+    v = ocp.state("v", initial=0.0, final=0.0)
+    force = ocp.control("F", bounds=(-1.0, 1.0))
+    ocp.set_derivative(x, v)
+    ocp.set_derivative(v, force)
+    ocp.minimize(Effort(force))
+    solution = ocp.solve(Trapezoidal(intervals=20))
+    assert not solution.success and "Infeasible" in solution.status
+    assert solution.constraint_violation > 1e-3
+    assert "dynamics defect (trapezoidal) of state" in solution.worst_constraint
+
+
+def test_limited_memory_hessian_and_option_pass_through_reach_the_same_optimum():
+    ocp, *_ = pendulum_swing_up()
+    exact = ocp.solve(HermiteSimpson(intervals=20), Ipopt(tol=1e-9))
+    quasi_newton = ocp.solve(HermiteSimpson(intervals=20), Ipopt(tol=1e-9, hessian="limited-memory"))
+    adaptive = ocp.solve(HermiteSimpson(intervals=20), Ipopt(tol=1e-9, options={"mu_strategy": "adaptive"}))
+    assert quasi_newton.success and adaptive.success
+    assert abs(quasi_newton.objective - exact.objective) < 1e-6
+    assert abs(adaptive.objective - exact.objective) < 1e-8
+
+
+@pytest.mark.parametrize("transcription", [HermiteSimpson(intervals=10), Radau(degree=3, intervals=5)],
+                         ids=repr)
+def test_verification_is_exact_when_the_discretization_is(transcription):
+    # u = 6 - 12t is represented exactly, so re-simulation reproduces the cubic states.
+    ocp, *_ = double_integrator()
+    assert ocp.solve(transcription).verify().max_drift < 1e-9
+
+
+def test_verification_drift_shrinks_at_fourth_order_for_hermite_simpson():
+    ocp, *_ = pendulum_swing_up()
+    coarse = ocp.solve(HermiteSimpson(intervals=40)).verify()
+    fine = ocp.solve(HermiteSimpson(intervals=80)).verify()
+    assert fine.max_drift < 1e-6
+    assert 3.5 < np.log2(coarse.max_drift / fine.max_drift) < 4.5
+    assert set(fine.max_drift_by_state()) == {"q", "w"}

@@ -1,0 +1,1 @@
+"""Benchmarks: ``trajopt bench NAME`` runs ``trajopt.bench.NAME.main(argv)``, writing results/benchmarks/NAME.json."""

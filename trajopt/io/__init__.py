@@ -1,0 +1,6 @@
+"""Numbers in and out: OpenSim .mot/.sto and CSV tables, coordinate motions."""
+
+from trajopt.io.motion import coordinate_name, read_motion
+from trajopt.io.tables import Table, read_table, write_csv, write_sto
+
+__all__ = ["Table", "coordinate_name", "read_motion", "read_table", "write_csv", "write_sto"]

@@ -1,0 +1,67 @@
+"""Symbolic multibody dynamics on CasADi: bodies, joints (quaternion ball/free joints included),
+and algorithms as free functions backed by cached, named casadi Functions."""
+
+from trajopt.multibody.bodies import GROUND, Body, OffsetFrame
+from trajopt.multibody.coordinates import Coordinate
+from trajopt.multibody.dynamics import (
+    bias_forces,
+    body_torque,
+    forward_dynamics,
+    inverse_dynamics,
+    joint_reaction_loads,
+    kinetic_energy,
+    mass_matrix,
+    point_force,
+    potential_energy,
+    zero_wrenches,
+)
+from trajopt.multibody.functions import (
+    Constant,
+    CoordinateFunction,
+    Linear,
+    Multiplier,
+    NaturalCubicSpline,
+    Polynomial,
+    SimmSpline,
+)
+from trajopt.multibody.joints import (
+    BallJoint,
+    CustomJoint,
+    EulerBallJoint,
+    FreeJoint,
+    Joint,
+    PinJoint,
+    PlanarJoint,
+    PrismaticJoint,
+    RevoluteJoint,
+    SliderJoint,
+    TransformAxis,
+    UniversalJoint,
+    WeldJoint,
+)
+from trajopt.multibody.kinematics import (
+    body_pose,
+    body_poses,
+    coordinate_rates,
+    coordinate_rates_matrix,
+    difference,
+    frame_jacobian,
+    integrate,
+    point_acceleration,
+    point_position,
+    point_velocity,
+)
+from trajopt.multibody.model import Model
+from trajopt.multibody.motion_conversion import convert_ball_joint_motion
+
+__all__ = [
+    "GROUND", "Body", "OffsetFrame", "Coordinate", "Model",
+    "Joint", "WeldJoint", "RevoluteJoint", "PinJoint", "PrismaticJoint", "SliderJoint", "PlanarJoint",
+    "UniversalJoint", "BallJoint", "FreeJoint", "EulerBallJoint", "CustomJoint", "TransformAxis",
+    "CoordinateFunction", "Constant", "Linear", "Polynomial", "SimmSpline", "NaturalCubicSpline", "Multiplier",
+    "body_pose", "body_poses", "point_position", "point_velocity", "point_acceleration", "frame_jacobian",
+    "coordinate_rates", "coordinate_rates_matrix", "integrate", "difference",
+    "mass_matrix", "bias_forces", "inverse_dynamics", "joint_reaction_loads", "forward_dynamics",
+    "kinetic_energy", "potential_energy", "point_force", "body_torque", "zero_wrenches",
+    "convert_ball_joint_motion",
+]

@@ -1,0 +1,35 @@
+"""Figure of a Solution: one panel per state variable and per control/algebraic variable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def plot_solution(solution, path) -> Path:
+    """Save states (top rows) and controls/algebraics (bottom rows) versus time to `path`."""
+    import matplotlib
+
+    if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo"):
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    problem = solution.discrete.problem
+    variables = list(problem.states) + list(problem.controls) + list(problem.algebraics)
+    figure, axes = plt.subplots(len(variables), 1, figsize=(7, 1.8 * len(variables) + 0.8), sharex=True,
+                                squeeze=False)
+    for axis, variable in zip(axes[:, 0], variables):
+        values = solution.value(variable.symbol).reshape(variable.size, -1)
+        for label, row in zip(variable.labels, values):
+            axis.plot(solution.time, row, marker=".", markersize=3, label=label)
+        axis.set_ylabel(variable.name)
+        if variable.size > 1:
+            axis.legend(fontsize="small")
+    axes[-1, 0].set_xlabel("time (s)")
+    state = "converged" if solution.success else f"FAILED: {solution.status}"
+    figure.suptitle(f"{state}, objective {solution.objective:.6g}")
+    figure.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return path

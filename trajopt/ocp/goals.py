@@ -1,0 +1,199 @@
+"""Goals: small objects that combine with weights (`0.1 * Effort(u) + FinalTime()`).
+
+A goal reduces to integrands (SX in t, x, u, p, z) and an endpoint expression that may use the
+integral values (placeholders), the problem's initial/final copies of variables, and parameters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+import casadi as ca
+import numpy as np
+
+from trajopt.errors import TrajoptInputError
+
+if TYPE_CHECKING:
+    from trajopt.ocp.problem import Problem
+
+
+@dataclass(frozen=True)
+class GoalTerms:
+    """Integrands to integrate over the phase, and a cost built from their integrals."""
+
+    integrands: tuple[ca.SX, ...]
+    cost: Callable[[list[ca.SX]], ca.SX]
+
+
+class Goal:
+    """Base class: subclasses implement `terms(problem)`; `+` sums goals and `*` weights them."""
+
+    name = "goal"
+
+    def terms(self, problem: "Problem") -> GoalTerms:
+        raise NotImplementedError
+
+    def __add__(self, other: "Goal") -> "Goal":
+        if not isinstance(other, Goal):
+            return NotImplemented
+        return Sum((self, other))
+
+    def __mul__(self, weight) -> "Goal":
+        if isinstance(weight, Goal):
+            return NotImplemented
+        return Weighted(self, float(weight))
+
+    __rmul__ = __mul__
+
+
+@dataclass(frozen=True)
+class Sum(Goal):
+    goals: tuple[Goal, ...]
+    name = "sum"
+
+    def __add__(self, other):
+        if not isinstance(other, Goal):
+            return NotImplemented
+        return Sum(self.goals + (other,))
+
+    def terms(self, problem):
+        parts = [goal.terms(problem) for goal in self.goals]
+        counts = [len(part.integrands) for part in parts]
+
+        def cost(integrals):
+            total, start = 0, 0
+            for part, count in zip(parts, counts):
+                total = total + part.cost(integrals[start:start + count])
+                start += count
+            return total
+
+        return GoalTerms(tuple(i for part in parts for i in part.integrands), cost)
+
+
+@dataclass(frozen=True)
+class Weighted(Goal):
+    goal: Goal
+    weight: float
+    name = "weighted"
+
+    def __post_init__(self):
+        if not np.isfinite(self.weight):
+            raise TrajoptInputError(f"goal weight must be finite, got {self.weight}")
+
+    def terms(self, problem):
+        inner = self.goal.terms(problem)
+        return GoalTerms(inner.integrands, lambda integrals: self.weight * inner.cost(integrals))
+
+
+def _sx(expression, what: str) -> ca.SX:
+    try:
+        return ca.SX(expression) if not isinstance(expression, ca.SX) else expression
+    except (NotImplementedError, TypeError) as error:
+        raise TrajoptInputError(f"{what} must be a CasADi SX expression of problem symbols, "
+                                f"got {type(expression).__name__}") from error
+
+
+@dataclass(frozen=True, eq=False)
+class Integral(Goal):
+    """Integral over the phase of a scalar expression of t, states, controls, parameters, algebraics."""
+
+    expression: object
+    name = "integral"
+
+    def terms(self, problem):
+        expression = _sx(self.expression, "Integral expression")
+        if expression.numel() != 1:
+            raise TrajoptInputError(f"Integral expression must be scalar, got shape {expression.shape}")
+        return GoalTerms((expression,), lambda integrals: integrals[0])
+
+
+@dataclass(frozen=True, eq=False)
+class Endpoint(Goal):
+    """A scalar expression of `problem.initial(...)` / `problem.final(...)` values and parameters."""
+
+    expression: object
+    name = "endpoint"
+
+    def terms(self, problem):
+        expression = _sx(self.expression, "Endpoint expression")
+        if expression.numel() != 1:
+            raise TrajoptInputError(f"Endpoint expression must be scalar, got shape {expression.shape}")
+        return GoalTerms((), lambda integrals: expression)
+
+
+@dataclass(frozen=True)
+class FinalTime(Goal):
+    """The final time of the phase."""
+
+    name = "final time"
+
+    def terms(self, problem):
+        final_time = problem.final(problem.time)
+        return GoalTerms((), lambda integrals: final_time)
+
+
+@dataclass(frozen=True, eq=False)
+class Effort(Goal):
+    """Integral of sum |v_i|^power over a vector of expressions (usually controls or excitations).
+
+    With `per_distance` (an endpoint expression, e.g. final(x) - initial(x)) the integral is divided by it.
+    """
+
+    expressions: object
+    power: float = 2.0
+    per_distance: object = None
+    name = "effort"
+
+    def terms(self, problem):
+        values = _sx(self.expressions, "Effort expressions")
+        if not self.power > 0:
+            raise TrajoptInputError(f"Effort power must be positive, got {self.power}")
+        even = float(self.power).is_integer() and int(self.power) % 2 == 0
+        magnitudes = values if even else ca.fabs(values)
+        integrand = ca.sum1(ca.vec(magnitudes) ** self.power)
+        if self.per_distance is None:
+            return GoalTerms((integrand,), lambda integrals: integrals[0])
+        distance = _sx(self.per_distance, "Effort per_distance")
+        return GoalTerms((integrand,), lambda integrals: integrals[0] / distance)
+
+
+@dataclass(frozen=True, eq=False)
+class Tracking(Goal):
+    """Integral of sum w_i (e_i(t) - r_i(t))^2, r linearly interpolated from a table.
+
+    `expressions`: SX column (n); `times`: (K,) increasing; `reference`: (K, n); `weights`: scalar or (n,).
+    """
+
+    expressions: object
+    times: object
+    reference: object
+    weights: object = 1.0
+    name = "tracking"
+
+    def terms(self, problem):
+        values = ca.vec(_sx(self.expressions, "Tracking expressions"))
+        times = np.asarray(self.times, dtype=float).flatten()
+        reference = np.asarray(self.reference, dtype=float).reshape(times.size, -1)
+        weights = np.broadcast_to(np.asarray(self.weights, dtype=float), (values.numel(),))
+        if reference.shape[1] != values.numel():
+            raise TrajoptInputError(f"Tracking reference has {reference.shape[1]} columns for "
+                                    f"{values.numel()} expressions")
+        if times.size < 2 or np.any(np.diff(times) <= 0) or not np.all(np.isfinite(reference)):
+            raise TrajoptInputError("Tracking times must be >= 2 increasing values and the reference finite")
+        integrand = 0
+        for i in range(values.numel()):
+            target = ca.pw_lin(problem.time, ca.DM(times), ca.DM(reference[:, i]))
+            integrand = integrand + weights[i] * (values[i] - target) ** 2
+        return GoalTerms((ca.SX(integrand),), lambda integrals: integrals[0])
+
+
+@dataclass(frozen=True, eq=False)
+class ResidualPenalty(Goal):
+    """Integral of sum (r_i)^2 over residual-actuator controls (weight with `*`)."""
+
+    residuals: object
+    name = "residual penalty"
+
+    def terms(self, problem):
+        return Effort(self.residuals, power=2.0).terms(problem)

@@ -1,0 +1,273 @@
+"""Polynomial muscle-path surrogates: length l(q) as a sum of monomials in the coordinates a muscle crosses.
+
+A ``PolynomialPath`` gives CasADi expressions and named Functions for the length, the lengthening speed
+l̇ = (∂l/∂q) q̇ and the moment arms r = -∂l/∂q (the sign OpenSim's ``computeMomentArm`` uses). A
+``PolynomialPaths`` is the set for a model, saved to and loaded from JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import casadi
+import numpy as np
+
+from trajopt.errors import TrajoptInputError
+
+FORMAT = "trajopt.polynomial_paths/1"
+
+
+class PathRangeWarning(UserWarning):
+    """A polynomial path was evaluated outside the range of coordinates it was fitted on."""
+
+
+@dataclass(frozen=True)
+class FitReport:
+    """How well a path was fitted: errors in metres, on training and held-out samples (NaN when absent)."""
+
+    terms: int
+    training_samples: int
+    length_rmse: float
+    moment_arm_rmse: float
+    heldout_samples: int = 0
+    heldout_length_rmse: float = float("nan")
+    heldout_moment_arm_rmse: float = float("nan")
+    stopped_because: str = ""
+
+    def to_json(self) -> dict:
+        return {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in self.__dict__.items()}
+
+    @classmethod
+    def from_json(cls, data: dict) -> FitReport:
+        return cls(**{k: (float("nan") if v is None else v) for k, v in data.items()})
+
+
+def _numeric(value) -> bool:
+    return not isinstance(value, (casadi.SX, casadi.MX))
+
+
+@dataclass(frozen=True)
+class PolynomialPath:
+    """l(q) = Σ_k c_k Π_j q_j^e_kj over ``coordinates`` (names), fitted within ``ranges`` (lower, upper)."""
+
+    muscle: str
+    coordinates: tuple[str, ...]
+    exponents: tuple[tuple[int, ...], ...]
+    coefficients: tuple[float, ...]
+    ranges: tuple[tuple[float, float], ...]
+    report: FitReport | None = None
+    _warned: list = field(default_factory=list, compare=False, repr=False)
+
+    def __post_init__(self):
+        n = len(self.coordinates)
+        if len(self.exponents) != len(self.coefficients):
+            raise TrajoptInputError(
+                f"path '{self.muscle}': {len(self.exponents)} exponent rows but {len(self.coefficients)} coefficients"
+            )
+        for row in self.exponents:
+            if len(row) != n or min(row, default=0) < 0:
+                raise TrajoptInputError(f"path '{self.muscle}': exponent row {list(row)} does not fit coordinates {n}")
+        if len(self.ranges) != n:
+            raise TrajoptInputError(f"path '{self.muscle}': {len(self.ranges)} ranges for {n} coordinates")
+
+    # -- symbolic core -------------------------------------------------------------------------
+    @cached_property
+    def _functions(self) -> tuple[casadi.Function, casadi.Function, casadi.Function]:
+        n = len(self.coordinates)
+        q = casadi.SX.sym("q", n)
+        qdot = casadi.SX.sym("qdot", n)
+        length = polynomial_value(q, self.exponents, self.coefficients)
+        gradient = casadi.gradient(length, q)
+        safe = re.sub(r"\W", "_", self.muscle)
+        length_function = casadi.Function(f"{safe}_length", [q], [length], ["q"], ["length"])
+        speed_function = casadi.Function(
+            f"{safe}_lengthening_speed", [q, qdot], [casadi.dot(gradient, qdot)], ["q", "qdot"], ["lengthening_speed"]
+        )
+        arms_function = casadi.Function(f"{safe}_moment_arms", [q], [-gradient], ["q"], ["moment_arms"])
+        return length_function, speed_function, arms_function
+
+    @property
+    def length_function(self) -> casadi.Function:
+        """Named Function q -> length."""
+        return self._functions[0]
+
+    @property
+    def lengthening_speed_function(self) -> casadi.Function:
+        """Named Function (q, qdot) -> lengthening_speed."""
+        return self._functions[1]
+
+    @property
+    def moment_arms_function(self) -> casadi.Function:
+        """Named Function q -> moment_arms (= -∂l/∂q, one per coordinate)."""
+        return self._functions[2]
+
+    def length(self, q):
+        """Length at q (SX, MX, DM or numbers, one value per coordinate)."""
+        self._check_range(q)
+        return self.length_function(q)
+
+    def lengthening_speed(self, q, qdot):
+        """l̇ = ∂l/∂q · q̇."""
+        self._check_range(q)
+        return self.lengthening_speed_function(q, qdot)
+
+    def moment_arms(self, q):
+        """r = -∂l/∂q, a column with one entry per coordinate."""
+        self._check_range(q)
+        return self.moment_arms_function(q)
+
+    # -- numbers -------------------------------------------------------------------------------
+    def outside_training_range(self, q, margin: float = 1e-9) -> np.ndarray:
+        """True for each configuration (rows of q, samples x coordinates) outside the training box."""
+        values = np.atleast_2d(np.asarray(q, dtype=float))
+        if values.shape[1] != len(self.coordinates) and values.shape[0] == len(self.coordinates):
+            values = values.T
+        lower, upper = np.array(self.ranges).T
+        return np.any((values < lower - margin) | (values > upper + margin), axis=1)
+
+    def _check_range(self, q) -> None:
+        if self._warned or not _numeric(q):
+            return
+        outside = self.outside_training_range(casadi.DM(q).full().ravel())
+        if outside.any():
+            self._warned.append(True)
+            warnings.warn(
+                f"polynomial path '{self.muscle}' evaluated outside its training range "
+                f"{dict(zip(self.coordinates, self.ranges))} (warned once per path)",
+                PathRangeWarning,
+                stacklevel=3,
+            )
+
+    def evaluate(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Lengths (samples,) and moment arms (samples x coordinates) at many configurations at once."""
+        values = np.atleast_2d(np.asarray(q, dtype=float))
+        if values.shape[1] != len(self.coordinates):
+            raise TrajoptInputError(
+                f"path '{self.muscle}': configurations have {values.shape[1]} columns, "
+                f"expected {len(self.coordinates)} ({', '.join(self.coordinates)})"
+            )
+        if not self._warned and self.outside_training_range(values).any():
+            self._check_range(values[np.argmax(self.outside_training_range(values))])
+        lengths = self.length_function.map(values.shape[0])(values.T).full().ravel()
+        arms = self.moment_arms_function.map(values.shape[0])(values.T).full().T
+        return lengths, arms
+
+    # -- JSON ----------------------------------------------------------------------------------
+    def to_json(self) -> dict:
+        return {
+            "muscle": self.muscle,
+            "coordinates": list(self.coordinates),
+            "exponents": [list(map(int, row)) for row in self.exponents],
+            "coefficients": [float(c) for c in self.coefficients],
+            "ranges": [[float(a), float(b)] for a, b in self.ranges],
+            "report": None if self.report is None else self.report.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict, source: str = "<dict>") -> PolynomialPath:
+        try:
+            return cls(
+                muscle=str(data["muscle"]),
+                coordinates=tuple(str(c) for c in data["coordinates"]),
+                exponents=tuple(tuple(int(e) for e in row) for row in data["exponents"]),
+                coefficients=tuple(float(c) for c in data["coefficients"]),
+                ranges=tuple((float(a), float(b)) for a, b in data["ranges"]),
+                report=None if data.get("report") is None else FitReport.from_json(data["report"]),
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            raise TrajoptInputError(f"{source}: path entry {data.get('muscle', '?')!r} is malformed: {error}") from None
+
+
+def polynomial_value(q, exponents, coefficients):
+    """Σ_k c_k Π_j q_j^e_kj for a symbolic or numeric column q."""
+    total = 0
+    for row, coefficient in zip(exponents, coefficients):
+        term = coefficient
+        for j, power in enumerate(row):
+            if power:
+                term = term * q[j] ** int(power)
+        total = total + term
+    return total
+
+
+class PolynomialPaths:
+    """The polynomial paths of a model's muscles: ``paths["BIClong"]``, ``paths.save(file)``, ``PolynomialPaths.load(file)``."""
+
+    def __init__(self, paths, model: str = ""):
+        self._paths = {path.muscle: path for path in paths}
+        self.model = model
+
+    def __getitem__(self, muscle: str) -> PolynomialPath:
+        try:
+            return self._paths[muscle]
+        except KeyError:
+            raise TrajoptInputError(f"no polynomial path for muscle '{muscle}' (have {', '.join(self._paths)})") from None
+
+    def __iter__(self):
+        return iter(self._paths.values())
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def __contains__(self, muscle) -> bool:
+        return muscle in self._paths
+
+    @property
+    def muscles(self) -> tuple[str, ...]:
+        return tuple(self._paths)
+
+    @property
+    def coordinates(self) -> tuple[str, ...]:
+        """Union of every path's coordinates, in first-seen order."""
+        names: dict[str, None] = {}
+        for path in self:
+            names.update(dict.fromkeys(path.coordinates))
+        return tuple(names)
+
+    def lengths_and_moment_arms_function(self, coordinates: tuple[str, ...] | None = None) -> casadi.Function:
+        """Named Function q -> (lengths (muscles), moment_arms (muscles x coordinates)) over ``coordinates``."""
+        coordinates = tuple(coordinates or self.coordinates)
+        q = casadi.SX.sym("q", len(coordinates))
+        index = {name: i for i, name in enumerate(coordinates)}
+        lengths, rows = [], []
+        for path in self:
+            missing = [c for c in path.coordinates if c not in index]
+            if missing:
+                raise TrajoptInputError(f"path '{path.muscle}' needs coordinates {missing} not in {list(coordinates)}")
+            local = casadi.vertcat(*[q[index[c]] for c in path.coordinates])
+            length = path.length_function(local)
+            lengths.append(length)
+            rows.append(-casadi.jacobian(length, q))
+        return casadi.Function(
+            "lengths_and_moment_arms",
+            [q],
+            [casadi.vertcat(*lengths), casadi.vertcat(*rows)],
+            ["q"],
+            ["lengths", "moment_arms"],
+        )
+
+    def save(self, file) -> None:
+        data = {"format": FORMAT, "model": self.model, "paths": [path.to_json() for path in self]}
+        Path(file).parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(data, indent=1)
+        # Lists of numbers on one line each: a path stays readable (one row per term).
+        text = re.sub(r"\[\s*([-+0-9.eE,\s]+?)\s*\]", lambda m: "[" + re.sub(r"\s+", " ", m.group(1)) + "]", text)
+        Path(file).write_text(text + "\n")
+
+    @classmethod
+    def load(cls, file) -> PolynomialPaths:
+        file = Path(file)
+        try:
+            data = json.loads(file.read_text())
+        except OSError as error:
+            raise TrajoptInputError(f"{file}: cannot read polynomial paths ({error.strerror})") from None
+        except json.JSONDecodeError as error:
+            raise TrajoptInputError(f"{file}: not valid JSON (line {error.lineno}: {error.msg})") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise TrajoptInputError(f"{file}: not a polynomial-paths file (expected format '{FORMAT}')")
+        return cls([PolynomialPath.from_json(entry, str(file)) for entry in data["paths"]], data.get("model", ""))

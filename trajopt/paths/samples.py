@@ -1,0 +1,132 @@
+"""Training data for polynomial paths: configurations with muscle lengths and moment arms, and its CSV form.
+
+CSV layout (the one OpenSim-side exports use, e.g. the DAS3 serratus reference): one row per configuration,
+a column per coordinate, then ``<muscle>_length`` and ``<muscle>_ma_<coordinate>`` columns. Lines starting
+with ``#`` are comments; ``# crosses <muscle>: <coordinate> ...`` records the coordinates on the body chain
+between a muscle's origin and insertion. ``.csv.gz`` files are read and written compressed.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from trajopt.errors import MotionFileError, TrajoptInputError
+
+
+@dataclass(frozen=True)
+class PathSamples:
+    """Configurations ``q`` (samples x coordinates, radians/metres), ``lengths`` (samples x muscles, m) and
+    ``moment_arms`` (samples x muscles x coordinates, m, OpenSim sign -∂l/∂q)."""
+
+    coordinates: tuple[str, ...]
+    muscles: tuple[str, ...]
+    q: np.ndarray
+    lengths: np.ndarray
+    moment_arms: np.ndarray
+    crosses: dict = field(default_factory=dict)  # muscle -> coordinates on its body chain (when known)
+
+    def __post_init__(self):
+        n, k, m = self.q.shape[0], len(self.coordinates), len(self.muscles)
+        if self.q.shape != (n, k) or self.lengths.shape != (n, m) or self.moment_arms.shape != (n, m, k):
+            raise TrajoptInputError(
+                f"path samples: shapes q {self.q.shape}, lengths {self.lengths.shape}, moment_arms "
+                f"{self.moment_arms.shape} do not match {n} samples, {m} muscles, {k} coordinates"
+            )
+
+    @property
+    def size(self) -> int:
+        return self.q.shape[0]
+
+    def muscle(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """Lengths (samples,) and moment arms (samples x coordinates) of one muscle."""
+        if name not in self.muscles:
+            raise TrajoptInputError(f"path samples have no muscle '{name}' (have {', '.join(self.muscles)})")
+        m = self.muscles.index(name)
+        return self.lengths[:, m], self.moment_arms[:, m, :]
+
+    def columns(self, names) -> np.ndarray:
+        """Indices of coordinate ``names`` in ``coordinates``."""
+        missing = [c for c in names if c not in self.coordinates]
+        if missing:
+            raise TrajoptInputError(f"path samples have no coordinates {missing} (have {', '.join(self.coordinates)})")
+        return np.array([self.coordinates.index(c) for c in names], dtype=int)
+
+    def subset(self, rows) -> PathSamples:
+        rows = np.asarray(rows)
+        return PathSamples(
+            self.coordinates, self.muscles, self.q[rows], self.lengths[rows], self.moment_arms[rows], dict(self.crosses)
+        )
+
+    def to_csv(self, file) -> None:
+        """Write the samples (``.csv`` or ``.csv.gz``), full precision."""
+        header = list(self.coordinates)
+        blocks = [self.q]
+        for m, muscle in enumerate(self.muscles):
+            header.append(f"{muscle}_length")
+            header.extend(f"{muscle}_ma_{c}" for c in self.coordinates)
+            blocks.append(self.lengths[:, m : m + 1])
+            blocks.append(self.moment_arms[:, m, :])
+        buffer = io.StringIO()
+        for muscle, names in self.crosses.items():
+            buffer.write(f"# crosses {muscle}: {' '.join(names)}\n")
+        np.savetxt(buffer, np.hstack(blocks), delimiter=",", header=",".join(header), comments="", fmt="%.10g")
+        text = buffer.getvalue()
+        file = Path(file)
+        file.parent.mkdir(parents=True, exist_ok=True)
+        if file.name.endswith(".gz"):
+            with gzip.open(file, "wt") as stream:
+                stream.write(text)
+        else:
+            file.write_text(text)
+
+    @classmethod
+    def from_csv(cls, file, coordinates=None, muscles=None, degrees: bool = False) -> PathSamples:
+        """Read samples; ``coordinates``/``muscles`` select columns (default: all), ``degrees`` converts the
+        coordinate columns from degrees (as in .mot exports) to radians."""
+        file = Path(file)
+        try:
+            opener = gzip.open if file.name.endswith(".gz") else open
+            with opener(file, "rt") as stream:
+                lines = stream.read().splitlines()
+        except OSError as error:
+            raise MotionFileError(f"{file}: cannot read path samples ({error})") from None
+        crosses = {}
+        body = [line for line in lines if line.strip()]
+        while body and body[0].startswith("#"):
+            comment = body.pop(0)[1:].strip()
+            if comment.startswith("crosses ") and ":" in comment:
+                muscle, names = comment[len("crosses ") :].split(":", 1)
+                crosses[muscle.strip()] = tuple(names.split())
+        if not body:
+            raise MotionFileError(f"{file}: no header line")
+        header = [name.strip() for name in body[0].split(",")]
+        try:
+            data = np.loadtxt(body[1:], delimiter=",", ndmin=2)
+        except ValueError as error:
+            raise MotionFileError(f"{file}: non-numeric data ({error})") from None
+        if data.shape[1] != len(header):
+            raise MotionFileError(f"{file}: {data.shape[1]} values per row but {len(header)} header names")
+        index = {name: i for i, name in enumerate(header)}
+        all_muscles = [name[: -len("_length")] for name in header if name.endswith("_length")]
+        muscles = tuple(muscles or all_muscles)
+        if coordinates is None:
+            coordinates = [h for h in header if not any(h.startswith(f"{m}_") for m in all_muscles)]
+        coordinates = tuple(coordinates)
+
+        def column(name):
+            if name not in index:
+                raise MotionFileError(f"{file}: missing column '{name}'")
+            return data[:, index[name]]
+
+        q = np.column_stack([column(c) for c in coordinates])
+        if degrees:
+            q = np.deg2rad(q)
+        lengths = np.column_stack([column(f"{m}_length") for m in muscles])
+        arms = np.stack([np.column_stack([column(f"{m}_ma_{c}") for c in coordinates]) for m in muscles], axis=1)
+        crosses = {m: tuple(c for c in names if c in coordinates) for m, names in crosses.items() if m in muscles}
+        return cls(coordinates, muscles, q, lengths, arms, crosses)
