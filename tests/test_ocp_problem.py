@@ -160,7 +160,12 @@ def test_control_endpoint_bounds_and_value_at_times():
     free, x, v, u = double_integrator()
     solution = free.solve(HermiteSimpson(intervals=4), SOLVER)
     assert np.allclose(solution.value(u, at=times), 6 - 12 * times, atol=1e-7)
+    # Hermite-Simpson states are interpolated by the quadratic through start/mid/end: O(h^3) off the cubic.
     assert np.allclose(solution.value(x, at=times), 3 * times**2 - 2 * times**3, atol=2e-3)
+    # Radau degree 3 interpolates states with its cubic collocation polynomial: exact here.
+    solution = free.solve(Radau(degree=3, intervals=4), SOLVER)
+    assert np.allclose(solution.value(x, at=times), 3 * times**2 - 2 * times**3, atol=1e-9)
+    assert np.allclose(solution.value(u, at=times), 6 - 12 * times, atol=1e-7)
 
 
 def test_bad_input_names_variable_and_values():
@@ -193,3 +198,30 @@ def test_bad_input_names_variable_and_values():
         ocp.solve(Trapezoidal(intervals=3))
     with pytest.raises(TrajoptInputError, match="mixes path variables"):
         ocp.require(q - ocp.final(q), equals=0.0)
+
+
+@pytest.mark.parametrize("transcription", [HermiteSimpson(intervals=30), Radau(degree=3, intervals=18)],
+                         ids=repr)
+def test_path_constraint_bryson_denham(transcription):
+    """Bryson-Denham: x'' = u, x(0) = x(1) = 0, v(0) = 1, v(1) = -1, x <= l as a path constraint.
+
+    For l <= 1/6 the optimum of 1/2 int u^2 is 4 / (9 l) (Bryson & Ho, Applied Optimal Control, 3.11),
+    so int u^2 = 8 / (9 l) = 8 at l = 1/9. IPOPT relaxes the constraint by ~1e-8, which lowers the
+    objective by |dJ/dl| * 1e-8 = 72e-8.
+    """
+    limit = 1.0 / 9.0
+    ocp = Problem(duration=1.0)
+    x = ocp.state("x", initial=0.0, final=0.0)
+    v = ocp.state("v", initial=1.0, final=-1.0)
+    u = ocp.control("u")
+    ocp.set_derivative(x, v)
+    ocp.set_derivative(v, u)
+    ocp.require(x, upper=limit, name="position limit")
+    ocp.minimize(Effort(u))
+    solution = ocp.solve(transcription, SOLVER)
+    assert abs(solution.objective - 8.0) < 1e-6
+    assert solution.value(x).max() < limit + 2e-8
+    # On the constrained arc [3l, 1 - 3l] the position sits on the limit.
+    t = solution.time
+    on_arc = (t > 3 * limit + 0.02) & (t < 1 - 3 * limit - 0.02)
+    assert np.all(np.abs(solution.value(x)[on_arc] - limit) < 1e-6)

@@ -7,7 +7,7 @@ import pytest
 
 from ocp_problems import double_integrator, pendulum_swing_up, sliding_mass
 from trajopt.errors import TrajoptInputError
-from trajopt.io import read_table
+from trajopt.io import Table, read_table
 from trajopt.ocp import Effort, Guess, HermiteSimpson, Ipopt, Problem, Radau, Trapezoidal
 
 
@@ -35,6 +35,11 @@ def test_guess_from_table_is_interpolated_onto_the_grid():
     assert np.allclose(solution.value(q)[1:-1], np.pi * solution.time[1:-1], atol=1e-7)
     with pytest.raises(TrajoptInputError, match="NaN"):
         Guess(times).set(q, np.full(times.size, np.nan))
+    # The same guess from a table (as read from a motion file).
+    table = Table(times, ("pendulum_angle",), (np.pi * times)[:, None])
+    solution = ocp.solve(HermiteSimpson(intervals=20), Ipopt(max_iterations=0),
+                         guess=Guess.from_table(table, [(q, ["pendulum_angle"])]))
+    assert np.allclose(solution.value(q)[1:-1], np.pi * solution.time[1:-1], atol=1e-7)
 
 
 def test_failed_solve_reports_status_worst_constraint_and_still_writes(tmp_path):

@@ -116,19 +116,33 @@ def _pendulum_objective(transcription):
     return solution.objective
 
 
-def test_pendulum_swing_up_all_transcriptions_agree():
-    """Every scheme converges to one optimum; each error is bounded by its own Richardson estimate.
-
-    Reference: Radau degree 9 on 10 intervals. For a scheme of order p on N and 2N intervals the
-    error of the 2N solve is about |J_2N - J_N| / (2^p - 1); we allow twice that plus 1e-7.
-    """
+@pytest.fixture(scope="module")
+def pendulum_reference():
+    """Radau degree 9 on 10 intervals; degree 5 on 20 intervals agrees to < 1e-7."""
     reference = _pendulum_objective(Radau(degree=9, intervals=10))
-    assert abs(reference - _pendulum_objective(Radau(degree=5, intervals=20))) < 1e-6
-    schemes = [(lambda n: Trapezoidal(intervals=n), 2, 20), (lambda n: HermiteSimpson(intervals=n), 4, 10),
-               (lambda n: Radau(degree=1, intervals=n), 1, 20), (lambda n: Radau(degree=3, intervals=n), 4, 5)]
-    for make, order, n in schemes:
-        coarse, fine = _pendulum_objective(make(n)), _pendulum_objective(make(2 * n))
-        estimate = abs(fine - coarse) / (2**order - 1)
+    assert abs(reference - _pendulum_objective(Radau(degree=5, intervals=20))) < 1e-7
+    return reference
+
+
+def _assert_agrees(make, order, n, reference):
+    """Error of the 2N solve is about |J_2N - J_N| / (2^p - 1) for order p: allow twice that + 1e-7.
+
+    Where the error is above the IPOPT/reference floor (1e-6) the observed order must be >= p - 0.5.
+    """
+    coarse, fine = _pendulum_objective(make(n)), _pendulum_objective(make(2 * n))
+    estimate = abs(fine - coarse) / (2**order - 1)
+    assert abs(fine - reference) < 2.0 * estimate + 1e-7, (make(n), fine, reference, estimate)
+    if abs(fine - reference) > 1e-6:
         observed_order = np.log2(abs(coarse - reference) / abs(fine - reference))
         assert observed_order > order - 0.5, (make(n), observed_order)
-        assert abs(fine - reference) < 2.0 * estimate + 1e-7, (make(n), fine, reference, estimate)
+
+
+def test_pendulum_swing_up_trapezoidal_and_hermite_simpson_agree_with_radau(pendulum_reference):
+    _assert_agrees(lambda n: Trapezoidal(intervals=n), 2, 20, pendulum_reference)
+    _assert_agrees(lambda n: HermiteSimpson(intervals=n), 4, 10, pendulum_reference)
+
+
+@pytest.mark.parametrize("degree", range(1, 10))
+def test_pendulum_swing_up_radau_all_degrees_agree(degree, pendulum_reference):
+    # Legendre-Gauss-Radau with d points converges at order 2d - 1 at the mesh points.
+    _assert_agrees(lambda n: Radau(degree=degree, intervals=n), 2 * degree - 1, 10, pendulum_reference)

@@ -21,14 +21,21 @@ from trajopt.multibody import (
     mass_matrix,
     point_position,
 )
-from trajopt.osim import OsimIgnoredWarning, load_osim
+from trajopt.osim import (
+    OsimIgnoredWarning,
+    from_opensim_state,
+    load_osim,
+    opensim_coordinate_names,
+    to_opensim_generalized_forces,
+)
 
 ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
 GAIT2D = ROOT / "problems" / "gait2d" / "2D_gait.osim"
+# Hand-written: slider, universal, custom (spline/polynomial/multiplier axes), pin, planar joints and nested frames.
+ALL_JOINTS = DATA / "osim" / "all_joints.osim"
+# Hand-written: a free joint from ground and a ball joint (OpenSim: X-Y-Z angles; trajopt: quaternions).
+BALL_FREE = DATA / "osim" / "ball_free.osim"
 STATES = 50
-
-pytestmark = pytest.mark.opensim
-
 
 def _load(path):
     with warnings.catch_warnings():
@@ -43,11 +50,6 @@ def _read_table(path):
     return lines[end + 1].split(), np.array([[float(v) for v in line.split()] for line in lines[end + 2:] if line.strip()])
 
 
-def _to_trajopt(model, opensim_names):
-    """Column indices taking OpenSim's CoordinateSet order to trajopt's q order."""
-    return [list(opensim_names).index(name) for name in model.multibody.coordinate_names]
-
-
 def _random_states(model, seed):
     rng = np.random.default_rng(seed)
     coordinates = model.spec.coordinates
@@ -58,25 +60,34 @@ def _random_states(model, seed):
             rng.uniform(-50, 50, (STATES, n)))
 
 
-@pytest.mark.parametrize("path", [ARM26, GAIT2D], ids=["arm26", "gait2d"])
+@pytest.mark.opensim
+@pytest.mark.parametrize("path", [ARM26, GAIT2D, ALL_JOINTS, BALL_FREE],
+                         ids=["arm26", "gait2d", "all_joints", "ball_free"])
 def test_dynamics_equal_opensim_at_random_states(path, opensim_task):
     model = _load(path)
     multibody = model.multibody
-    q, u, udot = _random_states(model, seed=3)
-    reference = opensim_task("osim_inverse_dynamics", {"model": str(path), "q": q, "u": u, "udot": udot})
-    order = _to_trajopt(model, reference["coordinate_names"])
-    q, u, udot = q[:, order], u[:, order], udot[:, order]
+    q_os, u_os, udot_os = _random_states(model, seed=3)
+    reference = opensim_task("osim_inverse_dynamics", {"model": str(path), "q": q_os, "u": u_os, "udot": udot_os})
+    assert tuple(reference["coordinate_names"]) == opensim_coordinate_names(model)
+    q, u, udot = from_opensim_state(model, q_os, u_os, udot_os)
 
     tau = np.array([np.asarray(inverse_dynamics(multibody, q[k], u[k], udot[k])).ravel() for k in range(STATES)])
-    tau_error = np.abs(tau - reference["tau"][:, order]).max()
+    tau_error = np.abs(to_opensim_generalized_forces(model, q, tau) - reference["tau"]).max()
     assert tau_error <= 1e-8, f"max |tau - tau_OpenSim| = {tau_error:.3e} N·m"
 
-    mass = np.array([np.asarray(mass_matrix(multibody, q[k])) for k in range(STATES)])
-    np.testing.assert_allclose(mass, reference["mass_matrix"][:, order][:, :, order], rtol=0, atol=1e-12)
-
+    # Mass matrix and free accelerations compared through generalized forces, so that ball/free
+    # joints' speeds (expressed in M in trajopt, in F in OpenSim) need no separate conversion.
+    for k in range(STATES):
+        mass = np.asarray(mass_matrix(multibody, q[k]))
+        reference_mass = reference["mass_matrix"][k]
+        for j in range(len(u_os[k])):
+            _, unit_speed, _ = from_opensim_state(model, q_os[k], np.eye(len(u_os[k]))[j])
+            ours = to_opensim_generalized_forces(model, q[k], mass @ unit_speed)
+            np.testing.assert_allclose(ours, reference_mass[:, j], rtol=0, atol=1e-12)
     free = np.array([np.asarray(forward_dynamics(multibody, q[k], u[k], np.zeros(multibody.nv))).ravel()
                      for k in range(STATES)])
-    np.testing.assert_allclose(free, reference["free_udot"][:, order], rtol=1e-9, atol=1e-9)
+    _, _, free_reference = from_opensim_state(model, q_os, u_os, reference["free_udot"])
+    np.testing.assert_allclose(free, free_reference, rtol=1e-9, atol=1e-9)
 
     body_names = list(reference["body_names"])
     for k in range(STATES):
@@ -91,6 +102,7 @@ def test_dynamics_equal_opensim_at_random_states(path, opensim_task):
             np.testing.assert_allclose(position, reference["marker_positions"][k, m], atol=1e-13)
 
 
+@pytest.mark.opensim
 @pytest.mark.parametrize("stored, cutoff", [("arm26_ID_nofilter.sto", -1.0), ("arm26_ID_filter6Hz.sto", 6.0),
                                             ("ID_joint_torques.csv", -1.0)])
 def test_arm26_inverse_dynamics_tool_results(stored, cutoff, opensim_task):
@@ -108,12 +120,47 @@ def test_arm26_inverse_dynamics_tool_results(stored, cutoff, opensim_task):
         names, table = _read_table(DATA / "arm26" / stored)
     states = opensim_task("osim_motion_states", {"model": str(ARM26), "motion": str(motion),
                                                  "times": table[:, 0], "lowpass_cutoff": cutoff})
-    order = _to_trajopt(model, states["coordinate_names"])
-    stored_tau = table[:, [names.index(f"{c}_moment") for c in model.multibody.coordinate_names]]
-    tau = np.array([np.asarray(inverse_dynamics(model.multibody, states["q"][k, order], states["u"][k, order],
-                                                states["udot"][k, order])).ravel() for k in range(len(table))])
+    assert tuple(states["coordinate_names"]) == opensim_coordinate_names(model)
+    stored_tau = table[:, [names.index(f"{c}_moment") for c in opensim_coordinate_names(model)]]
+    q, u, udot = from_opensim_state(model, states["q"], states["u"], states["udot"])
+    tau = np.array([np.asarray(inverse_dynamics(model.multibody, q[k], u[k], udot[k])).ravel()
+                    for k in range(len(table))])
+    tau = to_opensim_generalized_forces(model, q, tau)
     error = np.abs(tau - stored_tau).max()
     assert error <= 1e-8, f"{stored}: max |tau - stored| = {error:.3e} N·m over {len(table)} rows"
+
+
+@pytest.mark.parametrize("stored, cutoff, motion_file", [
+    ("arm26_ID_nofilter.sto", None, "arm26_InverseKinematics.mot"),
+    ("arm26_ID_filter6Hz.sto", 6.0, "arm26_InverseKinematics.mot"),
+    ("ID_joint_torques.csv", None, "elbow_flex_0_90_minjerk.mot"),
+])
+def test_arm26_inverse_dynamics_tool_results_without_opensim(stored, cutoff, motion_file):
+    """Method: OpenSim's preprocessing reproduced by trajopt (trajopt.io.read_motion degrees ->
+    radians, trajopt.signals.coordinate_splines: pad + 3rd-order Butterworth forward-backward,
+    natural quintic interpolating splines), evaluated at the frames the tool reports; then
+    trajopt's inverse dynamics. Must equal the tool's stored forces to their print precision."""
+    from trajopt.io.motion import read_motion
+    from trajopt.signals import coordinate_splines
+
+    model = _load(ARM26)
+    if stored.endswith(".csv"):
+        table = np.loadtxt(DATA / "arm26" / stored, delimiter=",", skiprows=1)
+        names = open(DATA / "arm26" / stored).readline().strip().split(",")
+    else:
+        names, table = _read_table(DATA / "arm26" / stored)
+    coordinates = opensim_coordinate_names(model)
+    rotational = [c.name for c in model.spec.coordinates if c.motion_type == "rotational"]
+    motion = read_motion(DATA / "arm26" / motion_file, rotational=rotational, coordinates=coordinates)
+    splines = coordinate_splines(motion, cutoff)
+    times = splines.output_times(table[0, 0], table[-1, 0])
+    np.testing.assert_allclose(times, table[:, 0], atol=1e-7)  # the stored times are printed to 8 decimals
+    q, u, udot = from_opensim_state(model, *(splines.evaluate(times, d) for d in (0, 1, 2)))
+    tau = np.array([np.asarray(inverse_dynamics(model.multibody, q[k], u[k], udot[k])).ravel()
+                    for k in range(len(times))])
+    stored_tau = table[:, [names.index(f"{c}_moment") for c in coordinates]]
+    error = np.abs(to_opensim_generalized_forces(model, q, tau) - stored_tau).max()
+    assert error <= 1e-8, f"{stored}: max |tau - stored| = {error:.3e} N·m over {len(times)} rows"
 
 
 def _minimum_jerk_elbow(times):
@@ -134,6 +181,7 @@ def test_elbow_motion_file_is_minimum_jerk():
                                q, rtol=0, atol=1e-10)
 
 
+@pytest.mark.opensim
 def test_arm26_joint_reactions_equal_opensim(opensim_task):
     """Method: muscles off, the motion's exact accelerations reproduced in OpenSim by actuators
     carrying the inverse-dynamics forces; OpenSim's loads are Joint::calcReactionOnChildExpressedInGround
@@ -145,12 +193,13 @@ def test_arm26_joint_reactions_equal_opensim(opensim_task):
     q, u, udot = _minimum_jerk_elbow(table[:, 0])
     reference = opensim_task("osim_joint_reaction", {"model": str(ARM26), "q": q, "u": u, "udot": udot})
     assert reference["udot_error"] < 1e-10  # OpenSim moved with exactly the motion's accelerations
-    order = _to_trajopt(model, ["r_shoulder_elev", "r_elbow_flex"])
+    assert opensim_coordinate_names(model) == ("r_shoulder_elev", "r_elbow_flex")
+    q, u, udot = from_opensim_state(model, q, u, udot)
     joints = list(reference["joint_names"])
     forces = np.zeros_like(reference["forces"])
     moments = np.zeros_like(reference["moments"])
     for k in range(len(q)):
-        f, m = (np.asarray(x) for x in joint_reaction_loads(multibody, q[k, order], u[k, order], udot[k, order],
+        f, m = (np.asarray(x) for x in joint_reaction_loads(multibody, q[k], u[k], udot[k],
                                                             expressed_in="child"))
         for j, name in enumerate(joints):
             forces[k, j], moments[k, j] = f[:, multibody.joint_index(name)], m[:, multibody.joint_index(name)]
@@ -159,3 +208,34 @@ def test_arm26_joint_reactions_equal_opensim(opensim_task):
             scale = np.abs(theirs[:, j]).max()
             relative = np.abs(ours[:, j] - theirs[:, j]).max() / scale
             assert relative <= 1e-6, f"{joint} {name}: max error {relative:.2e} of max |load| {scale:.3g}"
+
+
+@pytest.mark.opensim
+def test_arm26_joint_reaction_analysis_equals_opensim(opensim_task):
+    """OpenSim's JointReaction analysis itself (AnalyzeTool, forces_file of inverse-dynamics
+    actuator forces, muscles at zero) on the elbow-flexion motion file, at the spline states
+    AnalyzeTool builds; trajopt's loads on the child, in ground, about the child joint frame origin.
+    The analysis writes 8 decimals, so agreement is limited to ~1e-9 relative."""
+    model = _load(ARM26)
+    multibody = model.multibody
+    _, table = _read_table(DATA / "arm26" / "elbow_flex_0_90_minjerk.mot")
+    result = opensim_task("osim_joint_reaction_analysis", {"model": str(ARM26),
+                                                           "motion": str(DATA / "arm26" / "elbow_flex_0_90_minjerk.mot"),
+                                                           "times": table[:, 0]})
+    labels, loads = list(result["labels"]), result["loads"]
+    np.testing.assert_allclose(loads[:, 0], table[:, 0], atol=1e-12)
+    q, u, udot = from_opensim_state(model, result["q"], result["u"], result["udot"])
+    for joint in multibody.joints:
+        prefix = f"{joint.name}_on_{joint.child.body}_in_ground_"
+        k = multibody.joint_index(joint.name)
+        ours = {"f": [], "m": [], "p": []}
+        for row in range(len(q)):
+            forces, moments = (np.asarray(x) for x in joint_reaction_loads(multibody, q[row], u[row], udot[row]))
+            ours["f"].append(forces[:, k])
+            ours["m"].append(moments[:, k])
+            ours["p"].append(np.asarray(point_position(multibody, q[row], joint.child.body,
+                                                       joint.child.translation)).ravel())
+        for kind, what in (("f", "force"), ("m", "moment"), ("p", "load point")):
+            theirs = loads[:, [labels.index(f"{prefix}{kind}{axis}") for axis in "xyz"]]
+            relative = np.abs(np.array(ours[kind]) - theirs).max() / np.abs(theirs).max()
+            assert relative <= 1e-6, f"{joint.name} {what}: max error {relative:.2e} of max |value|"

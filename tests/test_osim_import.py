@@ -6,13 +6,15 @@ import warnings
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import DATA, ROOT
 from trajopt.errors import ModelFileError
 from trajopt.osim import OsimIgnoredWarning, load_osim, parse_osim
 from trajopt.osim import spec
 
 ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
 GAIT2D = ROOT / "problems" / "gait2d" / "2D_gait.osim"
+ALL_JOINTS = DATA / "osim" / "all_joints.osim"
+BALL_FREE = DATA / "osim" / "ball_free.osim"
 
 
 def _quiet_parse(path):
@@ -28,13 +30,14 @@ def _quiet_load(path):
 
 
 @pytest.mark.opensim
-@pytest.mark.parametrize("path", [ARM26, GAIT2D], ids=["arm26", "gait2d"])
+@pytest.mark.parametrize("path", [ARM26, GAIT2D, ALL_JOINTS, BALL_FREE],
+                         ids=["arm26", "gait2d", "all_joints", "ball_free"])
 def test_import_matches_opensim(path, opensim_task):
     """Bodies, joints, coordinates, markers, muscles, actuators and contacts: names, types, numbers."""
     model = _quiet_parse(path)
     reference = opensim_task("osim_model_summary", {"model": str(path)})
 
-    np.testing.assert_allclose(model.gravity, reference["gravity"], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(model.gravity, reference["gravity"], rtol=1e-15)
     assert [b.name for b in model.bodies] == list(reference["body_names"])
     np.testing.assert_allclose([b.mass for b in model.bodies], reference["body_masses"], rtol=1e-15)
     np.testing.assert_allclose([b.mass_center for b in model.bodies], reference["body_mass_centers"], rtol=1e-15)
@@ -107,6 +110,45 @@ def test_gait2d_contents():
     np.testing.assert_allclose(model.contact_half_spaces[0].normal, (0.0, 1.0, 0.0), atol=1e-15)
     assert model.contact_forces[0].sphere == "/contactgeometryset/heel_r"
     assert model.contact_forces[0].constant_contact_force == 1e-5  # absent from the file: OpenSim's default
+
+
+def test_ball_and_free_joints_become_quaternion_joints():
+    model = _quiet_load(BALL_FREE)
+    multibody = model.multibody
+    assert (multibody.nq, multibody.nv) == (11, 9)
+    assert multibody.coordinate_names == ("floating_qw", "floating_qx", "floating_qy", "floating_qz",
+                                          "trunk_tx", "trunk_ty", "trunk_tz",
+                                          "shoulder_qw", "shoulder_qx", "shoulder_qy", "shoulder_qz")
+
+
+def test_nested_frames_compose_to_their_body():
+    """/bodyset/slider/shelf sits on the slider body; the universal joint's frame sits on the shelf."""
+    model = _quiet_load(ALL_JOINTS)
+    joint = model.multibody.joint("cardan_joint")
+    assert joint.parent.body == "slider"
+    from trajopt.multibody.rotations import xyz_body_fixed_rotation
+
+    shelf = np.array(xyz_body_fixed_rotation((-0.3, 0.1, 0.5)))
+    own = np.array(xyz_body_fixed_rotation((0.4, 0.0, -0.2)))
+    np.testing.assert_allclose(joint.parent.translation, np.array([0.05, -0.1, 0.2]) + shelf @ [0, -0.05, 0.01],
+                               atol=1e-15)
+    np.testing.assert_allclose(joint.parent.rotation, shelf @ own, atol=1e-14)
+    assert model.marker("on_shelf").body == "slider"
+
+
+def test_enforced_coupler_constraint_is_refused(tmp_path):
+    """trajopt.multibody has no kinematic constraints: the spec keeps the constraint, the build refuses it."""
+    constraint = ("<ConstraintSet name=\"constraintset\">\n\t\t\t<objects><CoordinateCouplerConstraint name=\"couple\">"
+                  "<coupled_coordinates_function><LinearFunction><coefficients>0.5 0</coefficients></LinearFunction>"
+                  "</coupled_coordinates_function><independent_coordinate_names>r_shoulder_elev"
+                  "</independent_coordinate_names><dependent_coordinate_name>r_elbow_flex</dependent_coordinate_name>"
+                  "</CoordinateCouplerConstraint></objects>")
+    path = _edited(tmp_path, "<ConstraintSet name=\"constraintset\">\n\t\t\t<objects />", constraint)
+    parsed = _quiet_parse(path)
+    assert parsed.constraints[0].function == spec.LinearFunction(0.5, 0.0)
+    assert parsed.constraints[0].independent_coordinates == ("r_shoulder_elev",)
+    with pytest.raises(ModelFileError, match=r"CoordinateCouplerConstraint\(s\) \['couple'\]"):
+        _quiet_load(path)
 
 
 # --- errors and warnings on edited copies of arm26 ----------------------------------------------

@@ -202,3 +202,48 @@ def test_fit_paths_on_committed_arm26_samples_meets_targets():
         assert path.exponents == committed[path.muscle].exponents
         np.testing.assert_allclose(path.coefficients, committed[path.muscle].coefficients, rtol=1e-6, atol=1e-12)
     assert paths["TRIlat"].coordinates == ("r_elbow_flex",)
+
+
+def test_fit_paths_command_from_committed_samples(tmp_path, capsys):
+    from trajopt.cli import main
+
+    out = tmp_path / "paths.json"
+    arm26 = ROOT / "problems" / "arm26"
+    code = main(["fit-paths", str(arm26 / "arm26.osim"), "--train-csv", str(arm26 / "path_samples_train.csv.gz"),
+                 "--heldout-csv", str(arm26 / "path_samples_heldout.csv.gz"), "--min-improvement", "0.02",
+                 "--tolerance", "0.0002", "--out", str(out)])
+    printed = capsys.readouterr().out
+    assert code == 0 and "BICshort" in printed and "len held" in printed
+    paths = PolynomialPaths.load(out)
+    assert len(paths) == 6 and paths["BRA"].report.heldout_samples > 0
+
+
+def test_fit_paths_command_in_quaternion_coordinates(tmp_path, capsys):
+    from trajopt.cli import main
+
+    out = tmp_path / "serratus.json"
+    das3 = ROOT / "problems" / "das3_serratus"
+    code = main(["fit-paths", "das3.osim", "--train-csv", str(das3 / "heldout.csv.gz"), "--muscles", "serr_ant_5",
+                 "--quaternion", "SC:YZX:SC_y,SC_z,SC_x", "AC:YZX:AC_y,AC_z,AC_x", "--min-improvement", "0.04",
+                 "--out", str(out)])
+    assert code == 0
+    path = PolynomialPaths.load(out)["serr_ant_5"]
+    assert set(path.coordinates) <= {"SC_q1", "SC_q2", "SC_q3", "AC_q1", "AC_q2", "AC_q3"}
+    assert path.report.length_rmse < 2.36e-3  # the paper's quaternion length RMSE
+    code = main(["fit-paths", "das3.osim", "--train-csv", str(das3 / "heldout.csv.gz"), "--quaternion", "SC:YZX:SC_y",
+                 "--out", str(out)])
+    assert code == 2 and "--quaternion 'SC:YZX:SC_y': a ball joint needs three Euler coordinates" in capsys.readouterr().err
+
+
+@pytest.mark.opensim
+def test_sampler_sets_coupled_coordinates_from_their_coupler(opensim_task):
+    # arm26 with r_elbow_flex = 0.5 r_shoulder_elev + 0.3: sampling the shoulder alone must give the same paths
+    # as giving both coordinates explicitly
+    shoulder = np.array([[-0.4], [0.2], [0.6]])
+    coupled = opensim_task("sample_paths", {"model": str(ROOT / "tests" / "data" / "paths" / "arm26_coupled.osim"),
+                                            "coordinates": np.array(["r_shoulder_elev"]), "configurations": shoulder})
+    explicit = opensim_task("sample_paths", {"model": str(ROOT / "problems" / "arm26" / "arm26.osim"),
+                                             "coordinates": np.array(["r_shoulder_elev", "r_elbow_flex"]),
+                                             "configurations": np.hstack([shoulder, 0.5 * shoulder + 0.3])})
+    assert list(coupled["coupled_dependent"]) == ["r_elbow_flex"]
+    np.testing.assert_allclose(coupled["lengths"], explicit["lengths"], atol=1e-12)

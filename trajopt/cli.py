@@ -14,6 +14,7 @@ import sys
 
 # name -> (module with main(argv), one-line description)
 PROBLEMS = {
+    "das3-serratus": ("problems.das3_serratus.serratus_fit", "DAS3 serratus anterior: Euler vs quaternion polynomial paths (table + figure)"),
     "muscle-curves": ("trajopt.reports.muscle_curves", "plot the DeGroote 2016 curves to results/muscle_curves/"),
 }
 

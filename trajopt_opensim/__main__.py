@@ -17,6 +17,11 @@ def main(argv=None):
         print("usage: python -m trajopt_opensim TASK REQUEST.npz RESULT.npz", file=sys.stderr)
         return 2
     task, request_path, result_path = argv
+    import opensim
+
+    # No opensim.log in the caller's folder, and no warnings about missing display meshes.
+    opensim.Logger.removeFileSink()
+    opensim.Logger.setLevelString("Error")
     module = importlib.import_module(f"trajopt_opensim.{task}")
     result = module.run(_load_request(request_path))
     np.savez(result_path, **{key: np.asarray(value) for key, value in result.items()})

@@ -24,33 +24,39 @@ def coordinates(model):
 
 
 def mobility_indices(model, state):
-    """For each coordinate (CoordinateSet order), its index in Simbody's u vector (= q index here)."""
-    indices = []
+    """(q index, u index) in Simbody's vectors of each coordinate (CoordinateSet order). They differ
+    after a ball or free joint: Simbody keeps 4 q slots for its rotation (3 used in Euler-angle mode)."""
     coords = coordinates(model)
+    q_index, u_index = [], []
     for coordinate in coords:
         for other in coords:
+            other.setValue(state, 0.0, False)
             other.setSpeedValue(state, 0.0)
+        coordinate.setValue(state, 0.5, False)
         coordinate.setSpeedValue(state, 1.0)
-        u = state.getU()
-        found = [i for i in range(u.size()) if u.get(i) == 1.0]
-        indices.append(found[0])
+        q, u = state.getQ(), state.getU()
+        q_index.append([i for i in range(q.size()) if q.get(i) == 0.5][0])
+        u_index.append([i for i in range(u.size()) if u.get(i) == 1.0][0])
     for other in coords:
+        other.setValue(state, 0.0, False)
         other.setSpeedValue(state, 0.0)
-    return np.array(indices)
+    return np.array(q_index), np.array(u_index)
 
 
 def set_state(model, state, index, q, u):
-    """Write q, u (CoordinateSet order) straight into Simbody's vectors (no constraint projection)."""
+    """Write q, u (CoordinateSet order) straight into Simbody's vectors (no constraint projection);
+    ``index`` is the (q index, u index) pair of `mobility_indices`."""
     qs = state.updQ()
     us = state.updU()
-    for k, i in enumerate(index):
-        qs.set(int(i), float(q[k]))
-        us.set(int(i), float(u[k]))
+    q_index, u_index = index
+    for k in range(len(q_index)):
+        qs.set(int(q_index[k]), float(q[k]))
+        us.set(int(u_index[k]), float(u[k]))
 
 
 def vector(values, index, size):
-    """A SimTK Vector in mobility order from values in CoordinateSet order."""
+    """A SimTK Vector in mobility (u) order from values in CoordinateSet order."""
     v = opensim.Vector(size, 0.0)
-    for k, i in enumerate(index):
+    for k, i in enumerate(index[1]):
         v.set(int(i), float(values[k]))
     return v

@@ -1,8 +1,10 @@
 """OpenSim's generalized forces (InverseDynamicsSolver), mass matrix, forward accelerations, body
 poses and marker positions at given states, with all forces off (gravity on); also times per call.
 
-Request: model (path), q, u, udot (N x n arrays in CoordinateSet order), repeat (int, optional:
-time each call over this many sweeps). Result arrays are in CoordinateSet / BodySet / MarkerSet order.
+Request: model (path), q, u, udot (N x n arrays in CoordinateSet order; ball and free joints use
+OpenSim's coordinates: body-fixed X-Y-Z angles, speeds as Simbody defines them), repeat (int,
+optional: time each call over this many sweeps). Result arrays are in CoordinateSet / BodySet /
+MarkerSet order.
 """
 
 import time
@@ -15,10 +17,10 @@ from trajopt_opensim._model_state import coordinates, load_passive_model, mobili
 
 def run(request):
     model, state = load_passive_model(request["model"])
-    index = mobility_indices(model, state)
-    q, u, udot = (np.atleast_2d(np.asarray(request[k], float)) for k in ("q", "u", "udot"))
-    n = len(coordinates(model))
     nu = state.getNU()
+    index, n = mobility_indices(model, state), len(coordinates(model))
+    q, u, udot = (np.atleast_2d(np.asarray(request[k], float)) for k in ("q", "u", "udot"))
+    order = index[1]
     bodies = [model.getBodySet().get(i) for i in range(model.getBodySet().getSize())]
     markers = [model.getMarkerSet().get(i) for i in range(model.getMarkerSet().getSize())]
     solver = opensim.InverseDynamicsSolver(model)
@@ -32,12 +34,12 @@ def run(request):
     for k in range(len(q)):
         set_state(model, state, index, q[k], u[k])
         result = solver.solve(state, vector(udot[k], index, nu))
-        tau[k] = [result.get(int(i)) for i in index]
+        tau[k] = [result.get(int(i)) for i in order]
         model.realizeAcceleration(state)
-        free_udot[k] = [state.getUDot().get(int(i)) for i in index]
+        free_udot[k] = [state.getUDot().get(int(i)) for i in order]
         matrix = opensim.Matrix()
         matter.calcM(state, matrix)
-        mass[k] = [[matrix.get(int(i), int(j)) for j in index] for i in index]
+        mass[k] = [[matrix.get(int(i), int(j)) for j in order] for i in order]
         for b, body in enumerate(bodies):
             transform = body.getTransformInGround(state)
             positions[k, b] = [transform.p().get(i) for i in range(3)]

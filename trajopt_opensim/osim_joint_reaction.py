@@ -50,9 +50,9 @@ def run(request):
             actuator.setOverrideActuation(state, 0.0)
         tau = solver.solve(state, vector(udot[k], index, state.getNU()))
         for j, actuator in enumerate(actuators):
-            actuator.setOverrideActuation(state, tau.get(int(index[j])))
+            actuator.setOverrideActuation(state, tau.get(int(index[1][j])))
         model.realizeAcceleration(state)
-        achieved = np.array([state.getUDot().get(int(i)) for i in index])
+        achieved = np.array([state.getUDot().get(int(i)) for i in index[1]])
         udot_error = max(udot_error, float(np.max(np.abs(achieved - udot[k]))))
         for j, joint in enumerate(joints):
             load = joint.calcReactionOnChildExpressedInGround(state)

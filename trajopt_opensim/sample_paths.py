@@ -16,10 +16,9 @@ Result
 - With ``configurations``: ``lengths`` (samples x muscles) and ``moment_arms`` (samples x muscles x
   coordinates) from ``computeMomentArm`` (OpenSim's sign: -dl/dq), ``seconds``.
 
-All given coordinates are set (constraints not enforced) and only then is the state realized, so a
-coordinate whose value depends on another (CoordinateCouplerConstraint) must be given explicitly;
-``coupled_dependent`` lists the dependent coordinates of coupler constraints so the caller can
-compute them.
+All given coordinates are set (constraints not enforced); then the dependent coordinate of every enforced
+CoordinateCouplerConstraint is set from its coupling function of the independent ones, and only then is
+the state realized. ``coupled_dependent`` lists those dependent coordinates (they cannot be given).
 """
 
 import sys
@@ -114,6 +113,27 @@ def describe(model):
     }
 
 
+def _couplers(model):
+    """(dependent coordinate, independent coordinates, function, scale factor) of enforced couplers."""
+    couplers = []
+    coordinates = model.getCoordinateSet()
+    for constraint in model.getConstraintSet():
+        coupler = opensim.CoordinateCouplerConstraint.safeDownCast(constraint)
+        if coupler is None or not coupler.get_isEnforced():
+            continue
+        independent = coupler.getIndependentCoordinateNames()
+        names = [independent.get(i) for i in range(independent.getSize())]
+        couplers.append(
+            (
+                coordinates.get(coupler.getDependentCoordinateName()),
+                [coordinates.get(n) for n in names],
+                coupler.getFunction(),
+                opensim.PropertyHelper.getValueDouble(coupler.getPropertyByName("scale_factor")),
+            )
+        )
+    return couplers
+
+
 def run(request):
     model = opensim.Model(str(request["model"]))
     state = model.initSystem()
@@ -131,6 +151,7 @@ def run(request):
     by_name = _muscles(model)
     muscles = [by_name[name] for name in muscle_names]
     batch = int(request.get("batch", 500))
+    couplers = _couplers(model)
     samples = configurations.shape[0]
     lengths = np.zeros((samples, len(muscles)))
     moment_arms = np.zeros((samples, len(muscles), len(given)))
@@ -140,6 +161,11 @@ def run(request):
     for k in range(samples):
         for coordinate, value in zip(given_coordinates, configurations[k]):
             coordinate.setValue(state, float(value), False)
+        for dependent, independent, function, scale in couplers:
+            values = opensim.Vector(len(independent), 0.0)
+            for i, coordinate in enumerate(independent):
+                values.set(i, coordinate.getValue(state))
+            dependent.setValue(state, scale * function.calcValue(values), False)
         model.realizePosition(state)
         for m, muscle in enumerate(muscles):
             path = muscle.getGeometryPath()

@@ -16,7 +16,7 @@ import numpy as np
 from trajopt.errors import TrajoptInputError
 from trajopt.multibody import spatial
 from trajopt.multibody.bodies import GROUND
-from trajopt.multibody.kinematics import body_pose, cached_function, symbols, tree_pass
+from trajopt.multibody.kinematics import FUNCTION_OPTIONS, body_pose, cached_function, symbols, tree_pass
 
 
 def _gravity_acceleration(model):
@@ -66,10 +66,31 @@ def _reaction_axes(model, option, states):
     return rotations
 
 
-def _build_inverse_dynamics(model, option):
+def _inputs(model, names, with_wrenches):
+    """SX inputs for a Function: symbols for `names`, plus the wrench matrix when requested
+    (otherwise wrenches are a constant zero, which keeps the graph small)."""
     q, u, udot = symbols(model)
-    wrenches = _wrench_symbol(model)
-    tau, states, forces = _recursive_newton_euler(model, q, u, udot, wrenches)
+    table = {"q": q, "u": u, "udot": udot, "tau": ca.SX.sym("tau", model.nv)}
+    symbols_in = [table[n] for n in names]
+    wrenches = _wrench_symbol(model) if with_wrenches else ca.DM.zeros(6, len(model.bodies))
+    if with_wrenches:
+        return symbols_in + [wrenches], list(names) + ["wrenches"], wrenches
+    return symbols_in, list(names), wrenches
+
+
+def _name(base, with_wrenches):
+    return f"{base}_with_wrenches" if with_wrenches else base
+
+
+def _build_inverse_dynamics(model, with_wrenches):
+    inputs, names, wrenches = _inputs(model, ("q", "u", "udot"), with_wrenches)
+    tau, _, _ = _recursive_newton_euler(model, *inputs[:3], wrenches)
+    return ca.Function(_name("inverse_dynamics", with_wrenches), inputs, [tau], names, ["tau"], FUNCTION_OPTIONS)
+
+
+def _build_joint_reaction_loads(model, option):
+    inputs, names, wrenches = _inputs(model, ("q", "u", "udot"), True)
+    _, states, forces = _recursive_newton_euler(model, *inputs[:3], wrenches)
     axes = _reaction_axes(model, option, states)
     reaction_forces, reaction_moments = [], []
     for k, joint in enumerate(model.joints):
@@ -82,12 +103,13 @@ def _build_inverse_dynamics(model, option):
         reaction_moments.append(ca.mtimes(axes[k], ca.mtimes(s.rotation, moment_at_joint)))
     empty = ca.SX.zeros(3, 0)
     return ca.Function(
-        "inverse_dynamics" if option == GROUND else f"inverse_dynamics_in_{_safe(option)}",
-        [q, u, udot, wrenches],
-        [tau, ca.horzcat(*reaction_forces) if reaction_forces else empty,
+        "joint_reaction_loads" if option == GROUND else f"joint_reaction_loads_in_{_safe(option)}",
+        inputs,
+        [ca.horzcat(*reaction_forces) if reaction_forces else empty,
          ca.horzcat(*reaction_moments) if reaction_moments else empty],
-        ["q", "u", "udot", "wrenches"],
-        ["tau", "reaction_forces", "reaction_moments"],
+        names,
+        ["forces", "moments"],
+        FUNCTION_OPTIONS,
     )
 
 
@@ -95,25 +117,21 @@ def _safe(name):
     return "".join(ch if ch.isalnum() else "_" for ch in name)
 
 
-def _inverse_dynamics_function(model, expressed_in=GROUND):
-    option = expressed_in if isinstance(expressed_in, str) else expressed_in.name
-    if option not in (GROUND, "child", "parent"):
-        model.body_index(option)  # raises for an unknown body
-    return cached_function(model, ("inverse_dynamics", option), lambda m: _build_inverse_dynamics(m, option))
-
-
 def zero_wrenches(model):
     """No applied body loads: a 6 x nb zero matrix."""
     return ca.DM.zeros(6, len(model.bodies))
 
 
-def _wrenches_or_zero(model, wrenches):
-    return zero_wrenches(model) if wrenches is None else wrenches
+def _call(model, base, build, args, wrenches):
+    """Evaluate the cached Function `base`, the variant with a wrench input when wrenches are given."""
+    with_wrenches = wrenches is not None
+    f = cached_function(model, (base, with_wrenches), lambda m: build(m, with_wrenches))
+    return f(*args, wrenches) if with_wrenches else f(*args)
 
 
 def inverse_dynamics(model, q, u, udot, wrenches=None):
     """Generalized forces tau with M udot + C = tau + J^T w (recursive Newton-Euler algorithm)."""
-    return _inverse_dynamics_function(model)(q, u, udot, _wrenches_or_zero(model, wrenches))[0]
+    return _call(model, "inverse_dynamics", _build_inverse_dynamics, (q, u, udot), wrenches)
 
 
 def joint_reaction_loads(model, q, u, udot, wrenches=None, expressed_in=GROUND):
@@ -122,8 +140,11 @@ def joint_reaction_loads(model, q, u, udot, wrenches=None, expressed_in=GROUND):
     (OpenSim's JointReaction convention, on the child). The load includes the generalized force
     the joint transmits along its free directions. `expressed_in`: 'ground' (default), 'child'
     (each joint's child frame), 'parent' (each joint's parent frame) or a body name."""
-    result = _inverse_dynamics_function(model, expressed_in)(q, u, udot, _wrenches_or_zero(model, wrenches))
-    return result[1], result[2]
+    option = expressed_in if isinstance(expressed_in, str) else expressed_in.name
+    if option not in (GROUND, "child", "parent"):
+        model.body_index(option)  # raises for an unknown body
+    f = cached_function(model, ("joint_reaction_loads", option), lambda m: _build_joint_reaction_loads(m, option))
+    return f(q, u, udot, zero_wrenches(model) if wrenches is None else wrenches)
 
 
 def _build_mass_matrix(model):
@@ -154,7 +175,7 @@ def _build_mass_matrix(model):
             block = ca.mtimes(states[j].subspace.T, force)
             mass[vj, vk] = block
             mass[vk, vj] = block.T
-    return ca.Function("mass_matrix", [q], [mass], ["q"], ["M"])
+    return ca.Function("mass_matrix", [q], [mass], ["q"], ["M"], FUNCTION_OPTIONS)
 
 
 def mass_matrix(model, q):
@@ -162,42 +183,92 @@ def mass_matrix(model, q):
     return cached_function(model, "mass_matrix", _build_mass_matrix)(q)
 
 
-def _build_bias_forces(model):
-    q, u, _ = symbols(model)
-    wrenches = _wrench_symbol(model)
-    tau, _, _ = _recursive_newton_euler(model, q, u, ca.DM.zeros(model.nv), wrenches)
-    return ca.Function("bias_forces", [q, u, wrenches], [tau], ["q", "u", "wrenches"], ["C"])
+def _build_bias_forces(model, with_wrenches):
+    inputs, names, wrenches = _inputs(model, ("q", "u"), with_wrenches)
+    tau, _, _ = _recursive_newton_euler(model, inputs[0], inputs[1], ca.DM.zeros(model.nv), wrenches)
+    return ca.Function(_name("bias_forces", with_wrenches), inputs, [tau], names, ["C"], FUNCTION_OPTIONS)
 
 
 def bias_forces(model, q, u, wrenches=None):
     """C(q, u) - J^T w: Coriolis, centrifugal and gravity forces minus applied wrenches, so that
     M udot + bias_forces = tau."""
-    return cached_function(model, "bias_forces", _build_bias_forces)(q, u, _wrenches_or_zero(model, wrenches))
+    return _call(model, "bias_forces", _build_bias_forces, (q, u), wrenches)
 
 
-def _build_forward_dynamics(model, respect_locks):
-    q, u, _ = symbols(model)
-    tau = ca.SX.sym("tau", model.nv)
-    wrenches = _wrench_symbol(model)
-    mass = mass_matrix(model, q)
-    bias = bias_forces(model, q, u, wrenches)
+def _articulated_body_algorithm(model, q, u, tau, wrenches):
+    """udot by Featherstone's articulated-body algorithm (O(n), no matrix solve over the tree)."""
+    states = tree_pass(model, q, u)
+    n = len(states)
+    x_parent = [spatial.motion_transform_matrix(s.e, s.r) for s in states]
+    inertia_a, bias_a = [], []
+    velocity_product = [s.velocity_product for s in states]
+    for k, (body, s) in enumerate(zip(model.bodies, states)):
+        inertia = ca.DM(body.spatial_inertia())
+        external = ca.vertcat(ca.mtimes(s.rotation.T, wrenches[0:3, k]), ca.mtimes(s.rotation.T, wrenches[3:6, k]))
+        inertia_a.append(inertia)
+        bias_a.append(spatial.cross_force(s.velocity, ca.mtimes(inertia, s.velocity)) - external)
+    u_cache, d_inv_cache, big_u_cache = [None] * n, [None] * n, [None] * n
+    for k in range(n - 1, -1, -1):
+        joint, s = model.joints[k], states[k]
+        parent = model.parent_index(k)
+        if joint.nv:
+            big_u = ca.mtimes(inertia_a[k], s.subspace)
+            d_inv = _inverse(ca.mtimes(s.subspace.T, big_u))
+            u_k = tau[model.v_slice(joint.name)] - ca.mtimes(s.subspace.T, bias_a[k])
+            u_cache[k], d_inv_cache[k], big_u_cache[k] = u_k, d_inv, big_u
+        if parent < 0:
+            continue
+        if joint.nv:
+            ia = inertia_a[k] - ca.mtimes(ca.mtimes(big_u, d_inv), big_u.T)
+            pa = bias_a[k] + ca.mtimes(ia, velocity_product[k]) + ca.mtimes(big_u, ca.mtimes(d_inv, u_k))
+        else:
+            ia = inertia_a[k]
+            pa = bias_a[k] + ca.mtimes(ia, velocity_product[k])
+        inertia_a[parent] = inertia_a[parent] + ca.mtimes(ca.mtimes(x_parent[k].T, ia), x_parent[k])
+        bias_a[parent] = bias_a[parent] + ca.mtimes(x_parent[k].T, pa)
+    accelerations, udot = [None] * n, []
+    for k in range(n):
+        joint, s = model.joints[k], states[k]
+        parent = model.parent_index(k)
+        a_parent = accelerations[parent] if parent >= 0 else _gravity_acceleration(model)
+        a = ca.mtimes(x_parent[k], a_parent) + velocity_product[k]
+        if joint.nv:
+            udot_k = ca.mtimes(d_inv_cache[k], u_cache[k] - ca.mtimes(big_u_cache[k].T, a))
+            a = a + ca.mtimes(s.subspace, udot_k)
+            udot.append(udot_k)
+        accelerations[k] = a
+    return ca.vertcat(*udot) if udot else ca.SX.zeros(0, 1)
+
+
+def _inverse(matrix):
+    if matrix.size1() == 1:
+        return 1 / matrix
+    return ca.inv(matrix)
+
+
+def _build_forward_dynamics(model, with_wrenches, respect_locks=False):
+    inputs, names, wrenches = _inputs(model, ("q", "u", "tau"), with_wrenches)
+    q, u, tau = inputs[:3]
     free = model.unlocked_speed_indices() if respect_locks else list(range(model.nv))
-    udot = ca.SX.zeros(model.nv, 1)
-    if free:
-        mass_free = mass[free, free]
-        rhs = tau[free] - bias[free]
-        # Cholesky-free symbolic solve; M is small (nv <= ~40) and SPD.
-        udot[free] = ca.solve(mass_free, rhs)
-    name = "forward_dynamics_locked" if respect_locks else "forward_dynamics"
-    return ca.Function(name, [q, u, tau, wrenches], [udot], ["q", "u", "tau", "wrenches"], ["udot"])
+    if len(free) == model.nv:
+        udot = _articulated_body_algorithm(model, q, u, tau, wrenches)
+    else:
+        # Locked coordinates: drop their rows and columns from M udot = tau - C.
+        mass = mass_matrix(model, q)
+        bias = bias_forces(model, q, u, wrenches if with_wrenches else None)
+        udot = ca.SX.zeros(model.nv, 1)
+        if free:
+            udot[free] = ca.solve(mass[free, free], tau[free] - bias[free])
+    name = _name("forward_dynamics_locked" if respect_locks else "forward_dynamics", with_wrenches)
+    return ca.Function(name, inputs, [udot], names, ["udot"], FUNCTION_OPTIONS)
 
 
 def forward_dynamics(model, q, u, tau, wrenches=None, respect_locks=False):
-    """udot solving M udot + C = tau + J^T w. With respect_locks, locked coordinates do not
-    accelerate (their rows are dropped)."""
-    key = ("forward_dynamics", bool(respect_locks))
-    f = cached_function(model, key, lambda m: _build_forward_dynamics(m, bool(respect_locks)))
-    return f(q, u, tau, _wrenches_or_zero(model, wrenches))
+    """udot solving M udot + C = tau + J^T w (articulated-body algorithm). With respect_locks,
+    locked coordinates do not accelerate (their rows of M udot + C = tau are dropped)."""
+    locks = bool(respect_locks)
+    base = "forward_dynamics_locked" if locks else "forward_dynamics"
+    return _call(model, base, lambda m, w: _build_forward_dynamics(m, w, locks), (q, u, tau), wrenches)
 
 
 def _build_energies(model):
@@ -212,8 +283,8 @@ def _build_energies(model):
         com = s.position + ca.mtimes(s.rotation, ca.DM(body.center_of_mass))
         potential = potential - body.mass * ca.dot(g, com)
     return {
-        "kinetic": ca.Function("kinetic_energy", [q, u], [kinetic], ["q", "u"], ["kinetic_energy"]),
-        "potential": ca.Function("potential_energy", [q], [potential], ["q"], ["potential_energy"]),
+        "kinetic": ca.Function("kinetic_energy", [q, u], [kinetic], ["q", "u"], ["kinetic_energy"], FUNCTION_OPTIONS),
+        "potential": ca.Function("potential_energy", [q], [potential], ["q"], ["potential_energy"], FUNCTION_OPTIONS),
     }
 
 

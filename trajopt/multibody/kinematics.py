@@ -10,11 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import casadi as ca
-import numpy as np
 
 from trajopt.errors import TrajoptInputError
 from trajopt.multibody import spatial
 from trajopt.multibody.bodies import GROUND
+
+
+# Common-subexpression elimination when the Functions are built (casadi >= 3.6).
+FUNCTION_OPTIONS = {"cse": True}
 
 
 @dataclass
@@ -27,6 +30,7 @@ class BodyState:
     r: object  # body origin relative to parent origin, parent axes
     subspace: object  # motion subspace S (6 x nv_joint) in body axes
     velocity: object = None
+    velocity_product: object = None  # acceleration at zero udot and parent acceleration: v x Su + (dS/dt) u
     acceleration: object = None
 
 
@@ -58,19 +62,19 @@ def tree_pass(model, q, u=None, udot=None, base_acceleration=None):
             v_parent = states[parent].velocity if parent >= 0 else ca.DM.zeros(6, 1)
             v_joint = ca.mtimes(subspace, uj) if joint.nv else ca.DM.zeros(6, 1)
             state.velocity = spatial.transform_motion(state.e, p_pb, v_parent) + v_joint
+            state.velocity_product = spatial.cross_motion(state.velocity, v_joint)
+            if joint.nv and not isinstance(s_m, ca.DM):  # S depends on q: add (dS/dt) u
+                qdot = ca.mtimes(joint.coordinate_rates_matrix(qj), uj)
+                sdot_u = ca.jtimes(ca.mtimes(s_m, uj), qj, qdot)
+                state.velocity_product = state.velocity_product + spatial.transform_motion(r_bm, p_mb, sdot_u)
             if udot is not None:
                 if parent >= 0:
                     a_parent = states[parent].acceleration
                 else:
                     a_parent = ca.DM.zeros(6, 1) if base_acceleration is None else base_acceleration
-                a = spatial.transform_motion(state.e, p_pb, a_parent)
+                a = spatial.transform_motion(state.e, p_pb, a_parent) + state.velocity_product
                 if joint.nv:
                     a = a + ca.mtimes(subspace, udot[model.v_slice(joint.name)])
-                    a = a + spatial.cross_motion(state.velocity, v_joint)
-                    if not isinstance(s_m, ca.DM):  # S depends on q: add (dS/dt) u
-                        qdot = ca.mtimes(joint.coordinate_rates_matrix(qj), uj)
-                        sdot_u = ca.jtimes(ca.mtimes(s_m, uj), qj, qdot)
-                        a = a + spatial.transform_motion(r_bm, p_mb, sdot_u)
                 state.acceleration = a
         states.append(state)
     return states
@@ -94,7 +98,7 @@ def _build_body_poses(model):
     states = tree_pass(model, q)
     rotations = ca.horzcat(*[s.rotation for s in states]) if states else ca.SX.zeros(3, 0)
     positions = ca.horzcat(*[s.position for s in states]) if states else ca.SX.zeros(3, 0)
-    return ca.Function("body_poses", [q], [rotations, positions], ["q"], ["rotations", "positions"])
+    return ca.Function("body_poses", [q], [rotations, positions], ["q"], ["rotations", "positions"], FUNCTION_OPTIONS)
 
 
 def body_poses(model, q):
@@ -112,57 +116,60 @@ def body_pose(model, q, body):
     return rotations[:, 3 * k : 3 * k + 3], positions[:, k]
 
 
-def _build_point_kinematics(model, k):
+def _build_point_kinematics(model, k, quantity):
+    """One Function per (body, quantity) so that a position needs no velocity pass."""
     q, u, udot = symbols(model)
     point = ca.SX.sym("point", 3)
-    states = tree_pass(model, q, u, udot)
+    with_speeds = quantity != "position"
+    states = tree_pass(model, q, u if with_speeds else None, udot if quantity == "acceleration" else None)
     s = states[k]
-    w, v_origin = s.velocity[0:3], s.velocity[3:6]
-    alpha, a_spatial = s.acceleration[0:3], s.acceleration[3:6]
-    v_point = v_origin + ca.cross(w, point)
-    # Classical acceleration of a body-fixed point from the spatial acceleration.
-    a_point = a_spatial + ca.cross(alpha, point) + ca.cross(w, v_point)
-    position = s.position + ca.mtimes(s.rotation, point)
-    velocity = ca.mtimes(s.rotation, v_point)
-    acceleration = ca.mtimes(s.rotation, a_point)
-    angular_velocity = ca.mtimes(s.rotation, w)
-    jacobian = ca.jacobian(ca.vertcat(angular_velocity, velocity), u)
-    name = f"point_kinematics_{k}"
+    if quantity == "position":
+        inputs, output = [q, point], s.position + ca.mtimes(s.rotation, point)
+    else:
+        w, v_origin = s.velocity[0:3], s.velocity[3:6]
+        v_point = v_origin + ca.cross(w, point)
+        if quantity == "velocity":
+            inputs, output = [q, u, point], ca.mtimes(s.rotation, v_point)
+        elif quantity == "jacobian":
+            twist = ca.vertcat(ca.mtimes(s.rotation, w), ca.mtimes(s.rotation, v_point))
+            inputs, output = [q, point], ca.jacobian(twist, u)  # linear in u: no u left
+        else:
+            alpha, a_spatial = s.acceleration[0:3], s.acceleration[3:6]
+            # Classical acceleration of a body-fixed point from the spatial acceleration.
+            a_point = a_spatial + ca.cross(alpha, point) + ca.cross(w, v_point)
+            inputs, output = [q, u, udot, point], ca.mtimes(s.rotation, a_point)
+    names = {id(q): "q", id(u): "u", id(udot): "udot", id(point): "point"}
     return ca.Function(
-        name,
-        [q, u, udot, point],
-        [position, velocity, acceleration, jacobian],
-        ["q", "u", "udot", "point"],
-        ["position", "velocity", "acceleration", "jacobian"],
+        f"point_{quantity}_{k}", inputs, [output], [names[id(x)] for x in inputs], [quantity], FUNCTION_OPTIONS
     )
 
 
-def _point_function(model, body):
+def _point_function(model, body, quantity):
     name = body if isinstance(body, str) else body.name
     if name == GROUND:
         raise TrajoptInputError("point kinematics: 'ground' does not move; give a body of the model")
     k = model.body_index(name)
-    return cached_function(model, f"point_kinematics_{k}", lambda m: _build_point_kinematics(m, k))
+    return cached_function(model, (f"point_{quantity}", k), lambda m: _build_point_kinematics(m, k, quantity))
 
 
 def point_position(model, q, body, point=(0.0, 0.0, 0.0)):
     """Position in ground of `point` (body axes) fixed on `body`."""
-    return _point_function(model, body)(q, ca.DM.zeros(model.nv), ca.DM.zeros(model.nv), point)[0]
+    return _point_function(model, body, "position")(q, point)
 
 
 def point_velocity(model, q, u, body, point=(0.0, 0.0, 0.0)):
     """Velocity in ground axes of a point fixed on `body`."""
-    return _point_function(model, body)(q, u, ca.DM.zeros(model.nv), point)[1]
+    return _point_function(model, body, "velocity")(q, u, point)
 
 
 def point_acceleration(model, q, u, udot, body, point=(0.0, 0.0, 0.0)):
     """Acceleration in ground axes of a point fixed on `body` (gravity not included)."""
-    return _point_function(model, body)(q, u, udot, point)[2]
+    return _point_function(model, body, "acceleration")(q, u, udot, point)
 
 
 def frame_jacobian(model, q, body, point=(0.0, 0.0, 0.0)):
     """6 x nv Jacobian: [angular velocity of `body`; velocity of `point`] in ground axes = J u."""
-    return _point_function(model, body)(q, ca.DM.zeros(model.nv), ca.DM.zeros(model.nv), point)[3]
+    return _point_function(model, body, "jacobian")(q, point)
 
 
 def _build_configuration_maps(model):
@@ -181,13 +188,13 @@ def _build_configuration_maps(model):
     qdot = ca.vertcat(*rates) if rates else ca.SX.zeros(0, 1)
     return {
         "coordinate_rates": ca.Function(
-            "coordinate_rates", [q, u], [qdot, n_matrix], ["q", "u"], ["qdot", "N"]
+            "coordinate_rates", [q, u], [qdot, n_matrix], ["q", "u"], ["qdot", "N"], FUNCTION_OPTIONS
         ),
         "integrate": ca.Function(
-            "integrate", [q, u, dt], [ca.vertcat(*stepped) if stepped else q], ["q", "u", "dt"], ["q_next"]
+            "integrate", [q, u, dt], [ca.vertcat(*stepped) if stepped else q], ["q", "u", "dt"], ["q_next"], FUNCTION_OPTIONS
         ),
         "difference": ca.Function(
-            "difference", [q, q1], [ca.vertcat(*differences) if differences else u], ["q0", "q1"], ["u"]
+            "difference", [q, q1], [ca.vertcat(*differences) if differences else u], ["q0", "q1"], ["u"], FUNCTION_OPTIONS
         ),
     }
 

@@ -87,11 +87,9 @@ class Weighted(Goal):
 
 
 def _sx(expression, what: str) -> ca.SX:
-    try:
-        return ca.SX(expression) if not isinstance(expression, ca.SX) else expression
-    except (NotImplementedError, TypeError) as error:
-        raise TrajoptInputError(f"{what} must be a CasADi SX expression of problem symbols, "
-                                f"got {type(expression).__name__}") from error
+    from trajopt.ocp.problem import as_sx
+
+    return as_sx(expression, what)
 
 
 @dataclass(frozen=True, eq=False)

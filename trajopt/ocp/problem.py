@@ -14,7 +14,7 @@ import numpy as np
 
 from trajopt.errors import TrajoptInputError
 from trajopt.ocp.goals import Goal
-from trajopt.ocp.variables import Free, Variable, make_variable, stack, time_bounds
+from trajopt.ocp.variables import Variable, make_variable, stack, time_bounds
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,21 @@ class CompiledProblem:
     initial_time: tuple[float, float, float]
     duration: tuple[float, float, float]
     symbols: dict  # "t", "x", "u", "p", "z" and endpoint copies "t0", "x0", ... (internal use)
+
+
+def as_sx(expression, what: str) -> ca.SX:
+    """An SX column from an SX expression or numbers; MX or other types raise a TrajoptInputError."""
+    if isinstance(expression, ca.SX):
+        return expression
+    if isinstance(expression, (ca.MX, ca.Function)) or expression is None:
+        raise TrajoptInputError(
+            f"{what} must be an SX expression of the problem's symbols (got {type(expression).__name__}); "
+            f"call model Functions on the SX symbols returned by Problem.state()/control()")
+    try:
+        return ca.SX(np.asarray(expression, dtype=float)) if not isinstance(expression, ca.DM) \
+            else ca.SX(expression)
+    except (TypeError, ValueError, NotImplementedError) as error:
+        raise TrajoptInputError(f"{what} must be an SX expression or numbers, got {expression!r}") from error
 
 
 class Problem:
@@ -127,7 +142,7 @@ class Problem:
     def set_derivative(self, state, expression) -> None:
         """Explicit dynamics d(state)/dt = expression (same size as the state)."""
         index, variable = self._variable_of(state)
-        expression = ca.vec(ca.SX(expression)) if not isinstance(expression, ca.SX) else ca.vec(expression)
+        expression = ca.vec(as_sx(expression, f"derivative of state '{variable.name}'"))
         if expression.numel() != variable.size:
             raise TrajoptInputError(f"derivative of state '{variable.name}' has {expression.numel()} "
                                     f"elements, expected {variable.size}")
@@ -142,7 +157,7 @@ class Problem:
         return self._substitute(expression, 2)
 
     def _substitute(self, expression, which: int) -> ca.SX:
-        expression = expression if isinstance(expression, ca.SX) else ca.SX(expression)
+        expression = as_sx(expression, "initial()/final() argument")
         originals = [copy[0] for copy in self._copies]
         replacements = [copy[which] for copy in self._copies]
         return ca.substitute([expression], originals, replacements)[0]
@@ -153,13 +168,14 @@ class Problem:
     def _path_symbols(self) -> ca.SX:
         return ca.vertcat(*[copy[0] for copy in self._copies])
 
-    def require(self, expression, lower=None, upper=None, equals=None, name: str | None = None) -> None:
-        """Constrain lower <= expression <= upper (or == equals).
+    def require(self, expression, lower=None, upper=None, equals=None, name: str | None = None,
+                labels=None) -> None:
+        """Constrain lower <= expression <= upper (or == equals); `labels` name the rows in reports.
 
         A path constraint if it depends on t/states/controls/algebraics, an endpoint constraint if it
         depends on `initial(...)` / `final(...)` values (mixing both is an error).
         """
-        expression = ca.vec(expression if isinstance(expression, ca.SX) else ca.SX(expression))
+        expression = ca.vec(as_sx(expression, f"constraint '{name or 'unnamed'}'"))
         size = expression.numel()
         if equals is not None:
             if lower is not None or upper is not None:
@@ -176,7 +192,11 @@ class Problem:
         if np.any(np.isnan(lower)) or np.any(np.isnan(upper)) or np.any(lower > upper):
             raise TrajoptInputError(f"constraint '{name}': invalid bounds lower={lower.tolist()} "
                                     f"upper={upper.tolist()}")
-        labels = (name,) if size == 1 else tuple(f"{name}[{i}]" for i in range(size))
+        if labels is None:
+            labels = (name,) if size == 1 else tuple(f"{name}[{i}]" for i in range(size))
+        labels = tuple(str(label) for label in labels)
+        if len(labels) != size:
+            raise TrajoptInputError(f"constraint '{name}': {len(labels)} labels for {size} rows")
         group_list.append(ConstraintGroup(name, expression, lower, upper, labels))
 
     def periodic(self, pairs=None, name: str = "periodicity") -> None:
@@ -187,8 +207,8 @@ class Problem:
         """
         if pairs is None:
             pairs = [(variable.symbol, variable.symbol) for variable in self._states]
-        for a, b in pairs:
-            self.require(self.initial(a) - self.final(b), equals=0.0, name=name)
+        for index, (a, b) in enumerate(pairs):
+            self.require(self.initial(a) - self.final(b), equals=0.0, name=f"{name} {index}")
 
     def minimize(self, goal: Goal) -> None:
         """Add a goal to the objective (goals added repeatedly are summed)."""

@@ -62,7 +62,6 @@ def initial_point(discrete: DiscreteProblem, guess) -> tuple[np.ndarray, dict]:
     layout, grid = discrete.layout, discrete.grid
     if guess is None:
         return layout.guess(), {}
-    block_values = {}
     if isinstance(guess, Solution):
         t0, duration = guess.initial_time, guess.duration
         lookup = {v.name: v for kind in ("states", "controls", "algebraics", "parameters")
@@ -71,8 +70,11 @@ def initial_point(discrete: DiscreteProblem, guess) -> tuple[np.ndarray, dict]:
         t0, duration = guess.times[0], guess.times[-1] - guess.times[0]
     else:
         raise TrajoptInputError(f"guess must be a Solution or a Guess table, got {type(guess).__name__}")
-    block_values["initial_time"] = t0
-    block_values["duration"] = duration
+    # Clip to the time bounds first so a fixed-time problem reads the guess at its own times.
+    blocks = layout.blocks
+    t0 = float(np.clip(t0, blocks["initial_time"].lower[0, 0], blocks["initial_time"].upper[0, 0]))
+    duration = float(np.clip(duration, blocks["duration"].lower[0, 0], blocks["duration"].upper[0, 0]))
+    block_values = {"initial_time": t0, "duration": duration}
     control_tau = grid.tau[grid.control_points]
     for kind, tau in (("states", grid.tau), ("controls", control_tau), ("algebraics", control_tau),
                       ("parameters", np.zeros(1))):
@@ -92,9 +94,8 @@ def initial_point(discrete: DiscreteProblem, guess) -> tuple[np.ndarray, dict]:
             row += variable.size
         if rows:
             block_values[kind] = np.vstack(rows)
-    block = layout.blocks
     for name, value in block_values.items():
-        lower, upper = block[name].lower, block[name].upper
+        lower, upper = blocks[name].lower, blocks[name].upper
         block_values[name] = np.clip(np.broadcast_to(value, lower.shape), lower, upper)
     w0 = layout.pack(block_values)
     multipliers = {}

@@ -77,8 +77,9 @@ class Transcription:
     def interpolation(self, tau_query, controls: bool = False, interval: int | None = None) -> np.ndarray:
         """(M, len(tau_query)) weights: values at tau_query = values at all points @ weights.
 
-        States use the scheme's state polynomial per interval, controls the control polynomial
-        (linear for trapezoidal, quadratic for Hermite-Simpson, degree d-1 through the Radau points).
+        Lagrange polynomials through each interval's points: states linear (trapezoidal), quadratic
+        through start/midpoint/end (Hermite-Simpson; not its cubic Hermite), degree d (Radau); controls
+        linear (trapezoidal), quadratic (Hermite-Simpson), degree d-1 through the Radau points.
         `interval` forces the polynomial of one mesh interval (for points on its boundary).
         """
         tau_query = np.atleast_1d(np.asarray(tau_query, dtype=float))

@@ -44,7 +44,10 @@ def verify(solution, rtol: float = 1e-10, atol: float = 1e-10, method: str = "RK
     problem, transcription = discrete.problem, discrete.transcription
     dynamics = problem.dynamics
     parameters = solution.parameters
-    x_grid = solution.value(problem.symbols["x"]).reshape(-1, solution.time.size)
+    columns = solution.time.size
+    x_grid = solution.value(problem.symbols["x"]).reshape(-1, columns)
+    u_grid = solution.value(problem.symbols["u"]).reshape(-1, columns)
+    z_grid = solution.value(problem.symbols["z"]).reshape(-1, columns)
     n_intervals = transcription.intervals
     mesh = solution.initial_time + solution.duration * np.linspace(0.0, 1.0, n_intervals + 1)
     simulated = np.zeros_like(x_grid)
@@ -56,7 +59,7 @@ def verify(solution, rtol: float = 1e-10, atol: float = 1e-10, method: str = "RK
         def inputs(t, interval=k):
             tau = (t - solution.initial_time) / solution.duration
             weights = transcription.interpolation(np.array([tau]), controls=True, interval=interval)[:, 0]
-            return solution._controls @ weights, solution._algebraics @ weights
+            return u_grid @ weights, z_grid @ weights
 
         def rhs(t, x):
             u, z = inputs(t)

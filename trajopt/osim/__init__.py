@@ -3,6 +3,7 @@
 from trajopt.osim.build import BodyPoint, ContactHalfSpaceOnBody, ContactSphereOnBody, coordinate_function
 from trajopt.osim.load import OsimModel, load_osim
 from trajopt.osim.parser import OsimIgnoredWarning, parse_osim
+from trajopt.osim.states import from_opensim_state, opensim_coordinate_names, to_opensim_generalized_forces
 
 __all__ = [
     "BodyPoint",
@@ -11,6 +12,9 @@ __all__ = [
     "OsimIgnoredWarning",
     "OsimModel",
     "coordinate_function",
+    "from_opensim_state",
     "load_osim",
+    "opensim_coordinate_names",
     "parse_osim",
+    "to_opensim_generalized_forces",
 ]

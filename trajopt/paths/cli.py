@@ -30,6 +30,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--muscles", nargs="+", help="muscles to fit (default: all)")
     parser.add_argument("--samples", type=int, default=2000, help="training configurations (Latin hypercube)")
     parser.add_argument("--heldout", type=int, default=300, help="held-out random configurations")
+    parser.add_argument("--motion", type=Path, help="sample frames of this .mot/.sto (with --noise) instead of a Latin hypercube")
+    parser.add_argument("--noise", type=float, default=2.0, help="std of the noise added to motion frames (degrees/metres)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--degree", type=int, default=4, help="largest total degree of a term")
     parser.add_argument("--min-improvement", type=float, default=0.05, help="stop below this relative RMS improvement")
@@ -106,7 +108,7 @@ def main(argv=None) -> int:
             train = PathSamples.from_csv(args.train_csv, coordinates=args.coordinates, muscles=args.muscles)
             heldout = PathSamples.from_csv(args.heldout_csv, coordinates=train.coordinates, muscles=train.muscles) if args.heldout_csv else None
         else:
-            from trajopt.paths.sampling import describe_model, latin_hypercube, sample_paths
+            from trajopt.paths.sampling import describe_model, latin_hypercube, motion_with_noise, read_motion, sample_paths
 
             info = describe_model(args.model)
             coordinates = tuple(args.coordinates or info.crossed_coordinates())
@@ -114,10 +116,23 @@ def main(argv=None) -> int:
             print(f"{args.model}: sampling {', '.join(coordinates)} within "
                   + ", ".join(f"[{lo:.3f}, {hi:.3f}]" for lo, hi in ranges))
             box = {c: tuple(r) for c, r in zip(coordinates, ranges)}
-            train = sample_paths(args.model, coordinates, latin_hypercube(ranges, args.samples, args.seed), args.muscles, info=info)
+            if args.motion is not None:
+                frames = read_motion(args.motion, coordinates)
+                scale = np.where(info.rotational[[info.coordinates.index(c) for c in coordinates]], np.pi / 180, 1.0)
+
+                def draw(count, seed):
+                    return motion_with_noise(frames, count, args.noise * scale, seed)
+
+                box = None  # the training range is the extent of the noisy frames
+            else:
+
+                def draw(count, seed):
+                    return latin_hypercube(ranges, count, seed)
+
+            train = sample_paths(args.model, coordinates, draw(args.samples, args.seed), args.muscles, info=info)
             heldout = None
             if args.heldout > 0:
-                heldout = sample_paths(args.model, coordinates, latin_hypercube(ranges, args.heldout, args.seed + 1), args.muscles, info=info)
+                heldout = sample_paths(args.model, coordinates, draw(args.heldout, args.seed + 1), args.muscles, info=info)
             if args.save_samples is not None:
                 train.to_csv(f"{args.save_samples}_train.csv.gz")
                 if heldout is not None:
@@ -128,6 +143,8 @@ def main(argv=None) -> int:
             except ValueError:
                 raise TrajoptInputError(f"--quaternion '{spec}': expected JOINT:SEQUENCE:C1,C2,C3") from None
             names = tuple(names.split(","))
+            if len(names) != 3:
+                raise TrajoptInputError(f"--quaternion '{spec}': a ball joint needs three Euler coordinates, got {len(names)}")
             train = to_quaternion_coordinates(train, joint, sequence, names)
             heldout = heldout and to_quaternion_coordinates(heldout, joint, sequence, names)
         paths, seconds = fit_paths(train, settings, heldout, model=args.model.name, ranges=box)
@@ -135,6 +152,8 @@ def main(argv=None) -> int:
         print(f"trajopt fit-paths: error: {error}", file=sys.stderr)
         return 2
     print(_table(paths))
+    if args.quaternion:
+        print("moment-arm errors are about the fitted coordinates (constrained quaternions for the joints given)")
     print(f"fitting time: {sum(seconds.values()):.2f} s for {len(paths)} muscles")
     paths.save(args.out)
     print(f"wrote {args.out}")

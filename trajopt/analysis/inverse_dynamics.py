@@ -1,0 +1,188 @@
+"""Inverse dynamics of a motion file: generalized forces and joint reaction loads per frame.
+
+Kinematics come from the motion's coordinates as OpenSim prepares them (``trajopt.signals``):
+optional 3rd-order Butterworth low-pass (``cutoff_frequency`` in Hz, ``None``: no filter) after
+reflective padding, then natural quintic splines. Speeds are the spline's first derivative.
+Accelerations are either its second derivative (``InverseDynamicsTool``) or, with
+``speed_spline_accelerations=True``, the derivative of a quintic spline through the speeds at the
+frames: what OpenSim's AnalyzeTool + StaticOptimization use (``GCVSplineSet(5, states)``).
+
+Joint reactions are the loads each joint's parent applies to its child body (moment about the
+child joint frame's origin), from the motion and gravity alone: ``joint_reaction_loads`` without
+applied body loads. They include the generalized force each joint transmits about its free
+axes, i.e. the inverse-dynamics force acting as a joint motor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import casadi as ca
+import numpy as np
+
+from trajopt.errors import MotionFileError, TrajoptInputError
+from trajopt.io import Table, read_motion, write_csv, write_sto
+from trajopt.multibody import inverse_dynamics, joint_reaction_loads
+from trajopt.signals import coordinate_splines, natural_spline
+
+
+@dataclass(frozen=True)
+class MotionKinematics:
+    """Coordinates, speeds and accelerations (frames x coordinates) at ``times``."""
+
+    times: np.ndarray
+    coordinate_names: tuple[str, ...]
+    q: np.ndarray
+    u: np.ndarray
+    udot: np.ndarray
+    source: str = ""
+
+
+def read_model_motion(motion, coordinate_names, rotational) -> Table:
+    """A motion (file path or ``Table`` in radians) with exactly the model's coordinate columns, checked.
+
+    Raises ``MotionFileError`` naming every missing column, or the first non-finite value.
+    """
+    table = motion if isinstance(motion, Table) else read_motion(motion, rotational=rotational)
+    where = table.source or table.name or "motion"
+    missing = [c for c in coordinate_names if c not in table.labels]
+    if missing:
+        raise MotionFileError(f"{where}: missing coordinate columns {missing} (columns: {list(table.labels)})")
+    table = table.select(coordinate_names)
+    bad = np.argwhere(~np.isfinite(table.data))
+    if bad.size:
+        row, column = bad[0]
+        raise MotionFileError(f"{where}: column '{table.labels[column]}' is {table.data[row, column]} "
+                              f"at row {row} (time {table.time[row]})")
+    if table.num_frames < 4:
+        raise MotionFileError(f"{where}: {table.num_frames} frames; need at least 4 to differentiate")
+    if np.any(np.diff(table.time) <= 0):
+        row = int(np.argmax(np.diff(table.time) <= 0)) + 1
+        raise MotionFileError(f"{where}: time does not increase at row {row} (time {table.time[row]})")
+    return table
+
+
+def motion_kinematics(
+    table: Table,
+    cutoff_frequency: float | None = None,
+    speed_spline_accelerations: bool = False,
+    start_time: float | None = None,
+    final_time: float | None = None,
+) -> MotionKinematics:
+    """q, u, udot at the frames OpenSim's tools report between ``start_time`` and ``final_time``
+    (default: the motion's first and last times; the filtered grid's frames when filtering)."""
+    splines = coordinate_splines(table, cutoff_frequency)
+    start = table.time[0] if start_time is None else start_time
+    final = table.time[-1] if final_time is None else final_time
+    times = splines.output_times(start, final)
+    q = splines.evaluate(times, 0)
+    u = splines.evaluate(times, 1)
+    if speed_spline_accelerations:
+        grid = splines.frame_times
+        udot = natural_spline(grid, splines.evaluate(grid, 1))(times, nu=1).reshape(times.size, -1)
+    else:
+        udot = splines.evaluate(times, 2)
+    return MotionKinematics(times, tuple(table.labels), q, u, udot, table.source)
+
+
+def _per_frame_function(multibody, expressed_in: str) -> ca.Function:
+    q = ca.SX.sym("q", multibody.nq)
+    u = ca.SX.sym("u", multibody.nv)
+    udot = ca.SX.sym("udot", multibody.nv)
+    tau = inverse_dynamics(multibody, q, u, udot)
+    forces, moments = joint_reaction_loads(multibody, q, u, udot, expressed_in=expressed_in)
+    return ca.Function("motion_inverse_dynamics", [q, u, udot], [tau, ca.vec(forces), ca.vec(moments)],
+                       ["q", "u", "udot"], ["generalized_forces", "reaction_forces", "reaction_moments"])
+
+
+@dataclass(frozen=True)
+class InverseDynamicsResult:
+    """Per frame: generalized forces (frames x speeds) and joint reactions (frames x joints x 3)."""
+
+    kinematics: MotionKinematics
+    speed_names: tuple[str, ...]
+    generalized_force_labels: tuple[str, ...]
+    generalized_forces: np.ndarray
+    joint_names: tuple[str, ...]
+    child_bodies: tuple[str, ...]
+    reaction_forces: np.ndarray
+    reaction_moments: np.ndarray
+    expressed_in: str
+
+    @property
+    def times(self) -> np.ndarray:
+        return self.kinematics.times
+
+    def generalized_forces_table(self) -> Table:
+        """OpenSim's ID column names: ``<coordinate>_moment`` (rotational) or ``_force``."""
+        return Table(self.times, self.generalized_force_labels, self.generalized_forces, name="Inverse Dynamics")
+
+    def reactions_table(self) -> Table:
+        """OpenSim JointReaction-style labels ``<joint>_on_<child>_in_<frame>_fx ... _mz``."""
+        labels, columns = [], []
+        for k, (joint, child) in enumerate(zip(self.joint_names, self.child_bodies)):
+            for kind, values in (("f", self.reaction_forces), ("m", self.reaction_moments)):
+                for axis in range(3):
+                    labels.append(f"{joint}_on_{child}_in_{self.expressed_in}_{kind}{'xyz'[axis]}")
+                    columns.append(values[:, k, axis])
+        return Table(self.times, tuple(labels), np.column_stack(columns), name="Joint Reactions")
+
+    def write(self, folder, prefix: str = "inverse_dynamics") -> list[Path]:
+        """``<prefix>_generalized_forces`` and ``<prefix>_joint_reactions`` as .sto and .csv."""
+        folder = Path(folder)
+        written = []
+        for name, table in (("generalized_forces", self.generalized_forces_table()),
+                            ("joint_reactions", self.reactions_table())):
+            written.append(write_sto(folder / f"{prefix}_{name}.sto", table))
+            written.append(write_csv(folder / f"{prefix}_{name}.csv", table))
+        return written
+
+
+def solve_inverse_dynamics(multibody, kinematics: MotionKinematics, rotational=(),
+                           expressed_in: str = "ground") -> InverseDynamicsResult:
+    """Generalized forces and joint reactions at every frame of ``kinematics`` (one mapped call)."""
+    if multibody.nq != multibody.nv:
+        raise TrajoptInputError(
+            f"model '{multibody.name}' has quaternion joints (nq={multibody.nq}, nv={multibody.nv}): "
+            "convert the motion's speeds first (trajopt.multibody.convert_ball_joint_motion)")
+    if tuple(kinematics.coordinate_names) != tuple(multibody.coordinate_names):
+        raise TrajoptInputError(f"kinematics columns {list(kinematics.coordinate_names)} are not the model's "
+                                f"coordinates {list(multibody.coordinate_names)}")
+    n = kinematics.times.size
+    function = _per_frame_function(multibody, expressed_in).map(n)
+    tau, forces, moments = (np.asarray(x) for x in function(kinematics.q.T, kinematics.u.T, kinematics.udot.T))
+    joints = multibody.joints
+    rotational = set(rotational)
+    labels = tuple(f"{name}_{'moment' if name in rotational else 'force'}" for name in multibody.speed_names)
+    return InverseDynamicsResult(
+        kinematics=kinematics,
+        speed_names=tuple(multibody.speed_names),
+        generalized_force_labels=labels,
+        generalized_forces=tau.T,
+        joint_names=tuple(j.name for j in joints),
+        child_bodies=tuple(j.child.body for j in joints),
+        reaction_forces=forces.T.reshape(n, len(joints), 3),
+        reaction_moments=moments.T.reshape(n, len(joints), 3),
+        expressed_in=expressed_in,
+    )
+
+
+def motion_inverse_dynamics(
+    osim,
+    motion,
+    cutoff_frequency: float | None = None,
+    speed_spline_accelerations: bool = False,
+    expressed_in: str = "ground",
+    start_time: float | None = None,
+    final_time: float | None = None,
+) -> InverseDynamicsResult:
+    """Inverse dynamics of a motion file (or radians ``Table``) for an ``OsimModel``.
+
+    Frames: those between ``start_time`` and ``final_time`` (default: the motion's range).
+    """
+    rotational = tuple(c.name for c in osim.spec.coordinates if c.motion_type == "rotational")
+    multibody = osim.multibody
+    table = read_model_motion(motion, multibody.coordinate_names, rotational)
+    kinematics = motion_kinematics(table, cutoff_frequency, speed_spline_accelerations, start_time, final_time)
+    return solve_inverse_dynamics(multibody, kinematics, rotational, expressed_in)

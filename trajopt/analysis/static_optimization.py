@@ -1,0 +1,236 @@
+"""Static optimization of a measured motion: muscle activations and residual actuators per frame.
+
+At each frame, with moment arms R (muscles x speeds) from the muscle paths and inverse-dynamics
+generalized forces τ:
+
+    minimize   Σ aᵢᵖ + Σ wⱼ eⱼ²
+    subject to Rᵀ (F0 + F1 ∘ a) + s ∘ e = τ,   a_min ≤ a ≤ a_max
+
+(``trajopt.analysis.frame_optimization``). Muscle force per unit activation F1:
+
+- ``force_length_velocity=True``: the DeGroote rigid-tendon active force along the tendon,
+  Fmax f̃L(l̃M) f̃V(ṽM) cos α, at the frame's fiber length and velocity;
+- ``force_length_velocity=False``: Fmax, so activation = force / max isometric force.
+
+F0 is the passive fiber force (and damping) along the tendon with ``passive_force=True``, else 0.
+
+OpenSim's Static Optimization (StaticOptimizationTarget.cpp) overrides each muscle's force with
+``activation * capacity``, capacity = ``calcInextensibleTendonActiveFiberForce(s, 1)`` or the max
+isometric force (``use_muscle_physiology`` false): it never includes passive fiber force. Its
+objective is Σ |x|ᵖ over muscles and reserves alike (reserve weight 1), its target accelerations
+the derivative of a quintic spline through the speeds (``speed_spline_accelerations``). To
+compare with OpenSim use ``passive_force=False``. (For DeGrooteFregly2016Muscle, OpenSim's
+capacity omits cos α, the pennation factor; trajopt keeps it, as the muscle's tendon force does.)
+
+Joint reactions are reported from inverse dynamics without muscle forces (see
+``trajopt.analysis.inverse_dynamics``): the muscles' path forces act on bodies at their path
+points, which polynomial paths do not describe, so the reactions with muscles applied are not
+computed.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from trajopt.analysis.frame_optimization import FrameLoads, optimize_frames
+from trajopt.analysis.inverse_dynamics import (
+    InverseDynamicsResult,
+    motion_kinematics,
+    read_model_motion,
+    solve_inverse_dynamics,
+)
+from trajopt.errors import TrajoptInputError
+from trajopt.io import Table, write_csv, write_sto
+
+
+class StaticOptimizationWarning(UserWarning):
+    """Some frames need large residual forces or saturated muscles: the muscles cannot produce the load."""
+
+
+@dataclass(frozen=True)
+class Residuals:
+    """Residual actuators on every coordinate: force = control * optimal_force; cost weight * control².
+
+    Frames where a residual force exceeds ``warn_above`` (N·m or N) are reported in a warning.
+    """
+
+    optimal_force: float = 1.0
+    weight: float = 1.0
+    warn_above: float = 1.0
+
+    def __post_init__(self):
+        for name in ("optimal_force", "weight", "warn_above"):
+            value = getattr(self, name)
+            if not (np.isfinite(value) and value > 0):
+                raise TrajoptInputError(f"Residuals.{name} must be a finite number > 0, got {value!r}")
+
+
+@dataclass(frozen=True)
+class StaticOptimizationResult:
+    """Per-frame activations, forces, residuals, equality error and (muscle-free) joint reactions."""
+
+    muscle_names: tuple[str, ...]
+    coordinate_names: tuple[str, ...]
+    activations: np.ndarray  # (frames, muscles)
+    muscle_forces: np.ndarray  # (frames, muscles) tendon forces, N
+    residual_controls: np.ndarray  # (frames, speeds)
+    residual_forces: np.ndarray  # (frames, speeds) N·m or N
+    equality_error: np.ndarray  # (frames, speeds) muscle + residual - inverse dynamics
+    moment_arms: np.ndarray  # (frames, muscles, speeds)
+    inverse_dynamics: InverseDynamicsResult
+    success: bool
+    status: str
+    iterations: int
+    solve_time: float
+    frames_needing_residuals: tuple[int, ...]
+    settings: dict
+
+    @property
+    def times(self) -> np.ndarray:
+        return self.inverse_dynamics.times
+
+    @property
+    def reserve_names(self) -> tuple[str, ...]:
+        return tuple(f"reserve_{c}" for c in self.coordinate_names)
+
+    def activations_table(self) -> Table:
+        """Muscle activations then reserve controls, as OpenSim's ``_StaticOptimization_activation.sto``."""
+        return Table(self.times, self.muscle_names + self.reserve_names,
+                     np.hstack([self.activations, self.residual_controls]), name="Static Optimization")
+
+    def forces_table(self) -> Table:
+        """Muscle forces then reserve forces, as OpenSim's ``_StaticOptimization_force.sto``."""
+        return Table(self.times, self.muscle_names + self.reserve_names,
+                     np.hstack([self.muscle_forces, self.residual_forces]), name="Static Optimization")
+
+    def residuals_table(self) -> Table:
+        return Table(self.times, self.reserve_names, self.residual_forces, name="Residual forces")
+
+    def equality_error_table(self) -> Table:
+        return Table(self.times, tuple(f"{c}_equality_error" for c in self.coordinate_names),
+                     self.equality_error, name="Equality error")
+
+    def write(self, folder, prefix: str = "static_optimization") -> list[Path]:
+        """Activations, forces, residuals, equality error, ID forces and reactions as .sto and .csv."""
+        folder = Path(folder)
+        written = []
+        for name, table in (("activation", self.activations_table()), ("force", self.forces_table()),
+                            ("residuals", self.residuals_table()), ("equality_error", self.equality_error_table())):
+            written.append(write_sto(folder / f"{prefix}_{name}.sto", table))
+            written.append(write_csv(folder / f"{prefix}_{name}.csv", table))
+        written += self.inverse_dynamics.write(folder, f"{prefix}_inverse_dynamics")
+        return written
+
+
+class StaticOptimization:
+    """Static optimization of ``motion`` (file or radians ``Table``) for a ``MusculoskeletalModel``.
+
+    ``minimum_activation``: None uses each muscle's ``min_control`` (as OpenSim), a number sets
+    all lower bounds. ``cutoff_frequency``: low-pass filter of the coordinates in Hz (None: none).
+    ``batched``: all frames in one IPOPT solve (else frame by frame, warm-started).
+    """
+
+    def __init__(
+        self,
+        model,
+        motion,
+        residuals: Residuals = Residuals(),
+        activation_exponent: float = 2.0,
+        force_length_velocity: bool = True,
+        passive_force: bool = True,
+        minimum_activation: float | None = None,
+        cutoff_frequency: float | None = None,
+        batched: bool = True,
+        speed_spline_accelerations: bool = True,
+        start_time: float | None = None,
+        final_time: float | None = None,
+    ):
+        if not (np.isfinite(activation_exponent) and activation_exponent >= 1):
+            raise TrajoptInputError(f"activation_exponent must be >= 1, got {activation_exponent!r}")
+        self.model = model
+        self.residuals = residuals
+        self.activation_exponent = float(activation_exponent)
+        self.force_length_velocity = force_length_velocity
+        self.passive_force = passive_force
+        self.minimum_activation = minimum_activation
+        self.cutoff_frequency = cutoff_frequency
+        self.batched = batched
+        table = read_model_motion(motion, model.coordinate_names, model.rotational_coordinates)
+        kinematics = motion_kinematics(table, cutoff_frequency, speed_spline_accelerations, start_time, final_time)
+        self.inverse_dynamics = solve_inverse_dynamics(model.multibody, kinematics, model.rotational_coordinates)
+
+    def activation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        lower = self.model.min_activations if self.minimum_activation is None else \
+            np.full(len(self.model.muscles), float(self.minimum_activation))
+        return lower, self.model.max_activations
+
+    def frame_loads(self) -> FrameLoads:
+        """Moment arms, muscle force terms and ID forces at every frame."""
+        k = self.inverse_dynamics.kinematics
+        n = k.times.size
+        _, _, arms = self.model.musculotendon_kinematics.map(n)(k.q.T, k.u.T)
+        at_zero, per_activation = (np.asarray(x).T for x in self.model.tendon_force_affine.map(n)(k.q.T, k.u.T))
+        arms = np.asarray(arms).reshape(len(self.model.muscles), n, -1).transpose(1, 0, 2)  # [R(t0) | R(t1) | ...]
+        if not self.force_length_velocity:
+            per_activation = np.tile(self.model.max_isometric_forces, (n, 1))
+        if not self.passive_force:
+            at_zero = np.zeros_like(at_zero)
+        return FrameLoads(self.inverse_dynamics.generalized_forces, arms, at_zero, per_activation)
+
+    def solve(self, print_level: int = 0) -> StaticOptimizationResult:
+        loads = self.frame_loads()
+        nv = self.model.multibody.nv
+        solution = optimize_frames(
+            loads, self.activation_bounds(),
+            residual_optimal_forces=np.full(nv, self.residuals.optimal_force),
+            residual_weights=np.full(nv, self.residuals.weight),
+            exponent=self.activation_exponent, batched=self.batched, print_level=print_level,
+        )
+        frames = self._report_weak_frames(solution.residual_forces, solution.activations)
+        return StaticOptimizationResult(
+            muscle_names=self.model.muscle_names,
+            coordinate_names=tuple(self.model.speed_names),
+            activations=solution.activations,
+            muscle_forces=solution.muscle_forces,
+            residual_controls=solution.residual_controls,
+            residual_forces=solution.residual_forces,
+            equality_error=solution.equality_error,
+            moment_arms=loads.moment_arms,
+            inverse_dynamics=self.inverse_dynamics,
+            success=solution.success,
+            status=solution.status,
+            iterations=solution.iterations,
+            solve_time=solution.wall_time,
+            frames_needing_residuals=frames,
+            settings={"activation_exponent": self.activation_exponent,
+                      "force_length_velocity": self.force_length_velocity,
+                      "passive_force": self.passive_force,
+                      "cutoff_frequency": self.cutoff_frequency,
+                      "residual_optimal_force": self.residuals.optimal_force,
+                      "residual_weight": self.residuals.weight},
+        )
+
+    def _report_weak_frames(self, residual_forces, activations) -> tuple[int, ...]:
+        """Warn about frames whose residuals exceed ``warn_above`` or whose muscles are saturated."""
+        times = self.inverse_dynamics.times
+        _, upper = self.activation_bounds()
+        large = np.abs(residual_forces) > self.residuals.warn_above
+        saturated = activations >= upper - 1e-6
+        frames = tuple(int(k) for k in np.flatnonzero(large.any(axis=1) | saturated.any(axis=1)))
+        if frames:
+            worst = np.abs(residual_forces).max(axis=1)
+            shown = ", ".join(f"t={times[k]:.4g} s: {worst[k]:.3g}" for k in frames[:20])
+            more = f" (+{len(frames) - 20} more)" if len(frames) > 20 else ""
+            names = [f"reserve_{c}" for c in self.model.speed_names]
+            per_coordinate = ", ".join(f"{name} up to {np.abs(residual_forces[:, j]).max():.3g}"
+                                       for j, name in enumerate(names))
+            warnings.warn(
+                f"static optimization: the muscles cannot produce the load at {len(frames)} of {times.size} "
+                f"frames (residual > {self.residuals.warn_above} or a muscle at its maximum activation); "
+                f"largest residual per frame: {shown}{more}; {per_coordinate}",
+                StaticOptimizationWarning, stacklevel=3)
+        return frames

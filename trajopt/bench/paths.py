@@ -1,0 +1,97 @@
+"""Benchmark ``trajopt bench paths``: arm26 muscle lengths + moment arms per configuration, polynomial surrogate
+(problems/arm26/paths.json) vs OpenSim, measured in the same run on the same random configurations; and the
+stepwise fitting time per muscle (refit from the committed training samples).
+
+Surrogate timings: one call of the casadi Function from Python on a numpy array (includes casadi's Python
+overhead) and the Function mapped over all configurations divided by their number (the cost inside an
+optimizer). OpenSim (child process): per configuration, set both coordinates, realize Position, then
+GeometryPath.getLength and computeMomentArm about both coordinates for all 6 muscles.
+Writes results/benchmarks/paths.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+
+from trajopt.opensim_reference import opensim_available, run_opensim_task
+from trajopt.paths.fitting import StepwiseSettings, fit_paths
+from trajopt.paths.polynomial import PolynomialPaths
+from trajopt.paths.samples import PathSamples
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+ARM26 = ROOT / "problems" / "arm26"
+COORDINATES = ("r_shoulder_elev", "r_elbow_flex")
+# The settings problems/arm26/README.md gives for paths.json.
+ARM26_SETTINGS = StepwiseSettings(min_relative_improvement=0.02, tolerance=2e-4)
+
+
+def _seconds_per_call(call, count=1, minimum_seconds=0.3):
+    """Best-of-3 mean seconds per call (divided by ``count``), repeating to fill ``minimum_seconds``."""
+    start = time.perf_counter()
+    call()
+    once = max(time.perf_counter() - start, 1e-7)
+    repeats = max(1, int(minimum_seconds / once / 3))
+    best = np.inf
+    for _ in range(3):
+        start = time.perf_counter()
+        for _ in range(repeats):
+            call()
+        best = min(best, (time.perf_counter() - start) / repeats)
+    return best / count
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="trajopt bench paths", description=__doc__.split("\n")[0])
+    parser.add_argument("--configurations", type=int, default=2000)
+    parser.add_argument("--out", type=Path, default=Path("results/benchmarks/paths.json"))
+    args = parser.parse_args(argv)
+
+    paths = PolynomialPaths.load(ARM26 / "paths.json")
+    function = paths.lengths_and_moment_arms_function(COORDINATES)
+    box = np.array([paths["BIClong"].ranges[0], paths["BRA"].ranges[0]])
+    q = np.random.default_rng(7).uniform(box[:, 0], box[:, 1], (args.configurations, 2))
+    mapped = function.map(len(q))
+    single = _seconds_per_call(lambda: function(q[0]))
+    batch = _seconds_per_call(lambda: mapped(q.T), count=len(q))
+    result = {
+        "what": "arm26: 6 muscle lengths + 6x2 moment arms per configuration",
+        "configurations": len(q),
+        "machine": platform.platform(),
+        "surrogate_seconds_per_configuration_single_call": single,
+        "surrogate_seconds_per_configuration_mapped": batch,
+    }
+    if opensim_available():
+        reference = run_opensim_task(
+            "sample_paths",
+            {"model": str(ARM26 / "arm26.osim"), "coordinates": np.array(COORDINATES), "configurations": q,
+             "muscles": np.array(paths.muscles), "batch": len(q)},
+        )
+        opensim = reference["seconds"] / len(q)
+        lengths, arms = (v.full() for v in mapped(q.T))
+        lengths = lengths.T
+        arms = arms.T.reshape(len(q), 2, len(paths.muscles)).transpose(0, 2, 1)
+        result.update(
+            opensim_seconds_per_configuration=opensim,
+            speedup_single_call=opensim / single,
+            speedup_mapped=opensim / batch,
+            max_length_error_m=float(np.abs(lengths - reference["lengths"]).max()),
+            max_moment_arm_error_m=float(np.abs(arms - reference["moment_arms"]).max()),
+        )
+    else:
+        result["opensim_seconds_per_configuration"] = None
+    train = PathSamples.from_csv(ARM26 / "path_samples_train.csv.gz")
+    _, seconds = fit_paths(train, ARM26_SETTINGS, ranges=dict(zip(COORDINATES, box)))
+    result["fit_samples"] = train.size
+    result["fit_seconds_per_muscle"] = seconds
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    for key, value in result.items():
+        print(f"{key}: {value}")
+    print(f"wrote {args.out}")
+    return 0

@@ -1,0 +1,156 @@
+"""Parse the force elements of an OpenSim model (muscles with their paths, CoordinateActuators,
+contact geometry and SmoothSphereHalfSpaceForces) and CoordinateCouplerConstraints into spec objects."""
+
+from __future__ import annotations
+
+import math
+
+from trajopt.osim import spec
+from trajopt.osim.xml_reader import function_child, members, resolve_path
+
+MUSCLE_PARAMETERS = {
+    "DeGrooteFregly2016Muscle": spec.DeGrooteFregly2016Parameters,
+    "Thelen2003Muscle": spec.Thelen2003Parameters,
+    "Millard2012EquilibriumMuscle": spec.Millard2012Parameters,
+}
+
+# OpenSim 4.6 defaults of the properties common to the supported muscles (per model where they differ).
+_MUSCLE_DEFAULTS = {
+    "DeGrooteFregly2016Muscle": dict(min_control=0.0, activation_time_constant=0.015,
+                                     deactivation_time_constant=0.06, default_activation=0.5),
+    "Thelen2003Muscle": dict(min_control=0.01, activation_time_constant=0.015,
+                             deactivation_time_constant=0.05, default_activation=0.05),
+    "Millard2012EquilibriumMuscle": dict(min_control=0.01, activation_time_constant=0.01,
+                                         deactivation_time_constant=0.04, default_activation=0.05),
+}
+
+
+def _coordinate_name(socket: str) -> str:
+    """Coordinate name from a socket path (``/jointset/knee_r/knee_angle_r`` -> ``knee_angle_r``)."""
+    return socket.strip().rstrip("/").split("/")[-1]
+
+
+def parse_path_point(reader, element, owner, where) -> spec.PathPoint:
+    name = element.get("name", "")
+    base = {"socket_parent_frame": "", "location": (0.0,) * 3}
+    own_path = f"{owner}/{name}"
+    if element.tag == "PathPoint":
+        values = reader.properties(element, where, base)
+        frame = resolve_path(own_path, values["socket_parent_frame"])
+        return spec.PathPoint(name, frame, values["location"])
+    if element.tag == "ConditionalPathPoint":
+        values = reader.properties(element, where, {**base, "socket_coordinate": "", "coordinate": "",
+                                                    "range": (0.0, 0.0)})
+        coordinate = _coordinate_name(values["socket_coordinate"] or values["coordinate"])
+        return spec.ConditionalPathPoint(name, resolve_path(own_path, values["socket_parent_frame"]),
+                                         values["location"], coordinate=coordinate, range=values["range"])
+    if element.tag == "MovingPathPoint":
+        sockets = {f"socket_{axis}_coordinate": "" for axis in "xyz"}
+        values = reader.properties(element, where, {**base, **sockets},
+                                   handled=("x_location", "y_location", "z_location",
+                                            "x_coordinate", "y_coordinate", "z_coordinate"))
+        functions = {}
+        for axis in "xyz":
+            container = element.find(f"{axis}_location")
+            functions[f"{axis}_location"] = (None if container is None else
+                                             function_child(reader, container, f"{where}/{axis}_location"))
+            legacy = element.find(f"{axis}_coordinate")
+            socket = values[f"socket_{axis}_coordinate"] or (legacy.text or "" if legacy is not None else "")
+            functions[f"{axis}_coordinate"] = _coordinate_name(socket) if socket.strip() else ""
+        return spec.MovingPathPoint(name, resolve_path(own_path, values["socket_parent_frame"]),
+                                    values["location"], **functions)
+    raise reader.error(where, f"unsupported path point type '{element.tag}'")
+
+
+def parse_geometry_path(reader, element, owner, where) -> spec.GeometryPath:
+    if element is None:
+        raise reader.error(where, "muscle without GeometryPath")
+    reader.properties(element, where, {}, handled=("PathPointSet", "PathWrapSet", "socket_frame"))
+    points = tuple(parse_path_point(reader, p, owner, point_where)
+                   for p, point_where in members(element.find("PathPointSet"), f"{where}/PathPointSet"))
+    wraps = []
+    for w, wrap_where in members(element.find("PathWrapSet"), f"{where}/PathWrapSet"):
+        values = reader.properties(w, wrap_where,
+                                   {"wrap_object": "", "method": "hybrid", "range": (-1.0, -1.0)})
+        wraps.append(spec.PathWrap(values["wrap_object"], values["method"], tuple(int(r) for r in values["range"])))
+    if len(points) < 2:
+        raise reader.error(where, f"a muscle path needs >= 2 points, found {len(points)}")
+    return spec.GeometryPath(points, tuple(wraps))
+
+
+def parse_muscle(reader, element, owner, where) -> spec.Muscle:
+    name = element.get("name", "")
+    model = element.tag
+    parameter_type = MUSCLE_PARAMETERS[model]
+    defaults = _MUSCLE_DEFAULTS[model]
+    common = {"appliesForce": True, "min_control": defaults["min_control"], "max_control": 1.0,
+              "optimal_force": 1.0, "max_isometric_force": 1000.0, "optimal_fiber_length": 0.1,
+              "tendon_slack_length": 0.2, "pennation_angle_at_optimal": 0.0, "max_contraction_velocity": 10.0,
+              "ignore_tendon_compliance": False, "ignore_activation_dynamics": False,
+              "activation_time_constant": defaults["activation_time_constant"],
+              "deactivation_time_constant": defaults["deactivation_time_constant"],
+              "default_activation": defaults["default_activation"]}
+    specific = dict(parameter_type().__dict__)
+    values = reader.properties(element, where, {**common, **specific}, handled=("GeometryPath", "path"))
+    path_element = element.find("GeometryPath")
+    if path_element is None:
+        path_element = element.find("path/GeometryPath")
+    path = parse_geometry_path(reader, path_element, f"/forceset/{name}", f"{where}/GeometryPath")
+    return spec.Muscle(
+        name=name, model=model, path=path, applies_force=values.pop("appliesForce"),
+        parameters=parameter_type(**{k: values.pop(k) for k in specific}),
+        **values,
+    )
+
+
+def parse_coordinate_actuator(reader, element, where) -> spec.CoordinateActuator:
+    values = reader.properties(element, where, {"appliesForce": True, "coordinate": "", "optimal_force": 1.0,
+                                                "min_control": -math.inf, "max_control": math.inf})
+    if not values["coordinate"]:
+        raise reader.error(where, "CoordinateActuator without coordinate")
+    return spec.CoordinateActuator(name=element.get("name", ""), coordinate=values["coordinate"],
+                                   optimal_force=values["optimal_force"], min_control=values["min_control"],
+                                   max_control=values["max_control"], applies_force=values["appliesForce"])
+
+
+def parse_contact_geometry(reader, element, owner, where):
+    name = element.get("name", "")
+    own_path = f"{owner}/{name}"
+    schema = {"socket_frame": "", "location": (0.0,) * 3, "orientation": (0.0,) * 3}
+    if element.tag == "ContactSphere":
+        values = reader.properties(element, where, {**schema, "radius": 0.0})
+        if values["orientation"] != (0.0, 0.0, 0.0):
+            reader.ignored.append(f"{where}/orientation")
+        return spec.ContactSphere(name, resolve_path(own_path, values["socket_frame"]), values["location"],
+                                  values["radius"])
+    values = reader.properties(element, where, schema)
+    return spec.ContactHalfSpace(name, resolve_path(own_path, values["socket_frame"]), values["location"],
+                                 values["orientation"])
+
+
+def parse_smooth_contact(reader, element, owner, where) -> spec.SmoothSphereHalfSpaceForce:
+    name = element.get("name", "")
+    own_path = f"{owner}/{name}"
+    values = reader.properties(element, where, {
+        "appliesForce": True, "socket_sphere": "", "socket_half_space": "", "stiffness": 1.0, "dissipation": 0.0,
+        "static_friction": 0.0, "dynamic_friction": 0.0, "viscous_friction": 0.0, "transition_velocity": 0.01,
+        "constant_contact_force": 1e-5, "hertz_smoothing": 300.0, "hunt_crossley_smoothing": 50.0})
+    return spec.SmoothSphereHalfSpaceForce(
+        name=name, sphere=resolve_path(own_path, values.pop("socket_sphere")),
+        half_space=resolve_path(own_path, values.pop("socket_half_space")),
+        applies_force=values.pop("appliesForce"), **values)
+
+
+def parse_coupler(reader, element, where) -> spec.CoordinateCouplerConstraint:
+    values = reader.properties(element, where, {"isEnforced": True, "independent_coordinate_names": "",
+                                                "dependent_coordinate_name": "", "scale_factor": 1.0},
+                               handled=("coupled_coordinates_function",))
+    container = element.find("coupled_coordinates_function")
+    function = None if container is None else function_child(reader, container, f"{where}/coupled_coordinates_function")
+    if function is None:
+        raise reader.error(where, "CoordinateCouplerConstraint without coupled_coordinates_function")
+    return spec.CoordinateCouplerConstraint(
+        name=element.get("name", ""), dependent_coordinate=values["dependent_coordinate_name"],
+        independent_coordinates=tuple(values["independent_coordinate_names"].split()), function=function,
+        scale_factor=values["scale_factor"], enforced=values["isEnforced"])
+

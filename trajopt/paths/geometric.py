@@ -1,0 +1,283 @@
+"""Geometric muscle paths: straight segments through points fixed on (or moving over) bodies.
+
+A path is a sequence of points on bodies of a `trajopt.multibody.Model`:
+- `FixedPathPoint`: fixed in its body (OpenSim's PathPoint);
+- `ConditionalPathPoint`: fixed, but part of the path only while a coordinate lies in a range
+  (OpenSim's rule: min - 1e-5 <= value <= max + 1e-5);
+- `MovingPathPoint`: each location component in its frame is a function of a coordinate, clamped
+  to the coordinate's range (OpenSim's MovingPathPoint).
+
+`GeometricPath` gives, as one named casadi Function built once in SX, the length l(q), the exact
+lengthening speed l̇(q, u) (from point velocities, moving points included), and the loads a unit
+tension applies: body wrenches (6 x nb, as `trajopt.multibody.dynamics`: moment about the body
+origin and force, ground axes) and the generalized forces moving points add (their location
+depends on q, so tension does work through that coordinate; Sherman et al. 2010 flag this).
+Wrap objects are not modelled: `geometric_path` warns when the .osim path has them.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass
+from functools import cached_property
+
+import casadi as ca
+import numpy as np
+
+from trajopt.errors import TrajoptInputError
+from trajopt.multibody.bodies import GROUND
+from trajopt.multibody.functions import CoordinateFunction
+from trajopt.multibody.kinematics import body_pose, coordinate_rates_matrix, point_velocity
+from trajopt.multibody.dynamics import point_force, zero_wrenches
+
+# OpenSim's ConditionalPathPoint::isActive widens the range by this much on both sides.
+CONDITIONAL_RANGE_TOLERANCE = 1e-5
+
+
+class GeometricPathWarning(UserWarning):
+    """A geometric path leaves out something its model file has (wrap objects)."""
+
+
+def _vector3(value, what) -> tuple[float, float, float]:
+    v = np.asarray(value, dtype=float).reshape(-1)
+    if v.size != 3 or not np.all(np.isfinite(v)):
+        raise TrajoptInputError(f"{what}: expected 3 finite numbers, got {value!r}")
+    return tuple(float(x) for x in v)
+
+
+@dataclass(frozen=True)
+class FixedPathPoint:
+    """A point fixed at `location` (m, body frame) on `body` ('ground' allowed)."""
+
+    name: str
+    body: str
+    location: tuple[float, float, float]
+
+    def __post_init__(self):
+        object.__setattr__(self, "location", _vector3(self.location, f"path point '{self.name}' location"))
+
+    def location_in_body(self, model, q):
+        return ca.DM(self.location)
+
+    def active(self, model, q):
+        return 1
+
+
+@dataclass(frozen=True)
+class ConditionalPathPoint(FixedPathPoint):
+    """A fixed point that is on the path only while `coordinate` lies in `range` (inclusive,
+    widened by OpenSim's 1e-5)."""
+
+    coordinate: str = ""
+    range: tuple[float, float] = (0.0, 0.0)
+
+    def active(self, model, q):
+        value = q[_coordinate_index(model, self.coordinate, self.name)]
+        low, high = self.range
+        return ca.logic_and(value >= low - CONDITIONAL_RANGE_TOLERANCE, value <= high + CONDITIONAL_RANGE_TOLERANCE)
+
+
+@dataclass(frozen=True)
+class MovingPathPoint:
+    """A point whose location in a frame fixed to `body` (axes `frame_rotation`, origin
+    `frame_origin`, both in the body frame) has components `functions[k](coordinates[k])`;
+    a component without coordinate is `fixed[k]`. Coordinates are clamped to their ranges."""
+
+    name: str
+    body: str
+    coordinates: tuple[str | None, str | None, str | None]
+    functions: tuple[CoordinateFunction | None, CoordinateFunction | None, CoordinateFunction | None]
+    fixed: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    frame_rotation: tuple = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+    frame_origin: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+    def location_in_body(self, model, q):
+        components = []
+        for k in range(3):
+            name, function = self.coordinates[k], self.functions[k]
+            if name and function is not None:
+                coordinate = _coordinate(model, name, self.name)
+                value = q[_coordinate_index(model, name, self.name)]
+                low, high = coordinate.range
+                if np.isfinite(low):
+                    value = ca.fmax(value, low)
+                if np.isfinite(high):
+                    value = ca.fmin(value, high)
+                components.append(function(value))
+            elif function is not None:
+                components.append(function(0.0))
+            else:
+                components.append(self.fixed[k])
+        local = ca.vertcat(*components)
+        return ca.DM(self.frame_origin) + ca.mtimes(ca.DM(np.asarray(self.frame_rotation, dtype=float)), local)
+
+    def active(self, model, q):
+        return 1
+
+
+PathPoint = FixedPathPoint | ConditionalPathPoint | MovingPathPoint
+
+
+def _coordinate_index(model, name, point):
+    if name not in model.coordinate_names:
+        raise TrajoptInputError(f"path point '{point}': coordinate '{name}' is not a scalar coordinate of model "
+                                f"'{model.name}' (coordinates: {list(model.coordinate_names)})")
+    return model.coordinate_index(name)
+
+
+def _coordinate(model, name, point):
+    for c in model.coordinates:
+        if c.name == name:
+            return c
+    raise TrajoptInputError(f"path point '{point}': model '{model.name}' has no coordinate '{name}'")
+
+
+def _safe(name):
+    return re.sub(r"\W", "_", name)
+
+
+class GeometricPath:
+    """A muscle path of straight segments between `points` on the bodies of `model`."""
+
+    def __init__(self, model, points, name: str = "path"):
+        self.model = model.finalize()
+        self.points = tuple(points)
+        self.name = str(name)
+        if len(self.points) < 2:
+            raise TrajoptInputError(f"geometric path '{self.name}': needs >= 2 points, got {len(self.points)}")
+        for p in self.points:
+            if p.body != GROUND:
+                self.model.body_index(p.body)  # raises for an unknown body
+
+    def _segments(self, q):
+        """Candidate segments (i, j, weight): weight is 1 when i and j are consecutive active points."""
+        active = [p.active(self.model, q) for p in self.points]
+        always = [isinstance(a, int) for a in active]
+        segments = []
+        for i in range(len(self.points)):
+            for j in range(i + 1, len(self.points)):
+                weight = active[i] * active[j] if not (always[i] and always[j]) else 1
+                for m in range(i + 1, j):
+                    weight = weight * (1 - active[m])
+                segments.append((i, j, weight))
+                if always[j]:
+                    break  # no segment skips a point that is always active
+        return segments
+
+    @cached_property
+    def function(self) -> ca.Function:
+        """casadi Function (q, u) -> (length, lengthening_speed, wrenches, generalized_forces) for
+        unit tension; wrenches 6 x nb and generalized_forces (from moving points) nv."""
+        model = self.model
+        q = ca.SX.sym("q", model.nq)
+        u = ca.SX.sym("u", model.nv)
+        n_matrix = coordinate_rates_matrix(model, q)
+        qdot = ca.mtimes(n_matrix, u)
+        locations, positions, velocities, rotations = [], [], [], []
+        for p in self.points:
+            c = p.location_in_body(model, q)
+            rate = ca.jtimes(c, q, qdot) if ca.depends_on(ca.SX(c), q) else ca.DM.zeros(3, 1)
+            if p.body == GROUND:
+                rotation, origin = ca.DM.eye(3), ca.DM.zeros(3, 1)
+                velocity = rate
+            else:
+                rotation, origin = body_pose(model, q, p.body)
+                velocity = point_velocity(model, q, u, p.body, c) + ca.mtimes(rotation, rate)
+            locations.append(c)
+            rotations.append(rotation)
+            positions.append(origin + ca.mtimes(rotation, c))
+            velocities.append(velocity)
+        length = 0
+        speed = 0
+        wrenches = zero_wrenches(model)
+        generalized = ca.SX.zeros(model.nv, 1)
+        for i, j, weight in self._segments(q):
+            delta = positions[j] - positions[i]
+            distance = ca.norm_2(delta)
+            direction = delta / distance
+            length = length + weight * distance
+            speed = speed + weight * ca.dot(direction, velocities[j] - velocities[i])
+            # Tension pulls each end of the segment toward the other.
+            for k, force in ((i, weight * direction), (j, -weight * direction)):
+                point = self.points[k]
+                if point.body == GROUND:
+                    continue
+                wrenches = wrenches + point_force(model, q, point.body, locations[k], force)
+                if isinstance(point, MovingPathPoint):
+                    # Work done as the point slides over its body: f = N^T (dc/dq)^T R^T F.
+                    dc_dq = ca.jacobian(locations[k], q)
+                    local_force = ca.mtimes(rotations[k].T, force)
+                    generalized = generalized + ca.mtimes(n_matrix.T, ca.mtimes(dc_dq.T, local_force))
+        return ca.Function(
+            f"geometric_path_{_safe(self.name)}",
+            [q, u],
+            [length, speed, wrenches, generalized],
+            ["q", "u"],
+            ["length", "lengthening_speed", "wrenches", "generalized_forces"],
+            {"cse": True},
+        )
+
+    def length(self, q):
+        """Path length l(q) (m)."""
+        return self.function(q, ca.DM.zeros(self.model.nv))[0]
+
+    def lengthening_speed(self, q, u):
+        """l̇(q, u) (m/s), exact from the velocities of the path points."""
+        return self.function(q, u)[1]
+
+    def unit_tension_loads(self, q):
+        """(wrenches 6 x nb, generalized forces nv) a tension of 1 N applies to the model."""
+        result = self.function(q, ca.DM.zeros(self.model.nv))
+        return result[2], result[3]
+
+    def __repr__(self):
+        return f"GeometricPath({self.name!r}, points={len(self.points)})"
+
+
+def _path_point(osim_model, point, muscle):
+    # Imported here: trajopt.osim is a sibling core package (spec types only).
+    from trajopt.osim import spec
+    from trajopt.osim.build import coordinate_function
+
+    if isinstance(point, spec.MovingPathPoint):
+        body, rotation, origin = osim_model.frames.pose(point.frame)
+        names = (point.x_coordinate, point.y_coordinate, point.z_coordinate)
+        specs = (point.x_location, point.y_location, point.z_location)
+        return MovingPathPoint(
+            name=point.name,
+            body=body,
+            coordinates=tuple(n or None for n in names),
+            functions=tuple(None if f is None else coordinate_function(f) for f in specs),
+            fixed=tuple(point.location),
+            frame_rotation=tuple(map(tuple, np.asarray(rotation, dtype=float))),
+            frame_origin=tuple(float(v) for v in origin),
+        )
+    body_point = osim_model.point(point.frame, point.location)
+    if isinstance(point, spec.ConditionalPathPoint):
+        if not point.coordinate:
+            raise TrajoptInputError(f"{osim_model.spec.file}: muscle '{muscle}' ConditionalPathPoint "
+                                    f"'{point.name}' names no coordinate")
+        return ConditionalPathPoint(point.name, body_point.body, body_point.location,
+                                    coordinate=point.coordinate, range=tuple(point.range))
+    return FixedPathPoint(point.name, body_point.body, body_point.location)
+
+
+def geometric_path(osim_model, muscle: str) -> GeometricPath:
+    """The geometric path of `muscle` of a loaded .osim model (`trajopt.osim.load_osim`).
+
+    Warns (`GeometricPathWarning`) when the muscle's path has wrap objects: they are ignored.
+    """
+    spec_muscle = osim_model.muscle(muscle)
+    if spec_muscle.path.wraps:
+        names = [w.wrap_object for w in spec_muscle.path.wraps]
+        warnings.warn(f"{osim_model.spec.file}: muscle '{muscle}' wraps over {names}; its geometric path "
+                      f"ignores wrap objects (use a fitted surrogate for the wrapped length)",
+                      GeometricPathWarning, stacklevel=2)
+    points = [_path_point(osim_model, p, muscle) for p in spec_muscle.path.points]
+    return GeometricPath(osim_model.multibody, points, name=muscle)
+
+
+def geometric_paths(osim_model) -> tuple[GeometricPath, ...]:
+    """Geometric paths of every muscle of the model, in file order (warns once per wrapped muscle)."""
+    return tuple(geometric_path(osim_model, m.name) for m in osim_model.muscles)
