@@ -23,6 +23,7 @@ from trajopt.multibody import (
     joint_reaction_loads,
     kinetic_energy,
     mass_matrix,
+    point_acceleration,
     point_force,
     point_velocity,
     potential_energy,
@@ -164,14 +165,19 @@ def test_sliding_mass_on_a_ramp():
 
 
 def test_generalized_force_of_point_force_is_jacobian_transpose():
+    # 'nail' is welded to 'finger' and folded into it by the algorithms: its load must still count.
     model = spatial_chain()
     rng = np.random.default_rng(25)
     q, u, udot = random_state(model, rng)
-    point, force = (0.02, -0.03, 0.01), rng.normal(size=3)
-    wrenches = point_force(model, q, "finger", point, force)
-    jacobian = np.asarray(frame_jacobian(model, q, "finger", point))
-    difference = _v(inverse_dynamics(model, q, u, udot)) - _v(inverse_dynamics(model, q, u, udot, wrenches))
-    assert np.abs(difference - jacobian[3:].T @ force).max() < 1e-12
+    for body in ("finger", "nail", "trunk"):
+        point, force = (0.02, -0.03, 0.01), rng.normal(size=3)
+        wrenches = point_force(model, q, body, point, force)
+        jacobian = np.asarray(frame_jacobian(model, q, body, point))
+        difference = _v(inverse_dynamics(model, q, u, udot)) - _v(inverse_dynamics(model, q, u, udot, wrenches))
+        assert np.abs(difference - jacobian[3:].T @ force).max() < 1e-12, body
+        free_difference = _v(forward_dynamics(model, q, u, np.zeros(model.nv), wrenches)) - _v(forward_dynamics(model, q, u, np.zeros(model.nv)))
+        mass = np.asarray(mass_matrix(model, q))
+        assert np.abs(mass @ free_difference - jacobian[3:].T @ force).max() < 1e-10, body
 
 
 def test_locked_coordinates_do_not_accelerate():
@@ -188,3 +194,15 @@ def test_locked_coordinates_do_not_accelerate():
     free = model.unlocked_speed_indices()
     assert np.abs(residual[free]).max() < 1e-10  # the lock's reaction appears only in its own row
     assert abs(residual[locked]) > 1e-3
+
+
+def test_root_reaction_force_equals_total_momentum_rate(model):
+    # Newton for the whole tree: the load ground applies through the root joint is sum m (a_com - g).
+    rng = np.random.default_rng(27)
+    q, u, udot = random_state(model, rng)
+    expected = sum(body.mass * (_v(point_acceleration(model, q, u, udot, body.name, body.center_of_mass)) - model.gravity)
+                   for body in model.bodies)
+    forces, _ = joint_reaction_loads(model, q, u, udot)
+    root = [k for k, joint in enumerate(model.joints) if joint.parent.body == "ground"]
+    assert len(root) == 1
+    assert np.abs(np.asarray(forces)[:, root[0]] - expected).max() < 1e-10 * (1 + np.abs(expected).max())

@@ -16,6 +16,8 @@ import sys
 PROBLEMS = {
     "das3-serratus": ("problems.das3_serratus.serratus_fit", "DAS3 serratus anterior: Euler vs quaternion polynomial paths (table + figure)"),
     "muscle-curves": ("trajopt.reports.muscle_curves", "plot the DeGroote 2016 curves to results/muscle_curves/"),
+    "arm26-static-optimization": ("problems.arm26_static_optimization.main",
+                                  "arm26 inverse dynamics + static optimization vs OpenSim (results/arm26_static_optimization/)"),
 }
 
 BENCHMARKS: dict[str, tuple[str, str]] = {

@@ -61,7 +61,7 @@ def _compiled(function: ca.Function, folder: Path) -> ca.Function | None:
     return ca.external(function.name(), str(library))
 
 
-def _trajopt_timings(model, q, u, udot, folder: Path) -> tuple[dict, np.ndarray]:
+def _trajopt_timings(model, q, u, udot, folder: Path | None) -> tuple[dict, np.ndarray]:
     multibody = model.multibody
     count = len(q)
     qs, us, udots = (ca.SX.sym(name, multibody.nq if name == "q" else multibody.nv) for name in ("q", "u", "udot"))
@@ -84,7 +84,7 @@ def _trajopt_timings(model, q, u, udot, folder: Path) -> tuple[dict, np.ndarray]
             "mapped_s": _seconds_per_call(lambda: mapped(*columns), count),
             "sx_nodes": int(function.n_instructions()),
         }
-        compiled = _compiled(mapped, folder)
+        compiled = None if folder is None else _compiled(mapped, folder)
         if compiled is not None:
             entry["compiled_mapped_s"] = _seconds_per_call(lambda: compiled(*columns), count)
         result[label] = entry
@@ -95,6 +95,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench dynamics", description=__doc__.splitlines()[0])
     parser.add_argument("--states", type=int, default=200, help="random states per model (default 200)")
     parser.add_argument("--output", default="results/benchmarks/dynamics.json")
+    parser.add_argument("--no-codegen", action="store_true", help="skip the C-compiled variant")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(0)
     report = {"machine": platform.platform(), "processor": platform.processor(), "casadi": ca.__version__,
@@ -115,8 +116,9 @@ def main(argv=None) -> int:
             order = [names.index(c) for c in model.multibody.coordinate_names]
             entry = {"nq": model.multibody.nq, "bodies": len(model.multibody.bodies)}
             entry["trajopt"], tau = _trajopt_timings(model, q_osim[:, order], u_osim[:, order],
-                                                     udot_osim[:, order], Path(folder))
+                                                     udot_osim[:, order], None if args.no_codegen else Path(folder))
             if opensim_available():
+                report.setdefault("opensim", run_opensim_task("echo_version", {})["version"])
                 reference = run_opensim_task("osim_inverse_dynamics", {"model": str(path), "q": q_osim, "u": u_osim,
                                                                        "udot": udot_osim, "repeat": 5})
                 entry["opensim"] = {"inverse_dynamics_s": reference["seconds_inverse_dynamics"],

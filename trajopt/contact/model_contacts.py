@@ -47,8 +47,9 @@ def osim_contacts(osim_model) -> tuple[SphereContact, ...]:
         half_space = half_spaces.get(_geometry_name(force.half_space))
         for socket, target, found in (("sphere", force.sphere, sphere), ("half_space", force.half_space, half_space)):
             if found is None:
-                raise ModelFileError(f"{osim_model.spec.file}: SmoothSphereHalfSpaceForce '{force.name}' socket_{socket} "
-                                     f"'{target}' is not a contact {socket.replace('_', ' ')} of the model")
+                raise ModelFileError(f"{osim_model.spec.file}: SmoothSphereHalfSpaceForce '{force.name}' "
+                                     f"socket_{socket} '{target}' is not a contact {socket.replace('_', ' ')} "
+                                     f"of the model")
         parameters = SmoothSphereHalfSpaceParameters(
             stiffness=force.stiffness, dissipation=force.dissipation, sphere_radius=sphere.radius,
             static_friction=force.static_friction, dynamic_friction=force.dynamic_friction,

@@ -71,7 +71,8 @@ class SmoothSphereHalfSpaceParameters:
         normal = np.asarray(_vector3("half_space_normal", self.half_space_normal))
         length = float(np.linalg.norm(normal))
         if length < 1e-12:
-            raise TrajoptInputError(f"SmoothSphereHalfSpaceParameters: half_space_normal = {tuple(normal)} has no direction")
+            raise TrajoptInputError(f"SmoothSphereHalfSpaceParameters: half_space_normal = {tuple(normal)} "
+                                    f"has no direction")
         object.__setattr__(self, "half_space_normal", tuple(float(v) for v in normal / length))
 
 

@@ -1,5 +1,14 @@
 """Symbolic multibody dynamics on CasADi: bodies, joints (quaternion ball/free joints included),
-and algorithms as free functions backed by cached, named casadi Functions."""
+and algorithms as free functions backed by cached, named casadi Functions.
+
+    from trajopt import multibody as mb
+    model = mb.Model("pendulum", gravity=(0, -9.81, 0))
+    model.add_body(mb.Body("rod", mass=1.0, center_of_mass=(0, -0.5, 0), inertia=(0.08, 0.005, 0.08, 0, 0, 0)))
+    model.add_joint(mb.BallJoint("shoulder", mb.OffsetFrame("ground"), mb.OffsetFrame("rod")))
+    tau = mb.inverse_dynamics(model, q, u, udot)       # q: nq (a quaternion counts 4), u, udot: nv
+    udot = mb.forward_dynamics(model, q, u, tau)       # q, u, ... may be numpy, DM, SX or MX
+    q_next = mb.integrate(model, q, u, dt)             # quaternions stay unit
+"""
 
 from trajopt.multibody.bodies import GROUND, Body, OffsetFrame
 from trajopt.multibody.coordinates import Coordinate

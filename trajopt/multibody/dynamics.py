@@ -10,12 +10,15 @@ Each public function evaluates a named casadi.Function built once in SX and cach
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
 from trajopt.multibody import spatial
 from trajopt.multibody.bodies import GROUND
+from trajopt.multibody.joints import WeldJoint
 from trajopt.multibody.kinematics import FUNCTION_OPTIONS, body_pose, cached_function, symbols, tree_pass
 
 
@@ -24,17 +27,79 @@ def _gravity_acceleration(model):
     return ca.DM(np.concatenate([np.zeros(3), -model.gravity]))
 
 
-def _recursive_newton_euler(model, q, u, udot, wrenches):
-    """Returns (tau, per-body states, transmitted joint forces f_i in body axes at body origin)."""
+@dataclass(frozen=True)
+class _RigidGroups:
+    """Bodies welded to their parent with only welded descendants ride on their nearest moving
+    ancestor (the carrier, -1 for ground): their inertia is added to it once, at build time."""
+
+    absorbed: tuple  # per body: folded into its carrier
+    carrier: tuple  # per body: index of the carrier (itself when not absorbed)
+    to_carrier: tuple  # per absorbed body: constant motion transform from carrier to body
+    inertia: tuple  # per body: spatial inertia including absorbed bodies (DM 6x6)
+
+
+def _rigid_groups(model, merge_welds=True):
+    if not merge_welds:
+        n = len(model.bodies)
+        return _RigidGroups((False,) * n, tuple(range(n)), (None,) * n, tuple(ca.DM(b.spatial_inertia()) for b in model.bodies))
+    return cached_function(model, "rigid_groups", _build_rigid_groups)
+
+
+def _build_rigid_groups(model):
+    n = len(model.bodies)
+    states = tree_pass(model, ca.DM(model.default_q()))  # weld transforms are constant
+    children = [[] for _ in range(n)]
+    for k in range(n):
+        if model.parent_index(k) >= 0:
+            children[model.parent_index(k)].append(k)
+    absorbed = [False] * n
+    for k in range(n - 1, -1, -1):  # children before parents
+        absorbed[k] = isinstance(model.joints[k], WeldJoint) and all(absorbed[c] for c in children[k])
+    own = [ca.DM(b.spatial_inertia()) for b in model.bodies]
+    inertia, carrier, to_carrier = list(own), list(range(n)), [None] * n
+    for k in range(n):  # parents before children
+        if not absorbed[k]:
+            continue
+        parent = model.parent_index(k)
+        x = spatial.motion_transform_matrix(states[k].e, states[k].r)
+        if parent >= 0 and absorbed[parent]:
+            carrier[k], to_carrier[k] = carrier[parent], ca.mtimes(x, to_carrier[parent])
+        else:
+            carrier[k], to_carrier[k] = parent, x
+        if carrier[k] >= 0:
+            inertia[carrier[k]] = inertia[carrier[k]] + ca.mtimes(ca.mtimes(to_carrier[k].T, own[k]), to_carrier[k])
+    return _RigidGroups(tuple(absorbed), tuple(carrier), tuple(to_carrier), tuple(inertia))
+
+
+def _external_forces(states, wrenches, groups):
+    """Applied wrenches in body axes about body origins; absorbed bodies' go to their carriers."""
+    external = [ca.DM.zeros(6, 1) for _ in states]
+    if isinstance(wrenches, ca.DM) and wrenches.nnz() == 0:
+        return external
+    for k, s in enumerate(states):
+        force = ca.vertcat(ca.mtimes(s.rotation.T, wrenches[0:3, k]), ca.mtimes(s.rotation.T, wrenches[3:6, k]))
+        c = groups.carrier[k]
+        if not groups.absorbed[k]:
+            external[k] = external[k] + force
+        elif c >= 0:
+            external[c] = external[c] + ca.mtimes(groups.to_carrier[k].T, force)
+    return external
+
+
+def _recursive_newton_euler(model, q, u, udot, wrenches, merge_welds=True):
+    """Returns (tau, per-body states, transmitted joint forces f_i in body axes at body origin;
+    None for bodies folded into their carrier when merge_welds)."""
     states = tree_pass(model, q, u, udot, base_acceleration=_gravity_acceleration(model))
-    forces = []
-    for k, (body, s) in enumerate(zip(model.bodies, states)):
-        inertia = ca.DM(body.spatial_inertia())
+    groups = _rigid_groups(model, merge_welds)
+    external = _external_forces(states, wrenches, groups)
+    kept = [k for k in range(len(states)) if not groups.absorbed[k]]
+    forces = [None] * len(states)
+    for k in kept:
+        s, inertia = states[k], groups.inertia[k]
         momentum = ca.mtimes(inertia, s.velocity)
-        external = ca.vertcat(ca.mtimes(s.rotation.T, wrenches[0:3, k]), ca.mtimes(s.rotation.T, wrenches[3:6, k]))
-        forces.append(ca.mtimes(inertia, s.acceleration) + spatial.cross_force(s.velocity, momentum) - external)
-    taus = [None] * len(states)
-    for k in range(len(states) - 1, -1, -1):
+        forces[k] = ca.mtimes(inertia, s.acceleration) + spatial.cross_force(s.velocity, momentum) - external[k]
+    taus = [ca.DM.zeros(0, 1)] * len(states)
+    for k in reversed(kept):
         s = states[k]
         taus[k] = ca.mtimes(s.subspace.T, forces[k])
         parent = model.parent_index(k)
@@ -90,7 +155,7 @@ def _build_inverse_dynamics(model, with_wrenches):
 
 def _build_joint_reaction_loads(model, option):
     inputs, names, wrenches = _inputs(model, ("q", "u", "udot"), True)
-    _, states, forces = _recursive_newton_euler(model, *inputs[:3], wrenches)
+    _, states, forces = _recursive_newton_euler(model, *inputs[:3], wrenches, merge_welds=False)
     axes = _reaction_axes(model, option, states)
     reaction_forces, reaction_moments = [], []
     for k, joint in enumerate(model.joints):
@@ -199,16 +264,17 @@ def _articulated_body_algorithm(model, q, u, tau, wrenches):
     """udot by Featherstone's articulated-body algorithm (O(n), no matrix solve over the tree)."""
     states = tree_pass(model, q, u)
     n = len(states)
-    x_parent = [spatial.motion_transform_matrix(s.e, s.r) for s in states]
-    inertia_a, bias_a = [], []
+    groups = _rigid_groups(model)
+    kept = [k for k in range(n) if not groups.absorbed[k]]
+    x_parent = [spatial.motion_transform_matrix(s.e, s.r) if not groups.absorbed[k] else None for k, s in enumerate(states)]
+    external = _external_forces(states, wrenches, groups)
     velocity_product = [s.velocity_product for s in states]
-    for k, (body, s) in enumerate(zip(model.bodies, states)):
-        inertia = ca.DM(body.spatial_inertia())
-        external = ca.vertcat(ca.mtimes(s.rotation.T, wrenches[0:3, k]), ca.mtimes(s.rotation.T, wrenches[3:6, k]))
-        inertia_a.append(inertia)
-        bias_a.append(spatial.cross_force(s.velocity, ca.mtimes(inertia, s.velocity)) - external)
+    inertia_a, bias_a = list(groups.inertia), [None] * n
+    for k in kept:
+        s = states[k]
+        bias_a[k] = spatial.cross_force(s.velocity, ca.mtimes(inertia_a[k], s.velocity)) - external[k]
     u_cache, d_inv_cache, big_u_cache = [None] * n, [None] * n, [None] * n
-    for k in range(n - 1, -1, -1):
+    for k in reversed(kept):
         joint, s = model.joints[k], states[k]
         parent = model.parent_index(k)
         if joint.nv:
@@ -227,7 +293,7 @@ def _articulated_body_algorithm(model, q, u, tau, wrenches):
         inertia_a[parent] = inertia_a[parent] + ca.mtimes(ca.mtimes(x_parent[k].T, ia), x_parent[k])
         bias_a[parent] = bias_a[parent] + ca.mtimes(x_parent[k].T, pa)
     accelerations, udot = [None] * n, []
-    for k in range(n):
+    for k in kept:
         joint, s = model.joints[k], states[k]
         parent = model.parent_index(k)
         a_parent = accelerations[parent] if parent >= 0 else _gravity_acceleration(model)

@@ -95,6 +95,10 @@ def parse_muscle(reader, element, owner, where) -> spec.Muscle:
     path_element = element.find("GeometryPath")
     if path_element is None:
         path_element = element.find("path/GeometryPath")
+    if path_element is None:
+        other = [c.tag for c in element if isinstance(c.tag, str) and c.tag.endswith("Path")]
+        if other:
+            raise reader.error(f"{where}/{other[0]}", f"unsupported path type '{other[0]}' (only GeometryPath)")
     path = parse_geometry_path(reader, path_element, f"/forceset/{name}", f"{where}/GeometryPath")
     return spec.Muscle(
         name=name, model=model, path=path, applies_force=values.pop("appliesForce"),

@@ -40,6 +40,7 @@ _JOINT_MOTION = {
     "FreeJoint": ("rotational",) * 3 + ("translational",) * 3,
 }
 
+
 class OsimIgnoredWarning(UserWarning):
     """Elements of a model file that trajopt read past (listed with their paths)."""
 
@@ -308,7 +309,24 @@ def _check_references(model: spec.ModelSpec) -> None:
     for muscle in model.muscles:
         for point in muscle.path.points:
             need_frame(point.frame, f"muscle {muscle.name} path point {point.name}")
+    def need_coordinate(name, who):
+        if name not in coordinates:
+            raise ModelFileError(f"{model.file}: {who} refers to coordinate '{name}', which the model does not define")
+
     for actuator in model.coordinate_actuators:
-        if actuator.coordinate not in coordinates:
-            raise ModelFileError(f"{model.file}: CoordinateActuator {actuator.name} acts on unknown coordinate "
-                                 f"'{actuator.coordinate}'")
+        need_coordinate(actuator.coordinate, f"CoordinateActuator {actuator.name}")
+    for muscle in model.muscles:
+        for point in muscle.path.points:
+            used = (getattr(point, "coordinate", ""), getattr(point, "x_coordinate", ""),
+                    getattr(point, "y_coordinate", ""), getattr(point, "z_coordinate", ""))
+            for name in filter(None, used):
+                need_coordinate(name, f"muscle {muscle.name} path point {point.name}")
+    for constraint in model.constraints:
+        for name in (constraint.dependent_coordinate,) + constraint.independent_coordinates:
+            need_coordinate(name, f"CoordinateCouplerConstraint {constraint.name}")
+    wraps = {w.name for w in model.wrap_objects}
+    for muscle in model.muscles:
+        for wrap in muscle.path.wraps:
+            if wrap.wrap_object not in wraps:
+                raise ModelFileError(f"{model.file}: muscle {muscle.name} wraps over '{wrap.wrap_object}', which no "
+                                     f"body defines")

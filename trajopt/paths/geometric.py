@@ -30,6 +30,8 @@ from trajopt.multibody.bodies import GROUND
 from trajopt.multibody.functions import CoordinateFunction
 from trajopt.multibody.kinematics import body_pose, coordinate_rates_matrix, point_velocity
 from trajopt.multibody.dynamics import point_force, zero_wrenches
+from trajopt.osim import spec
+from trajopt.osim.build import coordinate_function
 
 # OpenSim's ConditionalPathPoint::isActive widens the range by this much on both sides.
 CONDITIONAL_RANGE_TOLERANCE = 1e-5
@@ -193,8 +195,17 @@ class GeometricPath:
         wrenches = zero_wrenches(model)
         generalized = ca.SX.zeros(model.nv, 1)
         for i, j, weight in self._segments(q):
+            first, second = self.points[i], self.points[j]
+            if first.body == second.body and not isinstance(first, MovingPathPoint) \
+                    and not isinstance(second, MovingPathPoint):
+                # Both ends fixed on one body: a constant length, no speed, loads that cancel.
+                length = length + weight * float(np.linalg.norm(np.subtract(second.location, first.location)))
+                continue
             delta = positions[j] - positions[i]
             distance = ca.norm_2(delta)
+            if not isinstance(weight, int):
+                # A segment that is off may join coincident points: keep its NaN out of the sums.
+                distance = ca.if_else(weight, distance, 1.0)
             direction = delta / distance
             length = length + weight * distance
             speed = speed + weight * ca.dot(direction, velocities[j] - velocities[i])
@@ -236,10 +247,6 @@ class GeometricPath:
 
 
 def _path_point(osim_model, point, muscle):
-    # Imported here: trajopt.osim is a sibling core package (spec types only).
-    from trajopt.osim import spec
-    from trajopt.osim.build import coordinate_function
-
     if isinstance(point, spec.MovingPathPoint):
         body, rotation, origin = osim_model.frames.pose(point.frame)
         names = (point.x_coordinate, point.y_coordinate, point.z_coordinate)

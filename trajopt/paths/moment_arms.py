@@ -44,12 +44,14 @@ class CoordinateCoupling:
 
 
 def couplings_from_osim(osim_model) -> tuple[CoordinateCoupling, ...]:
-    """The CoordinateCouplerConstraints of a loaded .osim model (or its spec) as couplings."""
+    """The enforced CoordinateCouplerConstraints of a loaded .osim model (or its spec) as couplings."""
     from trajopt.osim.build import coordinate_function
 
     model_spec = getattr(osim_model, "spec", osim_model)
     couplings = []
     for constraint in model_spec.constraints:
+        if not constraint.enforced:
+            continue
         if len(constraint.independent_coordinates) != 1:
             raise TrajoptInputError(
                 f"{model_spec.file}: CoordinateCouplerConstraint '{constraint.name}' has independent coordinates "
@@ -57,6 +59,30 @@ def couplings_from_osim(osim_model) -> tuple[CoordinateCoupling, ...]:
         couplings.append(CoordinateCoupling(constraint.dependent_coordinate, constraint.independent_coordinates[0],
                                             coordinate_function(constraint.function), constraint.scale_factor))
     return tuple(couplings)
+
+
+def load_osim_with_couplings(path):
+    """(OsimModel, couplings) of a .osim file whose CoordinateCouplerConstraints are enforced.
+
+    Adapter until `trajopt.osim` supports kinematic constraints (its builder refuses enforced
+    couplers): the multibody model keeps every coordinate free, and the couplings carry the
+    constraints into moment arms (keep q consistent with them, e.g. with `CoordinateCoupling.value`).
+    """
+    from dataclasses import replace
+
+    from trajopt.osim.build import FrameResolver, build_multibody, contact_geometry
+    from trajopt.osim.load import OsimModel
+    from trajopt.osim.parser import parse_osim
+
+    model_spec = parse_osim(path)
+    couplings = couplings_from_osim(model_spec)
+    free_spec = replace(model_spec, constraints=tuple(replace(c, enforced=False) for c in model_spec.constraints))
+    frames = FrameResolver(free_spec)
+    spheres, half_spaces = contact_geometry(free_spec, frames)
+    osim_model = OsimModel(spec=free_spec, multibody=build_multibody(free_spec), frames=frames,
+                           markers={m.name: frames.point(m.frame, m.location) for m in free_spec.markers},
+                           contact_spheres=spheres, contact_half_spaces=half_spaces)
+    return osim_model, couplings
 
 
 def _speed_index(model, name, what):

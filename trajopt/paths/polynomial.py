@@ -61,7 +61,7 @@ class PolynomialPath:
     coefficients: tuple[float, ...]
     ranges: tuple[tuple[float, float], ...]
     report: FitReport | None = None
-    _warned: list = field(default_factory=list, compare=False, repr=False)
+    _warned: list = field(default_factory=list, compare=False, repr=False, init=False)
 
     def __post_init__(self):
         n = len(self.coordinates)

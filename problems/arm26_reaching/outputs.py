@@ -1,0 +1,200 @@
+"""Outputs of the arm26 reaching problems: OpenSim-readable .sto files, figures, a GIF, the Moco and OpenSim checks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from trajopt.io.tables import Table, read_table, write_sto
+from trajopt.multibody import point_position
+from trajopt.opensim_reference import opensim_available, run_opensim_task
+from trajopt.prediction import MuscleDrivenProblem
+
+HERE = Path(__file__).resolve().parent
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def opensim_state_labels(built: MuscleDrivenProblem) -> tuple[list[str], list[str], list[str]]:
+    """OpenSim state paths of q, u and activations (as Moco writes them)."""
+    joints = {c.name: c.joint for c in built.model.osim.spec.coordinates}
+    names = built.model.coordinate_names
+    return ([f"/jointset/{joints[n]}/{n}/value" for n in names], [f"/jointset/{joints[n]}/{n}/speed" for n in names],
+            [f"/forceset/{m}/activation" for m in built.model.muscle_names])
+
+
+def trajectories(built: MuscleDrivenProblem, solution) -> dict[str, np.ndarray]:
+    """q, u, activations, muscle controls, residuals and tendon forces on the grid, frames x columns."""
+    columns = solution.time.size
+    result = {"time": solution.time}
+    for name in ("q", "u", "activations", "excitations", "residuals", "tendon_forces"):
+        expression = getattr(built, name)
+        if expression is not None:
+            result[name] = np.asarray(solution.value(expression)).reshape(-1, columns).T
+    return result
+
+
+def write_results(built: MuscleDrivenProblem, solution, folder, animate: bool = True, hand=None, target=None,
+                  moco: Table | None = None) -> Path:
+    """Write the solution (.sto/.csv), OpenSim states/controls, muscle forces, figures and a GIF to ``folder``."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    solution.write_sto(folder / "solution.sto")
+    solution.write_csv(folder / "solution.csv")
+    data = trajectories(built, solution)
+    q_labels, u_labels, a_labels = opensim_state_labels(built)
+    states = np.hstack([data["q"], data["u"], data["activations"]])
+    write_sto(folder / "states.sto", Table(data["time"], tuple(q_labels + u_labels + a_labels), states,
+                                           name="states"))
+    if "excitations" in data:
+        write_sto(folder / "controls.sto", Table(data["time"], tuple(f"/forceset/{m}" for m in built.model.muscle_names),
+                                                 data["excitations"], name="controls"))
+    write_sto(folder / "muscle_forces.sto", Table(data["time"], tuple(built.model.muscle_names), data["tendon_forces"],
+                                                  name="tendon_forces_N"))
+    solution.plot(folder / "solution.png")
+    plot_muscles(built, data, folder / "muscles.png", moco)
+    if animate:
+        animate_arm(built, data, folder / "arm.gif", hand=hand, target=target)
+    return folder
+
+
+def read_moco_solution(path) -> Table:
+    return read_table(path)
+
+
+def plot_muscles(built: MuscleDrivenProblem, data: dict, path, moco: Table | None = None) -> None:
+    """Coordinates, muscle controls/activations and tendon forces; Moco's solution dashed when given."""
+    plt = _plt()
+    figure, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    names = built.model.coordinate_names
+    colours = plt.cm.tab10(np.arange(len(built.model.muscle_names)))
+    q_labels, _, a_labels = opensim_state_labels(built)
+    for k, name in enumerate(names):
+        axes[0].plot(data["time"], np.degrees(data["q"][:, k]), label=f"{name} (trajopt)")
+        if moco is not None:
+            axes[0].plot(moco.time, np.degrees(moco.column(q_labels[k])), "k--", lw=1,
+                         label="Moco" if k == 0 else None)
+    axes[0].set_ylabel("angle (deg)")
+    controls = data.get("excitations", data["activations"])
+    for k, muscle in enumerate(built.model.muscle_names):
+        axes[1].plot(data["time"], controls[:, k], color=colours[k], label=muscle)
+        if moco is not None:
+            axes[1].plot(moco.time, moco.column(f"/forceset/{muscle}"), "--", color=colours[k], lw=1)
+        axes[2].plot(data["time"], data["tendon_forces"][:, k], color=colours[k], label=muscle)
+    axes[1].set_ylabel("excitation" if "excitations" in data else "activation")
+    axes[2].set_ylabel("tendon force (N)")
+    axes[0].legend(fontsize="small")
+    axes[1].legend(fontsize="small", ncol=2)
+    for axis in axes:
+        axis.set_xlabel("time (s)")
+    if moco is not None:
+        axes[1].set_title("dashed: Moco (OpenSim 4.6)", fontsize="small")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def _muscle_points(built: MuscleDrivenProblem):
+    """Per muscle, its .osim path points as (body, location) (wrap objects are not drawn)."""
+    osim = built.model.osim
+    result = []
+    for muscle in built.model.muscle_specs:
+        points = []
+        for point in muscle.path.points:
+            body_point = osim.point(point.frame, point.location)
+            points.append((body_point.body, body_point.location))
+        result.append(points)
+    return result
+
+
+def animate_arm(built: MuscleDrivenProblem, data: dict, path, hand=None, target=None, frames: int = 26) -> None:
+    """GIF of the arm in the sagittal (x, y) plane, muscle lines coloured by activation (PillowWriter)."""
+    plt = _plt()
+    from matplotlib.animation import PillowWriter
+
+    model = built.model.multibody
+    marker = built.model.osim.marker(hand) if hand else None
+    muscle_points = _muscle_points(built)
+    chosen = np.linspace(0, data["time"].size - 1, frames).round().astype(int)
+    colormap = plt.cm.plasma
+
+    def position(q, body, location):
+        if body == "ground":
+            return np.asarray(location, float)
+        return np.asarray(point_position(model, q, body, location)).flatten()
+
+    figure, axis = plt.subplots(figsize=(3.6, 3.6))
+    writer = PillowWriter(fps=12)
+    with writer.saving(figure, str(path), dpi=60):
+        for index in chosen:
+            q = data["q"][index]
+            axis.clear()
+            skeleton = [position(q, "r_humerus", (0, 0, 0)), position(q, "r_ulna_radius_hand", (0, 0, 0))]
+            if marker is not None:
+                skeleton.append(position(q, marker.body, marker.location))
+            else:
+                skeleton.append(position(q, "r_ulna_radius_hand", (0.0, -0.181479, 0.0)))
+            skeleton = np.array(skeleton)
+            axis.plot(skeleton[:, 0], skeleton[:, 1], "-o", color="0.3", lw=4, ms=5)
+            for k, points in enumerate(muscle_points):
+                line = np.array([position(q, body, location) for body, location in points])
+                axis.plot(line[:, 0], line[:, 1], color=colormap(float(data["activations"][index, k])), lw=2)
+            if target is not None:
+                axis.plot(target[0], target[1], "x", color="red", ms=10, mew=2)
+            axis.set_xlim(-0.25, 0.45)
+            axis.set_ylim(0.2, 0.9)
+            axis.set_aspect("equal")
+            axis.set_title(f"t = {data['time'][index]:.2f} s (colour: activation 0-1)", fontsize=7)
+            axis.tick_params(labelsize=6)
+            writer.grab_frame()
+    plt.close(figure)
+
+
+def compare_with_moco(built: MuscleDrivenProblem, solution, moco: Table) -> dict:
+    """Largest differences from Moco's solution at Moco's times: coordinates (rad), excitations, activations."""
+    q_labels, _, a_labels = opensim_state_labels(built)
+    at = np.clip(moco.time, solution.initial_time, solution.initial_time + solution.duration)
+    q = np.asarray(solution.value(built.q, at=at)).reshape(-1, at.size).T
+    e = np.asarray(solution.value(built.excitations, at=at)).reshape(-1, at.size).T
+    a = np.asarray(solution.value(built.activations, at=at)).reshape(-1, at.size).T
+    moco_q = np.column_stack([moco.column(label) for label in q_labels])
+    moco_e = np.column_stack([moco.column(f"/forceset/{m}") for m in built.model.muscle_names])
+    moco_a = np.column_stack([moco.column(label) for label in a_labels])
+    return {"max_coordinate_difference_rad": float(np.max(np.abs(q - moco_q))),
+            "max_excitation_difference": float(np.max(np.abs(e - moco_e))),
+            "max_activation_difference": float(np.max(np.abs(a - moco_a)))}
+
+
+def opensim_muscle_check(built: MuscleDrivenProblem, solution, folder) -> dict:
+    """OpenSim's tendon forces and musculotendon lengths at the solution's states (from states.sto) vs trajopt's.
+
+    Needs opensim (child process); returns {} without it. Writes ``opensim_muscle_check.json`` in ``folder``.
+    """
+    if not opensim_available():
+        return {}
+    folder = Path(folder)
+    data = trajectories(built, solution)
+    result = run_opensim_task("arm26_muscle_states", {
+        "model": str(built.model.osim.spec.file), "states": str((folder / "states.sto").resolve()),
+        "muscles": np.array(built.model.muscle_names, dtype=str)})
+    lengths, _, _ = built.model.musculotendon_kinematics.map(data["q"].shape[0])(data["q"].T, data["u"].T)
+    lengths = np.asarray(lengths).T
+    check = {
+        "opensim_max_tendon_force_difference_N": float(np.max(np.abs(result["tendon_forces"] - data["tendon_forces"]))),
+        "opensim_max_tendon_force_N": float(np.max(np.abs(result["tendon_forces"]))),
+        "opensim_max_length_difference_m": float(np.max(np.abs(result["lengths"] - lengths))),
+        "opensim_max_force_difference_by_muscle_N": {
+            m: float(np.max(np.abs(result["tendon_forces"][:, k] - data["tendon_forces"][:, k])))
+            for k, m in enumerate(built.model.muscle_names)},
+    }
+    (folder / "opensim_muscle_check.json").write_text(json.dumps(check, indent=1) + "\n")
+    return check

@@ -1,0 +1,230 @@
+"""arm26 point-to-point reaching: muscle-driven predictive simulations of OpenSim's two-coordinate arm.
+
+Three problems on the same model (arm26.osim, its 6 muscles as DeGroote 2016 rigid-tendon units with the
+polynomial path surrogates of ``problems/arm26/paths.json``):
+
+- ``build_problem``: start at rest from a posture, end at rest with the hand marker (``r_radius_styloid``)
+  at a target; minimize ∫ Σ e² + residual penalty (+ optional final time); fixed or free duration;
+- ``moco_problem``: the problem of Moco's reference study (``moco_reference/arm26_p2p_T0.5.omoco``): 0.5 s,
+  rest at q = (0, 0) to rest at elbow 90°, initial activations 0, ∫ Σ e², no reserves, OpenSim's activation
+  smoothing (tanh factor 0.1);
+- ``static_arm.static_arm_problem``: bioptim's ``static_arm`` example set-up.
+
+``trajopt run arm26-reaching [--target X Y Z] [--duration T|free]`` solves them and writes
+``results/arm26_reaching/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import casadi as ca
+import numpy as np
+
+from trajopt.errors import TrajoptInputError
+from trajopt.musculoskeletal import MusculoskeletalModel
+from trajopt.ocp import Effort, FinalTime, Free, Guess, HermiteSimpson, Ipopt, ResidualPenalty
+from trajopt.osim import load_osim
+from trajopt.paths.polynomial import PolynomialPaths
+from trajopt.prediction import (
+    OPENSIM_ACTIVATION_SMOOTHING,
+    ExplicitDynamics,
+    ImplicitDynamics,
+    MuscleDrivenProblem,
+    Residuals,
+    StateBounds,
+    muscle_driven_problem,
+)
+
+HERE = Path(__file__).resolve().parent
+MODEL_FILE = HERE.parent / "arm26" / "arm26.osim"
+PATHS_FILE = HERE.parent / "arm26" / "paths.json"
+MOCO_REFERENCE = HERE / "moco_reference"
+HAND = "r_radius_styloid"
+START = (0.07, 1.4)  # rad: shoulder elevation, elbow flexion (bioptim's static_arm start)
+DEFAULT_TARGET = (0.33, 0.55, 0.24)  # m, ground: the hand at about q = (0.3, 0.9)
+MOCO_SPEED_BOUNDS = (-20.0, 20.0)  # rad/s, from the .omoco
+MOCO_FINAL_ELBOW = np.pi / 2
+RESULTS = Path("results") / "arm26_reaching"
+
+
+@lru_cache(maxsize=None)
+def load_model() -> MusculoskeletalModel:
+    """arm26 with its polynomial paths (built once per process)."""
+    return MusculoskeletalModel(load_osim(MODEL_FILE), PolynomialPaths.load(PATHS_FILE))
+
+
+def path_box(model: MusculoskeletalModel) -> tuple[np.ndarray, np.ndarray]:
+    """Coordinate bounds: the coordinate ranges intersected with the paths' training box."""
+    ranges = {c.name: c.range for c in model.osim.spec.coordinates}
+    lower = np.array([ranges[n][0] for n in model.coordinate_names])
+    upper = np.array([ranges[n][1] for n in model.coordinate_names])
+    for path in model.paths:
+        for name, (lo, hi) in zip(path.coordinates, path.ranges):
+            k = model.coordinate_names.index(name)
+            lower[k], upper[k] = max(lower[k], lo), min(upper[k], hi)
+    return lower, upper
+
+
+def build_problem(target=DEFAULT_TARGET, duration=0.5, start=START, final_time_weight: float = 0.0,
+                  residual_weight: float = 10.0, implicit: bool = True) -> MuscleDrivenProblem:
+    """Reach from rest at ``start`` to rest with the hand at ``target`` (ground, m).
+
+    ``duration``: seconds or ``Free(lo, hi)``. Objective: ∫ Σ e² + residual_weight ∫ Σ r² (+ final_time_weight T).
+    """
+    model = load_model()
+    target = np.asarray(target, dtype=float).reshape(-1)
+    if target.size != 3 or not np.all(np.isfinite(target)):
+        raise TrajoptInputError(f"arm26 reaching: target must be 3 finite numbers (m), got {target.tolist()}")
+    built = muscle_driven_problem(
+        model, duration,
+        coordinates=StateBounds(path_box(model), initial=np.asarray(start, dtype=float)),
+        speeds=StateBounds(MOCO_SPEED_BOUNDS, initial=0.0, final=0.0),
+        activations=StateBounds((0.0, 1.0)),
+        residuals=Residuals(optimal_force=1.0, max_control=1.0),
+        dynamics=ImplicitDynamics() if implicit else ExplicitDynamics(),
+    )
+    problem = built.problem
+    problem.require(problem.final(built.marker_position(HAND)) - target, equals=0.0, name="hand at target",
+                    labels=("hand x", "hand y", "hand z"))
+    # Start at rest: activations at the static equilibrium are unknown, so only their rates vanish.
+    problem.require(problem.initial(built.activation_rates), equals=0.0, name="initial activation rest")
+    problem.require(problem.initial(built.accelerations), equals=0.0, name="initial acceleration rest")
+    goal = Effort(built.excitations) + residual_weight * ResidualPenalty(built.residuals)
+    if final_time_weight:
+        goal = goal + final_time_weight * FinalTime()
+    problem.minimize(goal)
+    return built
+
+
+def moco_problem(implicit: bool = True) -> MuscleDrivenProblem:
+    """The Moco reference study (bounds and goal as listed in its .omoco)."""
+    model = load_model()
+    built = muscle_driven_problem(
+        model, 0.5,
+        coordinates=StateBounds(([-np.pi / 2, 0.0], [np.pi, 2.2689280275926285]), initial=[0.0, 0.0],
+                                final=[0.0, MOCO_FINAL_ELBOW]),
+        speeds=StateBounds(MOCO_SPEED_BOUNDS, initial=0.0, final=0.0),
+        activations=StateBounds((0.0, 1.0), initial=0.0),
+        excitation_bounds=(0.0, 1.0),
+        activation_smoothing=OPENSIM_ACTIVATION_SMOOTHING,
+        dynamics=ImplicitDynamics() if implicit else ExplicitDynamics(),
+    )
+    built.problem.minimize(Effort(built.excitations))
+    return built
+
+
+def hand_posture(target, start=START) -> np.ndarray:
+    """Coordinates that put the hand at ``target`` within the path box (least squares, from ``start``)."""
+    model = load_model()
+    q = ca.SX.sym("q", len(model.coordinate_names))
+    marker = model.osim.marker(HAND)
+    from trajopt.multibody import point_position
+
+    error = point_position(model.multibody, q, marker.body, marker.location) - ca.DM(np.asarray(target, float))
+    solver = ca.nlpsol("hand_posture", "ipopt", {"x": q, "f": ca.sumsqr(error)},
+                       {"ipopt": {"print_level": 0, "sb": "yes"}, "print_time": False})
+    lower, upper = path_box(model)
+    return np.asarray(solver(x0=np.asarray(start, float), lbx=lower, ubx=upper)["x"]).flatten()
+
+
+def naive_guess(built: MuscleDrivenProblem, duration: float, start, end) -> Guess:
+    """Linear interpolation of the coordinates from ``start`` to ``end``; constant speed; excitations 0.1."""
+    start, end = np.asarray(start, float), np.asarray(end, float)
+    guess = Guess([0.0, duration]).set(built.q, np.vstack([start, end]))
+    guess.set(built.u, np.vstack([(end - start) / duration] * 2))
+    return guess
+
+
+def moco_naive_guess(built: MuscleDrivenProblem) -> Guess:
+    """Moco's problem: coordinates interpolated linearly from (0, 0) to (0, 90°)."""
+    return naive_guess(built, 0.5, (0.0, 0.0), (0.0, MOCO_FINAL_ELBOW))
+
+
+def solve_pair(build, naive_guess_of, intervals: int = 50, tol: float = 1e-6, coarse_intervals: int = 10):
+    """Solve from the naive guess, and again warm-started from a coarse-mesh solution.
+
+    ``build()`` makes the problem, ``naive_guess_of(built)`` its naive guess. Returns
+    (built, naive-guess solution, warm-started solution, coarse solution).
+    """
+    solver = Ipopt(tol=tol)
+    built = build()
+    naive = naive_guess_of(built)
+    naive_solution = built.problem.solve(HermiteSimpson(intervals), solver, guess=naive)
+    coarse = built.problem.solve(HermiteSimpson(coarse_intervals), solver, guess=naive)
+    warm = built.problem.solve(HermiteSimpson(intervals), solver, guess=coarse)
+    return built, naive_solution, warm, coarse
+
+
+def summary(built: MuscleDrivenProblem, solution) -> dict:
+    """Status, objective, iterations, times and forward re-simulation drift of one solve."""
+    drift = built.resimulate(solution)
+    return {"status": solution.status, "success": bool(solution.success), "objective": float(solution.objective),
+            "iterations": int(solution.iterations), "ipopt_seconds": float(solution.wall_time),
+            "duration_s": float(solution.duration), "max_resimulation_drift": drift.max_drift,
+            "worst_drift": drift.worst()}
+
+
+def _duration(text: str):
+    if text == "free":
+        return Free(0.2, 2.0, 0.6)
+    try:
+        value = float(text)
+    except ValueError:
+        raise TrajoptInputError(f"--duration must be seconds or 'free', got {text!r}") from None
+    if not value > 0:
+        raise TrajoptInputError(f"--duration must be > 0, got {value}")
+    return value
+
+
+def main(argv=None) -> int:
+    from problems.arm26_reaching import outputs, static_arm
+
+    parser = argparse.ArgumentParser(prog="trajopt run arm26-reaching", description=__doc__.split("\n")[0])
+    parser.add_argument("--target", nargs=3, type=float, metavar=("X", "Y", "Z"), default=DEFAULT_TARGET,
+                        help=f"hand target in ground (m), default {DEFAULT_TARGET}")
+    parser.add_argument("--duration", default="0.5", help="seconds, or 'free' (0.2-2 s; add --final-time-weight)")
+    parser.add_argument("--final-time-weight", type=float, default=0.0)
+    parser.add_argument("--intervals", type=int, default=50)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--skip-comparisons", action="store_true", help="only the reaching problem")
+    parser.add_argument("--no-animation", action="store_true")
+    args = parser.parse_args(argv)
+    try:
+        duration = _duration(args.duration)
+    except TrajoptInputError as error:
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
+    report = {}
+    guess_duration = duration.initial_guess if isinstance(duration, Free) else duration
+    end = hand_posture(args.target)
+    built, solution, warm, _ = solve_pair(
+        lambda: build_problem(args.target, duration, final_time_weight=args.final_time_weight),
+        lambda b: naive_guess(b, guess_duration, START, end), args.intervals)
+    report["reaching"] = {"target": list(args.target), "naive": summary(built, solution), "warm": summary(built, warm),
+                          "final_hand": np.asarray(solution.value(built.problem.final(built.marker_position(HAND))))
+                          .tolist()}
+    outputs.write_results(built, warm, args.out / "reaching", animate=not args.no_animation, hand=HAND,
+                          target=args.target)
+    if not args.skip_comparisons:
+        built, solution, warm, _ = solve_pair(moco_problem, moco_naive_guess)
+        reference = outputs.read_moco_solution(MOCO_REFERENCE / "arm26_p2p_T0.5_solution.sto")
+        info = json.loads((MOCO_REFERENCE / "arm26_p2p_T0.5_info.json").read_text())
+        report["moco"] = {"naive": summary(built, solution), "warm": summary(built, warm),
+                          "moco_objective": info["objective"],
+                          "relative_difference": solution.objective / info["objective"] - 1.0,
+                          **outputs.compare_with_moco(built, solution, reference)}
+        outputs.write_results(built, solution, args.out / "moco_comparison", animate=not args.no_animation,
+                              moco=reference)
+        report["moco"].update(outputs.opensim_muscle_check(built, solution, args.out / "moco_comparison"))
+        built, solution, warm, _ = solve_pair(static_arm.static_arm_problem, static_arm.naive_guess)
+        report["static_arm"] = {"naive": summary(built, solution), "warm": summary(built, warm),
+                                **static_arm.describe(built, solution)}
+        outputs.write_results(built, solution, args.out / "static_arm", animate=not args.no_animation,
+                              hand=None, target=static_arm.TARGET)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "summary.json").write_text(json.dumps(report, indent=1) + "\n")
+    print(json.dumps(report, indent=1))
+    return 0

@@ -1,0 +1,293 @@
+"""arm26 inverse dynamics and static optimization vs OpenSim 4.6: ``trajopt run arm26-static-optimization``.
+
+Cases (paper: Appl. Sci. 2020, 10, 7760, Figures 13-20):
+
+- elbow flexion 0 -> 90 deg in 1 s (``elbow_flex_0_90_minjerk.mot``, no filter): inverse
+  dynamics; static optimization without force-length-velocity (activation = force / Fmax), with
+  it but without passive fiber force (as OpenSim's Static Optimization), and with passive force;
+  residuals; joint reactions;
+- ``arm26_InverseKinematics.mot`` (6 Hz low-pass, as OpenSim's reference run): inverse dynamics
+  and static optimization with force-length-velocity, without passive force.
+
+OpenSim's references use Thelen2003 muscles; trajopt maps them onto DeGroote 2016 curves
+(``trajopt.musculoskeletal``), so activations with force-length-velocity differ by the curves.
+Reserves: 1 N·m on both coordinates, weight 1, activation exponent 2 (as OpenSim's runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from trajopt.analysis.figures import plot_joint_reactions, plot_series
+from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
+from trajopt.analysis.static_optimization import Residuals, StaticOptimization, StaticOptimizationResult
+from trajopt.io import Table, read_table
+from trajopt.musculoskeletal import MusculoskeletalModel
+from trajopt.osim import load_osim
+from trajopt.paths.polynomial import PolynomialPaths
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+MODEL = ROOT / "problems" / "arm26" / "arm26.osim"
+PATHS = ROOT / "problems" / "arm26" / "paths.json"
+ELBOW_MOTION = HERE / "elbow_flex_0_90_minjerk.mot"
+IK_MOTION = HERE / "arm26_InverseKinematics.mot"
+REFERENCE = HERE / "reference"
+DEFAULT_OUT = ROOT / "results" / "arm26_static_optimization"
+
+
+def load_model() -> MusculoskeletalModel:
+    """arm26 with its polynomial muscle paths and DeGroote muscles (OpenSim constant set)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the loader lists optional elements it ignores (display, wrap geometry)
+        osim = load_osim(MODEL)
+    return MusculoskeletalModel(osim, PolynomialPaths.load(PATHS))
+
+
+def build_problem(motion=ELBOW_MOTION, force_length_velocity: bool = True, passive_force: bool = False,
+                  cutoff_frequency: float | None = None, model: MusculoskeletalModel | None = None,
+                  batched: bool = True) -> StaticOptimization:
+    """Static optimization of an arm26 motion with OpenSim's reference settings (reserves 1 N·m, p = 2)."""
+    return StaticOptimization(
+        model or load_model(), motion, residuals=Residuals(optimal_force=1.0, weight=1.0),
+        activation_exponent=2.0, force_length_velocity=force_length_velocity, passive_force=passive_force,
+        cutoff_frequency=cutoff_frequency, batched=batched,
+    )
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of summary.md."""
+
+    case: str
+    frames: int
+    activation_max: float  # max |Δ activation| over muscles and frames (nan: no reference)
+    activation_rms: float
+    reserve_max: float  # max |Δ reserve force|, N·m
+    force_max: float  # max |Δ muscle force|, N
+    equality_error: float
+    iterations: int
+    solve_time: float
+    status: str
+
+
+def _reference(name: str) -> Table:
+    return read_table(REFERENCE / name)
+
+
+def _compare(case: str, result: StaticOptimizationResult, activation: Table | None, force: Table | None) -> Row:
+    nan = float("nan")
+    da = dr = df = None
+    if activation is not None:
+        if not np.allclose(activation.time, result.times, atol=1e-6):
+            raise RuntimeError(f"{case}: reference frames differ from trajopt's")
+        ours = result.activations_table()
+        da = ours.select(result.muscle_names).data - activation.select(result.muscle_names).data
+        dr = result.residual_forces - activation.select(result.reserve_names).data  # optimal force 1 N·m
+    if force is not None:
+        df = result.muscle_forces - force.select(result.muscle_names).data
+    return Row(case, result.times.size,
+               nan if da is None else float(np.abs(da).max()),
+               nan if da is None else float(np.sqrt(np.mean(da**2))),
+               nan if dr is None else float(np.abs(dr).max()),
+               nan if df is None else float(np.abs(df).max()),
+               float(np.abs(result.equality_error).max()), result.iterations, result.solve_time, result.status)
+
+
+def _solve(label: str, problem: StaticOptimization, out: Path, prefix: str) -> StaticOptimizationResult:
+    start = time.perf_counter()
+    result = problem.solve()
+    result.write(out, prefix)
+    print(f"  {label}: {result.status}, {result.iterations} IPOPT iterations, solve {result.solve_time * 1e3:.0f} ms "
+          f"(with writing {(time.perf_counter() - start) * 1e3:.0f} ms), max |equality error| "
+          f"{np.abs(result.equality_error).max():.1e}, max |residual| {np.abs(result.residual_forces).max():.3f}")
+    return result
+
+
+def _figures_elbow(out: Path, results: dict, inverse, id_reference: Table) -> None:
+    figures = out / "figures"
+    flv, noflv, passive = results["SO_FLV"], results["SO_noFLV"], results["SO_FLV_passive"]
+    reference_noflv = _reference("SO_free_noFLV_activation.csv")
+    reference_flv = _reference("SO_free_FLV_activation.csv")
+    reference_force = _reference("SO_free_FLV_force.csv")
+    muscles = flv.muscle_names
+    plot_series(figures / "fig13_inverse_dynamics.png", "Inverse dynamics, elbow flexion (Fig. 13)", "N·m",
+                inverse.times, inverse.generalized_force_labels, inverse.generalized_forces,
+                id_reference.time, id_reference.select(inverse.generalized_force_labels).data)
+    plot_series(figures / "fig14_activations_noFLV.png",
+                "Activations without force-length-velocity, no passive force (Fig. 14)", "activation",
+                noflv.times, muscles, noflv.activations, reference_noflv.time, reference_noflv.select(muscles).data)
+    plot_series(figures / "fig15_activations_FLV.png",
+                "Activations with force-length-velocity, no passive force (Fig. 15; OpenSim: Thelen muscles)",
+                "activation", flv.times, muscles, flv.activations, reference_flv.time, reference_flv.select(muscles).data)
+    plot_series(figures / "fig16_forces_FLV.png", "Muscle forces with force-length-velocity, no passive force (Fig. 16)",
+                "N", flv.times, muscles, flv.muscle_forces, reference_force.time, reference_force.select(muscles).data)
+    plot_series(figures / "fig17_activations_FLV_passive.png",
+                "Activations with force-length-velocity and passive force (Fig. 17; no OpenSim SO counterpart)",
+                "activation", passive.times, muscles, passive.activations,
+                extra=("trajopt, no passive force", flv.times, flv.activations))
+    plot_series(figures / "fig18_forces_FLV_passive.png",
+                "Muscle forces with force-length-velocity and passive force (Fig. 18)", "N",
+                passive.times, muscles, passive.muscle_forces,
+                extra=("trajopt, no passive force", flv.times, flv.muscle_forces))
+    plot_series(figures / "fig19_residuals.png", "Residual actuators, FLV without passive force (Fig. 19)", "N·m",
+                flv.times, flv.reserve_names, flv.residual_forces, reference_flv.time,
+                reference_flv.select(flv.reserve_names).data,
+                extra=("trajopt, with passive force", passive.times, passive.residual_forces))
+    plot_joint_reactions(figures / "fig20_joint_reactions.png", inverse, ("r_shoulder", "r_elbow"),
+                         "Joint reactions from inverse dynamics, muscle forces not applied (Fig. 20)")
+
+
+def _figures_ik(out: Path, result: StaticOptimizationResult, id_reference: Table) -> None:
+    figures = out / "figures"
+    inverse = result.inverse_dynamics
+    reference = _reference("arm26_SO_filter6Hz_StaticOptimization_activation.sto")
+    plot_series(figures / "ik_inverse_dynamics.png", "Inverse dynamics, arm26_InverseKinematics.mot, 6 Hz filter",
+                "N·m", inverse.times, inverse.generalized_force_labels, inverse.generalized_forces,
+                id_reference.time, id_reference.select(inverse.generalized_force_labels).data)
+    plot_series(figures / "ik_activations_FLV.png",
+                "Activations, arm26_InverseKinematics.mot, 6 Hz (OpenSim: Thelen muscles)", "activation",
+                result.times, result.muscle_names, result.activations, reference.time,
+                reference.select(result.muscle_names).data)
+    plot_series(figures / "ik_residuals.png", "Residual actuators, arm26_InverseKinematics.mot", "N·m",
+                result.times, result.reserve_names, result.residual_forces, reference.time,
+                reference.select(result.reserve_names).data)
+
+
+def _format(value: float, digits: str = ".4f") -> str:
+    return "–" if np.isnan(value) else format(value, digits)
+
+
+def _write_summary(out: Path, rows: list[Row], id_rows: list[tuple[str, int, float]], total: float) -> Path:
+    lines = [
+        "# arm26 static optimization vs OpenSim 4.6",
+        "",
+        "trajopt: DeGroote 2016 rigid-tendon muscles mapped from arm26's Thelen2003 parameters, polynomial",
+        "muscle paths (problems/arm26/paths.json), batched IPOPT solve of all frames. OpenSim: AnalyzeTool +",
+        "StaticOptimization with Thelen2003 muscles (reference/ in the problem folder). Reserves 1 N·m on both",
+        "coordinates, weight 1, exponent 2. Without force-length-velocity both use force = activation × Fmax;",
+        "with it the active-force curves differ (DeGroote vs Thelen), so activations differ by design.",
+        "OpenSim's Static Optimization never includes passive fiber force; the 'with passive force' case",
+        "has no OpenSim counterpart. Joint reactions come from inverse dynamics without muscle forces.",
+        "",
+        "## Inverse dynamics",
+        "",
+        "| motion | frames | max abs difference vs OpenSim InverseDynamicsTool (N·m) |",
+        "|---|---|---|",
+    ]
+    lines += [f"| {name} | {frames} | {error:.2e} |" for name, frames, error in id_rows]
+    lines += [
+        "",
+        "## Static optimization",
+        "",
+        "| case | frames | max abs Δ activation | RMS Δ activation | max abs Δ reserve (N·m) | max abs Δ muscle force (N) "
+        "| max abs equality error (N·m) | IPOPT iterations | solve time (s) | status |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(f"| {r.case} | {r.frames} | {_format(r.activation_max)} | {_format(r.activation_rms)} | "
+                     f"{_format(r.reserve_max)} | {_format(r.force_max, '.2f')} | {r.equality_error:.1e} | "
+                     f"{r.iterations} | {r.solve_time:.3f} | {r.status} |")
+    lines += ["", f"Total run time (loading, inverse dynamics, all solves, files, figures): {total:.1f} s.", ""]
+    path = out / "summary.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def _run_references(out: Path) -> int:
+    start = time.perf_counter()
+    print("arm26 static optimization: loading arm26 and its polynomial paths ...")
+    model = load_model()
+    rows, id_rows = [], []
+
+    print("elbow flexion 0 -> 90 deg (101 frames, no filter):")
+    elbow = out / "elbow_flexion"
+    cases = {
+        "SO_noFLV": build_problem(ELBOW_MOTION, force_length_velocity=False, model=model),
+        "SO_FLV": build_problem(ELBOW_MOTION, model=model),
+        "SO_FLV_passive": build_problem(ELBOW_MOTION, passive_force=True, model=model),
+    }
+    results = {name: _solve(name, problem, elbow, name) for name, problem in cases.items()}
+    id_reference = _reference("ID_joint_torques.csv")
+    # InverseDynamicsTool's accelerations (2nd derivative of the coordinate splines); static
+    # optimization uses the derivative of the speed splines, as OpenSim's does.
+    inverse = motion_inverse_dynamics(model.osim, ELBOW_MOTION)
+    inverse.write(elbow, "inverse_dynamics")
+    id_rows.append(("elbow flexion (no filter)", inverse.times.size, float(np.abs(
+        inverse.generalized_forces - id_reference.select(inverse.generalized_force_labels).data).max())))
+    rows.append(_compare("elbow, no FLV, no passive", results["SO_noFLV"],
+                         _reference("SO_free_noFLV_activation.csv"), None))
+    rows.append(_compare("elbow, FLV, no passive", results["SO_FLV"], _reference("SO_free_FLV_activation.csv"),
+                         _reference("SO_free_FLV_force.csv")))
+    rows.append(_compare("elbow, FLV + passive (no OpenSim counterpart)", results["SO_FLV_passive"], None, None))
+    _figures_elbow(out, results, inverse, id_reference)
+
+    print("arm26_InverseKinematics.mot (121 frames, 6 Hz low-pass):")
+    ik = out / "ik_motion"
+    result = _solve("SO_FLV_filter6Hz", build_problem(IK_MOTION, cutoff_frequency=6.0, model=model), ik,
+                    "SO_FLV_filter6Hz")
+    for cutoff, name in ((None, "arm26_ID_nofilter.sto"), (6.0, "arm26_ID_filter6Hz.sto")):
+        reference = _reference(name)
+        final = reference.time[-1]  # OpenSim's filtered run reports into the padding, up to 1.5 s
+        inverse = motion_inverse_dynamics(model.osim, IK_MOTION, cutoff, final_time=final)
+        inverse.write(ik, f"inverse_dynamics_{'filter6Hz' if cutoff else 'nofilter'}")
+        id_rows.append((f"arm26_InverseKinematics.mot ({'6 Hz filter' if cutoff else 'no filter'})",
+                        inverse.times.size, float(np.abs(inverse.generalized_forces
+                                                         - reference.select(inverse.generalized_force_labels).data).max())))
+    rows.append(_compare("IK motion, 6 Hz, FLV, no passive", result,
+                         _reference("arm26_SO_filter6Hz_StaticOptimization_activation.sto"),
+                         _reference("arm26_SO_filter6Hz_StaticOptimization_force.sto")))
+    _figures_ik(out, result, _reference("arm26_ID_filter6Hz.sto"))
+    summary = _write_summary(out, rows, id_rows, time.perf_counter() - start)
+    print(summary.read_text())
+    print(f"wrote {out} ({time.perf_counter() - start:.1f} s)")
+    return 0
+
+
+def _run_motion(motion: Path, out: Path, cutoff: float | None) -> int:
+    start = time.perf_counter()
+    print(f"arm26 static optimization of {motion} (filter: {cutoff or 'none'}) ...")
+    model = load_model()
+    flv = _solve("SO_FLV", build_problem(motion, cutoff_frequency=cutoff, model=model), out, "SO_FLV")
+    passive = _solve("SO_FLV_passive", build_problem(motion, passive_force=True, cutoff_frequency=cutoff, model=model),
+                     out, "SO_FLV_passive")
+    flv.inverse_dynamics.write(out, "inverse_dynamics")
+    figures = out / "figures"
+    inverse = flv.inverse_dynamics
+    plot_series(figures / "inverse_dynamics.png", f"Inverse dynamics, {motion.name}", "N·m", inverse.times,
+                inverse.generalized_force_labels, inverse.generalized_forces)
+    plot_series(figures / "activations.png", f"Activations, {motion.name}", "activation", flv.times,
+                flv.muscle_names, flv.activations, extra=("with passive force", passive.times, passive.activations))
+    plot_series(figures / "forces.png", f"Muscle forces, {motion.name}", "N", flv.times, flv.muscle_names,
+                flv.muscle_forces, extra=("with passive force", passive.times, passive.muscle_forces))
+    plot_series(figures / "residuals.png", f"Residual actuators, {motion.name}", "N·m", flv.times,
+                flv.reserve_names, flv.residual_forces, extra=("with passive force", passive.times, passive.residual_forces))
+    plot_joint_reactions(figures / "joint_reactions.png", inverse, ("r_shoulder", "r_elbow"),
+                         "Joint reactions from inverse dynamics, muscle forces not applied")
+    rows = [_compare("FLV, no passive", flv, None, None), _compare("FLV + passive", passive, None, None)]
+    summary = _write_summary(out, rows, [], time.perf_counter() - start)
+    print(summary.read_text())
+    print(f"wrote {out} ({time.perf_counter() - start:.1f} s)")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="trajopt run arm26-static-optimization", description=__doc__.split("\n")[0])
+    parser.add_argument("--motion", type=Path, help="another arm26 motion file (default: the two reference motions)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"results folder (default {DEFAULT_OUT})")
+    parser.add_argument("--cutoff", type=float, default=None, help="low-pass cutoff in Hz for --motion (default: none)")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.motion is not None:
+        return _run_motion(args.motion, args.out, args.cutoff)
+    return _run_references(args.out)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,90 @@
+"""Forward re-simulation of a gait solution's controls (excitations, lumbar control).
+
+Unlike `Solution.verify()`, which integrates the optimized accelerations udot as given inputs, this
+integrates the full forward model from the solution's initial state:
+``q' = u``, ``u' = forward_dynamics(q, u, muscle + lumbar forces, contact wrenches)``,
+``a' = activation_rates(e, a)``, with the controls interpolated as the transcription represents them
+(per mesh interval). The drift is simulated minus optimized states on the solution grid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import casadi as ca
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from trajopt.contact import contact_loads_function
+from trajopt.multibody import forward_dynamics
+
+
+@dataclass(frozen=True)
+class Resimulation:
+    time: np.ndarray
+    simulated_states: np.ndarray  # (nx, M)
+    drift: np.ndarray  # (nx, M)
+    labels: tuple[str, ...]
+
+    def max_drift(self, rows: slice | list | None = None) -> float:
+        drift = self.drift if rows is None else self.drift[rows]
+        return float(np.max(np.abs(drift)))
+
+    def worst(self) -> str:
+        row, column = np.unravel_index(np.argmax(np.abs(self.drift)), self.drift.shape)
+        return f"{self.labels[row]} drifts {self.drift[row, column]:.3g} at t={self.time[column]:.4g} s"
+
+
+def explicit_dynamics_function(gait) -> ca.Function:
+    """``explicit_dynamics(x, excitations, lumbar_control) -> xdot`` with x = (q, u, activations)."""
+    model = gait.model
+    mb, ms = model.multibody, model.musculoskeletal
+    q, u = ca.SX.sym("q", mb.nq), ca.SX.sym("u", mb.nv)
+    a, e = ca.SX.sym("a", len(ms.muscles)), ca.SX.sym("e", len(ms.muscles))
+    lumbar = ca.SX.sym("lumbar")
+    tau = ms.muscle_generalized_forces(a, q, u)
+    index = mb.speed_names.index(model.lumbar_actuator.coordinate)
+    tau[index] = tau[index] + lumbar * model.lumbar_actuator.optimal_force
+    wrenches = contact_loads_function(mb, model.contacts)(q, u)[0]
+    udot = forward_dynamics(mb, q, u, tau, wrenches)
+    x = ca.vertcat(q, u, a)
+    xdot = ca.vertcat(u, udot, model.activation_rates(e, a))
+    return ca.Function("explicit_dynamics", [x, e, lumbar], [xdot, ca.jacobian(xdot, x)],
+                       ["x", "excitations", "lumbar_control"], ["xdot", "jacobian"])
+
+
+def resimulate(gait, solution, method: str = "Radau", rtol: float = 1e-8, atol: float = 1e-8) -> Resimulation:
+    """Integrate the forward model under the solution's controls from its initial state."""
+    v = gait.variables
+    function = explicit_dynamics_function(gait)
+    transcription = solution.discrete.transcription
+    x_grid = np.vstack([solution.value(v.q), solution.value(v.u), solution.value(v.activations)])
+    e_grid = np.atleast_2d(solution.value(v.excitations))
+    lumbar_grid = np.atleast_2d(solution.value(v.lumbar_control))
+    t0, duration = solution.initial_time, solution.duration
+    mesh = t0 + duration * np.linspace(0.0, 1.0, transcription.intervals + 1)
+    simulated = np.zeros_like(x_grid)
+    simulated[:, 0] = state = x_grid[:, 0]
+    for k in range(transcription.intervals):
+        def controls(t, interval=k):
+            weights = transcription.interpolation(np.array([(t - t0) / duration]), controls=True,
+                                                  interval=interval)[:, 0]
+            return e_grid @ weights, lumbar_grid @ weights
+
+        def rhs(t, x):
+            e, lumbar = controls(t)
+            return np.asarray(function(x, e, lumbar)[0]).ravel()
+
+        def jacobian(t, x):
+            e, lumbar = controls(t)
+            return np.asarray(function(x, e, lumbar)[1])
+
+        start, end = mesh[k], mesh[k + 1]
+        points = solution.time[(solution.time > start) & (solution.time <= end + 1e-12)]
+        result = solve_ivp(rhs, (start, end), state, method=method, jac=jacobian, rtol=rtol, atol=atol,
+                           t_eval=np.clip(points, start, end))
+        simulated[:, np.searchsorted(solution.time, points)] = result.y
+        state = result.y[:, -1]
+    problem = solution.discrete.problem
+    labels = tuple(label for variable in problem.states for label in variable.labels)
+    return Resimulation(solution.time.copy(), simulated, simulated - x_grid, labels)

@@ -1,0 +1,154 @@
+"""Static optimization of arm26 against OpenSim 4.6's Static Optimization.
+
+- Stored references (Thelen2003 muscles, problems/arm26_static_optimization/reference/): without
+  force-length-velocity both codes use force = activation × Fmax, so only the muscle paths
+  (polynomial surrogate vs OpenSim's wrapping geometry) and OpenSim's loose IPOPT tolerance (1e-4)
+  separate them; with force-length-velocity the curves differ (DeGroote vs Thelen), so only the
+  equality and the reserves' size and sign are asserted; the differences are reported by the
+  main job's summary.md.
+- With opensim installed: arm26 with its muscles replaced by DeGrooteFregly2016Muscle (rigid
+  tendon) in OpenSim's AnalyzeTool + StaticOptimization, against trajopt with the polynomial
+  paths (problems/arm26/paths.json): activations within 0.02, residuals within 0.05 N·m.
+- Bad input and frames the muscles cannot carry.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from problems.arm26_static_optimization.main import ELBOW_MOTION, IK_MOTION, REFERENCE, build_problem, load_model
+from trajopt.analysis.static_optimization import Residuals, StaticOptimization, StaticOptimizationWarning
+from trajopt.errors import MotionFileError
+from trajopt.io import Table, read_motion, read_table
+
+ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
+ROTATIONAL = ("r_shoulder_elev", "r_elbow_flex")
+
+
+@pytest.fixture(scope="module")
+def model():
+    return load_model()
+
+
+@pytest.fixture(scope="module")
+def elbow_flv(model):
+    return build_problem(ELBOW_MOTION, model=model).solve()
+
+
+def test_without_force_length_velocity_matches_opensim(model):
+    result = build_problem(ELBOW_MOTION, force_length_velocity=False, model=model).solve()
+    reference = read_table(REFERENCE / "SO_free_noFLV_activation.csv")
+    np.testing.assert_allclose(result.times, reference.time, atol=1e-9)
+    difference = np.abs(result.activations - reference.select(result.muscle_names).data).max()
+    reserves = np.abs(result.residual_forces - reference.select(result.reserve_names).data).max()
+    assert difference <= 0.01, f"max |Δ activation| = {difference:.4f}"  # measured 0.0055
+    assert reserves <= 0.005, f"max |Δ reserve| = {reserves:.4f} N·m"  # measured 0.0015
+    assert np.abs(result.equality_error).max() <= 1e-6
+    # force = activation × Fmax exactly
+    np.testing.assert_allclose(result.muscle_forces, result.activations * model.max_isometric_forces, rtol=1e-12)
+
+
+def test_with_force_length_velocity_equality_and_reserves(elbow_flv):
+    result = elbow_flv
+    reference = read_table(REFERENCE / "SO_free_FLV_activation.csv").select(result.reserve_names).data
+    assert result.success
+    assert np.abs(result.equality_error).max() <= 1e-6
+    # activations stay at or above arm26's min_control (0.01), as OpenSim's
+    assert result.activations.min() >= 0.01 - 1e-8
+    # reserves: small, and the same sign as OpenSim's where OpenSim's are not negligible
+    assert np.abs(result.residual_forces).max() < 0.1
+    clear = np.abs(reference) > 0.005
+    assert np.all(np.sign(result.residual_forces[clear]) == np.sign(reference[clear]))
+    # reserve force = control × optimal force (1 N·m)
+    np.testing.assert_array_equal(result.residual_forces, result.residual_controls * 1.0)
+
+
+def test_passive_force_lowers_reserve_free_activations_where_it_helps(model, elbow_flv):
+    """With passive fiber force the stretched muscles carry load for free: same equality, other split."""
+    passive = build_problem(ELBOW_MOTION, passive_force=True, model=model).solve()
+    assert np.abs(passive.equality_error).max() <= 1e-6
+    quantities = model.muscle_quantities(passive.activations, passive.inverse_dynamics.kinematics.q,
+                                         passive.inverse_dynamics.kinematics.u)
+    # muscle force = active + passive along the tendon (rigid tendon, DeGroote curves)
+    np.testing.assert_allclose(passive.muscle_forces, quantities["tendon_force"], rtol=1e-9, atol=1e-9)
+    assert np.any(quantities["passive_fiber_force"] > 1.0)
+    assert not np.allclose(passive.activations, elbow_flv.activations, atol=1e-3)
+
+
+def test_batched_and_sequential_solves_agree(model, elbow_flv):
+    sequential = build_problem(ELBOW_MOTION, model=model, batched=False).solve()
+    np.testing.assert_allclose(sequential.activations, elbow_flv.activations, atol=1e-7)
+    np.testing.assert_allclose(sequential.residual_forces, elbow_flv.residual_forces, atol=1e-7)
+
+
+def test_write_produces_opensim_style_tables(elbow_flv, tmp_path):
+    elbow_flv.write(tmp_path, "so")
+    activation = read_table(tmp_path / "so_activation.sto")
+    assert activation.labels == elbow_flv.muscle_names + ("reserve_r_shoulder_elev", "reserve_r_elbow_flex")
+    np.testing.assert_array_equal(activation.data[:, :6], elbow_flv.activations)
+    force = read_table(tmp_path / "so_force.csv")
+    np.testing.assert_array_equal(force.data[:, :6], elbow_flv.muscle_forces)
+    for name in ("so_residuals.sto", "so_equality_error.csv", "so_inverse_dynamics_joint_reactions.sto"):
+        assert (tmp_path / name).exists()
+
+
+def test_frames_the_muscles_cannot_carry_are_reported(model):
+    """Elbow 0 -> 90 deg in 50 ms needs far more torque than arm26's muscles give: large residuals, warned."""
+    time = np.linspace(0.0, 0.05, 51)
+    s = time / 0.05
+    elbow = np.pi / 2 * (10 * s**3 - 15 * s**4 + 6 * s**5)
+    fast = Table(time, ROTATIONAL, np.column_stack([np.zeros_like(time), elbow]), source="fast.mot")
+    problem = StaticOptimization(model, fast, residuals=Residuals(warn_above=1.0), passive_force=False)
+    with pytest.warns(StaticOptimizationWarning, match=r"cannot produce the load.*reserve_r_elbow_flex up to") as record:
+        result = problem.solve()
+    frames = np.array(result.frames_needing_residuals)
+    assert frames.size > 10
+    assert str(len(frames)) in str(record[0].message)
+    worst = np.abs(result.residual_forces).max(axis=1)
+    assert worst.max() > 20.0
+    # every frame with a residual above the threshold is listed
+    assert set(np.flatnonzero(worst > 1.0)) <= set(frames.tolist())
+    assert np.abs(result.equality_error).max() <= 1e-6
+
+
+def test_motion_missing_a_coordinate_names_it(model):
+    motion = read_motion(ELBOW_MOTION, rotational=ROTATIONAL)
+    renamed = Table(motion.time, ("r_shoulder_elev", "elbow"), motion.data, source="renamed.mot")
+    with pytest.raises(MotionFileError, match=r"renamed.mot: missing coordinate columns \['r_elbow_flex'\]"):
+        StaticOptimization(model, renamed)
+
+
+def test_nan_in_motion_is_rejected(model):
+    motion = read_motion(ELBOW_MOTION, rotational=ROTATIONAL)
+    data = motion.data.copy()
+    data[3, 0] = np.nan
+    with pytest.raises(MotionFileError, match="column 'r_shoulder_elev' is nan at row 3"):
+        StaticOptimization(model, Table(motion.time, motion.labels, data, source="nan.mot"))
+
+
+@pytest.mark.opensim
+@pytest.mark.parametrize("motion, cutoff, flv", [
+    (ELBOW_MOTION, None, True), (ELBOW_MOTION, None, False), (IK_MOTION, 6.0, True)])
+def test_degroote_static_optimization_matches_opensim(opensim_task, model, motion, cutoff, flv):
+    """OpenSim: arm26, muscles replaced by DeGrooteFregly2016Muscle (ignore_tendon_compliance),
+    reserves 1 N·m, exponent 2, tolerance 1e-8; trajopt: polynomial paths, passive force off
+    (OpenSim's SO never includes it)."""
+    reference = opensim_task("osim_static_optimization", {
+        "model": str(ARM26), "motion": str(motion), "lowpass_cutoff": -1.0 if cutoff is None else cutoff,
+        "degroote": True, "use_muscle_physiology": flv, "reserve_optimal_force": 1.0,
+        "convergence_criterion": 1e-8, "max_iterations": 1000})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", StaticOptimizationWarning)
+        result = build_problem(motion, force_length_velocity=flv, cutoff_frequency=cutoff, model=model).solve()
+    np.testing.assert_allclose(result.times, reference["times"], atol=1e-9)
+    labels = list(reference["labels"])
+    ours = result.activations_table()
+    activations = reference["activations"][:, [labels.index(m) for m in result.muscle_names]]
+    reserves = reference["forces"][:, [labels.index(r) for r in result.reserve_names]]
+    da = np.abs(ours.select(result.muscle_names).data - activations).max()
+    dr = np.abs(result.residual_forces - reserves).max()
+    assert da <= 0.02, f"max |Δ activation| = {da:.4f}"
+    assert dr <= 0.05, f"max |Δ residual| = {dr:.4f} N·m"
+    assert np.abs(result.equality_error).max() <= 1e-6

@@ -1,0 +1,279 @@
+"""Predictive simulation: turn a ``MusculoskeletalModel`` into an ``ocp.Problem`` with muscle-driven dynamics.
+
+``muscle_driven_problem(model, duration, ...)`` declares the states and controls of a muscle-driven
+motion and sets their dynamics; it returns a ``MuscleDrivenProblem`` holding the problem and the SX
+symbols, so users write goals and constraints on them::
+
+    ms = muscle_driven_problem(model, duration=0.5, coordinates=StateBounds(initial=[0, 0], final=[0, 1.57]),
+                               speeds=StateBounds((-20, 20), initial=0, final=0), activations=StateBounds(initial=0))
+    ms.problem.minimize(Effort(ms.excitations))
+    solution = ms.problem.solve(HermiteSimpson(50), Ipopt(tol=1e-6))
+
+Variables (labels are the model's coordinate / muscle names):
+
+- states ``q`` (coordinates), ``u`` (speeds), ``activations`` (with activation dynamics);
+- controls ``excitations`` (De Groote 2016 first-order activation dynamics), or ``activations`` when
+  ``activation_dynamics=False`` (activations are then controls, as in bioptim's muscle-driven examples);
+  ``residuals`` (one generalized force per speed, ``optimal_force * control``) when ``residuals`` is
+  given; ``actuator_controls`` for the model's coordinate actuators.
+
+Multibody dynamics: ``ExplicitDynamics()`` sets du/dt = forward_dynamics(q, u, tau) (articulated-body
+algorithm); ``ImplicitDynamics()`` makes the accelerations algebraic variables, du/dt = udot, with
+inverse_dynamics(q, u, udot) = tau as a path equality (no mass-matrix inverse: sparser, usually faster).
+
+Loads hook (contact, springs, ...): ``external_wrenches(problem, q, u) -> 6 x nb`` body wrenches (ground
+axes, see ``trajopt.multibody.point_force``) and ``extra_generalized_forces(problem, q, u) -> nv`` are
+called once while the problem is built; they may declare variables of their own on ``problem``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import casadi as ca
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from trajopt.errors import TrajoptInputError
+from trajopt.multibody import forward_dynamics, inverse_dynamics, point_position, point_velocity
+from trajopt.musculoskeletal import MusculoskeletalModel
+from trajopt.ocp import Problem, Verification
+
+# OpenSim 4.x DeGrooteFregly2016Muscle hard codes this smoothing of its activation dynamics.
+OPENSIM_ACTIVATION_SMOOTHING = 0.1
+
+LoadsHook = Callable[[Problem, ca.SX, ca.SX], ca.SX]
+
+
+@dataclass(frozen=True)
+class StateBounds:
+    """Bounds of a state vector: over the whole motion, at the initial and at the final time.
+
+    Each is None (free), a number or a sequence (fixed value), or a ``(lower, upper)`` tuple;
+    numbers apply to every element, sequences give one value per element.
+    """
+
+    bounds: object = None
+    initial: object = None
+    final: object = None
+
+
+@dataclass(frozen=True)
+class Residuals:
+    """Residual generalized forces on every speed: force = optimal_force * control, |control| <= max_control."""
+
+    optimal_force: float = 1.0
+    max_control: float = 1.0
+
+    def __post_init__(self):
+        if not (self.optimal_force > 0 and self.max_control > 0):
+            raise TrajoptInputError(f"Residuals: optimal_force and max_control must be > 0, got "
+                                    f"{self.optimal_force}, {self.max_control}")
+
+
+@dataclass(frozen=True)
+class ExplicitDynamics:
+    """du/dt = forward_dynamics(q, u, tau, wrenches) (articulated-body algorithm)."""
+
+    def accelerations(self, problem: Problem, model: MusculoskeletalModel, q, u, tau, wrenches):
+        return forward_dynamics(model.multibody, q, u, tau, wrenches)
+
+
+@dataclass(frozen=True)
+class ImplicitDynamics:
+    """Accelerations are algebraic variables in ±max_acceleration; inverse dynamics = tau is a path equality."""
+
+    max_acceleration: float = 1000.0
+
+    def accelerations(self, problem: Problem, model: MusculoskeletalModel, q, u, tau, wrenches):
+        names = model.speed_names
+        udot = problem.algebraic("accelerations", len(names), bounds=(-self.max_acceleration, self.max_acceleration),
+                                 guess=0.0, labels=tuple(f"{n}_acceleration" for n in names))
+        residual = inverse_dynamics(model.multibody, q, u, udot, wrenches) - tau
+        problem.require(residual, equals=0.0, name="multibody dynamics",
+                        labels=tuple(f"dynamics {n}" for n in names))
+        return udot
+
+
+def _bounds(value):
+    """StateBounds field -> Problem.state argument (tuples stay bounds, lists/arrays become fixed values)."""
+    if value is None or isinstance(value, tuple):
+        return value
+    return np.asarray(value, dtype=float)
+
+
+@dataclass(frozen=True, eq=False)
+class MuscleDrivenProblem:
+    """A muscle-driven ``Problem`` and the symbols to write goals and constraints on.
+
+    ``accelerations`` is the forward-dynamics expression (explicit) or the algebraic symbol (implicit);
+    ``excitations`` is None without activation dynamics; ``residuals``/``actuator_controls`` None when absent.
+    """
+
+    problem: Problem
+    model: MusculoskeletalModel
+    q: ca.SX
+    u: ca.SX
+    activations: ca.SX
+    excitations: ca.SX | None
+    residuals: ca.SX | None
+    actuator_controls: ca.SX | None
+    accelerations: ca.SX
+    tendon_forces: ca.SX
+    generalized_forces: ca.SX
+    explicit_accelerations: ca.SX
+    activation_rates: ca.SX | None
+
+    @property
+    def muscle_controls(self) -> ca.SX:
+        """What the muscles are driven by: excitations, or activations when they are controls."""
+        return self.excitations if self.excitations is not None else self.activations
+
+    def point_position(self, body: str, point=(0.0, 0.0, 0.0)) -> ca.SX:
+        """Position in ground of a point fixed on ``body`` (body axes)."""
+        return point_position(self.model.multibody, self.q, body, point)
+
+    def point_velocity(self, body: str, point=(0.0, 0.0, 0.0)) -> ca.SX:
+        return point_velocity(self.model.multibody, self.q, self.u, body, point)
+
+    def marker_position(self, name: str) -> ca.SX:
+        """Position in ground of a marker of the model's .osim file."""
+        marker = self.model.osim.marker(name)
+        return self.point_position(marker.body, marker.location)
+
+    def resimulate(self, solution, rtol: float = 1e-8, atol: float = 1e-8) -> Verification:
+        """Forward re-simulation of the solution's controls with forward dynamics (also for implicit problems)."""
+        return resimulate(self, solution, rtol=rtol, atol=atol)
+
+
+def muscle_driven_problem(
+    model: MusculoskeletalModel,
+    duration,
+    coordinates: StateBounds = StateBounds(),
+    speeds: StateBounds = StateBounds(bounds=(-20.0, 20.0)),
+    activations: StateBounds = StateBounds(bounds=(0.0, 1.0)),
+    excitation_bounds: tuple[float, float] = (0.0, 1.0),
+    activation_dynamics: bool = True,
+    activation_smoothing: float = 10.0,
+    residuals: Residuals | None = None,
+    dynamics=ExplicitDynamics(),
+    external_wrenches: LoadsHook | None = None,
+    extra_generalized_forces: LoadsHook | None = None,
+) -> MuscleDrivenProblem:
+    """Declare q, u, activations (+ excitations, residuals, actuator controls) and their dynamics.
+
+    ``duration`` is a number or ``ocp.Free(lo, hi)``. Coordinate bounds default to the model's coordinate
+    ranges. ``activations`` bounds apply to the activation controls when ``activation_dynamics`` is False.
+    """
+    if not isinstance(model, MusculoskeletalModel):
+        raise TrajoptInputError(f"muscle_driven_problem expects a MusculoskeletalModel, got {type(model).__name__}")
+    if not hasattr(dynamics, "accelerations"):
+        raise TrajoptInputError(f"dynamics must be ExplicitDynamics() or ImplicitDynamics(), got {dynamics!r}")
+    problem = Problem(duration=duration)
+    multibody = model.multibody
+    if coordinates.bounds is None:
+        ranges = {c.name: c.range for c in model.osim.spec.coordinates}
+        lower = np.array([ranges[n][0] for n in model.coordinate_names])
+        upper = np.array([ranges[n][1] for n in model.coordinate_names])
+        coordinates = StateBounds((lower, upper), coordinates.initial, coordinates.final)
+    q = problem.state("q", multibody.nq, bounds=_bounds(coordinates.bounds), initial=_bounds(coordinates.initial),
+                      final=_bounds(coordinates.final), labels=model.coordinate_names)
+    u = problem.state("u", multibody.nv, bounds=_bounds(speeds.bounds), initial=_bounds(speeds.initial),
+                      final=_bounds(speeds.final), labels=model.speed_names)
+    muscles = model.muscle_names
+    if activation_dynamics:
+        a = problem.state("activations", len(muscles), bounds=_bounds(activations.bounds),
+                          initial=_bounds(activations.initial), final=_bounds(activations.final),
+                          labels=tuple(f"{m}_activation" for m in muscles))
+        e = problem.control("excitations", len(muscles), bounds=tuple(excitation_bounds), guess=0.1,
+                            labels=tuple(f"{m}_excitation" for m in muscles))
+        rates = [muscle.parameters.activation_dynamics(activation_smoothing).activation_rate_expression(e[k], a[k])
+                 for k, muscle in enumerate(model.muscles)]
+        rates = ca.vertcat(*rates)
+        problem.set_derivative(a, rates)
+    else:
+        rates = None
+        a = problem.control("activations", len(muscles), bounds=_bounds(activations.bounds), guess=0.1,
+                            initial=_bounds(activations.initial), final=_bounds(activations.final),
+                            labels=tuple(f"{m}_activation" for m in muscles))
+        e = None
+    forces = model.tendon_forces(a, q, u)
+    tau = model.muscle_generalized_forces(a, q, u)
+    r = None
+    if residuals is not None:
+        r = problem.control("residuals", multibody.nv, bounds=(-residuals.max_control, residuals.max_control),
+                            guess=0.0, labels=tuple(f"{n}_residual" for n in model.speed_names))
+        tau = tau + residuals.optimal_force * r
+    actuators = model.coordinate_actuators
+    c = None
+    if actuators:
+        c = problem.control("actuator_controls", len(actuators), bounds=(
+            np.array([s.min_control for s in actuators]), np.array([s.max_control for s in actuators])),
+            guess=0.0, labels=tuple(s.name for s in actuators))
+        for k, spec in enumerate(actuators):
+            index = model.speed_names.index(spec.coordinate)
+            tau[index] = tau[index] + spec.optimal_force * c[k]
+    if extra_generalized_forces is not None:
+        extra = ca.vec(extra_generalized_forces(problem, q, u))
+        if extra.numel() != multibody.nv:
+            raise TrajoptInputError(f"extra_generalized_forces returned {extra.numel()} values, expected {multibody.nv}")
+        tau = tau + extra
+    wrenches = None
+    if external_wrenches is not None:
+        wrenches = external_wrenches(problem, q, u)
+        if wrenches.shape != (6, len(multibody.bodies)):
+            raise TrajoptInputError(f"external_wrenches returned shape {wrenches.shape}, expected "
+                                    f"(6, {len(multibody.bodies)}) (one column per body)")
+    explicit = forward_dynamics(multibody, q, u, tau, wrenches)
+    udot = explicit if isinstance(dynamics, ExplicitDynamics) else \
+        dynamics.accelerations(problem, model, q, u, tau, wrenches)
+    problem.set_derivative(q, _coordinate_rates(multibody, q, u))
+    problem.set_derivative(u, udot)
+    return MuscleDrivenProblem(problem, model, q, u, a, e, r, c, udot, forces, tau, explicit, rates)
+
+
+def _coordinate_rates(multibody, q, u):
+    if multibody.nq == multibody.nv:
+        return u
+    from trajopt.multibody import coordinate_rates
+
+    return coordinate_rates(multibody, q, u)
+
+
+def resimulate(built: MuscleDrivenProblem, solution, rtol: float = 1e-8, atol: float = 1e-8) -> Verification:
+    """Integrate the states with forward dynamics under the solution's controls, one mesh interval at a time.
+
+    Unlike ``Solution.verify`` (which integrates the problem's own dynamics), an implicit problem's
+    algebraic accelerations are replaced by forward dynamics here, so both formulations are checked
+    against the same physics. Controls are interpolated as the transcription represents them.
+    """
+    discrete = solution.discrete
+    symbols = discrete.problem.symbols
+    rates = [_coordinate_rates(built.model.multibody, built.q, built.u), built.explicit_accelerations]
+    if built.activation_rates is not None:
+        rates.append(built.activation_rates)
+    rhs = ca.Function("explicit_dynamics", [symbols[k] for k in ("t", "x", "u", "p", "z")], [ca.vertcat(*rates)])
+    transcription = discrete.transcription
+    columns = solution.time.size
+    x_grid = solution.value(symbols["x"]).reshape(-1, columns)
+    u_grid = solution.value(symbols["u"]).reshape(-1, columns)
+    z_grid = solution.value(symbols["z"]).reshape(-1, columns)
+    mesh = solution.initial_time + solution.duration * np.linspace(0.0, 1.0, transcription.intervals + 1)
+    simulated = np.zeros_like(x_grid)
+    simulated[:, 0] = x_grid[:, 0]
+    state = x_grid[:, 0].copy()
+    for k in range(transcription.intervals):
+        def derivative(t, x, interval=k):
+            tau = np.array([(t - solution.initial_time) / solution.duration])
+            weights = transcription.interpolation(tau, controls=True, interval=interval)[:, 0]
+            return np.asarray(rhs(t, x, u_grid @ weights, solution.parameters, z_grid @ weights)).flatten()
+
+        start, end = mesh[k], mesh[k + 1]
+        points = solution.time[(solution.time > start) & (solution.time <= end + 1e-12)]
+        result = solve_ivp(derivative, (start, end), state, method="RK45", rtol=rtol, atol=atol,
+                           t_eval=np.clip(points, start, end))
+        simulated[:, np.searchsorted(solution.time, points)] = result.y
+        state = result.y[:, -1]
+    labels = tuple(label for variable in discrete.problem.states for label in variable.labels)
+    return Verification(solution.time.copy(), simulated, simulated - x_grid, labels)
