@@ -94,3 +94,10 @@ def test_motion_conversion_round_trip(sequence):
 def test_bad_sequence_is_rejected():
     with pytest.raises(TrajoptInputError, match="XXY"):
         rot.euler_to_rotation("XXY", [0, 0, 0])
+
+
+@pytest.mark.filterwarnings("ignore:Gimbal lock detected")
+def test_conversion_at_gimbal_lock_is_reported():
+    # YZY is singular when the middle angle is 0 (the identity rotation).
+    with pytest.raises(TrajoptInputError, match="gimbal lock"):
+        rot.quaternion_motion_to_euler("YZY", [[1.0, 0.0, 0.0, 0.0]], [[0.1, 0.2, 0.3]])

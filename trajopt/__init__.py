@@ -1,3 +1,47 @@
-"""trajopt: optimal control of musculoskeletal models on CasADi and IPOPT."""
+"""trajopt: optimal control of musculoskeletal models on CasADi and IPOPT.
+
+The names here are the public surface; the packages hold the rest:
+``trajopt.muscles`` (DeGroote 2016 musculotendon model), ``trajopt.multibody`` (symbolic rigid-body
+dynamics), ``trajopt.osim`` (OpenSim model import), ``trajopt.paths`` (muscle paths and polynomial
+surrogates), ``trajopt.ocp`` (optimal control), ``trajopt.analysis`` (inverse dynamics, static
+optimization), ``trajopt.io`` (motion and table files).
+"""
+
+from trajopt.errors import ModelFileError, MotionFileError, TrajoptInputError
+from trajopt.io import Table, read_motion, read_table, write_csv, write_sto
+from trajopt.muscles import (
+    DEGROOTE2016_OPENSIM,
+    DEGROOTE2016_PUBLISHED,
+    ElasticTendonMuscle,
+    FirstOrderActivationDeGroote2016,
+    MuscleParameters,
+    RigidTendonMuscle,
+)
+from trajopt.ocp import (
+    Effort,
+    Endpoint,
+    FinalTime,
+    Free,
+    Guess,
+    HermiteSimpson,
+    Integral,
+    Ipopt,
+    Problem,
+    Radau,
+    ResidualPenalty,
+    Solution,
+    Tracking,
+    Trapezoidal,
+)
+from trajopt.osim import OsimModel, load_osim
+from trajopt.paths.polynomial import PolynomialPath, PolynomialPaths
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "DEGROOTE2016_OPENSIM", "DEGROOTE2016_PUBLISHED", "Effort", "ElasticTendonMuscle", "Endpoint", "FinalTime",
+    "FirstOrderActivationDeGroote2016", "Free", "Guess", "HermiteSimpson", "Integral", "Ipopt", "ModelFileError",
+    "MotionFileError", "MuscleParameters", "OsimModel", "PolynomialPath", "PolynomialPaths", "Problem", "Radau",
+    "ResidualPenalty", "RigidTendonMuscle", "Solution", "Table", "Tracking", "Trapezoidal", "TrajoptInputError",
+    "load_osim", "read_motion", "read_table", "write_csv", "write_sto",
+]

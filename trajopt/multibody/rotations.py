@@ -180,7 +180,12 @@ def quaternion_motion_to_euler(sequence, quaternions, angular_velocities):
             a = previous + (a - previous + np.pi) % (2 * np.pi) - np.pi
         previous = a
         angles[k] = a
-        rates[k] = np.linalg.solve(np.array(euler_rate_matrix(seq, a)), omega)
+        rate_matrix = np.array(euler_rate_matrix(seq, a))
+        if abs(np.linalg.det(rate_matrix)) < 1e-9:
+            raise TrajoptInputError(
+                f"quaternion_motion_to_euler: frame {k} is at gimbal lock of sequence {seq} (angles {a})"
+            )
+        rates[k] = np.linalg.solve(rate_matrix, omega)
     return angles, rates
 
 

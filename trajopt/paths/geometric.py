@@ -149,6 +149,9 @@ class GeometricPath:
         if len(self.points) < 2:
             raise TrajoptInputError(f"geometric path '{self.name}': needs >= 2 points, got {len(self.points)}")
         for p in self.points:
+            if not isinstance(p, (FixedPathPoint, MovingPathPoint)):
+                raise TrajoptInputError(f"geometric path '{self.name}': {p!r} is not a path point "
+                                        f"(FixedPathPoint, ConditionalPathPoint or MovingPathPoint)")
             if p.body != GROUND:
                 self.model.body_index(p.body)  # raises for an unknown body
 
