@@ -15,6 +15,8 @@ import sys
 # name -> (module with main(argv), one-line description)
 PROBLEMS = {
     "das3-serratus": ("problems.das3_serratus.serratus_fit", "DAS3 serratus anterior: Euler vs quaternion polynomial paths (table + figure)"),
+    "gait2d-prediction": ("problems.gait2d.main", "2D_gait.osim predictive half gait cycle (Moco example2DWalking); --tracking for the tracking variant"),
+    "arm26-reaching": ("problems.arm26_reaching.reaching", "arm26 muscle-driven reaching; Moco and bioptim static_arm comparisons"),
     "muscle-curves": ("trajopt.reports.muscle_curves", "plot the DeGroote 2016 curves to results/muscle_curves/"),
     "arm26-static-optimization": ("problems.arm26_static_optimization.main",
                                   "arm26 inverse dynamics + static optimization vs OpenSim (results/arm26_static_optimization/)"),
@@ -22,7 +24,11 @@ PROBLEMS = {
 
 BENCHMARKS: dict[str, tuple[str, str]] = {
     "paths": ("trajopt.bench.paths", "arm26 muscle lengths + moment arms: polynomial surrogate vs OpenSim; fitting time"),
+    "gait2d": ("trajopt.bench.gait2d", "2D gait prediction: wall time and iterations vs Moco; 25/50/100 intervals"),
+    "reaching": ("trajopt.bench.reaching", "arm26 reaching: trajopt vs Moco (run in a child process) and bioptim static_arm"),
     "dynamics": ("trajopt.bench.dynamics", "inverse/forward dynamics per call, arm26 and 2D_gait: trajopt vs OpenSim"),
+    "static-optimization": ("trajopt.bench.static_optimization",
+                            "arm26 static optimization, 101-frame elbow motion: trajopt vs OpenSim"),
 }
 
 COMMANDS: dict[str, tuple[str, str]] = {

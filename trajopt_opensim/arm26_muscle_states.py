@@ -30,7 +30,8 @@ def run(request):
     names = [str(n) for n in np.atleast_1d(request["muscles"])]
     muscles = [model.getMuscles().get(n) for n in names]
     frames = trajectory.getSize()
-    forces, lengths, speeds, times = (np.zeros((frames, len(names))) for _ in range(3)) + (np.zeros(frames),)
+    forces, lengths, speeds = (np.zeros((frames, len(names))) for _ in range(3))
+    times = np.zeros(frames)
     for i in range(frames):
         state = trajectory.get(i)
         model.realizeDynamics(state)

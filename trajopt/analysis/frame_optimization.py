@@ -15,6 +15,7 @@ block-diagonal NLP (or frame by frame, warm-started from the previous frame).
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 
@@ -91,6 +92,41 @@ def _frame_problem(m: int, j: int, exponent: float, residual_weights: np.ndarray
     )
 
 
+@functools.lru_cache(maxsize=32)
+def _solver(m: int, j: int, frames_per_solve: int, exponent: float, residual_weights: tuple,
+            residual_optimal_forces: tuple, tolerance: float, print_level: int) -> ca.Function:
+    """IPOPT on ``frames_per_solve`` independent frames, built once per problem shape and settings.
+
+    The NLP is expanded to SX: its functions are small and SX evaluates them much faster than MX.
+    """
+    frame = _frame_problem(m, j, exponent, np.array(residual_weights), np.array(residual_optimal_forces))
+    mapped = frame.map(frames_per_solve)
+    a = ca.MX.sym("activations", m, frames_per_solve)
+    e = ca.MX.sym("residual_controls", j, frames_per_solve)
+    data = [ca.MX.sym(name, rows, frames_per_solve) for name, rows in
+            (("moment_arms", m * j), ("passive", m), ("gain", m), ("load", j))]
+    arms_blocks = ca.horzcat(*[ca.reshape(data[0][:, k], m, j) for k in range(frames_per_solve)])
+    objective, balance = mapped(a, e, arms_blocks, data[1], data[2], data[3])
+    nlp = {
+        "x": ca.veccat(a, e),
+        "p": ca.veccat(*data),
+        "f": ca.sum2(objective),
+        "g": ca.vec(balance),
+    }
+    options = {
+        "expand": True,
+        "print_time": False,
+        "ipopt.print_level": print_level,
+        "ipopt.tol": tolerance,
+        "ipopt.constr_viol_tol": 1e-12,
+        "ipopt.sb": "yes",
+        # the balance is linear in the unknowns, and so is the objective's gradient when p = 2
+        "ipopt.jac_c_constant": "yes",
+        "ipopt.hessian_constant": "yes" if exponent == 2 else "no",
+    }
+    return ca.nlpsol("static_optimization", "ipopt", nlp, options)
+
+
 def optimize_frames(
     loads: FrameLoads,
     activation_bounds: tuple[np.ndarray, np.ndarray],
@@ -109,30 +145,8 @@ def optimize_frames(
         raise TrajoptInputError(f"activation bounds of muscle {bad}: lower {lower[bad]} > upper {upper[bad]}")
     optimal = np.broadcast_to(np.asarray(residual_optimal_forces, float), (j,))
     weights = np.ones(j) if residual_weights is None else np.broadcast_to(np.asarray(residual_weights, float), (j,))
-    frame = _frame_problem(m, j, exponent, weights, optimal)
-
     frames_per_solve = n if batched else 1
-    mapped = frame.map(frames_per_solve)
-    a = ca.MX.sym("activations", m, frames_per_solve)
-    e = ca.MX.sym("residual_controls", j, frames_per_solve)
-    data = [ca.MX.sym(name, rows, frames_per_solve) for name, rows in
-            (("moment_arms", m * j), ("passive", m), ("gain", m), ("load", j))]
-    arms_blocks = ca.horzcat(*[ca.reshape(data[0][:, k], m, j) for k in range(frames_per_solve)])
-    objective, balance = mapped(a, e, arms_blocks, data[1], data[2], data[3])
-    nlp = {
-        "x": ca.veccat(a, e),
-        "p": ca.veccat(*data),
-        "f": ca.sum2(objective),
-        "g": ca.vec(balance),
-    }
-    options = {
-        "print_time": False,
-        "ipopt.print_level": print_level,
-        "ipopt.tol": tolerance,
-        "ipopt.constr_viol_tol": 1e-12,
-        "ipopt.sb": "yes",
-    }
-    solver = ca.nlpsol("static_optimization", "ipopt", nlp, options)
+    solver = _solver(m, j, frames_per_solve, float(exponent), tuple(weights), tuple(optimal), tolerance, print_level)
 
     activations = np.zeros((n, m))
     controls = np.zeros((n, j))

@@ -1,0 +1,184 @@
+"""``trajopt run gait2d-prediction [--intervals N] [--speed V] [--tracking]``: Moco's example2DWalking in trajopt.
+
+Solves the prediction from the reference-coordinates guess (or, with ``--tracking``, the tracking
+variant) and writes to results/gait2d/: half and full stride .sto (OpenSim state/control paths), ground
+reactions .sto, figures vs Moco and the reference data, a stick-figure GIF, a forward re-simulation
+drift, the OpenSim cross-check (when opensim is installed) and summary.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from trajopt.errors import TrajoptInputError
+from trajopt.ocp import Ipopt
+
+from problems.gait2d import outputs
+from problems.gait2d.model import MODEL_FILE, GaitModel
+from problems.gait2d.prediction import build_problem, build_tracking_problem, transcription
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+RESULTS = ROOT / "results" / "gait2d"
+MOCO_INFO = Path(__file__).resolve().parent / "moco" / "moco_walk2d_info.json"
+
+
+def solver_settings(print_level: int = 0, max_iterations: int = 1000) -> Ipopt:
+    """Moco's tolerances for the example (convergence and constraint tolerance 1e-4), exact Hessian."""
+    return Ipopt(tol=1e-4, max_iterations=max_iterations, print_level=print_level,
+                 options={"constr_viol_tol": 1e-4})
+
+
+def solve_prediction(intervals: int = 50, speed: float = 1.2, print_level: int = 0, model=None):
+    """(gait problem, solution, seconds including NLP construction) from the reference-coordinates guess."""
+    started = time.perf_counter()
+    gait = build_problem(intervals, speed, model=model)
+    solution = gait.problem.solve(transcription(intervals), solver_settings(print_level), guess=gait.reference_guess())
+    return gait, solution, time.perf_counter() - started
+
+
+def solve_tracking(intervals: int = 24, print_level: int = 0, model=None):
+    started = time.perf_counter()
+    gait = build_tracking_problem(model=model)
+    solution = gait.problem.solve(transcription(intervals), solver_settings(print_level), guess=gait.reference_guess())
+    return gait, solution, time.perf_counter() - started
+
+
+def opensim_check(gait, solution, sto: Path) -> dict | None:
+    """OpenSim's contact and tendon forces on the written states vs trajopt's; None without opensim."""
+    from trajopt.contact import contact_record_values
+    from trajopt.opensim_reference import opensim_available, run_opensim_task
+
+    if not opensim_available():
+        return None
+    model, v = gait.model, gait.variables
+    result = run_opensim_task("gait2d_solution_check", {
+        "model_file": str(MODEL_FILE), "states_file": str(sto),
+        "contact_names": np.array([c.name for c in model.contacts]),
+        "muscle_names": np.array(model.muscle_names)})
+    q, u, a = solution.value(v.q), solution.value(v.u), solution.value(v.activations)
+    frames = q.shape[1]
+    records = np.stack([np.asarray(contact_record_values(model.multibody, q[:, k], u[:, k], model.contacts))
+                        for k in range(frames)])  # (frames, 12, n contacts)
+    tendon = np.asarray(model.musculoskeletal.tendon_forces.map(frames)(a, q, u)).T  # (frames, muscles)
+    contact_difference = np.abs(records - result["contact_records"])
+    tendon_difference = np.abs(tendon - result["tendon_forces"])
+    return {"frames": frames, "states_loaded": int(result["states_loaded"]),
+            "contact_force_max_abs_difference_N": float(contact_difference[:, 0:3].max()),
+            "contact_force_max_N": float(np.abs(result["contact_records"][:, 0:3]).max()),
+            "tendon_force_max_abs_difference_N": float(tendon_difference.max()),
+            "tendon_force_max_N": float(np.abs(result["tendon_forces"]).max()),
+            "tendon_force_worst_muscle": model.muscle_names[int(np.argmax(tendon_difference.max(axis=0)))]}
+
+
+def summary_table(gait, solution, full, seconds, moco_info: dict, moco: dict) -> list[str]:
+    """Markdown rows comparing trajopt's prediction with Moco's."""
+    displacement = full.table.column("/jointset/groundPelvis/pelvis_tx/value")
+    stride = 2 * (displacement[(full.time.size - 1) // 2] - displacement[0])
+    moco_tx = moco["solution"].column("/jointset/groundPelvis/pelvis_tx/value")
+    ours, theirs = outputs.grf_peaks(full.time, full.right_force), outputs.grf_peaks(None, moco["right_force"])
+    prediction = moco_info["prediction"]
+    rows = ["| quantity | trajopt | Moco |", "|---|---|---|",
+            f"| status | {solution.status} | {prediction['status']} |",
+            f"| objective (10 ∫Σ|u|³ dt / distance) | {solution.objective:.5f} | {prediction['objective']:.5f} |",
+            f"| final time of the half cycle (s) | {solution.duration:.4f} | {prediction['final_time']:.4f} |",
+            f"| stride length (m) | {stride:.4f} | {2 * (moco_tx[-1] - moco_tx[0]):.4f} |",
+            f"| average speed (m/s) | {stride / (2 * solution.duration):.4f} | "
+            f"{(moco_tx[-1] - moco_tx[0]) / prediction['final_time']:.4f} |"]
+    rows += [f"| right GRF {name} | {ours[name]:.1f} | {theirs[name]:.1f} |" for name in ours]
+    rows += [f"| IPOPT iterations | {solution.iterations} | {prediction['iterations']} |",
+             f"| wall time (s) | {seconds:.1f} (IPOPT {solution.wall_time:.1f}) | {prediction['wall_s']:.0f} |",
+             f"| mesh | {solution.discrete.transcription.intervals} Hermite-Simpson intervals, implicit "
+             f"multibody dynamics, exact Hessian | {prediction['num_mesh_intervals']} Hermite-Simpson intervals, "
+             f"explicit, limited-memory Hessian |"]
+    return rows
+
+
+def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level: int = 0) -> dict:
+    folder.mkdir(parents=True, exist_ok=True)
+    model = GaitModel.load()
+    moco = outputs.moco_reference()
+    moco_info = json.loads(MOCO_INFO.read_text())
+    stem = "tracking" if tracking else "prediction"
+    if tracking:
+        gait, solution, seconds = solve_tracking(intervals, print_level, model)
+    else:
+        gait, solution, seconds = solve_prediction(intervals, speed, print_level, model)
+    print(f"{stem}: {solution.status} after {solution.iterations} iterations, {seconds:.1f} s "
+          f"(IPOPT {solution.wall_time:.1f} s), objective {solution.objective:.6g}, tf {solution.duration:.4f} s")
+    half = outputs.half_stride(gait, solution)
+    full = outputs.full_stride(gait, half)
+    written = outputs.write_stride(half, folder, f"{stem}_half_stride") + \
+        outputs.write_stride(full, folder, f"{stem}_full_stride")
+    written += [outputs.plot_joint_angles(gait, full, moco, folder / f"{stem}_joint_angles.png"),
+                outputs.plot_grfs(full, moco, folder / f"{stem}_grfs.png"),
+                outputs.plot_activations(gait, half, moco, folder / f"{stem}_activations.png"),
+                outputs.stick_figure_animation(gait, full, folder / f"{stem}_stick_figure.gif")]
+    from problems.gait2d.simulate import resimulate
+
+    resimulation = resimulate(gait, solution)
+    nq = model.multibody.nq
+    drift = {"max_coordinate_drift": resimulation.max_drift(slice(0, nq)),
+             "max_speed_drift": resimulation.max_drift(slice(nq, 2 * nq)),
+             "max_activation_drift": resimulation.max_drift(slice(2 * nq, None)), "worst": resimulation.worst(),
+             "final_coordinate_drift": float(np.abs(resimulation.drift[:nq, -1]).max())}
+    check = opensim_check(gait, solution, folder / f"{stem}_half_stride.sto")
+    record = {"status": solution.status, "success": solution.success, "iterations": solution.iterations,
+              "objective": solution.objective, "final_time": solution.duration, "seconds": seconds,
+              "ipopt_seconds": solution.wall_time, "intervals": intervals, "speed": speed,
+              "worst_constraint": solution.worst_constraint, "resimulation": drift, "opensim_check": check}
+    lines = [f"# 2D gait {stem} (trajopt) vs Moco example2DWalking", "",
+             f"Command: `trajopt run gait2d-prediction --intervals {intervals} --speed {speed}"
+             f"{' --tracking' if tracking else ''}`. Guess: problems/gait2d/referenceCoordinates.sto.", ""]
+    if not tracking:
+        lines += summary_table(gait, solution, full, seconds, moco_info, moco) + [""]
+    else:
+        lines += [f"Status {solution.status}, {solution.iterations} iterations, {seconds:.1f} s, objective "
+                  f"{solution.objective:.5g} (Moco's tracking: {moco_info['tracking']['iterations']} iterations, "
+                  f"{moco_info['tracking']['wall_s']:.0f} s; its objective is weighted differently).", ""]
+    lines += ["## Forward re-simulation of the controls",
+              "Excitations and lumbar control interpolated per mesh interval; forward dynamics with contacts "
+              "integrated by scipy Radau (rtol 1e-8) from the optimized initial state.", "",
+              f"- max coordinate drift {drift['max_coordinate_drift']:.3g} (rad or m), at tf "
+              f"{drift['final_coordinate_drift']:.3g}; max speed drift {drift['max_speed_drift']:.3g}; "
+              f"max activation drift {drift['max_activation_drift']:.3g}; worst: {drift['worst']}", ""]
+    lines += ["## OpenSim cross-check"]
+    if check is None:
+        lines += ["opensim is not installed: not run.", ""]
+    else:
+        lines += [f"The half-stride .sto loads in OpenSim 4.6 (StatesTrajectory of {check['states_loaded']} states). "
+                  f"On those {check['frames']} states: contact sphere forces max |trajopt - OpenSim| "
+                  f"{check['contact_force_max_abs_difference_N']:.3g} N (forces up to "
+                  f"{check['contact_force_max_N']:.0f} N); tendon forces max difference "
+                  f"{check['tendon_force_max_abs_difference_N']:.3g} N (forces up to "
+                  f"{check['tendon_force_max_N']:.0f} N; worst {check['tendon_force_worst_muscle']}; trajopt uses "
+                  f"the polynomial path surrogates, OpenSim its geometric paths).", ""]
+    lines += ["## Files", *[f"- `{p.name}`" for p in written], ""]
+    (folder / f"{stem}_summary.md" if tracking else folder / "summary.md").write_text("\n".join(lines))
+    (folder / f"{stem}.json").write_text(json.dumps(record, indent=1))
+    print("\n".join(lines))
+    return record
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="trajopt run gait2d-prediction", description=__doc__.splitlines()[0])
+    parser.add_argument("--intervals", type=int, default=None, help="mesh intervals (default 50; tracking 24)")
+    parser.add_argument("--speed", type=float, default=1.2, help="average speed (m/s), prediction only")
+    parser.add_argument("--tracking", action="store_true", help="solve the tracking variant instead")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--print-level", type=int, default=0, help="IPOPT print level")
+    args = parser.parse_args(argv)
+    intervals = args.intervals if args.intervals is not None else (24 if args.tracking else 50)
+    if intervals < 2 or not 0.0 < args.speed < 3.0:
+        raise TrajoptInputError(f"gait2d-prediction: need --intervals >= 2 and 0 < --speed < 3 m/s, got "
+                                f"{intervals} and {args.speed}")
+    record = run(intervals, args.speed, args.tracking, args.out, args.print_level)
+    return 0 if record["success"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,221 @@
+"""What a gait solution becomes on disk: half and full stride tables, ground reactions, figures, animation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from trajopt.io.motion import read_motion
+from trajopt.io.tables import Table, read_table, write_sto
+
+from problems.gait2d.model import HERE, coordinate_path
+from problems.gait2d.prediction import REFERENCE_COORDINATES, REFERENCE_GRF
+
+MOCO_SOLUTION = HERE / "moco" / "gaitPrediction_solution.sto"
+MOCO_GRF = HERE / "moco" / "gaitPrediction_solutionGRF_fullStride.sto"
+GRF_LABELS = tuple(f"ground_{kind}_{side}_{axis}" for side in ("r", "l")
+                   for kind, axes in (("force", ("vx", "vy", "vz")), ("force", ("px", "py", "pz")),
+                                      ("torque", ("x", "y", "z"))) for axis in axes)
+
+
+@dataclass(frozen=True)
+class Stride:
+    """A trajectory on a time grid: states/controls table plus ground reactions (ground axes)."""
+
+    table: Table  # OpenSim state and control paths as labels
+    right_force: np.ndarray  # (M, 3)
+    left_force: np.ndarray
+    right_torque: np.ndarray  # about the ground origin
+    left_torque: np.ndarray
+
+    @property
+    def time(self) -> np.ndarray:
+        return self.table.time
+
+    def grf_table(self) -> Table:
+        """referenceGRF.sto layout; forces applied at the ground origin with their torques about it."""
+        zero = np.zeros_like(self.right_force)
+        data = np.hstack([self.right_force, zero, self.right_torque, self.left_force, zero, self.left_torque])
+        return Table(self.time, GRF_LABELS, data, name="ground_reactions")
+
+
+def half_stride(gait, solution) -> Stride:
+    """The solution's half cycle on its grid (udot columns dropped)."""
+    v, model = gait.variables, gait.model
+    table = solution.table()
+    keep = [i for i, label in enumerate(table.labels) if not label.endswith("/accel")]
+    table = Table(table.time, tuple(table.labels[i] for i in keep), table.data[:, keep], name="gait2d_half_stride",
+                  metadata=table.metadata)
+    forces = [np.asarray(model.ground_reactions.map(table.time.size)(solution.value(v.q), solution.value(v.u))[i]).T
+              for i in range(4)]
+    return Stride(table, *forces)
+
+
+def mirror_columns(labels: tuple[str, ...], model) -> np.ndarray:
+    """Column permutation of a solution table swapping left and right (coordinates, speeds, muscles)."""
+    names = {}
+    for i, c in enumerate(model.coordinate_names):
+        j = int(np.argmax(model.mirror.coordinates[i]))
+        for kind in ("value", "speed"):
+            names[coordinate_path(c, kind)] = coordinate_path(model.coordinate_names[j], kind)
+    for i, m in enumerate(model.muscle_names):
+        other = model.muscle_names[int(np.argmax(model.mirror.muscles[i]))]
+        names[f"/{m}/activation"] = f"/{other}/activation"
+        names[f"/{m}"] = f"/{other}"
+    return np.array([labels.index(names.get(label, label)) for label in labels])
+
+
+def full_stride(gait, half: Stride) -> Stride:
+    """Half stride followed by its mirror image (pelvis_tx shifted by the displacement, time by the duration)."""
+    table = half.table
+    order = mirror_columns(table.labels, gait.model)
+    tx = table.labels.index(coordinate_path("pelvis_tx"))
+    second = table.data[1:, order].copy()
+    second[:, tx] += table.data[-1, tx] - table.data[0, tx]
+    duration = table.time[-1] - table.time[0]
+    time = np.concatenate([table.time, table.time[1:] + duration])
+    data = np.vstack([table.data, second])
+    flip = np.array([1.0, 1.0, -1.0])  # mirror image across the sagittal plane: z components change sign
+    right_force = np.vstack([half.right_force, half.left_force[1:] * flip])
+    left_force = np.vstack([half.left_force, half.right_force[1:] * flip])
+    # Torques about the ground origin: the x shift of the pelvis moves the point of application.
+    shift = np.array([table.data[-1, tx] - table.data[0, tx], 0.0, 0.0])
+    right_torque = np.vstack([half.right_torque, half.left_torque[1:] * -flip + np.cross(shift, half.left_force[1:] * flip)])
+    left_torque = np.vstack([half.left_torque, half.right_torque[1:] * -flip + np.cross(shift, half.right_force[1:] * flip)])
+    return Stride(Table(time, table.labels, data, name="gait2d_full_stride", metadata=table.metadata),
+                  right_force, left_force, right_torque, left_torque)
+
+
+def write_stride(stride: Stride, folder: Path, stem: str) -> list[Path]:
+    return [write_sto(folder / f"{stem}.sto", stride.table), write_sto(folder / f"{stem}_grf.sto", stride.grf_table())]
+
+
+def grf_peaks(time, right_force) -> dict[str, float]:
+    """Peaks of the right foot's ground reaction over a stride: vertical max, fore-aft min and max."""
+    return {"vertical max (N)": float(right_force[:, 1].max()), "fore-aft min (N)": float(right_force[:, 0].min()),
+            "fore-aft max (N)": float(right_force[:, 0].max())}
+
+
+def moco_reference() -> dict:
+    """Moco's solution: half-stride table and full-stride GRFs."""
+    solution = read_table(MOCO_SOLUTION)
+    grf = read_table(MOCO_GRF)
+    return {"solution": solution, "grf": grf,
+            "right_force": np.column_stack([grf.column(f"ground_force_r_v{a}") for a in "xyz"])}
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_joint_angles(gait, full: Stride, moco: dict, path: Path) -> Path:
+    """Coordinates over the full stride (% of stride): trajopt, Moco, and the reference half cycle."""
+    plt = _plt()
+    model = gait.model
+    reference = read_motion(REFERENCE_COORDINATES, coordinates=model.coordinate_names)
+    moco_full = full_stride(gait, Stride(moco["solution"], *(np.zeros((moco["solution"].time.size, 3)),) * 4))
+    names = [n for n in model.coordinate_names if n != "pelvis_tx"]
+    figure, axes = plt.subplots(3, 3, figsize=(11, 8), sharex=True)
+    for axis, name in zip(axes.flat, names):
+        label = coordinate_path(name)
+        for stride, style, who in ((full, "-", "trajopt"), (moco_full, "--", "Moco")):
+            percent = 100 * (stride.time - stride.time[0]) / (stride.time[-1] - stride.time[0])
+            axis.plot(percent, np.degrees(stride.table.column(label)), style, label=who)
+        percent = 100 * reference.time / (2 * reference.time[-1])
+        axis.plot(percent, np.degrees(reference.column(name)), ":", color="k", label="reference (half)")
+        axis.set_title(name, fontsize=9)
+    axes[0, 0].legend(fontsize=7)
+    for axis in axes[-1]:
+        axis.set_xlabel("% stride")
+    figure.supylabel("angle (deg); pelvis_ty in m x 57.3")
+    figure.tight_layout()
+    figure.savefig(path, dpi=90)
+    plt.close(figure)
+    return path
+
+
+def plot_grfs(full: Stride, moco: dict, path: Path) -> Path:
+    """Right-foot ground reactions over the stride: trajopt, Moco, and the reference half cycle."""
+    plt = _plt()
+    reference = read_table(REFERENCE_GRF)
+    figure, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for axis, component, name in ((axes[0], 0, "fore-aft"), (axes[1], 1, "vertical")):
+        percent = 100 * (full.time - full.time[0]) / (full.time[-1] - full.time[0])
+        axis.plot(percent, full.right_force[:, component], label="trajopt")
+        grf = moco["grf"]
+        axis.plot(100 * grf.time / grf.time[-1], moco["right_force"][:, component], "--", label="Moco")
+        axis.plot(100 * reference.time / (2 * reference.time[-1]),
+                  reference.column(f"ground_force_r_v{'xy'[component]}"), ":", color="k", label="reference (half)")
+        axis.set_title(f"right foot, {name} (N)")
+        axis.set_xlabel("% stride")
+    axes[0].legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=90)
+    plt.close(figure)
+    return path
+
+
+def plot_activations(gait, half: Stride, moco: dict, path: Path) -> Path:
+    """Muscle activations over the half stride: trajopt vs Moco (the reference data has none)."""
+    plt = _plt()
+    names = gait.model.muscle_names
+    figure, axes = plt.subplots(3, 6, figsize=(14, 7), sharex=True, sharey=True)
+    moco_solution = moco["solution"]
+    for axis, name in zip(axes.flat, names):
+        label = f"/{name}/activation"
+        axis.plot(half.time, half.table.column(label), label="trajopt")
+        axis.plot(moco_solution.time, moco_solution.column(label), "--", label="Moco")
+        axis.set_title(name, fontsize=9)
+    axes[0, 0].legend(fontsize=7)
+    for axis in axes[-1]:
+        axis.set_xlabel("time (s)")
+    figure.tight_layout()
+    figure.savefig(path, dpi=80)
+    plt.close(figure)
+    return path
+
+
+def stick_figure_animation(gait, full: Stride, path: Path, frames: int = 40) -> Path:
+    """A small GIF of the body origins (pelvis, hips, knees, ankles, heels, toes, torso) over the stride."""
+    plt = _plt()
+    from matplotlib.animation import FuncAnimation, PillowWriter
+
+    from trajopt.multibody import body_poses
+
+    mb = gait.model.multibody
+    labels = [coordinate_path(n) for n in gait.model.coordinate_names]
+    q_all = np.column_stack([full.table.column(label) for label in labels])
+    picks = np.linspace(0, full.time.size - 1, frames).round().astype(int)
+    positions = [np.asarray(body_poses(mb, q_all[i])[1]) for i in picks]
+    index = {b.name: mb.body_index(b.name) for b in mb.bodies}
+    chains = [("torso", "pelvis"), ("pelvis", "femur_l", "tibia_l", "talus_l", "calcn_l", "toes_l"),
+              ("pelvis", "femur_r", "tibia_r", "talus_r", "calcn_r", "toes_r")]
+    colors = ["k", "tab:blue", "tab:red"]
+    figure, axis = plt.subplots(figsize=(5, 3.2))
+    x_min = min(p[0].min() for p in positions) - 0.3
+    x_max = max(p[0].max() for p in positions) + 0.3
+    axis.set_xlim(x_min, x_max)
+    axis.set_ylim(-0.05, 1.6)
+    axis.set_aspect("equal")
+    axis.axhline(0.0, color="0.5", linewidth=1)
+    lines = [axis.plot([], [], "o-", color=c, markersize=3)[0] for c in colors]
+    title = axis.set_title("")
+
+    def draw(frame):
+        p = positions[frame]
+        for line, chain in zip(lines, chains):
+            line.set_data([p[0, index[b]] for b in chain], [p[1, index[b]] for b in chain])
+        title.set_text(f"t = {full.time[picks[frame]]:.3f} s")
+        return lines + [title]
+
+    animation = FuncAnimation(figure, draw, frames=len(picks), blit=False)
+    animation.save(path, writer=PillowWriter(fps=15), dpi=60)
+    plt.close(figure)
+    return path

@@ -1,0 +1,35 @@
+"""Load a gait solution's states (.sto with OpenSim state paths) in OpenSim and evaluate forces on it.
+
+Request: model_file, states_file, contact_names (SmoothSphereHalfSpaceForce names), muscle_names.
+The table becomes a StatesTrajectory (missing columns allowed, extra columns such as controls allowed),
+so this also checks that OpenSim accepts the file. Per state, after realizeDynamics:
+Result: states_loaded (count), time (N), contact_records (N x 12 x contacts, getRecordValues: sphere
+force, sphere torque, half-space force, half-space torque), tendon_forces (N x muscles).
+"""
+
+import numpy as np
+import opensim
+
+
+def run(request):
+    model = opensim.Model(str(request["model_file"]))
+    model.initSystem()
+    table = opensim.TimeSeriesTable(str(request["states_file"]))
+    trajectory = opensim.StatesTrajectory.createFromStatesTable(model, table, True, True)
+    contacts = [opensim.SmoothSphereHalfSpaceForce.safeDownCast(model.getForceSet().get(str(name)))
+                for name in np.atleast_1d(request["contact_names"])]
+    muscles = [model.getMuscles().get(str(name)) for name in np.atleast_1d(request["muscle_names"])]
+    count = trajectory.getSize()
+    records = np.zeros((count, 12, len(contacts)))
+    tendon = np.zeros((count, len(muscles)))
+    time = np.zeros(count)
+    for k in range(count):
+        state = trajectory.get(k)
+        model.realizeDynamics(state)
+        time[k] = state.getTime()
+        for j, contact in enumerate(contacts):
+            values = contact.getRecordValues(state)
+            records[k, :, j] = [values.get(i) for i in range(12)]
+        for j, muscle in enumerate(muscles):
+            tendon[k, j] = muscle.getTendonForce(state)
+    return {"states_loaded": count, "time": time, "contact_records": records, "tendon_forces": tendon}
