@@ -100,3 +100,13 @@ def test_missing_path_names_the_muscles(arm26):
     partial = PolynomialPaths([path for path in arm26.paths if path.muscle != "BRA"])
     with pytest.raises(TrajoptInputError, match="BRA"):
         MusculoskeletalModel(arm26.osim, partial)
+
+
+def test_load_from_files_equals_explicit_construction(arm26):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        loaded = MusculoskeletalModel.load(ARM26, PATHS)
+    q, u = _states(2)
+    a = np.full(6, 0.2)
+    np.testing.assert_array_equal(np.asarray(loaded.muscle_generalized_forces(a, q[0], u[0])),
+                                  np.asarray(arm26.muscle_generalized_forces(a, q[0], u[0])))

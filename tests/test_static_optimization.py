@@ -152,3 +152,35 @@ def test_degroote_static_optimization_matches_opensim(opensim_task, model, motio
     assert da <= 0.02, f"max |Δ activation| = {da:.4f}"
     assert dr <= 0.05, f"max |Δ residual| = {dr:.4f} N·m"
     assert np.abs(result.equality_error).max() <= 1e-6
+
+
+def test_main_job_runs_another_motion(tmp_path):
+    from problems.arm26_static_optimization.main import main
+
+    assert main(["--motion", str(IK_MOTION), "--cutoff", "6", "--out", str(tmp_path)]) == 0
+    activation = read_table(tmp_path / "SO_FLV_activation.sto")
+    assert activation.num_frames == 121
+    assert (tmp_path / "figures" / "activations.png").exists()
+    assert "FLV + passive" in (tmp_path / "summary.md").read_text()
+
+
+def test_main_job_reference_run_writes_summary_against_opensim(tmp_path):
+    from problems.arm26_static_optimization.main import main
+
+    assert main(["--no-opensim", "--out", str(tmp_path)]) == 0
+    summary = (tmp_path / "summary.md").read_text()
+    assert "| elbow, no FLV, no passive | 101 |" in summary
+    for figure in ("fig13_inverse_dynamics", "fig14_activations_noFLV", "fig19_residuals", "fig20_joint_reactions"):
+        assert (tmp_path / "figures" / f"{figure}.png").exists()
+
+
+def test_minimum_activation_and_exponent_options(model):
+    """Lower bound 0 instead of arm26's min_control 0.01 lets idle muscles switch off; p = 3 still balances."""
+    free = StaticOptimization(model, ELBOW_MOTION, minimum_activation=0.0, passive_force=False).solve()
+    assert free.activations.min() < 1e-6
+    assert free.activations.min() >= -1e-9
+    cubic = StaticOptimization(model, ELBOW_MOTION, activation_exponent=3, passive_force=False).solve()
+    assert cubic.success and np.abs(cubic.equality_error).max() <= 1e-6
+    square = StaticOptimization(model, ELBOW_MOTION, passive_force=False).solve()
+    # a higher exponent spreads load: the largest activation drops
+    assert cubic.activations.max() < square.activations.max()

@@ -140,6 +140,15 @@ class MusculoskeletalModel:
         )
         self._build_functions()
 
+    @classmethod
+    def load(cls, model_file, paths_file, constants: DeGroote2016Constants = DEFAULT_CONSTANTS,
+             ignore_passive_fiber_force: bool = False) -> "MusculoskeletalModel":
+        """From an .osim file and a polynomial-paths JSON file (``PolynomialPaths.save``)."""
+        from trajopt.osim import load_osim
+        from trajopt.paths.polynomial import PolynomialPaths
+
+        return cls(load_osim(model_file), PolynomialPaths.load(paths_file), constants, ignore_passive_fiber_force)
+
     # -- names and bounds ----------------------------------------------------------------------
     @property
     def muscle_names(self) -> tuple[str, ...]:

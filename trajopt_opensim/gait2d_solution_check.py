@@ -16,9 +16,11 @@ def run(request):
     model.initSystem()
     table = opensim.TimeSeriesTable(str(request["states_file"]))
     trajectory = opensim.StatesTrajectory.createFromStatesTable(model, table, True, True)
-    contacts = [opensim.SmoothSphereHalfSpaceForce.safeDownCast(model.getForceSet().get(str(name)))
+    # 2D_gait.osim keeps its forces in <components>, not the ForceSet: look them up by path.
+    contacts = [opensim.SmoothSphereHalfSpaceForce.safeDownCast(model.getComponent(f"/{name}"))
                 for name in np.atleast_1d(request["contact_names"])]
-    muscles = [model.getMuscles().get(str(name)) for name in np.atleast_1d(request["muscle_names"])]
+    muscles = [opensim.Muscle.safeDownCast(model.getComponent(f"/{name}"))
+               for name in np.atleast_1d(request["muscle_names"])]
     count = trajectory.getSize()
     records = np.zeros((count, 12, len(contacts)))
     tendon = np.zeros((count, len(muscles)))

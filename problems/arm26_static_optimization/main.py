@@ -27,8 +27,9 @@ import numpy as np
 from trajopt.analysis.figures import plot_joint_reactions, plot_series
 from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
 from trajopt.analysis.static_optimization import Residuals, StaticOptimization, StaticOptimizationResult
-from trajopt.io import Table, read_table
+from trajopt.io import Table, read_table, write_csv
 from trajopt.musculoskeletal import MusculoskeletalModel
+from trajopt.opensim_reference import opensim_available, run_opensim_task
 from trajopt.osim import load_osim
 from trajopt.paths.polynomial import PolynomialPaths
 
@@ -174,7 +175,10 @@ def _write_summary(out: Path, rows: list[Row], id_rows: list[tuple[str, int, flo
         "coordinates, weight 1, exponent 2. Without force-length-velocity both use force = activation × Fmax;",
         "with it the active-force curves differ (DeGroote vs Thelen), so activations differ by design.",
         "OpenSim's Static Optimization never includes passive fiber force; the 'with passive force' case",
-        "has no OpenSim counterpart. Joint reactions come from inverse dynamics without muscle forces.",
+        "has no OpenSim counterpart. Rows 'vs OpenSim DeGroote' rerun OpenSim (child process, tolerance 1e-8)",
+        "with arm26's muscles replaced by DeGrooteFregly2016Muscle (rigid tendon): the like-for-like comparison.",
+        "Joint reactions come from inverse dynamics without muscle forces (polynomial paths give no",
+        "points of application).",
         "",
         "## Inverse dynamics",
         "",
@@ -200,7 +204,23 @@ def _write_summary(out: Path, rows: list[Row], id_rows: list[tuple[str, int, flo
     return path
 
 
-def _run_references(out: Path) -> int:
+def _opensim_degroote(case: str, result: StaticOptimizationResult, motion: Path, cutoff, flv: bool,
+                      out: Path) -> tuple[Row, Table]:
+    """OpenSim Static Optimization of arm26 with DeGrooteFregly2016 muscles (rigid tendon), same settings."""
+    reference = run_opensim_task("osim_static_optimization", {
+        "model": str(MODEL), "motion": str(motion), "lowpass_cutoff": -1.0 if cutoff is None else cutoff,
+        "degroote": True, "use_muscle_physiology": flv, "reserve_optimal_force": 1.0,
+        "convergence_criterion": 1e-8, "max_iterations": 1000})
+    labels = tuple(str(label) for label in reference["labels"])
+    activation = Table(reference["times"], labels, reference["activations"], name="OpenSim DeGroote SO activation")
+    force = Table(reference["times"], labels, reference["forces"], name="OpenSim DeGroote SO force")
+    name = case.replace(", ", "_").replace(" ", "_")
+    write_csv(out / "opensim_degroote" / f"{name}_activation.csv", activation)
+    write_csv(out / "opensim_degroote" / f"{name}_force.csv", force)
+    return _compare(f"{case} vs OpenSim DeGroote (rigid tendon)", result, activation, force), activation
+
+
+def _run_references(out: Path, with_opensim: bool) -> int:
     start = time.perf_counter()
     print("arm26 static optimization: loading arm26 and its polynomial paths ...")
     model = load_model()
@@ -244,6 +264,22 @@ def _run_references(out: Path) -> int:
                          _reference("arm26_SO_filter6Hz_StaticOptimization_activation.sto"),
                          _reference("arm26_SO_filter6Hz_StaticOptimization_force.sto")))
     _figures_ik(out, result, _reference("arm26_ID_filter6Hz.sto"))
+
+    if with_opensim:
+        print("OpenSim Static Optimization, muscles replaced by DeGrooteFregly2016Muscle (rigid tendon) ...")
+        for case, so, motion, cutoff, flv in (("elbow, FLV, no passive", results["SO_FLV"], ELBOW_MOTION, None, True),
+                                              ("elbow, no FLV, no passive", results["SO_noFLV"], ELBOW_MOTION, None, False),
+                                              ("IK motion, 6 Hz, FLV, no passive", result, IK_MOTION, 6.0, True)):
+            row, activation = _opensim_degroote(case, so, motion, cutoff, flv, out)
+            rows.append(row)
+            print(f"  {case}: max |Δ activation| {row.activation_max:.4f}, max |Δ reserve| {row.reserve_max:.4f} N·m")
+            if case == "elbow, FLV, no passive":
+                plot_series(out / "figures" / "fig15b_activations_FLV_vs_opensim_degroote.png",
+                            "Activations with FLV, no passive force: OpenSim with DeGrooteFregly2016 muscles",
+                            "activation", so.times, so.muscle_names, so.activations, activation.time,
+                            activation.select(so.muscle_names).data, reference_name="OpenSim (DeGroote, rigid tendon)")
+    else:
+        print("opensim is not installed: no comparison with OpenSim's DeGroote static optimization")
     summary = _write_summary(out, rows, id_rows, time.perf_counter() - start)
     print(summary.read_text())
     print(f"wrote {out} ({time.perf_counter() - start:.1f} s)")
@@ -282,11 +318,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--motion", type=Path, help="another arm26 motion file (default: the two reference motions)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"results folder (default {DEFAULT_OUT})")
     parser.add_argument("--cutoff", type=float, default=None, help="low-pass cutoff in Hz for --motion (default: none)")
+    parser.add_argument("--no-opensim", action="store_true",
+                        help="skip the comparison with OpenSim's DeGroote static optimization (run when opensim is installed)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     if args.motion is not None:
         return _run_motion(args.motion, args.out, args.cutoff)
-    return _run_references(args.out)
+    return _run_references(args.out, opensim_available() and not args.no_opensim)
 
 
 if __name__ == "__main__":

@@ -125,16 +125,16 @@ def plot_joint_angles(gait, full: Stride, moco: dict, path: Path) -> Path:
     figure, axes = plt.subplots(3, 3, figsize=(11, 8), sharex=True)
     for axis, name in zip(axes.flat, names):
         label = coordinate_path(name)
+        unit = (lambda x: x) if name == "pelvis_ty" else np.degrees
         for stride, style, who in ((full, "-", "trajopt"), (moco_full, "--", "Moco")):
             percent = 100 * (stride.time - stride.time[0]) / (stride.time[-1] - stride.time[0])
-            axis.plot(percent, np.degrees(stride.table.column(label)), style, label=who)
+            axis.plot(percent, unit(stride.table.column(label)), style, label=who)
         percent = 100 * reference.time / (2 * reference.time[-1])
-        axis.plot(percent, np.degrees(reference.column(name)), ":", color="k", label="reference (half)")
-        axis.set_title(name, fontsize=9)
+        axis.plot(percent, unit(reference.column(name)), ":", color="k", label="reference (half)")
+        axis.set_title(f"{name} ({'m' if name == 'pelvis_ty' else 'deg'})", fontsize=9)
     axes[0, 0].legend(fontsize=7)
     for axis in axes[-1]:
         axis.set_xlabel("% stride")
-    figure.supylabel("angle (deg); pelvis_ty in m x 57.3")
     figure.tight_layout()
     figure.savefig(path, dpi=90)
     plt.close(figure)

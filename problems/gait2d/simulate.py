@@ -30,6 +30,11 @@ class Resimulation:
         drift = self.drift if rows is None else self.drift[rows]
         return float(np.max(np.abs(drift)))
 
+    def first_time_beyond(self, rows, threshold: float) -> float | None:
+        """First grid time at which |drift| of `rows` exceeds `threshold` (None if never)."""
+        beyond = np.any(np.abs(self.drift[rows]) > threshold, axis=0)
+        return float(self.time[np.argmax(beyond)]) if beyond.any() else None
+
     def worst(self) -> str:
         row, column = np.unravel_index(np.argmax(np.abs(self.drift)), self.drift.shape)
         return f"{self.labels[row]} drifts {self.drift[row, column]:.3g} at t={self.time[column]:.4g} s"
@@ -53,8 +58,13 @@ def explicit_dynamics_function(gait) -> ca.Function:
                        ["x", "excitations", "lumbar_control"], ["xdot", "jacobian"])
 
 
-def resimulate(gait, solution, method: str = "Radau", rtol: float = 1e-8, atol: float = 1e-8) -> Resimulation:
-    """Integrate the forward model under the solution's controls from its initial state."""
+def resimulate(gait, solution, restart_each_interval: bool = False, method: str = "Radau", rtol: float = 1e-8,
+               atol: float = 1e-8) -> Resimulation:
+    """Integrate the forward model under the solution's controls from its initial state.
+
+    Open loop over the whole half cycle (walking is unstable open loop, so the drift grows), or with
+    `restart_each_interval` from the optimized state at each mesh point (the transcription's local error).
+    """
     v = gait.variables
     function = explicit_dynamics_function(gait)
     transcription = solution.discrete.transcription
@@ -80,6 +90,8 @@ def resimulate(gait, solution, method: str = "Radau", rtol: float = 1e-8, atol: 
             return np.asarray(function(x, e, lumbar)[1])
 
         start, end = mesh[k], mesh[k + 1]
+        if restart_each_interval:
+            state = x_grid[:, np.searchsorted(solution.time, start - 1e-12)]
         points = solution.time[(solution.time > start) & (solution.time <= end + 1e-12)]
         result = solve_ivp(rhs, (start, end), state, method=method, jac=jacobian, rtol=rtol, atol=atol,
                            t_eval=np.clip(points, start, end))

@@ -114,8 +114,9 @@ class StaticOptimizationResult:
         return Table(self.times, tuple(f"{c}_equality_error" for c in self.coordinate_names),
                      self.equality_error, name="Equality error")
 
-    def write(self, folder, prefix: str = "static_optimization") -> list[Path]:
-        """Activations, forces, residuals, equality error, ID forces and reactions as .sto and .csv."""
+    def write(self, folder, prefix: str = "static_optimization", figures: bool = False) -> list[Path]:
+        """Activations, forces, residuals, equality error, ID forces and reactions as .sto and .csv;
+        with ``figures``, PNGs of each in ``folder/figures``."""
         folder = Path(folder)
         written = []
         for name, table in (("activation", self.activations_table()), ("force", self.forces_table()),
@@ -123,7 +124,26 @@ class StaticOptimizationResult:
             written.append(write_sto(folder / f"{prefix}_{name}.sto", table))
             written.append(write_csv(folder / f"{prefix}_{name}.csv", table))
         written += self.inverse_dynamics.write(folder, f"{prefix}_inverse_dynamics")
+        if figures:
+            written += self._figures(folder / "figures", prefix)
         return written
+
+    def _figures(self, folder: Path, prefix: str) -> list[Path]:
+        from trajopt.analysis.figures import plot_joint_reactions, plot_series
+
+        inverse = self.inverse_dynamics
+        return [
+            plot_series(folder / f"{prefix}_activations.png", "Activations", "activation", self.times,
+                        self.muscle_names, self.activations),
+            plot_series(folder / f"{prefix}_forces.png", "Muscle forces", "N", self.times, self.muscle_names,
+                        self.muscle_forces),
+            plot_series(folder / f"{prefix}_residuals.png", "Residual actuators", "N·m or N", self.times,
+                        self.reserve_names, self.residual_forces),
+            plot_series(folder / f"{prefix}_inverse_dynamics.png", "Inverse dynamics", "N·m or N", self.times,
+                        inverse.generalized_force_labels, inverse.generalized_forces),
+            plot_joint_reactions(folder / f"{prefix}_joint_reactions.png", inverse, inverse.joint_names,
+                                 "Joint reactions from inverse dynamics (muscle forces not applied)"),
+        ]
 
 
 class StaticOptimization:

@@ -1,0 +1,188 @@
+"""problems/gait2d: model assembly, left/right mirror, symmetry constraints, dynamics identities, solves."""
+
+import casadi as ca
+import numpy as np
+import pytest
+
+from problems.gait2d.model import COORDINATE_PAIRS, MUSCLE_PAIRS, GaitModel, coordinate_path
+from problems.gait2d.prediction import MOCO_STATE_BOUNDS, build_problem, transcription
+
+RNG = np.random.default_rng(7)
+
+
+@pytest.fixture(scope="module")
+def model():
+    return GaitModel.load()
+
+
+def _random_state(model, rng=RNG):
+    names = model.coordinate_names
+    q = np.array([rng.uniform(*MOCO_STATE_BOUNDS[n]) for n in names])
+    return q, rng.normal(0.0, 1.0, len(names))
+
+
+def test_model_assembly(model):
+    assert model.coordinate_names[:3] == ("pelvis_tilt", "pelvis_tx", "pelvis_ty")
+    assert len(model.coordinate_names) == 10 and len(model.muscle_names) == 18
+    assert sorted(c.name for c in model.contacts) == ["contactFront_l", "contactFront_r", "contactHeel_l",
+                                                      "contactHeel_r"]
+    assert model.lumbar_actuator.name == "lumbarAct" and model.lumbar_actuator.max_control == 150.0
+    hamstrings = model.musculoskeletal.muscles[model.muscle_names.index("hamstrings_r")].parameters
+    # 2D_gait.osim: rigid tendon, fiber damping 0.01, Fmax 2700 N, time constants 15/60 ms.
+    assert hamstrings.ignore_tendon_compliance and hamstrings.fiber_damping == 0.01
+    assert hamstrings.max_isometric_force == 2700.0
+    assert (hamstrings.activation_time_constant, hamstrings.deactivation_time_constant) == (0.015, 0.060)
+    assert model.multibody_weight == pytest.approx(62.0 * 9.80665, rel=0.02)
+
+
+def test_activation_rates_use_opensim_smoothing(model):
+    # OpenSim DeGrooteFregly2016Muscle::calcActivationDerivative with activation_dynamics_smoothing 0.1.
+    e, a = RNG.uniform(0.01, 1, 18), RNG.uniform(0.01, 1, 18)
+    f = 0.5 * np.tanh(0.1 * (e - a))
+    z = 0.5 + 1.5 * a
+    expected = ((f + 0.5) / (0.015 * z) + z * (0.5 - f) / 0.060) * (e - a)
+    np.testing.assert_allclose(np.asarray(model.activation_rates(e, a)).ravel(), expected, rtol=1e-12)
+
+
+def test_mirror_swaps_pairs_and_is_a_symmetry_of_the_body(model):
+    p = model.mirror.coordinates
+    names = model.coordinate_names
+    for left, right in COORDINATE_PAIRS:
+        assert p[names.index(left), names.index(right)] == 1.0
+    for name in ("pelvis_tilt", "pelvis_tx", "pelvis_ty", "lumbar"):
+        assert p[names.index(name), names.index(name)] == 1.0
+    muscles = model.muscle_names
+    for left, right in MUSCLE_PAIRS:
+        assert model.mirror.muscles[muscles.index(left), muscles.index(right)] == 1.0
+    # The model is left/right symmetric: M(P q) = P M(q) P^T, and the feet's contact forces swap
+    # (z components change sign: the mirror image lies across the sagittal plane).
+    q, u = _random_state(model)
+    q[names.index("pelvis_ty")] = 0.88
+    mass = np.asarray(model.mass_matrix(q))
+    np.testing.assert_allclose(np.asarray(model.mass_matrix(p @ q)), p @ mass @ p.T, atol=1e-12)
+    right, left, _, _ = (np.asarray(v).ravel() for v in model.ground_reactions(q, u))
+    right_m, left_m, _, _ = (np.asarray(v).ravel() for v in model.ground_reactions(p @ q, p @ u))
+    assert max(abs(right[1]), abs(left[1])) > 1.0  # a foot is loaded in this configuration
+    flip = np.array([1.0, 1.0, -1.0])
+    np.testing.assert_allclose(right_m, left * flip, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(left_m, right * flip, rtol=1e-9, atol=1e-9)
+
+
+def test_symmetry_constraints_vanish_exactly_on_mirrored_end_states(model):
+    gait = build_problem(model=model)
+    compiled = gait.problem.compile()
+    q0, u0 = _random_state(model)
+    a0 = RNG.uniform(0.01, 1.0, 18)
+    x0 = np.concatenate([q0, u0, a0])
+    qf = model.mirror.coordinates @ q0
+    tx = model.coordinate_index("pelvis_tx")
+    qf[tx] = q0[tx] + 0.6  # pelvis_tx is excluded from the symmetry
+    xf = np.concatenate([qf, model.mirror.coordinates @ u0, model.mirror.muscles @ a0])
+    controls = np.concatenate([RNG.uniform(0.01, 1, 18), [3.0]])
+    _, g = compiled.endpoint(0.0, x0, controls, np.zeros(10), 0.5, xf, controls, np.zeros(10), [], [0.0])
+    g = np.asarray(g).ravel()
+    labels = [label for group in compiled.endpoint_groups for label in group.labels]
+    symmetry = [i for i, label in enumerate(labels) if label.startswith("symmetry")]
+    assert len(symmetry) == 9 + 10 + 18 + 1
+    np.testing.assert_allclose(g[symmetry], 0.0, atol=1e-15)
+    speed_row = labels.index("average speed")
+    assert g[speed_row] == pytest.approx(0.6 - 1.2 * 0.5)
+    # Unmirrored end states violate it: the mapping is not the identity.
+    xf_wrong = np.concatenate([q0, u0, a0])
+    xf_wrong[tx] += 0.6
+    _, g_wrong = compiled.endpoint(0.0, x0, controls, np.zeros(10), 0.5, xf_wrong, controls, np.zeros(10), [], [0])
+    assert np.abs(np.asarray(g_wrong).ravel()[symmetry]).max() > 0.01
+
+
+def test_forward_dynamics_satisfies_the_implicit_residual(model):
+    """ID(FD(tau)) = tau: the explicit model of the re-simulation and the implicit path constraint agree."""
+    from problems.gait2d.simulate import explicit_dynamics_function
+
+    gait = build_problem(model=model)
+    explicit = explicit_dynamics_function(gait)
+    q, u = _random_state(model)
+    q[model.coordinate_index("pelvis_ty")] = 0.9
+    a, e = RNG.uniform(0.01, 1.0, 18), RNG.uniform(0.01, 1.0, 18)
+    xdot = np.asarray(explicit(np.concatenate([q, u, a]), e, 12.0)[0]).ravel()
+    np.testing.assert_allclose(xdot[:10], u)
+    residual = np.asarray(model.implicit_dynamics(q, u, xdot[10:20], a, 12.0)).ravel()
+    assert np.abs(residual).max() < 1e-8 * max(1.0, np.abs(xdot[10:20]).max())
+
+
+def test_full_stride_continues_the_half_stride(model):
+    """Mirrored second half: its first frame equals the half stride's last frame when the ends are symmetric."""
+    from problems.gait2d.outputs import Stride, full_stride
+    from trajopt.io.tables import Table
+
+    gait = build_problem(model=model)
+    q0, u0 = _random_state(model)
+    a0 = RNG.uniform(0.01, 1, 18)
+    tx = model.coordinate_index("pelvis_tx")
+    qf = model.mirror.coordinates @ q0
+    qf[tx] += 0.6
+    start = np.concatenate([q0, u0, a0])
+    end = np.concatenate([qf, model.mirror.coordinates @ u0, model.mirror.muscles @ a0])
+    labels = [coordinate_path(n) for n in model.coordinate_names] + \
+        [coordinate_path(n, "speed") for n in model.coordinate_names] + [f"/{m}/activation" for m in model.muscle_names]
+    table = Table(np.array([0.0, 0.25, 0.5]), tuple(labels), np.vstack([start, 0.5 * (start + end), end]))
+    forces = np.zeros((3, 3))
+    full = full_stride(gait, Stride(table, forces, forces, forces, forces))
+    assert full.time.size == 5 and full.time[-1] == pytest.approx(1.0)
+    # Frame 4 is the mirror of frame 2 = mirror(mirror(start)) shifted twice: start with pelvis_tx + 1.2 m.
+    expected = start.copy()
+    expected[tx] += 1.2
+    np.testing.assert_allclose(full.table.data[4], expected, atol=1e-12)
+
+
+def test_coarse_prediction_runs_a_few_iterations(model):
+    from trajopt.ocp import Ipopt
+
+    gait = build_problem(model=model)
+    solution = gait.problem.solve(transcription(6), Ipopt(tol=1e-4, max_iterations=3), guess=gait.reference_guess())
+    assert solution.iterations == 3
+    assert np.isfinite(solution.objective) and 0.4 <= solution.duration <= 0.6
+
+
+def test_opensim_forces_on_reference_states_equal_trajopt(model, opensim_task, tmp_path):
+    """Contact forces and tendon forces of OpenSim on states written by trajopt (reference motion)."""
+    from trajopt.contact import contact_record_values
+    from trajopt.io.motion import read_motion
+    from trajopt.io.tables import Table, write_sto
+    from problems.gait2d.model import MODEL_FILE
+    from problems.gait2d.prediction import REFERENCE_COORDINATES
+
+    motion = read_motion(REFERENCE_COORDINATES, coordinates=model.coordinate_names)
+    q = motion.data[::5]
+    u = np.gradient(motion.data, motion.time, axis=0)[::5]
+    a = RNG.uniform(0.01, 1.0, (q.shape[0], 18))
+    labels = [coordinate_path(n) for n in model.coordinate_names] + \
+        [coordinate_path(n, "speed") for n in model.coordinate_names] + [f"/{m}/activation" for m in model.muscle_names]
+    path = write_sto(tmp_path / "states.sto", Table(motion.time[::5], tuple(labels), np.hstack([q, u, a])))
+    result = opensim_task("gait2d_solution_check", {
+        "model_file": str(MODEL_FILE), "states_file": str(path),
+        "contact_names": np.array([c.name for c in model.contacts]), "muscle_names": np.array(model.muscle_names)})
+    assert result["states_loaded"] == q.shape[0]
+    records = np.stack([np.asarray(contact_record_values(model.multibody, q[k], u[k], model.contacts))
+                        for k in range(q.shape[0])])
+    scale = np.abs(result["contact_records"]).max()
+    assert scale > 100.0  # the feet touch the ground in the reference motion
+    np.testing.assert_allclose(records, result["contact_records"], rtol=0, atol=1e-6 * scale)
+    tendon = np.asarray(model.musculoskeletal.tendon_forces.map(q.shape[0])(a.T, q.T, u.T)).T
+    # Polynomial paths (held-out length RMSE <= 0.16 mm, moment arms <= 0.6 mm) vs OpenSim's geometry:
+    # the tendon force differs by fiber-length/velocity errors of that size, below 2% of each Fmax.
+    fmax = model.musculoskeletal.max_isometric_forces
+    assert np.all(np.abs(tendon - result["tendon_forces"]) <= 0.02 * fmax)
+
+
+@pytest.mark.slow
+def test_prediction_converges_from_reference_guess(model):
+    from problems.gait2d.main import solve_prediction
+
+    gait, solution, _ = solve_prediction(50, 1.2, model=model)
+    assert solution.status == "Solve_Succeeded"
+    tx = gait.variables.q[model.coordinate_index("pelvis_tx")]
+    displacement = solution.value(gait.problem.final(tx) - gait.problem.initial(tx))
+    assert displacement / solution.duration == pytest.approx(1.2, abs=1e-4)
+    assert 0.4 <= solution.duration <= 0.6
+    # Moco reached 0.13483 on the same problem (with geometric paths and finite-difference derivatives).
+    assert 0.10 < solution.objective < 0.20
