@@ -184,3 +184,13 @@ def test_minimum_activation_and_exponent_options(model):
     square = StaticOptimization(model, ELBOW_MOTION, passive_force=False).solve()
     # a higher exponent spreads load: the largest activation drops
     assert cubic.activations.max() < square.activations.max()
+
+
+def test_motion_outside_the_fitted_path_range_is_warned(model):
+    """problems/arm26/paths.json was fitted for shoulder elevation up to 25 deg; 60 deg extrapolates."""
+    motion = read_motion(ELBOW_MOTION, rotational=ROTATIONAL)
+    data = motion.data.copy()
+    data[:, 0] = np.radians(60.0)
+    raised = Table(motion.time, motion.labels, data, source="raised.mot")
+    with pytest.warns(StaticOptimizationWarning, match=r"raised.mot: muscle paths evaluated outside.*BIClong: 101 frames"):
+        StaticOptimization(model, raised)

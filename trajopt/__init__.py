@@ -7,6 +7,8 @@ surrogates), ``trajopt.ocp`` (optimal control), ``trajopt.analysis`` (inverse dy
 optimization), ``trajopt.io`` (motion and table files).
 """
 
+from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
+from trajopt.analysis.static_optimization import Residuals, StaticOptimization, StaticOptimizationResult
 from trajopt.errors import ModelFileError, MotionFileError, TrajoptInputError
 from trajopt.io import Table, read_motion, read_table, write_csv, write_sto
 from trajopt.muscles import (
@@ -33,6 +35,7 @@ from trajopt.ocp import (
     Tracking,
     Trapezoidal,
 )
+from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.osim import OsimModel, load_osim
 from trajopt.paths.polynomial import PolynomialPath, PolynomialPaths
 
@@ -43,5 +46,6 @@ __all__ = [
     "FirstOrderActivationDeGroote2016", "Free", "Guess", "HermiteSimpson", "Integral", "Ipopt", "ModelFileError",
     "MotionFileError", "MuscleParameters", "OsimModel", "PolynomialPath", "PolynomialPaths", "Problem", "Radau",
     "ResidualPenalty", "RigidTendonMuscle", "Solution", "Table", "Tracking", "Trapezoidal", "TrajoptInputError",
+    "MusculoskeletalModel", "Residuals", "StaticOptimization", "StaticOptimizationResult", "motion_inverse_dynamics",
     "load_osim", "read_motion", "read_table", "write_csv", "write_sto",
 ]

@@ -66,9 +66,10 @@ def main(argv: list[str] | None = None) -> int:
         f"benchmarks (trajopt bench NAME):\n{_listing(BENCHMARKS)}",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    run = commands.add_parser("run", help="run a ready problem (see the list below)")
+    # No -h of their own: `trajopt run NAME --help` must reach the problem's own parser.
+    run = commands.add_parser("run", help="run a ready problem (see the list below)", add_help=False)
     run.add_argument("name", metavar="PROBLEM")
-    bench = commands.add_parser("bench", help="run a benchmark, writing results/benchmarks/")
+    bench = commands.add_parser("bench", help="run a benchmark, writing results/benchmarks/", add_help=False)
     bench.add_argument("name", metavar="BENCHMARK")
     for name, (_, description) in COMMANDS.items():
         commands.add_parser(name, help=description, add_help=False)

@@ -106,11 +106,11 @@ def build_problem(target=DEFAULT_TARGET, duration=0.5, start=START, final_time_w
     return built
 
 
-def moco_problem(implicit: bool = True) -> MuscleDrivenProblem:
-    """The Moco reference study (bounds and goal as listed in its .omoco)."""
+def moco_problem(implicit: bool = True, duration: float = 0.5) -> MuscleDrivenProblem:
+    """The Moco reference study (bounds and goal as listed in its .omoco; its duration is 0.5 s)."""
     model = load_model()
     built = muscle_driven_problem(
-        model, 0.5,
+        model, duration,
         coordinates=StateBounds(([-np.pi / 2, 0.0], [np.pi, 2.2689280275926285]), initial=[0.0, 0.0],
                                 final=[0.0, MOCO_FINAL_ELBOW]),
         speeds=StateBounds(MOCO_SPEED_BOUNDS, initial=0.0, final=0.0),

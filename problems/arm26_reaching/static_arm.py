@@ -27,7 +27,14 @@ from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.ocp import Effort, Endpoint, Guess
 from trajopt.osim import load_osim
 from trajopt.paths.geometric import GeometricPathWarning, geometric_paths
-from trajopt.prediction import MuscleDrivenProblem, Residuals, StateBounds, muscle_driven_problem
+from trajopt.prediction import (
+    ExplicitDynamics,
+    ImplicitDynamics,
+    MuscleDrivenProblem,
+    Residuals,
+    StateBounds,
+    muscle_driven_problem,
+)
 
 from problems.arm26_reaching.reaching import MODEL_FILE
 
@@ -72,8 +79,8 @@ def load_model() -> MusculoskeletalModel:
     return MusculoskeletalModel(osim, StraightLinePaths(osim))
 
 
-def static_arm_problem() -> MuscleDrivenProblem:
-    """The static_arm set-up (see the module docstring)."""
+def static_arm_problem(implicit: bool = True) -> MuscleDrivenProblem:
+    """The static_arm set-up (see the module docstring); ``implicit`` picks the multibody formulation."""
     model = load_model()
     built = muscle_driven_problem(
         model, DURATION,
@@ -82,6 +89,7 @@ def static_arm_problem() -> MuscleDrivenProblem:
         activations=StateBounds((0.0, 1.0)),
         activation_dynamics=False,
         residuals=Residuals(optimal_force=1.0, max_control=1.0),
+        dynamics=ImplicitDynamics() if implicit else ExplicitDynamics(),
     )
     problem = built.problem
     hand = problem.final(built.point_position(HAND_BODY, HAND_POINT))

@@ -9,8 +9,11 @@ Cases (paper: Appl. Sci. 2020, 10, 7760, Figures 13-20):
 - ``arm26_InverseKinematics.mot`` (6 Hz low-pass, as OpenSim's reference run): inverse dynamics
   and static optimization with force-length-velocity, without passive force.
 
-OpenSim's references use Thelen2003 muscles; trajopt maps them onto DeGroote 2016 curves
+OpenSim's stored references use Thelen2003 muscles; trajopt maps them onto DeGroote 2016 curves
 (``trajopt.musculoskeletal``), so activations with force-length-velocity differ by the curves.
+With opensim installed (and without ``--no-opensim``) the run also reruns OpenSim's Static
+Optimization with arm26's muscles replaced by DeGrooteFregly2016Muscle (rigid tendon), the
+like-for-like comparison, and OpenSim's JointReaction loads with trajopt's muscle forces applied.
 Reserves: 1 N·m on both coordinates, weight 1, activation exponent 2 (as OpenSim's runs).
 """
 
@@ -26,6 +29,7 @@ import numpy as np
 
 from trajopt.analysis.figures import plot_joint_reactions, plot_series
 from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
+from trajopt.analysis.joint_reactions import muscle_joint_reactions
 from trajopt.analysis.static_optimization import Residuals, StaticOptimization, StaticOptimizationResult
 from trajopt.io import Table, read_table, write_csv
 from trajopt.musculoskeletal import MusculoskeletalModel
@@ -165,7 +169,8 @@ def _format(value: float, digits: str = ".4f") -> str:
     return "–" if np.isnan(value) else format(value, digits)
 
 
-def _write_summary(out: Path, rows: list[Row], id_rows: list[tuple[str, int, float]], total: float) -> Path:
+def _write_summary(out: Path, rows: list[Row], id_rows: list[tuple[str, int, float]], total: float,
+                   extra_lines: list[str] = ()) -> Path:
     lines = [
         "# arm26 static optimization vs OpenSim 4.6",
         "",
@@ -177,8 +182,8 @@ def _write_summary(out: Path, rows: list[Row], id_rows: list[tuple[str, int, flo
         "OpenSim's Static Optimization never includes passive fiber force; the 'with passive force' case",
         "has no OpenSim counterpart. Rows 'vs OpenSim DeGroote' rerun OpenSim (child process, tolerance 1e-8)",
         "with arm26's muscles replaced by DeGrooteFregly2016Muscle (rigid tendon): the like-for-like comparison.",
-        "Joint reactions come from inverse dynamics without muscle forces (polynomial paths give no",
-        "points of application).",
+        "Joint reactions in the SO outputs come from inverse dynamics without muscle forces (polynomial",
+        "paths give no points of application); the last table applies the muscle forces along straight-line paths.",
         "",
         "## Inverse dynamics",
         "",
@@ -198,6 +203,7 @@ def _write_summary(out: Path, rows: list[Row], id_rows: list[tuple[str, int, flo
         lines.append(f"| {r.case} | {r.frames} | {_format(r.activation_max)} | {_format(r.activation_rms)} | "
                      f"{_format(r.reserve_max)} | {_format(r.force_max, '.2f')} | {r.equality_error:.1e} | "
                      f"{r.iterations} | {r.solve_time:.3f} | {r.status} |")
+    lines += list(extra_lines)
     lines += ["", f"Total run time (loading, inverse dynamics, all solves, files, figures): {total:.1f} s.", ""]
     path = out / "summary.md"
     path.write_text("\n".join(lines))
@@ -218,6 +224,45 @@ def _opensim_degroote(case: str, result: StaticOptimizationResult, motion: Path,
     write_csv(out / "opensim_degroote" / f"{name}_activation.csv", activation)
     write_csv(out / "opensim_degroote" / f"{name}_force.csv", force)
     return _compare(f"{case} vs OpenSim DeGroote (rigid tendon)", result, activation, force), activation
+
+
+def _reactions(out: Path, model: MusculoskeletalModel, result: StaticOptimizationResult,
+               with_opensim: bool) -> list[str]:
+    """Joint reactions with the static-optimization muscle forces applied (straight-line paths), vs
+    OpenSim's JointReaction loads with the same forces on its wrapped paths; summary lines."""
+    kinematics = result.inverse_dynamics.kinematics
+    with_muscles = muscle_joint_reactions(model, kinematics, result.muscle_forces)
+    with_muscles.write(out / "elbow_flexion", "SO_FLV_joint_reactions_with_muscles")
+    free = result.inverse_dynamics
+    reference = None
+    if with_opensim:
+        reference = run_opensim_task("osim_joint_reaction_muscles", {
+            "model": str(MODEL), "q": kinematics.q, "u": kinematics.u, "udot": kinematics.udot,
+            "muscle_names": np.array(result.muscle_names), "muscle_forces": result.muscle_forces})
+    lines = ["", "## Joint reactions with the muscle forces applied (elbow flexion, FLV, no passive force)", "",
+             "trajopt applies the static-optimization muscle forces along straight lines between the .osim path",
+             f"points (wrap objects ignored: {', '.join(with_muscles.wrapped_muscles)}); OpenSim (child process)",
+             "applies the same forces along its wrapped paths (JointReaction: parent on child, ground axes).", "",
+             "| joint | max abs reaction force, OpenSim (N) | max abs Δ, trajopt with muscles (N) "
+             "| max abs Δ, trajopt without muscles (N) |", "|---|---|---|---|"]
+    for joint in ("r_shoulder", "r_elbow"):
+        j = with_muscles.joint_names.index(joint)
+        figure = out / "figures" / f"fig20b_{joint}_reaction_forces_with_muscles.png"
+        plot_series(figure, f"{joint} reaction force on {with_muscles.child_bodies[j]} (ground axes), muscles applied",
+                    "N", with_muscles.times, ("x", "y", "z"), with_muscles.forces[:, j],
+                    None if reference is None else kinematics.times,
+                    None if reference is None else reference["forces_ground"][:, j],
+                    reference_name="OpenSim JointReaction (wrapped paths)",
+                    ours_name="trajopt (straight-line paths)",
+                    extra=("trajopt, muscles not applied", free.times, free.reaction_forces[:, j]))
+        if reference is not None:
+            opensim_forces = reference["forces_ground"][:, j]
+            lines.append(f"| {joint} | {np.abs(opensim_forces).max():.1f} | "
+                         f"{np.abs(with_muscles.forces[:, j] - opensim_forces).max():.1f} | "
+                         f"{np.abs(free.reaction_forces[:, j] - opensim_forces).max():.1f} |")
+    if reference is None:
+        lines.append("| (opensim not installed: no comparison) | | | |")
+    return lines
 
 
 def _run_references(out: Path, with_opensim: bool) -> int:
@@ -280,7 +325,9 @@ def _run_references(out: Path, with_opensim: bool) -> int:
                             activation.select(so.muscle_names).data, reference_name="OpenSim (DeGroote, rigid tendon)")
     else:
         print("opensim is not installed: no comparison with OpenSim's DeGroote static optimization")
-    summary = _write_summary(out, rows, id_rows, time.perf_counter() - start)
+    print("joint reactions with the muscle forces applied ...")
+    extra_lines = _reactions(out, model, results["SO_FLV"], with_opensim)
+    summary = _write_summary(out, rows, id_rows, time.perf_counter() - start, extra_lines)
     print(summary.read_text())
     print(f"wrote {out} ({time.perf_counter() - start:.1f} s)")
     return 0

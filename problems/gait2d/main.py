@@ -48,6 +48,27 @@ def solve_tracking(intervals: int = 24, print_level: int = 0, model=None):
     return gait, solution, time.perf_counter() - started
 
 
+def moco_solution_guess(gait, moco: dict):
+    """Moco's solution as a guess (pelvis_tx shifted to start at 0; udot from trajopt's forward dynamics)."""
+    from problems.gait2d.model import coordinate_path
+    from problems.gait2d.simulate import explicit_dynamics_function
+    from trajopt.ocp import Guess
+
+    model, v, table = gait.model, gait.variables, moco["solution"]
+    q = np.column_stack([table.column(coordinate_path(n)) for n in model.coordinate_names])
+    q[:, model.coordinate_index("pelvis_tx")] -= q[0, model.coordinate_index("pelvis_tx")]
+    u = np.column_stack([table.column(coordinate_path(n, "speed")) for n in model.coordinate_names])
+    a = np.column_stack([table.column(f"/{n}/activation") for n in model.muscle_names])
+    e = np.column_stack([table.column(f"/{n}") for n in model.muscle_names])
+    lumbar = table.column(f"/{model.lumbar_actuator.name}")
+    explicit = explicit_dynamics_function(gait)
+    udot = np.array([np.asarray(explicit(np.concatenate([q[k], u[k], a[k]]), e[k], lumbar[k])[0]).ravel()[q.shape[1]:
+                                                                                                  2 * q.shape[1]]
+                     for k in range(table.time.size)])
+    guess = Guess(table.time).set(v.q, q).set(v.u, u).set(v.activations, a).set(v.excitations, e)
+    return guess.set(v.lumbar_control, lumbar).set(v.udot, udot)
+
+
 def opensim_check(gait, solution, sto: Path) -> dict | None:
     """OpenSim's contact and tendon forces on the written states vs trajopt's; None without opensim."""
     from trajopt.contact import contact_record_values
@@ -56,23 +77,31 @@ def opensim_check(gait, solution, sto: Path) -> dict | None:
     if not opensim_available():
         return None
     model, v = gait.model, gait.variables
+    q, u, a = solution.value(v.q), solution.value(v.u), solution.value(v.activations)
+    e, lumbar = solution.value(v.excitations), np.atleast_2d(solution.value(v.lumbar_control))
     result = run_opensim_task("gait2d_solution_check", {
         "model_file": str(MODEL_FILE), "states_file": str(sto),
         "contact_names": np.array([c.name for c in model.contacts]),
-        "muscle_names": np.array(model.muscle_names)})
-    q, u, a = solution.value(v.q), solution.value(v.u), solution.value(v.activations)
+        "muscle_names": np.array(model.muscle_names), "coordinate_names": np.array(model.coordinate_names),
+        "actuator_names": np.array(list(model.muscle_names) + [model.lumbar_actuator.name]),
+        "controls": np.vstack([e, lumbar]).T})
     frames = q.shape[1]
     records = np.stack([np.asarray(contact_record_values(model.multibody, q[:, k], u[:, k], model.contacts))
                         for k in range(frames)])  # (frames, 12, n contacts)
     tendon = np.asarray(model.musculoskeletal.tendon_forces.map(frames)(a, q, u)).T  # (frames, muscles)
     contact_difference = np.abs(records - result["contact_records"])
+    # Our implicit residual at OpenSim's accelerations = trajopt's minus OpenSim's generalized forces.
+    residual = np.abs(np.asarray(model.implicit_dynamics.map(frames)(q, u, result["accelerations"].T, a, lumbar)))
+    accelerations = np.abs(solution.value(v.udot) - result["accelerations"].T)
     tendon_difference = np.abs(tendon - result["tendon_forces"])
     return {"frames": frames, "states_loaded": int(result["states_loaded"]),
             "contact_force_max_abs_difference_N": float(contact_difference[:, 0:3].max()),
             "contact_force_max_N": float(np.abs(result["contact_records"][:, 0:3]).max()),
             "tendon_force_max_abs_difference_N": float(tendon_difference.max()),
             "tendon_force_max_N": float(np.abs(result["tendon_forces"]).max()),
-            "tendon_force_worst_muscle": model.muscle_names[int(np.argmax(tendon_difference.max(axis=0)))]}
+            "tendon_force_worst_muscle": model.muscle_names[int(np.argmax(tendon_difference.max(axis=0)))],
+            "generalized_force_max_abs_difference": dict(zip(model.coordinate_names, residual.max(axis=1).tolist())),
+            "acceleration_max_abs_difference": dict(zip(model.coordinate_names, accelerations.max(axis=1).tolist()))}
 
 
 def summary_table(gait, solution, full, seconds, moco_info: dict, moco: dict) -> list[str]:
@@ -132,15 +161,30 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
              "open_loop_first_time_coordinate_drift_above_1cm_or_1e-2rad": open_loop.first_time_beyond(slice(0, nq), 1e-2),
              "open_loop_max_coordinate_drift": open_loop.max_drift(slice(0, nq)), "open_loop_worst": open_loop.worst()}
     check = opensim_check(gait, solution, folder / f"{stem}_half_stride.sto")
+    from_moco = None
+    if not tracking and intervals == moco_info["prediction"]["num_mesh_intervals"]:
+        again = gait.problem.solve(transcription(intervals), solver_settings(), guess=moco_solution_guess(gait, moco))
+        from_moco = {"status": again.status, "iterations": again.iterations, "objective": again.objective,
+                     "final_time": again.duration, "ipopt_seconds": again.wall_time}
     record = {"status": solution.status, "success": solution.success, "iterations": solution.iterations,
               "objective": solution.objective, "final_time": solution.duration, "seconds": seconds,
               "ipopt_seconds": solution.wall_time, "intervals": intervals, "speed": speed,
-              "worst_constraint": solution.worst_constraint, "resimulation": drift, "opensim_check": check}
+              "worst_constraint": solution.worst_constraint, "resimulation": drift, "opensim_check": check,
+              "solve_from_moco_solution": from_moco}
     lines = [f"# 2D gait {stem} (trajopt) vs Moco example2DWalking", "",
              f"Command: `trajopt run gait2d-prediction --intervals {intervals} --speed {speed}"
              f"{' --tracking' if tracking else ''}`. Guess: problems/gait2d/referenceCoordinates.sto.", ""]
     if not tracking:
         lines += summary_table(gait, solution, full, seconds, moco_info, moco) + [""]
+        if from_moco is not None:
+            lines += ["The objectives differ although the objective is the same function: Moco's own trajectory "
+                      "scores 0.1350 under trajopt's formula (trapezoid on its 101 points). Started from Moco's "
+                      f"solution (states, controls; accelerations from trajopt's forward dynamics), trajopt's problem "
+                      f"ends at {from_moco['status']} after {from_moco['iterations']} iterations with objective "
+                      f"{from_moco['objective']:.5f} and final time {from_moco['final_time']:.4f} s: Moco's "
+                      "trajectory is not a solution of trajopt's model, whose only difference from OpenSim's is the "
+                      "polynomial muscle paths (generalized-force differences below; multibody and contact "
+                      "agree to round-off). See the OpenSim cross-check.", ""]
     else:
         lines += [f"Status {solution.status}, {solution.iterations} iterations, {seconds:.1f} s, objective "
                   f"{solution.objective:.5g} (Moco's tracking: {moco_info['tracking']['iterations']} iterations, "
@@ -168,7 +212,14 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
                   f"{check['contact_force_max_N']:.0f} N); tendon forces max difference "
                   f"{check['tendon_force_max_abs_difference_N']:.3g} N (forces up to "
                   f"{check['tendon_force_max_N']:.0f} N; worst {check['tendon_force_worst_muscle']}; trajopt uses "
-                  f"the polynomial path surrogates, OpenSim its geometric paths).", ""]
+                  f"the polynomial path surrogates, OpenSim its geometric paths).", "",
+                  "With the solution's controls applied, OpenSim's accelerations (realizeAcceleration) inserted in "
+                  "trajopt's implicit dynamics leave these generalized-force differences, and differ from the "
+                  "optimized accelerations by (stiff foot contact amplifies small torque differences):", "",
+                  "| coordinate | max generalized force difference (N·m or N) | max acceleration difference |",
+                  "|---|---|---|",
+                  *[f"| {name} | {check['generalized_force_max_abs_difference'][name]:.3g} | "
+                    f"{check['acceleration_max_abs_difference'][name]:.3g} |" for name in model.coordinate_names], ""]
     lines += ["## Files", *[f"- `{p.name}`" for p in written], ""]
     (folder / f"{stem}_summary.md" if tracking else folder / "summary.md").write_text("\n".join(lines))
     (folder / f"{stem}.json").write_text(json.dumps(record, indent=1))

@@ -22,10 +22,11 @@ the derivative of a quintic spline through the speeds (``speed_spline_accelerati
 compare with OpenSim use ``passive_force=False``. (For DeGrooteFregly2016Muscle, OpenSim's
 capacity omits cos α, the pennation factor; trajopt keeps it, as the muscle's tendon force does.)
 
-Joint reactions are reported from inverse dynamics without muscle forces (see
-``trajopt.analysis.inverse_dynamics``): the muscles' path forces act on bodies at their path
-points, which polynomial paths do not describe, so the reactions with muscles applied are not
-computed.
+Joint reactions: the result carries those of inverse dynamics without muscle forces
+(``trajopt.analysis.inverse_dynamics``; polynomial paths have no points of application).
+``StaticOptimization.joint_reactions(result)`` applies the muscle forces along the muscles'
+straight-line .osim paths (wrap objects ignored; ``trajopt.analysis.joint_reactions``): exact
+for unwrapped muscles, approximate for wrapped ones.
 """
 
 from __future__ import annotations
@@ -182,6 +183,13 @@ class StaticOptimization:
         table = read_model_motion(motion, model.coordinate_names, model.rotational_coordinates)
         kinematics = motion_kinematics(table, cutoff_frequency, speed_spline_accelerations, start_time, final_time)
         self.inverse_dynamics = solve_inverse_dynamics(model.multibody, kinematics, model.rotational_coordinates)
+        outside = model.frames_outside_path_ranges(kinematics.q)
+        if outside:
+            where = "; ".join(f"{name}: {frames.size} frames from t={kinematics.times[frames[0]]:.4g} s"
+                              for name, frames in outside.items())
+            warnings.warn(f"{table.source or 'motion'}: muscle paths evaluated outside the range they were fitted "
+                          f"on (lengths and moment arms are extrapolated): {where}", StaticOptimizationWarning,
+                          stacklevel=2)
 
     def activation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         lower = self.model.min_activations if self.minimum_activation is None else \
@@ -233,6 +241,12 @@ class StaticOptimization:
                       "residual_optimal_force": self.residuals.optimal_force,
                       "residual_weight": self.residuals.weight},
         )
+
+    def joint_reactions(self, result: StaticOptimizationResult, expressed_in: str = "ground"):
+        """Joint reactions with ``result``'s muscle forces applied along straight-line paths (see module doc)."""
+        from trajopt.analysis.joint_reactions import muscle_joint_reactions
+
+        return muscle_joint_reactions(self.model, self.inverse_dynamics.kinematics, result.muscle_forces, expressed_in)
 
     def _report_weak_frames(self, residual_forces, activations) -> tuple[int, ...]:
         """Warn about frames whose residuals exceed ``warn_above`` or whose muscles are saturated."""

@@ -89,7 +89,7 @@ def main(argv=None) -> int:
     for round_index in range(args.rounds):
         print(f"round {round_index + 1}: trajopt static optimization, arm26 elbow flexion (101 frames) ...")
         ours = _trajopt_times(args.repeats)
-        print(f"  first {ours['first_seconds'] * 1e3:.1f} ms (new process state: builds the solver), repeat median "
+        print(f"  first run {ours['first_seconds'] * 1e3:.1f} ms (round 1: includes building the IPOPT solver), repeat median "
               f"{ours['repeat_median_seconds'] * 1e3:.1f} ms (IPOPT {ours['ipopt_solve_median_seconds'] * 1e3:.1f} ms, "
               f"{ours['ipopt_iterations']} iterations)")
         entry = {"trajopt": ours}

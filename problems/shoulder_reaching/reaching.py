@@ -1,0 +1,174 @@
+"""Point-to-point reach of the 3D arm from hanging (YZY gimbal lock) to a target forward and to the side.
+
+``build_problem(euler_sequence=None)`` is the quaternion-shoulder problem, ``build_problem(euler_sequence="YZY")``
+the same reach with the shoulder in Euler angles. Both: start at rest (zero speeds and accelerations) with
+the arm hanging and the elbow at ``START_ELBOW``; end at rest with the hand marker at ``target``; minimize
+∫ Σ e² + ``residual_weight`` ∫ Σ r² (excitations e, residual generalized forces r = 1 N·m · control,
+|control| <= 1); DeGroote activation dynamics; implicit multibody dynamics (accelerations are algebraic
+variables, inverse dynamics = muscle + residual forces), so the Euler model can be evaluated at gimbal lock,
+where its mass matrix is singular.
+
+The Euler start is the hanging orientation, whose YZY angles are not unique: θ2 = 0 and θ1 + θ3 = 0 with
+θ1 (the plane of elevation) free, unless ``fix_euler_start`` pins all three at 0.
+
+The quaternion norm is not constrained: Q̇ = ½ Gᵀ ω keeps it (its exact flow is norm preserving) up to the
+transcription error, which the reports measure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import casadi as ca
+import numpy as np
+
+from trajopt.errors import TrajoptInputError
+from trajopt.multibody import coordinate_rates, forward_dynamics, inverse_dynamics, point_position
+from trajopt.ocp import Effort, Guess, HermiteSimpson, Ipopt, Problem, ResidualPenalty
+from problems.shoulder_reaching.model import ShoulderArm, elevation_rotation, shoulder_arm
+
+START_ELBOW = 0.2  # rad
+# Final posture used to place the target (and as the naive guess's end): humerus elevated 80 deg in the
+# scapular plane, elbow at 0.6 rad.
+TARGET_ELEVATION = np.radians(80.0)
+TARGET_ELBOW = 0.6
+DURATION = 0.8  # s
+SPEED_BOUND = 20.0  # rad/s
+ACCELERATION_BOUND = 1000.0  # rad/s^2
+RESIDUAL_WEIGHT = 10.0
+ACTIVATION_SMOOTHING = 10.0
+
+
+@dataclass(frozen=True, eq=False)
+class ReachingProblem:
+    """A built reach: the Problem and the SX symbols to evaluate on its solutions.
+
+    Attribute names follow ``trajopt.prediction.MuscleDrivenProblem`` where they mean the same thing, so
+    ``trajopt.prediction.resimulate`` can re-simulate the solutions with forward dynamics.
+    """
+
+    problem: Problem
+    model: ShoulderArm
+    q: ca.SX
+    u: ca.SX
+    activations: ca.SX
+    excitations: ca.SX
+    residuals: ca.SX
+    accelerations: ca.SX
+    tendon_forces: ca.SX
+    generalized_forces: ca.SX
+    explicit_accelerations: ca.SX
+    activation_rates: ca.SX
+    target: np.ndarray
+    duration: float
+
+    def hand_position(self) -> ca.SX:
+        return point_position(self.model.multibody, self.q, *self.model.hand)
+
+
+def default_target() -> np.ndarray:
+    """Hand position (ground, m) with the humerus elevated 80 deg in the scapular plane and the elbow at 0.6 rad."""
+    arm = shoulder_arm()
+    q = arm.configuration(elevation_rotation(TARGET_ELEVATION), TARGET_ELBOW)
+    return np.asarray(point_position(arm.multibody, q, *arm.hand)).ravel()
+
+
+def _shoulder_bounds(arm: ShoulderArm):
+    if arm.euler_sequence is None:
+        # Not ±1: the start Q0 = 1 would sit on its bound and duplicate the start constraint (a degenerate KKT).
+        return -1.05, 1.05
+    return -2 * np.pi, 2 * np.pi
+
+
+def build_problem(euler_sequence: str | None = None, target=None, duration: float = DURATION,
+                  start_elbow: float = START_ELBOW, residual_weight: float = RESIDUAL_WEIGHT,
+                  fix_euler_start: bool = False) -> ReachingProblem:
+    """The reach in quaternion (``euler_sequence`` None) or Euler shoulder coordinates; see the module docstring."""
+    arm = shoulder_arm(euler_sequence)
+    model = arm.multibody
+    target = default_target() if target is None else np.asarray(target, dtype=float).reshape(-1)
+    if target.size != 3 or not np.all(np.isfinite(target)):
+        raise TrajoptInputError(f"shoulder reaching: target must be 3 finite numbers (m), got {target.tolist()}")
+    if not (np.isfinite(duration) and duration > 0):
+        raise TrajoptInputError(f"shoulder reaching: duration must be > 0 s, got {duration}")
+    problem = Problem(duration=float(duration))
+    low, high = _shoulder_bounds(arm)
+    shoulder = arm.shoulder_slice
+    elbow_range = model.coordinates[-1].range
+    lower = np.concatenate([np.full(shoulder.stop, low), [elbow_range[0]]])
+    upper = np.concatenate([np.full(shoulder.stop, high), [elbow_range[1]]])
+    q = problem.state("q", model.nq, bounds=(lower, upper), labels=model.coordinate_names)
+    u = problem.state("u", model.nv, bounds=(-SPEED_BOUND, SPEED_BOUND), initial=0.0, final=0.0,
+                      labels=model.speed_names)
+    names = arm.muscle_names
+    a = problem.state("activations", len(names), bounds=(0.0, 1.0), guess=0.1,
+                      labels=tuple(f"{n}_activation" for n in names))
+    e = problem.control("excitations", len(names), bounds=(0.0, 1.0), guess=0.1,
+                        labels=tuple(f"{n}_excitation" for n in names))
+    r = problem.control("residuals", model.nv, bounds=(-1.0, 1.0), guess=0.0,
+                        labels=tuple(f"{n}_residual" for n in model.speed_names))
+    udot = problem.algebraic("accelerations", model.nv, bounds=(-ACCELERATION_BOUND, ACCELERATION_BOUND), guess=0.0,
+                             labels=tuple(f"{n}_acceleration" for n in model.speed_names))
+    rates = ca.vertcat(*[m.parameters.activation_dynamics(ACTIVATION_SMOOTHING).activation_rate_expression(e[k], a[k])
+                         for k, m in enumerate(arm.muscles)])
+    forces, muscle_tau = arm.muscle_forces(a, q, u)
+    tau = muscle_tau + r  # residual optimal force 1 N·m (or N·m per unit Euler rate)
+    problem.set_derivative(q, coordinate_rates(model, q, u))
+    problem.set_derivative(u, udot)
+    problem.set_derivative(a, rates)
+    problem.require(inverse_dynamics(model, q, u, udot) - tau, equals=0.0, name="multibody dynamics",
+                    labels=tuple(f"dynamics {n}" for n in model.speed_names))
+    start = problem.initial(q)
+    if euler_sequence is None:
+        problem.require(start, equals=np.array([1.0, 0.0, 0.0, 0.0, start_elbow]), name="start: arm hanging")
+    elif fix_euler_start:
+        problem.require(start, equals=np.array([0.0, 0.0, 0.0, start_elbow]), name="start: arm hanging")
+    else:
+        # Hanging: R = R_y(θ1) R_z(0) R_y(θ3) = I for any θ1 with θ3 = -θ1 (for a Y-Z-Y sequence).
+        if euler_sequence.upper()[0] != euler_sequence.upper()[2]:
+            raise TrajoptInputError(f"shoulder reaching: a free Euler start needs a symmetric sequence "
+                                    f"(e.g. 'YZY'), got '{euler_sequence}'; use fix_euler_start=True")
+        problem.require(ca.vertcat(start[1], start[0] + start[2], start[3]), equals=np.array([0.0, 0.0, start_elbow]),
+                        name="start: arm hanging", labels=("middle angle", "first + third angle", "elbow"))
+    problem.require(problem.initial(udot), equals=0.0, name="start at rest (accelerations)")
+    problem.require(problem.initial(rates), equals=0.0, name="start at rest (activation rates)")
+    hand = point_position(model, q, *arm.hand)
+    problem.require(problem.final(hand) - target, equals=0.0, name="hand at target", labels=("hand x", "hand y", "hand z"))
+    problem.minimize(Effort(e) + residual_weight * ResidualPenalty(r))
+    explicit = forward_dynamics(model, q, u, tau)
+    return ReachingProblem(problem, arm, q, u, a, e, r, udot, forces, muscle_tau, explicit, rates, target, float(duration))
+
+
+def end_configuration(built: ReachingProblem, elevation: float = TARGET_ELEVATION, elbow: float = TARGET_ELBOW):
+    """q of the posture the default target was made from (naive guess end)."""
+    return built.model.configuration(elevation_rotation(elevation), elbow)
+
+
+def start_configuration(built: ReachingProblem, start_elbow: float = START_ELBOW) -> np.ndarray:
+    return built.model.configuration(np.eye(3), start_elbow)
+
+
+def naive_guess(built: ReachingProblem) -> Guess:
+    """Linear interpolation of q (quaternion components or Euler angles, and the elbow) from start to end, zero speeds,
+    activations and excitations 0.1 (the variables' defaults)."""
+    start, end = start_configuration(built), end_configuration(built)
+    guess = Guess([0.0, built.duration]).set(built.q, np.vstack([start, end]))
+    guess.set(built.u, np.zeros((2, built.model.multibody.nv)))
+    return guess
+
+
+def solver(tol: float = 1e-6, max_iterations: int = 1000, print_level: int = 0) -> Ipopt:
+    return Ipopt(tol=tol, max_iterations=max_iterations, print_level=print_level)
+
+
+def solve_naive_and_warm(built: ReachingProblem, intervals: int = 40, coarse_intervals: int = 10, tol: float = 1e-6,
+                         max_iterations: int = 1000):
+    """Solve from the naive guess, and again from a coarse-mesh solution (warm start).
+
+    Returns (naive-guess solution, warm-started solution, coarse solution)."""
+    ipopt = solver(tol, max_iterations)
+    guess = naive_guess(built)
+    naive = built.problem.solve(HermiteSimpson(intervals), ipopt, guess=guess)
+    coarse = built.problem.solve(HermiteSimpson(coarse_intervals), ipopt, guess=guess)
+    warm = built.problem.solve(HermiteSimpson(intervals), ipopt, guess=coarse)
+    return naive, warm, coarse

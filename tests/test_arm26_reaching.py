@@ -1,0 +1,127 @@
+"""problems/arm26_reaching: reaching, Moco's problem and bioptim's static_arm set-up (tiny grids by default)."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from problems.arm26_reaching import outputs, reaching, static_arm
+from trajopt.io.tables import read_table
+from trajopt.ocp import HermiteSimpson, Ipopt
+
+DATA = Path(__file__).resolve().parent / "data" / "arm26_reaching"
+MOCO_INFO = json.loads((DATA / "arm26_p2p_T0.5_info.json").read_text())
+
+
+def test_moco_reference_settings_are_the_problem_built():
+    """The .omoco's bounds and goal are what moco_problem declares."""
+    text = (DATA / "arm26_p2p_T0.5.omoco").read_text()
+    assert "<bounds>0.5</bounds>" in text and "<num_mesh_intervals>50</num_mesh_intervals>" in text
+    assert "<final_bounds>1.5707963267948966</final_bounds>" in text and "MocoControlGoal" in text
+    compiled = reaching.moco_problem().problem.compile()
+    q = [v for v in compiled.states if v.name == "q"][0]
+    np.testing.assert_allclose(q.lower, [-1.5707963267948966, 0.0])
+    np.testing.assert_allclose(q.upper, [3.1415926535897931, 2.2689280275926285])
+    np.testing.assert_allclose(q.final_upper, [0.0, 1.5707963267948966])
+    assert [v.name for v in compiled.controls] == ["excitations"]  # no reserves
+
+
+def test_reaching_puts_the_hand_on_target_at_rest():
+    built, naive, warm, coarse = reaching.solve_pair(
+        reaching.build_problem, lambda b: reaching.naive_guess(b, 0.5, reaching.START, reaching.hand_posture(
+            reaching.DEFAULT_TARGET)), intervals=12, coarse_intervals=6)
+    for solution in (naive, warm, coarse):
+        assert solution.success, solution.status
+    hand = warm.value(built.problem.final(built.marker_position(reaching.HAND)))
+    np.testing.assert_allclose(hand[:2], reaching.DEFAULT_TARGET[:2], atol=1e-6)
+    np.testing.assert_allclose(warm.value(built.problem.final(built.u)), 0.0, atol=1e-8)
+    assert warm.objective == pytest.approx(naive.objective, rel=1e-3)
+    assert warm.iterations <= naive.iterations
+
+
+def test_moco_problem_costs_less_over_a_longer_duration():
+    """Physics: the same flexion spread over more time needs less excitation (Moco: 0.03386 at 0.5 s, 0.0085 at 1 s)."""
+    objectives = []
+    for duration in (0.5, 1.0):
+        built = reaching.moco_problem(duration=duration)
+        solution = built.problem.solve(HermiteSimpson(10), Ipopt(tol=1e-6),
+                                       guess=reaching.naive_guess(built, duration, (0, 0), (0, np.pi / 2)))
+        assert solution.success
+        objectives.append(solution.objective)
+    assert objectives[1] < 0.5 * objectives[0]
+
+
+def test_static_arm_setup_converges_and_moves_the_hand_toward_the_target():
+    built = static_arm.static_arm_problem()
+    assert built.excitations is None  # bioptim's muscle-driven dynamics: activations are controls
+    solution = built.problem.solve(HermiteSimpson(10), Ipopt(tol=1e-6), guess=static_arm.naive_guess(built))
+    assert solution.success
+    start = np.asarray(solution.value(built.problem.initial(built.point_position(*static_arm_hand()))))
+    end = np.asarray(solution.value(built.problem.final(built.point_position(*static_arm_hand()))))
+    target = np.array(static_arm.TARGET)
+    assert np.linalg.norm(end - target) < 0.5 * np.linalg.norm(start - target)
+
+
+def static_arm_hand():
+    return static_arm.HAND_BODY, static_arm.HAND_POINT
+
+
+def test_straight_line_paths_moment_arms_are_minus_length_gradients():
+    model = static_arm.load_model()
+    q = np.array([0.3, 1.1])
+    lengths, _, arms = model.musculotendon_kinematics(q, np.zeros(2))
+    step = 1e-6
+    for k in range(2):
+        dq = np.zeros(2)
+        dq[k] = step
+        plus = np.asarray(model.musculotendon_kinematics(q + dq, np.zeros(2))[0]).flatten()
+        minus = np.asarray(model.musculotendon_kinematics(q - dq, np.zeros(2))[0]).flatten()
+        np.testing.assert_allclose(np.asarray(arms)[:, k], -(plus - minus) / (2 * step), atol=1e-8)
+
+
+def test_outputs_are_opensim_state_files(tmp_path):
+    built = reaching.moco_problem()
+    solution = built.problem.solve(HermiteSimpson(8), Ipopt(tol=1e-6), guess=reaching.moco_naive_guess(built))
+    outputs.write_results(built, solution, tmp_path, animate=True, moco=read_table(DATA / "arm26_p2p_T0.5_solution.sto"))
+    states = read_table(tmp_path / "states.sto")
+    assert states.labels[:2] == ("/jointset/r_shoulder/r_shoulder_elev/value", "/jointset/r_elbow/r_elbow_flex/value")
+    assert "/forceset/BIClong/activation" in states.labels
+    np.testing.assert_allclose(states.column("/jointset/r_elbow/r_elbow_flex/value")[-1], np.pi / 2, atol=1e-8)
+    forces = read_table(tmp_path / "muscle_forces.sto")
+    np.testing.assert_allclose(forces.data, np.asarray(solution.value(built.tendon_forces)).T, rtol=1e-12)
+    assert (tmp_path / "arm.gif").stat().st_size < 2_000_000
+    assert (tmp_path / "muscles.png").exists() and (tmp_path / "controls.sto").exists()
+
+
+def test_opensim_muscle_forces_at_the_solution_states(opensim_task, tmp_path):
+    """OpenSim (Moco's muscle replacement) at the solution's states from states.sto: same tendon forces.
+
+    OpenSim's lengths differ from the polynomial surrogate by the path fit (held-out RMSE <= 0.22 mm);
+    at OpenSim's own lengths and speeds trajopt's muscle model gives OpenSim's force to round-off.
+    """
+    built = reaching.moco_problem()
+    solution = built.problem.solve(HermiteSimpson(10), Ipopt(tol=1e-6), guess=reaching.moco_naive_guess(built))
+    outputs.write_results(built, solution, tmp_path, animate=False)
+    result = opensim_task("arm26_muscle_states", {"model": str(reaching.MODEL_FILE),
+                                                  "states": str(tmp_path / "states.sto"),
+                                                  "muscles": np.array(built.model.muscle_names, dtype=str)})
+    data = outputs.trajectories(built, solution)
+    lengths = np.asarray(built.model.musculotendon_kinematics.map(data["q"].shape[0])(data["q"].T, data["u"].T)[0]).T
+    assert np.max(np.abs(result["lengths"] - lengths)) < 1e-3  # ~4x the worst held-out length RMSE
+    a = data["activations"]
+    for k, muscle in enumerate(built.model.muscles):
+        at_opensim_lengths = np.array([float(muscle.tendon_force(a[i, k], result["lengths"][i, k],
+                                                                 result["lengthening_speeds"][i, k]))
+                                       for i in range(a.shape[0])])
+        np.testing.assert_allclose(at_opensim_lengths, result["tendon_forces"][:, k], rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.slow
+def test_moco_comparison_50_intervals():
+    """Moco's problem on Moco's mesh: objective within 1 % of Moco's, from a naive guess and a warm start."""
+    built, naive, warm, coarse = reaching.solve_pair(reaching.moco_problem, reaching.moco_naive_guess, intervals=50)
+    assert naive.success and warm.success
+    for solution in (naive, warm):
+        assert abs(solution.objective / MOCO_INFO["objective"] - 1.0) < 0.01
+    assert built.resimulate(naive).max_drift < 0.01

@@ -1,0 +1,78 @@
+"""Joint reactions with muscle forces applied (trajopt.analysis.joint_reactions).
+
+- no muscle force: the reactions are inverse dynamics' (identity);
+- BICshort has no wrap object in arm26, so its straight-line path is OpenSim's: with only its
+  force applied, trajopt's reactions and the generalized forces left for the joints must equal
+  OpenSim's JointReaction loads (Joint::calcReactionOnChildExpressedInGround) to rounding.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from problems.arm26_static_optimization.main import ELBOW_MOTION, build_problem, load_model
+from trajopt.analysis.joint_reactions import muscle_joint_reactions
+
+ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
+
+
+@pytest.fixture(scope="module")
+def setup():
+    model = load_model()
+    problem = build_problem(ELBOW_MOTION, model=model)
+    return model, problem.inverse_dynamics
+
+
+def _bicshort_forces(model, frames):
+    forces = np.zeros((frames, len(model.muscles)))
+    forces[:, model.muscle_names.index("BICshort")] = np.linspace(10.0, 200.0, frames)
+    return forces
+
+
+def test_without_muscle_forces_reactions_are_inverse_dynamics(setup):
+    model, inverse = setup
+    reactions = muscle_joint_reactions(model, inverse.kinematics, np.zeros((inverse.times.size, 6)))
+    np.testing.assert_allclose(reactions.forces, inverse.reaction_forces, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(reactions.moments, inverse.reaction_moments, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(reactions.joint_generalized_forces, inverse.generalized_forces, rtol=0, atol=1e-10)
+    assert "BICshort" not in reactions.wrapped_muscles and "BIClong" in reactions.wrapped_muscles
+
+
+def test_written_table_has_opensim_labels(setup, tmp_path):
+    model, inverse = setup
+    reactions = muscle_joint_reactions(model, inverse.kinematics, _bicshort_forces(model, inverse.times.size))
+    written = reactions.write(tmp_path)
+    assert written[0].name == "joint_reactions_with_muscles.sto"
+    assert "r_elbow_on_r_ulna_radius_hand_in_ground_fy" in reactions.table().labels
+
+
+@pytest.mark.opensim
+def test_unwrapped_muscle_reactions_equal_opensim_joint_reaction(setup, opensim_task):
+    model, inverse = setup
+    k = inverse.kinematics
+    forces = _bicshort_forces(model, k.times.size)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reactions = muscle_joint_reactions(model, k, forces)
+    reference = opensim_task("osim_joint_reaction_muscles", {
+        "model": str(ARM26), "q": k.q, "u": k.u, "udot": k.udot,
+        "muscle_names": np.array(model.muscle_names), "muscle_forces": forces})
+    assert tuple(reference["joint_names"]) == reactions.joint_names
+    assert reference["udot_error"] <= 1e-10
+    np.testing.assert_allclose(reactions.forces, reference["forces_ground"], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(reactions.moments, reference["moments_ground"], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(reactions.joint_generalized_forces, reference["actuator_forces"], rtol=0, atol=1e-9)
+
+
+def test_static_optimization_exposes_reactions_with_its_muscle_forces(setup):
+    model, _ = setup
+    problem = build_problem(ELBOW_MOTION, model=model)
+    result = problem.solve()
+    reactions = problem.joint_reactions(result)
+    direct = muscle_joint_reactions(model, problem.inverse_dynamics.kinematics, result.muscle_forces)
+    np.testing.assert_array_equal(reactions.forces, direct.forces)
+    # muscles pull the forearm into the elbow: far larger loads than the weight alone
+    elbow = reactions.joint_names.index("r_elbow")
+    assert np.abs(reactions.forces[:, elbow]).max() > 5 * np.abs(result.inverse_dynamics.reaction_forces[:, elbow]).max()

@@ -1,0 +1,145 @@
+"""trajopt.prediction: muscle-driven problems from a MusculoskeletalModel (arm26, tiny grids)."""
+
+from pathlib import Path
+
+import casadi as ca
+import numpy as np
+import pytest
+
+from trajopt.errors import TrajoptInputError
+from trajopt.multibody import body_torque, forward_dynamics, frame_jacobian
+from trajopt.musculoskeletal import MusculoskeletalModel
+from trajopt.ocp import Effort, Guess, HermiteSimpson, Ipopt, Radau
+from trajopt.osim import load_osim
+from trajopt.paths.polynomial import PolynomialPaths
+from trajopt.prediction import (
+    OPENSIM_ACTIVATION_SMOOTHING,
+    ExplicitDynamics,
+    ImplicitDynamics,
+    Residuals,
+    StateBounds,
+    muscle_driven_problem,
+)
+
+ARM26 = Path(__file__).resolve().parent.parent / "problems" / "arm26"
+
+
+@pytest.fixture(scope="module")
+def arm26():
+    return MusculoskeletalModel(load_osim(ARM26 / "arm26.osim"), PolynomialPaths.load(ARM26 / "paths.json"))
+
+
+def _flexion(model, dynamics, intervals=10):
+    """Moco's reaching problem (rest at q = 0 to rest at elbow 90°, ∫ Σ e²) on a small grid."""
+    built = muscle_driven_problem(
+        model, 0.5, coordinates=StateBounds(initial=[0.0, 0.0], final=[0.0, np.pi / 2]),
+        speeds=StateBounds((-20.0, 20.0), initial=0.0, final=0.0), activations=StateBounds((0.0, 1.0), initial=0.0),
+        activation_smoothing=OPENSIM_ACTIVATION_SMOOTHING, dynamics=dynamics)
+    built.problem.minimize(Effort(built.excitations))
+    guess = Guess([0.0, 0.5]).set(built.q, [[0.0, 0.0], [0.0, np.pi / 2]])
+    return built, built.problem.solve(HermiteSimpson(intervals), Ipopt(tol=1e-8), guess=guess)
+
+
+def test_variables_are_labelled_by_the_model(arm26):
+    built = muscle_driven_problem(arm26, 0.5, residuals=Residuals())
+    built.problem.minimize(Effort(built.excitations))
+    compiled = built.problem.compile()
+    names = {v.name: v.labels for v in compiled.states + compiled.controls}
+    assert names["q"] == ("r_shoulder_elev", "r_elbow_flex")
+    assert names["activations"][3] == "BIClong_activation"
+    assert names["excitations"][5] == "BRA_excitation"
+    assert names["residuals"] == ("r_shoulder_elev_residual", "r_elbow_flex_residual")
+    # Default coordinate bounds are the .osim ranges.
+    q = [v for v in compiled.states if v.name == "q"][0]
+    assert q.upper[1] == pytest.approx(2.26892803)
+
+
+def test_generalized_forces_are_moment_arms_times_tendon_forces_plus_residuals(arm26):
+    built = muscle_driven_problem(arm26, 0.5, residuals=Residuals(optimal_force=3.0))
+    f = ca.Function("f", [built.q, built.u, built.activations, built.residuals],
+                    [built.generalized_forces, built.tendon_forces])
+    q, u, a, r = np.array([0.1, 1.0]), np.array([0.5, -1.0]), np.linspace(0.1, 0.6, 6), np.array([0.2, -0.4])
+    tau, forces = (np.asarray(x).flatten() for x in f(q, u, a, r))
+    _, _, arms = arm26.musculotendon_kinematics(q, u)
+    np.testing.assert_allclose(tau, np.asarray(arms).T @ forces + 3.0 * r, rtol=1e-12, atol=1e-10)
+
+
+def test_explicit_and_implicit_dynamics_give_the_same_optimum(arm26):
+    explicit, first = _flexion(arm26, ExplicitDynamics())
+    implicit, second = _flexion(arm26, ImplicitDynamics())
+    assert first.success and second.success
+    assert second.objective == pytest.approx(first.objective, rel=1e-6)
+    np.testing.assert_allclose(second.value(implicit.q), first.value(explicit.q), atol=1e-5)
+
+
+def test_implicit_accelerations_equal_forward_dynamics_along_the_solution(arm26):
+    built, solution = _flexion(arm26, ImplicitDynamics())
+    np.testing.assert_allclose(solution.value(built.accelerations), solution.value(built.explicit_accelerations),
+                               atol=1e-5)
+
+
+def test_resimulation_drift_shrinks_with_the_mesh(arm26):
+    drifts = []
+    for intervals in (10, 40):
+        built, solution = _flexion(arm26, ImplicitDynamics(), intervals)
+        drifts.append(built.resimulate(solution).max_drift)
+    # Hermite-Simpson is 4th order in the states; allow for the stiff activation onset.
+    assert drifts[1] < drifts[0] / 4
+
+
+def test_resimulation_agrees_with_solution_verify_for_explicit_problems(arm26):
+    built, solution = _flexion(arm26, ExplicitDynamics())
+    np.testing.assert_allclose(built.resimulate(solution, rtol=1e-10, atol=1e-10).drift,
+                               solution.verify().drift, atol=1e-7)
+
+
+def test_activation_controls_without_activation_dynamics(arm26):
+    built = muscle_driven_problem(arm26, 0.3, coordinates=StateBounds(initial=[0.0, 1.0]),
+                                  speeds=StateBounds(initial=0.0), activation_dynamics=False)
+    assert built.excitations is None and built.activation_rates is None
+    built.problem.minimize(Effort(built.activations))
+    built.problem.require(built.problem.final(built.q[1]), lower=1.2)
+    solution = built.problem.solve(Radau(2, 8), Ipopt(tol=1e-8))
+    assert solution.success
+    assert solution.value(built.problem.final(built.q[1])) >= 1.2 - 1e-6
+    # Activations are controls: the state vector holds only q and u.
+    assert solution.discrete.problem.symbols["x"].numel() == 4
+
+
+def test_external_wrench_hook_equals_the_same_load_as_generalized_forces(arm26):
+    """A torque on the forearm acts on the speeds as J^T w (virtual work)."""
+    torque = np.array([0.3, -0.2, 1.5])
+    forearm = "r_ulna_radius_hand"
+    with_wrench = muscle_driven_problem(
+        arm26, 0.5, external_wrenches=lambda problem, q, u: body_torque(arm26.multibody, forearm, torque))
+
+    def projected(problem, q, u):
+        jacobian = frame_jacobian(arm26.multibody, q, forearm)  # [angular; linear] x nv
+        return ca.mtimes(jacobian[0:3, :].T, ca.DM(torque))
+
+    with_forces = muscle_driven_problem(arm26, 0.5, extra_generalized_forces=projected)
+    q, u, a = np.array([0.2, 0.8]), np.array([0.3, 0.4]), np.full(6, 0.2)
+    first = ca.Function("a", [with_wrench.q, with_wrench.u, with_wrench.activations], [with_wrench.accelerations])
+    second = ca.Function("a", [with_forces.q, with_forces.u, with_forces.activations], [with_forces.accelerations])
+    np.testing.assert_allclose(np.asarray(first(q, u, a)), np.asarray(second(q, u, a)), rtol=1e-10)
+    # And the hook changes the motion: without the torque the accelerations differ.
+    plain = muscle_driven_problem(arm26, 0.5)
+    third = ca.Function("a", [plain.q, plain.u, plain.activations], [plain.accelerations])
+    assert np.max(np.abs(np.asarray(third(q, u, a)) - np.asarray(first(q, u, a)))) > 1e-3
+    expected = forward_dynamics(arm26.multibody, q, u, np.asarray(
+        arm26.muscle_generalized_forces(a, q, u)).flatten() + np.asarray(
+        ca.Function("p", [with_forces.q], [projected(None, with_forces.q, None)])(q)).flatten())
+    np.testing.assert_allclose(np.asarray(second(q, u, a)), np.asarray(expected), rtol=1e-10)
+
+
+def test_bad_input_raises_trajopt_errors(arm26):
+    with pytest.raises(TrajoptInputError, match="MusculoskeletalModel"):
+        muscle_driven_problem(arm26.multibody, 0.5)
+    with pytest.raises(TrajoptInputError, match="extra_generalized_forces returned 3"):
+        muscle_driven_problem(arm26, 0.5, extra_generalized_forces=lambda p, q, u: ca.SX.zeros(3))
+    with pytest.raises(TrajoptInputError, match="external_wrenches returned shape"):
+        muscle_driven_problem(arm26, 0.5, external_wrenches=lambda p, q, u: ca.SX.zeros(6, 1))
+    with pytest.raises(TrajoptInputError, match="Residuals"):
+        Residuals(optimal_force=0.0)
+    with pytest.raises(TrajoptInputError, match="dynamics"):
+        muscle_driven_problem(arm26, 0.5, dynamics="implicit")

@@ -1,0 +1,113 @@
+"""Benchmark ``trajopt bench reaching``: arm26 point-to-point reaching, trajopt vs Moco and vs bioptim's static_arm.
+
+- Moco's problem (``problems/arm26_reaching``, 50 Hermite-Simpson intervals): trajopt end to end (problem
+  build + transcription + NLP construction + IPOPT, from the naive linear-interpolation guess; implicit
+  multibody dynamics, exact Hessian, tol 1e-6), median of ``--repeats`` runs in this process; Moco's
+  MocoCasADiSolver on the same problem in an OpenSim child process when opensim is installed (its
+  tolerance 1e-4 as in the reference study), else the recorded run (40 iterations, 47.3 s).
+- bioptim's static_arm set-up on trajopt vs its recorded run (49 iterations, 67.9 s in IPOPT, 70.6 s total):
+  trapezoidal collocation on bioptim's 50 nodes (the NLP of bioptim's size; the target is judged on it) and
+  Hermite-Simpson (midpoints double the variables), both implicit dynamics, exact Hessian.
+
+Writes results/benchmarks/reaching.json. Target: trajopt >= 20x faster than both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import time
+from pathlib import Path
+
+from trajopt.ocp import HermiteSimpson, Ipopt, Trapezoidal
+from trajopt.opensim_reference import opensim_available, run_opensim_task
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+MOCO_RECORD = {"iterations": 40, "solver_seconds": 47.317, "objective": 0.03386035082777968,
+               "source": "problems/arm26_reaching/moco_reference/arm26_p2p_T0.5_info.json (OpenSim 4.6)"}
+TARGET_SPEEDUP = 20.0
+
+
+def _time_trajopt(build, guess_of, repeats: int, transcription=HermiteSimpson(50)) -> dict:
+    """Median end-to-end and IPOPT seconds over ``repeats`` fresh builds and solves."""
+    totals, ipopts, last = [], [], None
+    for _ in range(repeats):
+        started = time.perf_counter()
+        built = build()
+        solution = built.problem.solve(transcription, Ipopt(tol=1e-6), guess=guess_of(built))
+        totals.append(time.perf_counter() - started)
+        ipopts.append(solution.wall_time)
+        last = solution
+    return {"transcription": repr(transcription), "total_seconds": statistics.median(totals), "ipopt_seconds": statistics.median(ipopts),
+            "all_total_seconds": totals, "iterations": last.iterations, "objective": last.objective,
+            "status": last.status, "success": bool(last.success), "variables": int(last.discrete.layout.size)}
+
+
+def run_moco(intervals: int = 50) -> dict:
+    """Moco's solve in a child process (OpenSim needed)."""
+    result = run_opensim_task("moco_arm26_reaching", {
+        "model": str(ROOT / "problems" / "arm26" / "arm26.osim"), "mesh_intervals": intervals, "tolerance": 1e-4})
+    return {key: result[key] for key in ("objective", "iterations", "solver_seconds", "wall_seconds", "status",
+                                         "success")}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="trajopt bench reaching", description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--no-moco", action="store_true", help="use Moco's recorded run even with opensim")
+    parser.add_argument("--out", type=Path, default=Path("results") / "benchmarks" / "reaching.json")
+    args = parser.parse_args(argv)
+    from problems.arm26_reaching import reaching, static_arm
+
+    reaching.load_model()  # file parsing is not part of a solve
+    static_arm.load_model()
+    trajopt_moco = _time_trajopt(reaching.moco_problem, reaching.moco_naive_guess, args.repeats)
+    if opensim_available() and not args.no_moco:
+        moco = {**run_moco(), "source": "measured in this run (OpenSim child process)"}
+        moco_seconds = moco["wall_seconds"]
+    else:
+        moco = dict(MOCO_RECORD)
+        moco_seconds = moco["solver_seconds"]
+    # Trapezoidal: one state and control node per bioptim shooting node (an NLP of bioptim's size);
+    # Hermite-Simpson adds midpoint states and controls (twice the variables).
+    trajopt_arm = _time_trajopt(static_arm.static_arm_problem, static_arm.naive_guess, args.repeats, Trapezoidal(50))
+    trajopt_arm_hs = _time_trajopt(static_arm.static_arm_problem, static_arm.naive_guess, args.repeats)
+    bioptim = static_arm.BIOPTIM_RECORD
+    report = {
+        "machine": {"platform": platform.platform(), "processor": platform.processor(),
+                    "python": platform.python_version()},
+        "moco_problem": {"trajopt": trajopt_moco, "moco": moco,
+                         "speedup_end_to_end": moco_seconds / trajopt_moco["total_seconds"],
+                         "speedup_ipopt_only": moco_seconds / trajopt_moco["ipopt_seconds"],
+                         "speedup_vs_recorded_moco": MOCO_RECORD["solver_seconds"] / trajopt_moco["total_seconds"],
+                         "objective_relative_difference": trajopt_moco["objective"] / moco["objective"] - 1.0},
+        "static_arm": {"trajopt": trajopt_arm, "bioptim_record": bioptim,
+                       "speedup_end_to_end": bioptim["total_seconds"] / trajopt_arm["total_seconds"],
+                       "speedup_ipopt_only": bioptim["ipopt_seconds"] / trajopt_arm["ipopt_seconds"],
+                       "trajopt_hermite_simpson": trajopt_arm_hs,
+                       "speedup_end_to_end_hermite_simpson": bioptim["total_seconds"] / trajopt_arm_hs["total_seconds"]},
+        "target_speedup": TARGET_SPEEDUP,
+        "notes": "trajopt: implicit multibody dynamics, Hermite-Simpson 50 intervals, exact Hessian, IPOPT tol 1e-6, "
+                 "naive guess; total = build + transcription + NLP construction + solve. Moco: explicit dynamics, "
+                 "limited-memory Hessian, tol 1e-4 (its defaults/reference settings). bioptim: recorded on the same "
+                 "kind of machine, RK4 multiple shooting, exact Hessian.",
+    }
+    report["meets_target"] = bool(min(report["moco_problem"]["speedup_end_to_end"],
+                                      report["moco_problem"]["speedup_vs_recorded_moco"]) >= TARGET_SPEEDUP
+                                  and report["static_arm"]["speedup_end_to_end"] >= TARGET_SPEEDUP)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    print(f"Moco problem: trajopt {trajopt_moco['total_seconds']:.2f} s end to end ({trajopt_moco['ipopt_seconds']:.2f} s "
+          f"IPOPT, {trajopt_moco['iterations']} iterations, objective {trajopt_moco['objective']:.5f}); Moco "
+          f"{moco_seconds:.1f} s ({moco['iterations']} iterations, objective {moco['objective']:.5f}): "
+          f"{report['moco_problem']['speedup_end_to_end']:.0f}x (vs the recorded 47.3 s: "
+          f"{report['moco_problem']['speedup_vs_recorded_moco']:.0f}x)")
+    for name, result in (("trapezoidal", trajopt_arm), ("Hermite-Simpson", trajopt_arm_hs)):
+        print(f"static_arm ({name}, {result['variables']} variables): trajopt {result['total_seconds']:.2f} s end to end "
+              f"({result['ipopt_seconds']:.2f} s IPOPT, {result['iterations']} iterations, objective "
+              f"{result['objective']:.4f}); bioptim {bioptim['total_seconds']} s ({bioptim['iterations']} iterations, "
+              f"{bioptim['variables']} variables): {bioptim['total_seconds'] / result['total_seconds']:.0f}x")
+    print(f"wrote {args.out}")
+    return 0
