@@ -17,7 +17,6 @@ import platform
 import shutil
 import subprocess
 import tempfile
-import time
 import warnings
 from pathlib import Path
 
@@ -27,24 +26,12 @@ import numpy as np
 from trajopt.multibody import forward_dynamics, inverse_dynamics
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 from trajopt.osim import OsimIgnoredWarning, load_osim
+from trajopt.bench.timing import seconds_per_call
 
 PROBLEMS = Path(__file__).resolve().parent.parent.parent / "problems"
 MODELS = {"arm26": PROBLEMS / "arm26" / "arm26.osim", "gait2d": PROBLEMS / "gait2d" / "2D_gait.osim"}
 
 
-def _seconds_per_call(call, count, minimum_seconds=0.3):
-    """Best-of-3 mean seconds per call, repeating ``call`` enough to fill ``minimum_seconds``."""
-    start = time.perf_counter()
-    call()
-    once = max(time.perf_counter() - start, 1e-7)
-    repeats = max(1, int(minimum_seconds / once / 3))
-    best = np.inf
-    for _ in range(3):
-        start = time.perf_counter()
-        for _ in range(repeats):
-            call()
-        best = min(best, (time.perf_counter() - start) / repeats)
-    return best / count
 
 
 def _compiled(function: ca.Function, folder: Path) -> ca.Function | None:
@@ -80,13 +67,13 @@ def _trajopt_timings(model, q, u, udot, folder: Path | None) -> tuple[dict, np.n
         columns = tuple(a.T for a in arguments)
         mapped = function.map(count)
         entry = {
-            "python_call_s": _seconds_per_call(lambda: [function(*row) for row in rows], count),
-            "mapped_s": _seconds_per_call(lambda: mapped(*columns), count),
+            "python_call_s": seconds_per_call(lambda: [function(*row) for row in rows], count),
+            "mapped_s": seconds_per_call(lambda: mapped(*columns), count),
             "sx_nodes": int(function.n_instructions()),
         }
         compiled = None if folder is None else _compiled(mapped, folder)
         if compiled is not None:
-            entry["compiled_mapped_s"] = _seconds_per_call(lambda: compiled(*columns), count)
+            entry["compiled_mapped_s"] = seconds_per_call(lambda: compiled(*columns), count)
         result[label] = entry
     return result, tau
 

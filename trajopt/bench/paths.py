@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import time
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +22,7 @@ from trajopt.opensim_reference import opensim_available, run_opensim_task
 from trajopt.paths.fitting import StepwiseSettings, fit_paths
 from trajopt.paths.polynomial import PolynomialPaths
 from trajopt.paths.samples import PathSamples
+from trajopt.bench.timing import seconds_per_call
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 ARM26 = ROOT / "problems" / "arm26"
@@ -31,19 +31,6 @@ COORDINATES = ("r_shoulder_elev", "r_elbow_flex")
 ARM26_SETTINGS = StepwiseSettings(min_relative_improvement=0.02, tolerance=2e-4)
 
 
-def _seconds_per_call(call, count=1, minimum_seconds=0.3):
-    """Best-of-3 mean seconds per call (divided by ``count``), repeating to fill ``minimum_seconds``."""
-    start = time.perf_counter()
-    call()
-    once = max(time.perf_counter() - start, 1e-7)
-    repeats = max(1, int(minimum_seconds / once / 3))
-    best = np.inf
-    for _ in range(3):
-        start = time.perf_counter()
-        for _ in range(repeats):
-            call()
-        best = min(best, (time.perf_counter() - start) / repeats)
-    return best / count
 
 
 def main(argv=None) -> int:
@@ -57,8 +44,8 @@ def main(argv=None) -> int:
     box = np.array([paths["BIClong"].ranges[0], paths["BRA"].ranges[0]])
     q = np.random.default_rng(7).uniform(box[:, 0], box[:, 1], (args.configurations, 2))
     mapped = function.map(len(q))
-    single = _seconds_per_call(lambda: function(q[0]))
-    batch = _seconds_per_call(lambda: mapped(q.T), count=len(q))
+    single = seconds_per_call(lambda: function(q[0]))
+    batch = seconds_per_call(lambda: mapped(q.T), count=len(q))
     result = {
         "what": "arm26: 6 muscle lengths + 6x2 moment arms per configuration",
         "configurations": len(q),
