@@ -17,6 +17,7 @@ PROBLEMS = {
     "das3-serratus": ("problems.das3_serratus.serratus_fit", "DAS3 serratus anterior: Euler vs quaternion polynomial paths (table + figure)"),
     "gait2d-prediction": ("problems.gait2d.main", "2D_gait.osim predictive half gait cycle (Moco example2DWalking); --tracking for the tracking variant"),
     "arm26-reaching": ("problems.arm26_reaching.reaching", "arm26 muscle-driven reaching; Moco and bioptim static_arm comparisons"),
+    "shoulder-reaching": ("problems.shoulder_reaching.main", "3D arm reach from gimbal lock: quaternion vs YZY Euler shoulder"),
     "muscle-curves": ("trajopt.reports.muscle_curves", "plot the DeGroote 2016 curves to results/muscle_curves/"),
     "arm26-static-optimization": ("problems.arm26_static_optimization.main",
                                   "arm26 inverse dynamics + static optimization vs OpenSim (results/arm26_static_optimization/)"),

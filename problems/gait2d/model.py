@@ -24,7 +24,7 @@ import numpy as np
 
 from trajopt.contact import SphereContact, contact_loads_function, contacts_on, osim_contacts
 from trajopt.errors import TrajoptInputError
-from trajopt.multibody import inverse_dynamics, mass_matrix
+from trajopt.multibody import body_pose, inverse_dynamics, mass_matrix
 from trajopt.muscles import FirstOrderActivationDeGroote2016
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.osim import load_osim
@@ -147,7 +147,7 @@ class GaitModel:
         columns = {side: [i for i, c in enumerate(self.contacts) if c in contacts_on(self.contacts, f"calcn_{side}")]
                    for side in ("r", "l")}
         # Sphere torques are about the calcaneus origins; move them to the ground origin.
-        body_origin = {side: _origin(mb, q, f"calcn_{side}") for side in ("r", "l")}
+        body_origin = {side: body_pose(mb, q, f"calcn_{side}")[1] for side in ("r", "l")}
         forces, torques = {}, {}
         for side, idx in columns.items():
             forces[side] = sum(sphere_forces[:, i] for i in idx)
@@ -157,8 +157,3 @@ class GaitModel:
             ["q", "u"], ["right_force", "left_force", "right_torque", "left_torque"])
         self.mass_matrix = ca.Function("mass_matrix", [q], [mass_matrix(mb, q)], ["q"], ["mass_matrix"])
 
-
-def _origin(model, q, body):
-    from trajopt.multibody import body_pose
-
-    return body_pose(model, q, body)[1]

@@ -15,6 +15,7 @@ from problems.gait2d.prediction import REFERENCE_COORDINATES, REFERENCE_GRF
 
 MOCO_SOLUTION = HERE / "moco" / "gaitPrediction_solution.sto"
 MOCO_GRF = HERE / "moco" / "gaitPrediction_solutionGRF_fullStride.sto"
+MOCO_TRACKING = HERE / "moco" / "gaitTracking_solution.sto"
 GRF_LABELS = tuple(f"ground_{kind}_{side}_{axis}" for side in ("r", "l")
                    for kind, axes in (("force", ("vx", "vy", "vz")), ("force", ("px", "py", "pz")),
                                       ("torque", ("x", "y", "z"))) for axis in axes)
@@ -98,12 +99,22 @@ def grf_peaks(time, right_force) -> dict[str, float]:
             "fore-aft max (N)": float(right_force[:, 0].max())}
 
 
-def moco_reference() -> dict:
-    """Moco's solution: half-stride table and full-stride GRFs."""
-    solution = read_table(MOCO_SOLUTION)
+def moco_reference(tracking: bool = False) -> dict:
+    """Moco's solution: half-stride table, full-stride GRFs (prediction only: Moco's tracking GRFs were not kept)."""
+    if tracking:
+        return {"solution": read_table(MOCO_TRACKING), "grf": None, "label": "Moco tracking"}
     grf = read_table(MOCO_GRF)
-    return {"solution": solution, "grf": grf,
+    return {"solution": read_table(MOCO_SOLUTION), "grf": grf, "label": "Moco",
             "right_force": np.column_stack([grf.column(f"ground_force_r_v{a}") for a in "xyz"])}
+
+
+def moco_objective(moco: dict, model) -> float:
+    """Moco's effort objective recomputed from its table: 10 ∫ Σ |control|³ dt / pelvis_tx displacement."""
+    table = moco["solution"]
+    controls = np.column_stack([table.column(f"/{n}") for n in model.muscle_names] +
+                               [table.column(f"/{model.lumbar_actuator.name}")])
+    tx = table.column(coordinate_path("pelvis_tx"))
+    return float(10.0 * np.trapezoid(np.sum(np.abs(controls) ** 3, axis=1), table.time) / (tx[-1] - tx[0]))
 
 
 def _plt():
@@ -126,7 +137,7 @@ def plot_joint_angles(gait, full: Stride, moco: dict, path: Path) -> Path:
     for axis, name in zip(axes.flat, names):
         label = coordinate_path(name)
         unit = (lambda x: x) if name == "pelvis_ty" else np.degrees
-        for stride, style, who in ((full, "-", "trajopt"), (moco_full, "--", "Moco")):
+        for stride, style, who in ((full, "-", "trajopt"), (moco_full, "--", moco["label"])):
             percent = 100 * (stride.time - stride.time[0]) / (stride.time[-1] - stride.time[0])
             axis.plot(percent, unit(stride.table.column(label)), style, label=who)
         percent = 100 * reference.time / (2 * reference.time[-1])
@@ -150,7 +161,8 @@ def plot_grfs(full: Stride, moco: dict, path: Path) -> Path:
         percent = 100 * (full.time - full.time[0]) / (full.time[-1] - full.time[0])
         axis.plot(percent, full.right_force[:, component], label="trajopt")
         grf = moco["grf"]
-        axis.plot(100 * grf.time / grf.time[-1], moco["right_force"][:, component], "--", label="Moco")
+        if grf is not None:
+            axis.plot(100 * grf.time / grf.time[-1], moco["right_force"][:, component], "--", label=moco["label"])
         axis.plot(100 * reference.time / (2 * reference.time[-1]),
                   reference.column(f"ground_force_r_v{'xy'[component]}"), ":", color="k", label="reference (half)")
         axis.set_title(f"right foot, {name} (N)")
@@ -171,7 +183,7 @@ def plot_activations(gait, half: Stride, moco: dict, path: Path) -> Path:
     for axis, name in zip(axes.flat, names):
         label = f"/{name}/activation"
         axis.plot(half.time, half.table.column(label), label="trajopt")
-        axis.plot(moco_solution.time, moco_solution.column(label), "--", label="Moco")
+        axis.plot(moco_solution.time, moco_solution.column(label), "--", label=moco["label"])
         axis.set_title(name, fontsize=9)
     axes[0, 0].legend(fontsize=7)
     for axis in axes[-1]:
@@ -193,9 +205,15 @@ def stick_figure_animation(gait, full: Stride, path: Path, frames: int = 40) -> 
     labels = [coordinate_path(n) for n in gait.model.coordinate_names]
     q_all = np.column_stack([full.table.column(label) for label in labels])
     picks = np.linspace(0, full.time.size - 1, frames).round().astype(int)
-    positions = [np.asarray(body_poses(mb, q_all[i])[1]) for i in picks]
     index = {b.name: mb.body_index(b.name) for b in mb.bodies}
-    chains = [("torso", "pelvis"), ("pelvis", "femur_l", "tibia_l", "talus_l", "calcn_l", "toes_l"),
+    positions = []
+    for i in picks:
+        rotations, origins = (np.asarray(x) for x in body_poses(mb, q_all[i]))
+        k = index["torso"]
+        # A point 0.5 m up the torso's y axis, so the trunk shows (its origin is the lumbar joint).
+        positions.append(np.column_stack([origins, origins[:, k] + rotations[:, 3 * k:3 * k + 3] @ [0, 0.5, 0]]))
+    index["torso_top"] = len(mb.bodies)
+    chains = [("torso_top", "torso", "pelvis"), ("pelvis", "femur_l", "tibia_l", "talus_l", "calcn_l", "toes_l"),
               ("pelvis", "femur_r", "tibia_r", "talus_r", "calcn_r", "toes_r")]
     colors = ["k", "tab:blue", "tab:red"]
     figure, axis = plt.subplots(figsize=(5, 3.2))
@@ -219,3 +237,20 @@ def stick_figure_animation(gait, full: Stride, path: Path, frames: int = 40) -> 
     animation.save(path, writer=PillowWriter(fps=15), dpi=60)
     plt.close(figure)
     return path
+
+
+def tracking_errors(gait, half: Stride) -> dict[str, float]:
+    """RMS differences from referenceCoordinates.sto (deg, m for pelvis) and referenceGRF.sto (N) on the grid."""
+    reference = read_motion(REFERENCE_COORDINATES, coordinates=gait.model.coordinate_names)
+    errors = {}
+    for name in gait.model.coordinate_names:
+        target = np.interp(half.time, reference.time, reference.column(name))
+        difference = half.table.column(coordinate_path(name)) - target
+        errors[f"{name} ({'m' if name in ('pelvis_tx', 'pelvis_ty') else 'deg'})"] = float(
+            np.sqrt(np.mean((difference if name in ("pelvis_tx", "pelvis_ty") else np.degrees(difference)) ** 2)))
+    grf = read_table(REFERENCE_GRF)
+    for side, force in (("r", half.right_force), ("l", half.left_force)):
+        for axis, column in (("x", 0), ("y", 1)):
+            target = np.interp(half.time, grf.time, grf.column(f"ground_force_{side}_v{axis}"))
+            errors[f"ground_force_{side}_v{axis} (N)"] = float(np.sqrt(np.mean((force[:, column] - target) ** 2)))
+    return errors

@@ -69,12 +69,18 @@ class GaitVariables:
 
 @dataclass(frozen=True)
 class GaitProblem:
-    """A gait Problem with its model, symbols and the speed it asks for (None for tracking)."""
+    """A gait Problem with its model, symbols, mesh and the speed it asks for (None for tracking)."""
 
     problem: Problem
     model: GaitModel
     variables: GaitVariables
     speed: float | None
+    intervals: int
+
+    @property
+    def transcription(self) -> HermiteSimpson:
+        """Moco's transcription for this example: separated Hermite-Simpson on `intervals` mesh intervals."""
+        return HermiteSimpson(intervals=self.intervals)
 
     def reference_guess(self, coordinates=REFERENCE_COORDINATES) -> Guess:
         """Guess from a coordinates table: q, finite-difference u and udot, activations 0.05, lumbar 0."""
@@ -149,10 +155,10 @@ def displacement_expression(gait: GaitProblem) -> ca.SX:
 
 def build_problem(intervals: int = 50, speed: float = 1.2, model: GaitModel | None = None,
                   duration=Free(0.4, 0.6)) -> GaitProblem:
-    """The predictive half gait cycle (see the module docstring); `intervals` is informational here."""
+    """The predictive half gait cycle (see the module docstring) on `intervals` mesh intervals."""
     model = model if model is not None else GaitModel.load()
     problem, variables = _declare(model, duration)
-    gait = GaitProblem(problem, model, variables, float(speed))
+    gait = GaitProblem(problem, model, variables, float(speed), int(intervals))
     displacement = displacement_expression(gait)
     problem.require(displacement - speed * problem.final(problem.time), equals=0.0, name="average speed")
     controls = ca.vertcat(variables.excitations, variables.lumbar_control)
@@ -160,12 +166,12 @@ def build_problem(intervals: int = 50, speed: float = 1.2, model: GaitModel | No
     return gait
 
 
-def build_tracking_problem(model: GaitModel | None = None, grf_weight: float = 1.0,
+def build_tracking_problem(intervals: int = 24, model: GaitModel | None = None, grf_weight: float = 1.0,
                            duration: float = MOCO_TRACKING_FINAL_TIME) -> GaitProblem:
     """Track referenceCoordinates.sto and referenceGRF.sto (vertical and fore-aft forces) with effort."""
     model = model if model is not None else GaitModel.load()
     problem, variables = _declare(model, duration)
-    gait = GaitProblem(problem, model, variables, None)
+    gait = GaitProblem(problem, model, variables, None, int(intervals))
     motion = read_motion(REFERENCE_COORDINATES, coordinates=model.coordinate_names)
     problem.minimize(10.0 * Tracking(variables.q, motion.time, motion.data))
     grf = read_table(REFERENCE_GRF)
@@ -178,8 +184,3 @@ def build_tracking_problem(model: GaitModel | None = None, grf_weight: float = 1
     problem.minimize(10.0 * Integral(ca.sumsqr(variables.excitations)))
     problem.minimize(1e-4 * Integral(variables.lumbar_control ** 2))
     return gait
-
-
-def transcription(intervals: int) -> HermiteSimpson:
-    """Moco's transcription for this example: separated Hermite-Simpson."""
-    return HermiteSimpson(intervals=intervals)
