@@ -83,7 +83,8 @@ def test_straight_line_paths_moment_arms_are_minus_length_gradients():
 def test_outputs_are_opensim_state_files(tmp_path):
     built = reaching.moco_problem()
     solution = built.problem.solve(HermiteSimpson(8), Ipopt(tol=1e-6), guess=reaching.moco_naive_guess(built))
-    outputs.write_results(built, solution, tmp_path, animate=True, moco=read_table(DATA / "arm26_p2p_T0.5_solution.sto"))
+    outputs.write_results(built, solution, tmp_path, animate=True, moco=read_table(DATA / "arm26_p2p_T0.5_solution.sto"),
+                          animation_frames=3)
     states = read_table(tmp_path / "states.sto")
     assert states.labels[:2] == ("/jointset/r_shoulder/r_shoulder_elev/value", "/jointset/r_elbow/r_elbow_flex/value")
     assert "/forceset/BIClong/activation" in states.labels
@@ -94,6 +95,7 @@ def test_outputs_are_opensim_state_files(tmp_path):
     assert (tmp_path / "muscles.png").exists() and (tmp_path / "controls.sto").exists()
 
 
+@pytest.mark.opensim
 def test_opensim_muscle_forces_at_the_solution_states(opensim_task, tmp_path):
     """OpenSim (Moco's muscle replacement) at the solution's states from states.sto: same tendon forces.
 
@@ -125,3 +127,14 @@ def test_moco_comparison_50_intervals():
     for solution in (naive, warm):
         assert abs(solution.objective / MOCO_INFO["objective"] - 1.0) < 0.01
     assert built.resimulate(naive).max_drift < 0.01
+
+
+def test_cli_writes_results(tmp_path):
+    assert reaching.main(["--skip-comparisons", "--intervals", "8", "--no-animation", "--out", str(tmp_path)]) == 0
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["reaching"]["naive"]["success"] and summary["reaching"]["warm"]["success"]
+    np.testing.assert_allclose(summary["reaching"]["final_hand"][:2], reaching.DEFAULT_TARGET[:2], atol=1e-6)
+    assert (tmp_path / "reaching" / "states.sto").exists()
+    with pytest.raises(SystemExit) as exit_info:
+        reaching.main(["--duration", "-1", "--out", str(tmp_path)])
+    assert exit_info.value.code == 2

@@ -83,8 +83,9 @@ def test_resimulation_drift_shrinks_with_the_mesh(arm26):
     for intervals in (10, 40):
         built, solution = _flexion(arm26, ImplicitDynamics(), intervals)
         drifts.append(built.resimulate(solution).max_drift)
-    # Hermite-Simpson is 4th order in the states; allow for the stiff activation onset.
-    assert drifts[1] < drifts[0] / 4
+    # Two mesh halvings: at least second-order convergence (Hermite-Simpson is 4th order for smooth
+    # solutions; the fast activation onset at t = 0 lowers the observed order on coarse meshes).
+    assert drifts[1] < drifts[0] / 16
 
 
 def test_resimulation_agrees_with_solution_verify_for_explicit_problems(arm26):

@@ -164,7 +164,7 @@ def muscle_driven_problem(
     """Declare q, u, activations (+ excitations, residuals, actuator controls) and their dynamics.
 
     ``duration`` is a number or ``ocp.Free(lo, hi)``. Coordinate bounds default to the model's coordinate
-    ranges. ``activations`` bounds apply to the activation controls when ``activation_dynamics`` is False.
+    ranges (±1.05 for quaternion components). ``activations`` bounds apply to the activation controls when ``activation_dynamics`` is False.
     """
     if not isinstance(model, MusculoskeletalModel):
         raise TrajoptInputError(f"muscle_driven_problem expects a MusculoskeletalModel, got {type(model).__name__}")
@@ -173,9 +173,11 @@ def muscle_driven_problem(
     problem = Problem(duration=duration)
     multibody = model.multibody
     if coordinates.bounds is None:
+        # Quaternion components have no .osim range; ±1.05, not ±1, so that a start at the identity does not
+        # sit on a bound and duplicate the initial-value constraint (a degenerate KKT system).
         ranges = {c.name: c.range for c in model.osim.spec.coordinates}
-        lower = np.array([ranges[n][0] for n in model.coordinate_names])
-        upper = np.array([ranges[n][1] for n in model.coordinate_names])
+        lower = np.array([ranges.get(n, (-1.05, 1.05))[0] for n in model.coordinate_names])
+        upper = np.array([ranges.get(n, (-1.05, 1.05))[1] for n in model.coordinate_names])
         coordinates = StateBounds((lower, upper), coordinates.initial, coordinates.final)
     q = problem.state("q", multibody.nq, bounds=_bounds(coordinates.bounds), initial=_bounds(coordinates.initial),
                       final=_bounds(coordinates.final), labels=model.coordinate_names)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import casadi as ca
 import numpy as np
 
 from trajopt.io.tables import Table, read_table, write_sto
@@ -44,7 +45,7 @@ def trajectories(built: MuscleDrivenProblem, solution) -> dict[str, np.ndarray]:
 
 
 def write_results(built: MuscleDrivenProblem, solution, folder, animate: bool = True, hand=None, target=None,
-                  moco: Table | None = None) -> Path:
+                  moco: Table | None = None, animation_frames: int = 26) -> Path:
     """Write the solution (.sto/.csv), OpenSim states/controls, muscle forces, figures and a GIF to ``folder``."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -63,7 +64,7 @@ def write_results(built: MuscleDrivenProblem, solution, folder, animate: bool = 
     solution.plot(folder / "solution.png")
     plot_muscles(built, data, folder / "muscles.png", moco)
     if animate:
-        animate_arm(built, data, folder / "arm.gif", hand=hand, target=target)
+        animate_arm(built, data, folder / "arm.gif", hand=hand, target=target, frames=animation_frames)
     return folder
 
 
@@ -116,38 +117,42 @@ def _muscle_points(built: MuscleDrivenProblem):
     return result
 
 
+def _drawing_points(built: MuscleDrivenProblem, hand) -> tuple[ca.Function, list[int]]:
+    """Function q -> 3 x N points (shoulder, elbow, hand, then every muscle's path points) and muscle sizes."""
+    model = built.model.multibody
+    q = ca.SX.sym("q", model.nq)
+    marker = built.model.osim.marker(hand) if hand else None
+    hand_point = (marker.body, marker.location) if marker else ("r_ulna_radius_hand", (0.0, -0.181479, 0.0))
+    points = [("r_humerus", (0, 0, 0)), ("r_ulna_radius_hand", (0, 0, 0)), hand_point]
+    sizes = []
+    for muscle_points in _muscle_points(built):
+        points += muscle_points
+        sizes.append(len(muscle_points))
+    columns = [ca.DM(location) if body == "ground" else point_position(model, q, body, location)
+               for body, location in points]
+    return ca.Function("drawing_points", [q], [ca.horzcat(*columns)]), sizes
+
+
 def animate_arm(built: MuscleDrivenProblem, data: dict, path, hand=None, target=None, frames: int = 26) -> None:
     """GIF of the arm in the sagittal (x, y) plane, muscle lines coloured by activation (PillowWriter)."""
     plt = _plt()
     from matplotlib.animation import PillowWriter
 
-    model = built.model.multibody
-    marker = built.model.osim.marker(hand) if hand else None
-    muscle_points = _muscle_points(built)
+    function, sizes = _drawing_points(built, hand)
     chosen = np.linspace(0, data["time"].size - 1, frames).round().astype(int)
     colormap = plt.cm.plasma
-
-    def position(q, body, location):
-        if body == "ground":
-            return np.asarray(location, float)
-        return np.asarray(point_position(model, q, body, location)).flatten()
-
     figure, axis = plt.subplots(figsize=(3.6, 3.6))
     writer = PillowWriter(fps=12)
-    with writer.saving(figure, str(path), dpi=60):
+    with writer.saving(figure, str(path), dpi=80):
         for index in chosen:
-            q = data["q"][index]
+            points = np.asarray(function(data["q"][index]))
             axis.clear()
-            skeleton = [position(q, "r_humerus", (0, 0, 0)), position(q, "r_ulna_radius_hand", (0, 0, 0))]
-            if marker is not None:
-                skeleton.append(position(q, marker.body, marker.location))
-            else:
-                skeleton.append(position(q, "r_ulna_radius_hand", (0.0, -0.181479, 0.0)))
-            skeleton = np.array(skeleton)
-            axis.plot(skeleton[:, 0], skeleton[:, 1], "-o", color="0.3", lw=4, ms=5)
-            for k, points in enumerate(muscle_points):
-                line = np.array([position(q, body, location) for body, location in points])
-                axis.plot(line[:, 0], line[:, 1], color=colormap(float(data["activations"][index, k])), lw=2)
+            axis.plot(points[0, :3], points[1, :3], "-o", color="0.3", lw=4, ms=5)
+            start = 3
+            for k, size in enumerate(sizes):
+                line = points[:, start:start + size]
+                start += size
+                axis.plot(line[0], line[1], color=colormap(float(data["activations"][index, k])), lw=2)
             if target is not None:
                 axis.plot(target[0], target[1], "x", color="red", ms=10, mew=2)
             axis.set_xlim(-0.25, 0.45)
@@ -175,7 +180,7 @@ def compare_with_moco(built: MuscleDrivenProblem, solution, moco: Table) -> dict
 
 
 def opensim_muscle_check(built: MuscleDrivenProblem, solution, folder) -> dict:
-    """OpenSim's tendon forces and musculotendon lengths at the solution's states (from states.sto) vs trajopt's.
+    """OpenSim's tendon forces, musculotendon lengths and moment arms at the solution's states vs trajopt's.
 
     Needs opensim (child process); returns {} without it. Writes ``opensim_muscle_check.json`` in ``folder``.
     """
@@ -196,5 +201,19 @@ def opensim_muscle_check(built: MuscleDrivenProblem, solution, folder) -> dict:
             m: float(np.max(np.abs(result["tendon_forces"][:, k] - data["tendon_forces"][:, k])))
             for k, m in enumerate(built.model.muscle_names)},
     }
+    # Moment arms along the solution: OpenSim's computeMomentArm vs the polynomial surrogate's -dl/dq.
+    frames = data["q"].shape[0]
+    sampled = run_opensim_task("sample_paths", {
+        "model": str(built.model.osim.spec.file), "coordinates": np.array(built.model.coordinate_names, dtype=str),
+        "configurations": data["q"], "muscles": np.array(built.model.muscle_names, dtype=str)})
+    arms = np.asarray(built.model.musculotendon_kinematics.map(frames)(data["q"].T, data["u"].T)[2])
+    arms = arms.reshape(len(built.model.muscle_names), frames, -1).transpose(1, 0, 2)  # frames x muscles x speeds
+    errors = np.abs(arms - sampled["moment_arms"]).max(axis=0)
+    check["opensim_max_moment_arm_error_mm"] = {
+        m: dict(zip(built.model.coordinate_names, np.round(1000 * errors[k], 3).tolist()))
+        for k, m in enumerate(built.model.muscle_names)}
+    check["opensim_max_abs_moment_arm_mm"] = {
+        m: dict(zip(built.model.coordinate_names, np.round(1000 * np.abs(sampled["moment_arms"][:, k]).max(0), 2).tolist()))
+        for k, m in enumerate(built.model.muscle_names)}
     (folder / "opensim_muscle_check.json").write_text(json.dumps(check, indent=1) + "\n")
     return check

@@ -191,7 +191,7 @@ def main(argv=None) -> int:
 
     parser = argparse.ArgumentParser(prog="trajopt run arm26-reaching", description=__doc__.split("\n")[0])
     parser.add_argument("--target", nargs=3, type=float, metavar=("X", "Y", "Z"), default=DEFAULT_TARGET,
-                        help=f"hand target in ground (m), default {DEFAULT_TARGET}")
+                        help=f"hand target in ground (m); x, y are reached (2 DOF), z is reported; default {DEFAULT_TARGET}")
     parser.add_argument("--duration", default="0.5", help="seconds, or 'free' (0.2-2 s; add --final-time-weight)")
     parser.add_argument("--final-time-weight", type=float, default=0.0)
     parser.add_argument("--intervals", type=int, default=50)
@@ -209,10 +209,13 @@ def main(argv=None) -> int:
     built, solution, warm, _ = solve_pair(
         lambda: build_problem(args.target, duration, final_time_weight=args.final_time_weight),
         lambda b: naive_guess(b, guess_duration, START, end), args.intervals)
-    report["reaching"] = {"target": list(args.target), "naive": summary(built, solution), "warm": summary(built, warm),
-                          "final_hand": np.asarray(solution.value(built.problem.final(built.marker_position(HAND))))
-                          .tolist()}
-    outputs.write_results(built, warm, args.out / "reaching", animate=not args.no_animation, hand=HAND,
+    name = "reaching_free" if isinstance(duration, Free) else "reaching"
+    report[name] = {"target": list(args.target), "duration": args.duration,
+                    "final_time_weight": args.final_time_weight, "naive": summary(built, solution),
+                    "warm": summary(built, warm),
+                    "final_hand": np.asarray(solution.value(built.problem.final(built.marker_position(HAND))))
+                    .tolist()}
+    outputs.write_results(built, solution, args.out / name, animate=not args.no_animation, hand=HAND,
                           target=args.target)
     if not args.skip_comparisons:
         built, solution, warm, _ = solve_pair(moco_problem, moco_naive_guess)
@@ -231,6 +234,8 @@ def main(argv=None) -> int:
         outputs.write_results(built, solution, args.out / "static_arm", animate=not args.no_animation,
                               hand=None, target=static_arm.TARGET)
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "summary.json").write_text(json.dumps(report, indent=1) + "\n")
+    summary_file = args.out / "summary.json"  # runs add their problems to it
+    previous = json.loads(summary_file.read_text()) if summary_file.exists() else {}
+    summary_file.write_text(json.dumps({**previous, **report}, indent=1) + "\n")
     print(json.dumps(report, indent=1))
     return 0

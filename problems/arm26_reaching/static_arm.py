@@ -26,7 +26,9 @@ import numpy as np
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.ocp import Effort, Endpoint, Guess
 from trajopt.osim import load_osim
-from trajopt.paths.geometric import GeometricPathWarning, geometric_paths
+from trajopt.errors import TrajoptInputError
+from trajopt.multibody import GROUND, body_poses
+from trajopt.paths.geometric import FixedPathPoint, GeometricPathWarning, geometric_paths
 from trajopt.prediction import (
     ExplicitDynamics,
     ImplicitDynamics,
@@ -45,16 +47,27 @@ HAND_BODY, HAND_POINT = "r_ulna_radius_hand", (0.0, -0.181479, 0.0)  # the bioMo
 BASE_HEIGHT = 0.8  # arm26.osim welds base 0.8 m above ground (the bioMod's base is the ground)
 TARGET = (TARGET_ON_BASE[0], TARGET_ON_BASE[1] + BASE_HEIGHT, TARGET_ON_BASE[2])  # in ground
 MARKER_WEIGHT = 1000.0
+COORDINATE_LOWER, COORDINATE_UPPER = (-1.0, 0.0), (np.pi, np.pi)  # the bioMod's ranges
 BIOPTIM_RECORD = {"iterations": 49, "ipopt_seconds": 67.9, "total_seconds": 70.6, "variables": 600}
 
 
 class StraightLinePaths:
-    """``MusclePaths`` from straight segments through the .osim path points (wrap objects ignored)."""
+    """``MusclePaths`` from straight segments through the .osim path points (wrap objects ignored).
+
+    Body poses are computed once for all points (one tree pass), which keeps the expression graph an order
+    of magnitude smaller than one ``GeometricPath`` per muscle. Only fixed path points are supported.
+    """
 
     def __init__(self, osim):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", GeometricPathWarning)
-            self.paths = geometric_paths(osim)
+            paths = geometric_paths(osim)
+        for path in paths:
+            for point in path.points:
+                if type(point) is not FixedPathPoint:
+                    raise TrajoptInputError(f"{osim.spec.file}: muscle '{path.name}' point '{point.name}' is not a "
+                                            f"fixed path point; StraightLinePaths supports fixed points only")
+        self.paths = paths
         self.multibody = osim.multibody
 
     @property
@@ -62,15 +75,25 @@ class StraightLinePaths:
         return tuple(path.name for path in self.paths)
 
     def lengths_and_moment_arms_function(self, coordinates):
-        names = tuple(self.multibody.coordinate_names)
-        q = ca.SX.sym("q", len(names))
-        lengths = ca.vertcat(*[path.length(q) for path in self.paths])
-        order = [names.index(c) for c in coordinates]
-        q_ordered = ca.SX.sym("q", len(coordinates))
-        local = ca.vertcat(*[q_ordered[order.index(i)] for i in range(len(names))])
-        lengths = ca.substitute(lengths, q, local)
-        return ca.Function("lengths_and_moment_arms", [q_ordered],
-                           [lengths, -ca.jacobian(lengths, q_ordered)], ["q"], ["lengths", "moment_arms"])
+        model = self.multibody
+        names = tuple(model.coordinate_names)
+        q = ca.SX.sym("q", len(coordinates))
+        q_model = ca.vertcat(*[q[tuple(coordinates).index(n)] for n in names])
+        rotations, origins = body_poses(model, q_model)
+
+        def position(point):
+            if point.body == GROUND:
+                return ca.DM(point.location)
+            k = model.body_index(point.body)
+            return origins[:, k] + ca.mtimes(rotations[:, 3 * k:3 * k + 3], ca.DM(point.location))
+
+        lengths = []
+        for path in self.paths:
+            places = [position(point) for point in path.points]
+            lengths.append(sum(ca.norm_2(b - a) for a, b in zip(places[:-1], places[1:])))
+        lengths = ca.vertcat(*lengths)
+        return ca.Function("lengths_and_moment_arms", [q], [lengths, -ca.jacobian(lengths, q)], ["q"],
+                           ["lengths", "moment_arms"], {"cse": True})
 
 
 @lru_cache(maxsize=None)
@@ -84,7 +107,7 @@ def static_arm_problem(implicit: bool = True) -> MuscleDrivenProblem:
     model = load_model()
     built = muscle_driven_problem(
         model, DURATION,
-        coordinates=StateBounds(([-1.0, 0.0], [np.pi, np.pi]), initial=np.array(START)),
+        coordinates=StateBounds((COORDINATE_LOWER, COORDINATE_UPPER), initial=np.array(START)),
         speeds=StateBounds((-10 * np.pi, 10 * np.pi), initial=0.0),
         activations=StateBounds((0.0, 1.0)),
         activation_dynamics=False,
