@@ -36,12 +36,15 @@ def test_model_assembly(model):
 
 
 def test_activation_rates_use_opensim_smoothing(model):
-    # OpenSim DeGrooteFregly2016Muscle::calcActivationDerivative with activation_dynamics_smoothing 0.1.
+    # OpenSim DeGrooteFregly2016Muscle::calcActivationDerivative with activation_dynamics_smoothing 0.1,
+    # against the activation dynamics of the problem that build_problem assembles.
+    built = build_problem(model=model).muscle_driven
+    rates = ca.Function("activation_rates", [built.excitations, built.activations], [built.activation_rates])
     e, a = RNG.uniform(0.01, 1, 18), RNG.uniform(0.01, 1, 18)
     f = 0.5 * np.tanh(0.1 * (e - a))
     z = 0.5 + 1.5 * a
     expected = ((f + 0.5) / (0.015 * z) + z * (0.5 - f) / 0.060) * (e - a)
-    np.testing.assert_allclose(np.asarray(model.activation_rates(e, a)).ravel(), expected, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(rates(e, a)).ravel(), expected, rtol=1e-12)
 
 
 def test_mirror_swaps_pairs_and_is_a_symmetry_of_the_body(model):
@@ -92,6 +95,33 @@ def test_symmetry_constraints_vanish_exactly_on_mirrored_end_states(model):
     xf_wrong[tx] += 0.6
     _, g_wrong = compiled.endpoint(0.0, x0, controls, np.zeros(10), 0.5, xf_wrong, controls, np.zeros(10), [], [0])
     assert np.abs(np.asarray(g_wrong).ravel()[symmetry]).max() > 0.01
+
+
+def test_mirror_excitations_adds_excitation_symmetry(model):
+    """--mirror-excitations: excitations at tf equal the mirrored excitations at t0 (18 more rows)."""
+    default = build_problem(model=model).problem.compile()
+    compiled = build_problem(model=model, mirror_excitations=True).problem.compile()
+    rows = [label for group in compiled.endpoint_groups for label in group.labels]
+    default_rows = [label for group in default.endpoint_groups for label in group.labels]
+    assert len(rows) == len(default_rows) + 18
+    q0, u0 = _random_state(model)
+    a0, e0 = RNG.uniform(0.01, 1.0, 18), RNG.uniform(0.01, 1.0, 18)
+    tx = model.coordinate_index("pelvis_tx")
+    qf = model.mirror.coordinates @ q0
+    qf[tx] = q0[tx] + 0.6
+    x0 = np.concatenate([q0, u0, a0])
+    xf = np.concatenate([qf, model.mirror.coordinates @ u0, model.mirror.muscles @ a0])
+    excitation_rows = [i for i, label in enumerate(rows) if label.startswith("symmetry") and "excitation" in label]
+    assert len(excitation_rows) == 18
+
+    def residual(ef):
+        _, g = compiled.endpoint(0.0, x0, np.append(e0, 3.0), np.zeros(10), 0.5, xf, np.append(ef, 3.0),
+                                 np.zeros(10), [], [0.0])
+        return np.asarray(g).ravel()[excitation_rows]
+
+    np.testing.assert_allclose(residual(model.mirror.muscles @ e0), 0.0, atol=1e-15)
+    # Repeating (not mirroring) the excitations violates it.
+    assert np.abs(residual(e0)).max() > 0.01
 
 
 def test_forward_dynamics_satisfies_the_implicit_residual(model):
@@ -194,7 +224,7 @@ def test_prediction_converges_from_reference_guess(model):
 
     gait, solution, _ = solve_prediction(50, 1.2, model=model)
     assert solution.status == "Solve_Succeeded"
-    tx = gait.variables.q[model.coordinate_index("pelvis_tx")]
+    tx = gait.muscle_driven.q[model.coordinate_index("pelvis_tx")]
     displacement = solution.value(gait.problem.final(tx) - gait.problem.initial(tx))
     assert displacement / solution.duration == pytest.approx(1.2, abs=1e-4)
     # Moco (problems/gait2d/moco/moco_walk2d_info.json) reached objective 0.13483 and final time 0.5016 s on

@@ -16,8 +16,10 @@ from trajopt.prediction import (
     OPENSIM_ACTIVATION_SMOOTHING,
     ExplicitDynamics,
     ImplicitDynamics,
-    Residuals,
+    ResidualActuators,
     StateBounds,
+    VariableLabels,
+    VariableScales,
     muscle_driven_problem,
 )
 
@@ -29,19 +31,19 @@ def arm26():
     return MusculoskeletalModel(load_osim(ARM26 / "arm26.osim"), PolynomialPaths.load(ARM26 / "paths.json"))
 
 
-def _flexion(model, dynamics, intervals=10):
+def _flexion(model, dynamics, intervals=10, scales=VariableScales()):
     """Moco's reaching problem (rest at q = 0 to rest at elbow 90°, ∫ Σ e²) on a small grid."""
     built = muscle_driven_problem(
         model, 0.5, coordinates=StateBounds(initial=[0.0, 0.0], final=[0.0, np.pi / 2]),
         speeds=StateBounds((-20.0, 20.0), initial=0.0, final=0.0), activations=StateBounds((0.0, 1.0), initial=0.0),
-        activation_smoothing=OPENSIM_ACTIVATION_SMOOTHING, dynamics=dynamics)
+        activation_smoothing=OPENSIM_ACTIVATION_SMOOTHING, dynamics=dynamics, scales=scales)
     built.problem.minimize(Effort(built.excitations))
     guess = Guess([0.0, 0.5]).set(built.q, [[0.0, 0.0], [0.0, np.pi / 2]])
     return built, built.problem.solve(HermiteSimpson(intervals), Ipopt(tol=1e-8), guess=guess)
 
 
 def test_variables_are_labelled_by_the_model(arm26):
-    built = muscle_driven_problem(arm26, 0.5, residuals=Residuals())
+    built = muscle_driven_problem(arm26, 0.5, residuals=ResidualActuators())
     built.problem.minimize(Effort(built.excitations))
     compiled = built.problem.compile()
     names = {v.name: v.labels for v in compiled.states + compiled.controls}
@@ -55,7 +57,7 @@ def test_variables_are_labelled_by_the_model(arm26):
 
 
 def test_generalized_forces_are_moment_arms_times_tendon_forces_plus_residuals(arm26):
-    built = muscle_driven_problem(arm26, 0.5, residuals=Residuals(optimal_force=3.0))
+    built = muscle_driven_problem(arm26, 0.5, residuals=ResidualActuators(optimal_force=3.0))
     f = ca.Function("f", [built.q, built.u, built.activations, built.residuals],
                     [built.generalized_forces, built.tendon_forces])
     q, u, a, r = np.array([0.1, 1.0]), np.array([0.5, -1.0]), np.linspace(0.1, 0.6, 6), np.array([0.2, -0.4])
@@ -140,7 +142,34 @@ def test_bad_input_raises_trajopt_errors(arm26):
         muscle_driven_problem(arm26, 0.5, extra_generalized_forces=lambda p, q, u: ca.SX.zeros(3))
     with pytest.raises(TrajoptInputError, match="external_wrenches returned shape"):
         muscle_driven_problem(arm26, 0.5, external_wrenches=lambda p, q, u: ca.SX.zeros(6, 1))
-    with pytest.raises(TrajoptInputError, match="Residuals"):
-        Residuals(optimal_force=0.0)
+    with pytest.raises(TrajoptInputError, match="ResidualActuators"):
+        ResidualActuators(optimal_force=0.0)
     with pytest.raises(TrajoptInputError, match="dynamics"):
         muscle_driven_problem(arm26, 0.5, dynamics="implicit")
+
+
+def test_labels_scales_and_per_element_initial_bounds(arm26):
+    """VariableLabels/VariableScales reach the declared variables; (lower, upper) arrays fix one coordinate at t0."""
+    names = arm26.coordinate_names
+    built = muscle_driven_problem(
+        arm26, 0.5, coordinates=StateBounds((-1.0, 3.0), initial=(np.array([0.0, -1.0]), np.array([0.0, 3.0]))),
+        dynamics=ImplicitDynamics(), scales=VariableScales(speeds=5.0, accelerations=50.0),
+        labels=VariableLabels(coordinates=tuple(f"/{n}/value" for n in names),
+                              accelerations=tuple(f"/{n}/accel" for n in names)))
+    built.problem.minimize(Effort(built.excitations))
+    compiled = built.problem.compile()
+    q, u = compiled.states[0], compiled.states[1]
+    assert q.labels == tuple(f"/{n}/value" for n in names) and u.labels == arm26.speed_names
+    assert compiled.algebraics[0].labels == tuple(f"/{n}/accel" for n in names)
+    np.testing.assert_array_equal(u.scale, 5.0)
+    np.testing.assert_array_equal(compiled.algebraics[0].scale, 50.0)
+    assert q.scale is None
+    np.testing.assert_array_equal(q.initial_lower, [0.0, -1.0])
+    np.testing.assert_array_equal(q.initial_upper, [0.0, 3.0])
+
+
+def test_scaling_does_not_change_the_optimum(arm26):
+    _, plain = _flexion(arm26, ImplicitDynamics())
+    _, scaled = _flexion(arm26, ImplicitDynamics(), scales=VariableScales(speeds=5.0, accelerations=50.0))
+    assert plain.success and scaled.success
+    assert scaled.objective == pytest.approx(plain.objective, rel=1e-6)

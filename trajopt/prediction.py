@@ -21,6 +21,9 @@ Multibody dynamics: ``ExplicitDynamics()`` sets du/dt = forward_dynamics(q, u, t
 algorithm); ``ImplicitDynamics()`` makes the accelerations algebraic variables, du/dt = udot, with
 inverse_dynamics(q, u, udot) = tau as a path equality (no mass-matrix inverse: sparser, usually faster).
 
+Variable scales and row labels (e.g. OpenSim state paths for .sto files) are optional:
+``scales=VariableScales(...)`` and ``labels=VariableLabels(...)``.
+
 Loads hook (contact, springs, ...): ``external_wrenches(problem, q, u) -> 6 x nb`` body wrenches (ground
 axes, see ``trajopt.multibody.point_force``) and ``extra_generalized_forces(problem, q, u) -> nv`` are
 called once while the problem is built; they may declare variables of their own on ``problem``.
@@ -60,7 +63,31 @@ class StateBounds:
 
 
 @dataclass(frozen=True)
-class Residuals:
+class VariableScales:
+    """Typical magnitudes of the declared variables for NLP scaling (None: unscaled); number or one per element."""
+
+    coordinates: object = None
+    speeds: object = None
+    activations: object = None
+    excitations: object = None
+    actuator_controls: object = None
+    accelerations: object = None
+
+
+@dataclass(frozen=True)
+class VariableLabels:
+    """Row labels of the declared variables (None: derived from the model's coordinate/muscle/actuator names)."""
+
+    coordinates: tuple[str, ...] | None = None
+    speeds: tuple[str, ...] | None = None
+    activations: tuple[str, ...] | None = None
+    excitations: tuple[str, ...] | None = None
+    actuator_controls: tuple[str, ...] | None = None
+    accelerations: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ResidualActuators:
     """Residual generalized forces on every speed: force = optimal_force * control, |control| <= max_control."""
 
     optimal_force: float = 1.0
@@ -68,7 +95,7 @@ class Residuals:
 
     def __post_init__(self):
         if not (self.optimal_force > 0 and self.max_control > 0):
-            raise TrajoptInputError(f"Residuals: optimal_force and max_control must be > 0, got "
+            raise TrajoptInputError(f"ResidualActuators: optimal_force and max_control must be > 0, got "
                                     f"{self.optimal_force}, {self.max_control}")
 
 
@@ -76,7 +103,8 @@ class Residuals:
 class ExplicitDynamics:
     """du/dt = forward_dynamics(q, u, tau, wrenches) (articulated-body algorithm)."""
 
-    def accelerations(self, problem: Problem, model: MusculoskeletalModel, q, u, tau, wrenches):
+    def accelerations(self, problem: Problem, model: MusculoskeletalModel, q, u, tau, wrenches, scale=None,
+                      labels=None):
         return forward_dynamics(model.multibody, q, u, tau, wrenches)
 
 
@@ -86,10 +114,12 @@ class ImplicitDynamics:
 
     max_acceleration: float = 1000.0
 
-    def accelerations(self, problem: Problem, model: MusculoskeletalModel, q, u, tau, wrenches):
+    def accelerations(self, problem: Problem, model: MusculoskeletalModel, q, u, tau, wrenches, scale=None,
+                      labels=None):
         names = model.speed_names
         udot = problem.algebraic("accelerations", len(names), bounds=(-self.max_acceleration, self.max_acceleration),
-                                 guess=0.0, labels=tuple(f"{n}_acceleration" for n in names))
+                                 guess=0.0, scale=scale,
+                                 labels=labels if labels is not None else tuple(f"{n}_acceleration" for n in names))
         residual = inverse_dynamics(model.multibody, q, u, udot, wrenches) - tau
         problem.require(residual, equals=0.0, name="multibody dynamics",
                         labels=tuple(f"dynamics {n}" for n in names))
@@ -101,6 +131,10 @@ def _bounds(value):
     if value is None or isinstance(value, tuple):
         return value
     return np.asarray(value, dtype=float)
+
+
+def _labels(given, default) -> tuple[str, ...]:
+    return tuple(default) if given is None else tuple(given)
 
 
 @dataclass(frozen=True, eq=False)
@@ -156,15 +190,19 @@ def muscle_driven_problem(
     excitation_bounds: tuple[float, float] = (0.0, 1.0),
     activation_dynamics: bool = True,
     activation_smoothing: float = 10.0,
-    residuals: Residuals | None = None,
+    residuals: ResidualActuators | None = None,
     dynamics=ExplicitDynamics(),
     external_wrenches: LoadsHook | None = None,
     extra_generalized_forces: LoadsHook | None = None,
+    scales: VariableScales = VariableScales(),
+    labels: VariableLabels = VariableLabels(),
 ) -> MuscleDrivenProblem:
     """Declare q, u, activations (+ excitations, residuals, actuator controls) and their dynamics.
 
     ``duration`` is a number or ``ocp.Free(lo, hi)``. Coordinate bounds default to the model's coordinate
-    ranges (±1.05 for quaternion components). ``activations`` bounds apply to the activation controls when ``activation_dynamics`` is False.
+    ranges (±1.05 for quaternion components). ``activations`` bounds apply to the activation controls when
+    ``activation_dynamics`` is False. ``StateBounds.initial``/``final`` may be ``(lower, upper)`` arrays, e.g.
+    to fix one coordinate at t0 and leave the others within their bounds.
     """
     if not isinstance(model, MusculoskeletalModel):
         raise TrajoptInputError(f"muscle_driven_problem expects a MusculoskeletalModel, got {type(model).__name__}")
@@ -180,16 +218,20 @@ def muscle_driven_problem(
         upper = np.array([ranges.get(n, (-1.05, 1.05))[1] for n in model.coordinate_names])
         coordinates = StateBounds((lower, upper), coordinates.initial, coordinates.final)
     q = problem.state("q", multibody.nq, bounds=_bounds(coordinates.bounds), initial=_bounds(coordinates.initial),
-                      final=_bounds(coordinates.final), labels=model.coordinate_names)
+                      final=_bounds(coordinates.final), scale=scales.coordinates,
+                      labels=_labels(labels.coordinates, model.coordinate_names))
     u = problem.state("u", multibody.nv, bounds=_bounds(speeds.bounds), initial=_bounds(speeds.initial),
-                      final=_bounds(speeds.final), labels=model.speed_names)
+                      final=_bounds(speeds.final), scale=scales.speeds,
+                      labels=_labels(labels.speeds, model.speed_names))
     muscles = model.muscle_names
+    activation_labels = _labels(labels.activations, tuple(f"{m}_activation" for m in muscles))
     if activation_dynamics:
         a = problem.state("activations", len(muscles), bounds=_bounds(activations.bounds),
                           initial=_bounds(activations.initial), final=_bounds(activations.final),
-                          labels=tuple(f"{m}_activation" for m in muscles))
+                          scale=scales.activations, labels=activation_labels)
         e = problem.control("excitations", len(muscles), bounds=tuple(excitation_bounds), guess=0.1,
-                            labels=tuple(f"{m}_excitation" for m in muscles))
+                            scale=scales.excitations,
+                            labels=_labels(labels.excitations, tuple(f"{m}_excitation" for m in muscles)))
         rates = [muscle.parameters.activation_dynamics(activation_smoothing).activation_rate_expression(e[k], a[k])
                  for k, muscle in enumerate(model.muscles)]
         rates = ca.vertcat(*rates)
@@ -198,7 +240,7 @@ def muscle_driven_problem(
         rates = None
         a = problem.control("activations", len(muscles), bounds=_bounds(activations.bounds), guess=0.1,
                             initial=_bounds(activations.initial), final=_bounds(activations.final),
-                            labels=tuple(f"{m}_activation" for m in muscles))
+                            scale=scales.activations, labels=activation_labels)
         e = None
     forces = model.tendon_forces(a, q, u)
     tau = model.muscle_generalized_forces(a, q, u)
@@ -212,7 +254,8 @@ def muscle_driven_problem(
     if actuators:
         c = problem.control("actuator_controls", len(actuators), bounds=(
             np.array([s.min_control for s in actuators]), np.array([s.max_control for s in actuators])),
-            guess=0.0, labels=tuple(s.name for s in actuators))
+            guess=0.0, scale=scales.actuator_controls,
+            labels=_labels(labels.actuator_controls, tuple(s.name for s in actuators)))
         for k, spec in enumerate(actuators):
             index = model.speed_names.index(spec.coordinate)
             tau[index] = tau[index] + spec.optimal_force * c[k]
@@ -229,7 +272,8 @@ def muscle_driven_problem(
                                     f"(6, {len(multibody.bodies)}) (one column per body)")
     explicit = forward_dynamics(multibody, q, u, tau, wrenches)
     udot = explicit if isinstance(dynamics, ExplicitDynamics) else \
-        dynamics.accelerations(problem, model, q, u, tau, wrenches)
+        dynamics.accelerations(problem, model, q, u, tau, wrenches, scale=scales.accelerations,
+                               labels=labels.accelerations)
     problem.set_derivative(q, _coordinate_rates(multibody, q, u))
     problem.set_derivative(u, udot)
     return MuscleDrivenProblem(problem, model, q, u, a, e, r, c, udot, forces, tau, explicit, rates)

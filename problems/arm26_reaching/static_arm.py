@@ -33,7 +33,7 @@ from trajopt.prediction import (
     ExplicitDynamics,
     ImplicitDynamics,
     MuscleDrivenProblem,
-    Residuals,
+    ResidualActuators,
     StateBounds,
     muscle_driven_problem,
 )
@@ -111,7 +111,7 @@ def static_arm_problem(implicit: bool = True) -> MuscleDrivenProblem:
         speeds=StateBounds((-10 * np.pi, 10 * np.pi), initial=0.0),
         activations=StateBounds((0.0, 1.0)),
         activation_dynamics=False,
-        residuals=Residuals(optimal_force=1.0, max_control=1.0),
+        residuals=ResidualActuators(optimal_force=1.0, max_control=1.0),
         dynamics=ImplicitDynamics() if implicit else ExplicitDynamics(),
     )
     problem = built.problem

@@ -1,9 +1,11 @@
-"""``trajopt run gait2d-prediction [--intervals N] [--speed V] [--tracking]``: Moco's example2DWalking in trajopt.
+"""``trajopt run gait2d-prediction [--intervals N] [--speed V] [--tracking | --mirror-excitations]``: Moco's example2DWalking.
 
 Solves the prediction from the reference-coordinates guess (or, with ``--tracking``, the tracking
 variant) and writes to results/gait2d/: half and full stride .sto (OpenSim state/control paths), ground
 reactions .sto, figures vs Moco and the reference data, a stick-figure GIF, a forward re-simulation
-drift, the OpenSim cross-check (when opensim is installed) and summary.md.
+drift, the OpenSim cross-check (when opensim is installed) and summary.md. ``--mirror-excitations``
+also maps the excitations left<->right at the end (Moco's example leaves them free) and writes its
+files with the stem ``prediction_mirror_excitations``; summary.md lists its objective and iterations.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.errors import TrajoptInputError
 from trajopt.ocp import Ipopt
 
 from problems.gait2d import outputs
@@ -24,6 +27,7 @@ from problems.gait2d.prediction import build_problem, build_tracking_problem
 ROOT = Path(__file__).resolve().parent.parent.parent
 RESULTS = ROOT / "results" / "gait2d"
 MOCO_INFO = Path(__file__).resolve().parent / "moco" / "moco_walk2d_info.json"
+MIRRORED_EXCITATIONS_STEM = "prediction_mirror_excitations"
 
 
 # The effort objective is ~0.13 and its gradient with respect to one excitation at one grid point ~1e-6:
@@ -39,10 +43,11 @@ def solver_settings(print_level: int = 0, max_iterations: int = 1000, objective_
                  options={"constr_viol_tol": 1e-4, "obj_scaling_factor": objective_scaling})
 
 
-def solve_prediction(intervals: int = 50, speed: float = 1.2, print_level: int = 0, model=None):
+def solve_prediction(intervals: int = 50, speed: float = 1.2, print_level: int = 0, model=None,
+                     mirror_excitations: bool = False):
     """(gait problem, solution, seconds including NLP construction) from the reference-coordinates guess."""
     started = time.perf_counter()
-    gait = build_problem(intervals, speed, model=model)
+    gait = build_problem(intervals, speed, model=model, mirror_excitations=mirror_excitations)
     settings = solver_settings(print_level, objective_scaling=PREDICTION_OBJECTIVE_SCALING)
     solution = gait.problem.solve(gait.transcription, settings, guess=gait.reference_guess())
     return gait, solution, time.perf_counter() - started
@@ -62,9 +67,9 @@ def opensim_check(gait, solution, sto: Path) -> dict | None:
 
     if not opensim_available():
         return None
-    model, v = gait.model, gait.variables
+    model, v = gait.model, gait.muscle_driven
     q, u, a = solution.value(v.q), solution.value(v.u), solution.value(v.activations)
-    e, lumbar = solution.value(v.excitations), np.atleast_2d(solution.value(v.lumbar_control))
+    e, lumbar = solution.value(v.excitations), np.atleast_2d(solution.value(v.actuator_controls))
     result = run_opensim_task("gait2d_solution_check", {
         "model_file": str(MODEL_FILE), "states_file": str(sto),
         "contact_names": np.array([c.name for c in model.contacts]),
@@ -78,7 +83,7 @@ def opensim_check(gait, solution, sto: Path) -> dict | None:
     contact_difference = np.abs(records - result["contact_records"])
     # Our implicit residual at OpenSim's accelerations = trajopt's minus OpenSim's generalized forces.
     residual = np.abs(np.asarray(model.implicit_dynamics.map(frames)(q, u, result["accelerations"].T, a, lumbar)))
-    accelerations = np.abs(solution.value(v.udot) - result["accelerations"].T)
+    accelerations = np.abs(solution.value(v.accelerations) - result["accelerations"].T)
     tendon_difference = np.abs(tendon - result["tendon_forces"])
     return {"frames": frames, "states_loaded": int(result["states_loaded"]),
             "contact_force_max_abs_difference_N": float(contact_difference[:, 0:3].max()),
@@ -90,8 +95,37 @@ def opensim_check(gait, solution, sto: Path) -> dict | None:
             "acceleration_max_abs_difference": dict(zip(model.coordinate_names, accelerations.max(axis=1).tolist()))}
 
 
-def summary_table(gait, solution, full, seconds, moco_info: dict, moco: dict) -> list[str]:
-    """Markdown rows comparing trajopt's prediction with Moco's."""
+def mirrored_excitations_rows(folder: Path) -> list[str]:
+    """Rows for the ``--mirror-excitations`` variant, from its record in `folder` (written by its own run)."""
+    path = folder / f"{MIRRORED_EXCITATIONS_STEM}.json"
+    if not path.exists():
+        return ["| excitations also mirrored (`--mirror-excitations`) | not run | not in Moco's example |"]
+    record = json.loads(path.read_text())
+    return [f"| objective, excitations also mirrored (`--mirror-excitations`, {record['intervals']} intervals) | "
+            f"{record['objective']:.5f} ({record['status']}) | not in Moco's example |",
+            f"| IPOPT iterations, excitations also mirrored | {record['iterations']} | not in Moco's example |"]
+
+
+def excitation_mirror_gap(gait, solution) -> tuple[float, str]:
+    """max |e(tf) - mirrored e(t0)| over the muscles, and the muscle where it is largest."""
+    e = np.atleast_2d(solution.value(gait.muscle_driven.excitations))
+    gap = np.abs(e[:, -1] - gait.model.mirror.muscles @ e[:, 0])
+    return float(gap.max()), gait.model.muscle_names[int(np.argmax(gap))]
+
+
+def mirrored_excitations_note(folder: Path, gap: float, muscle: str, objective: float) -> list[str]:
+    """How far the default's end excitations are from mirrored, and what mirroring them costs."""
+    path = folder / f"{MIRRORED_EXCITATIONS_STEM}.json"
+    if not path.exists():
+        return []
+    mirrored = json.loads(path.read_text())["objective"]
+    return [f"Excitations: Moco's example leaves them free at the ends; this solution ends within {gap:.2g} of the "
+            f"mirrored initial excitations (worst {muscle}). Mapping them left<->right too (`--mirror-excitations`) "
+            f"gives objective {mirrored:.10f} vs {objective:.10f} ({mirrored - objective:+.2g}).", ""]
+
+
+def summary_table(gait, solution, full, seconds, moco_info: dict, moco: dict, folder: Path | None) -> list[str]:
+    """Markdown rows comparing trajopt's prediction with Moco's (+ the mirrored-excitations variant in `folder`)."""
     displacement = full.table.column("/jointset/groundPelvis/pelvis_tx/value")
     stride = 2 * (displacement[(full.time.size - 1) // 2] - displacement[0])
     moco_tx = moco["solution"].column("/jointset/groundPelvis/pelvis_tx/value")
@@ -108,6 +142,7 @@ def summary_table(gait, solution, full, seconds, moco_info: dict, moco: dict) ->
     rows += [f"| IPOPT iterations | {solution.iterations} | {prediction['iterations']} |",
              f"| wall time of the solve (s; build, NLP construction, IPOPT) | {seconds:.1f} "
              f"(IPOPT {solution.wall_time:.1f}) | {prediction['wall_s']:.0f} |",
+             *(mirrored_excitations_rows(folder) if folder is not None else []),
              f"| mesh | {solution.discrete.transcription.intervals} Hermite-Simpson intervals, implicit "
              f"multibody dynamics, exact Hessian, midpoint controls free | {prediction['num_mesh_intervals']} "
              f"Hermite-Simpson intervals, explicit, limited-memory Hessian, midpoint controls = mean of the mesh "
@@ -120,16 +155,19 @@ def _time(drift: dict, threshold: str) -> str:
     return "never" if value is None else f"{value:.3f} s"
 
 
-def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level: int = 0) -> dict:
+def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level: int = 0,
+        mirror_excitations: bool = False) -> dict:
+    if tracking and mirror_excitations:
+        raise TrajoptInputError("gait2d: --mirror-excitations applies to the prediction, not to --tracking")
     folder.mkdir(parents=True, exist_ok=True)
     model = GaitModel.load()
     moco = outputs.moco_reference(tracking)
     moco_info = json.loads(MOCO_INFO.read_text())
-    stem = "tracking" if tracking else "prediction"
+    stem = "tracking" if tracking else MIRRORED_EXCITATIONS_STEM if mirror_excitations else "prediction"
     if tracking:
         gait, solution, seconds = solve_tracking(intervals, print_level, model)
     else:
-        gait, solution, seconds = solve_prediction(intervals, speed, print_level, model)
+        gait, solution, seconds = solve_prediction(intervals, speed, print_level, model, mirror_excitations)
     if not tracking and moco_info["prediction"]["num_mesh_intervals"] != intervals:
         print(f"note: Moco used {moco_info['prediction']['num_mesh_intervals']} intervals")
     print(f"{stem}: {solution.status} after {solution.iterations} iterations, {seconds:.1f} s "
@@ -159,12 +197,20 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
     record = {"status": solution.status, "success": solution.success, "iterations": solution.iterations,
               "objective": solution.objective, "final_time": solution.duration, "seconds": seconds,
               "ipopt_seconds": solution.wall_time, "intervals": intervals, "speed": speed,
+              "mirror_excitations": mirror_excitations,
               "worst_constraint": solution.worst_constraint, "resimulation": drift, "opensim_check": check}
     lines = [f"# 2D gait {stem} (trajopt) vs Moco example2DWalking", "",
              f"Command: `trajopt run gait2d-prediction --intervals {intervals} --speed {speed}"
-             f"{' --tracking' if tracking else ''}`. Guess: problems/gait2d/referenceCoordinates.sto.", ""]
+             f"{' --tracking' if tracking else ''}{' --mirror-excitations' if mirror_excitations else ''}`. "
+             f"Guess: problems/gait2d/referenceCoordinates.sto.", ""]
+    if mirror_excitations:
+        lines += ["Excitations also mapped left<->right at the end (Moco's example leaves them free: only states "
+                  "and the lumbar control are periodic).", ""]
     if not tracking:
-        lines += summary_table(gait, solution, full, seconds, moco_info, moco) + [""]
+        lines += summary_table(gait, solution, full, seconds, moco_info, moco,
+                               None if mirror_excitations else folder) + [""]
+        if not mirror_excitations:
+            lines += mirrored_excitations_note(folder, *excitation_mirror_gap(gait, solution), solution.objective)
         lines += ["Same objective function: Moco's own trajectory scores "
                   f"{outputs.moco_objective(moco, gait.model):.5f} under trajopt's formula (trapezoid on its "
                   "101 points). IPOPT runs with the objective scaled by "
@@ -208,7 +254,7 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
                   *[f"| {name} | {check['generalized_force_max_abs_difference'][name]:.3g} | "
                     f"{check['acceleration_max_abs_difference'][name]:.3g} |" for name in model.coordinate_names], ""]
     lines += ["## Files", *[f"- `{p.name}`" for p in written], ""]
-    (folder / f"{stem}_summary.md" if tracking else folder / "summary.md").write_text("\n".join(lines))
+    (folder / f"{stem}_summary.md" if stem != "prediction" else folder / "summary.md").write_text("\n".join(lines))
     (folder / f"{stem}.json").write_text(json.dumps(record, indent=1))
     print("\n".join(lines))
     return record
@@ -219,13 +265,17 @@ def main(argv=None) -> int:
     parser.add_argument("--intervals", type=int, default=None, help="mesh intervals (default 50; tracking 24)")
     parser.add_argument("--speed", type=float, default=1.2, help="average speed (m/s), prediction only")
     parser.add_argument("--tracking", action="store_true", help="solve the tracking variant instead")
+    parser.add_argument("--mirror-excitations", action="store_true",
+                        help="also map the excitations left<->right at the end (prediction; Moco leaves them free)")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--print-level", type=int, default=0, help="IPOPT print level")
     args = parser.parse_args(argv)
     intervals = args.intervals if args.intervals is not None else (24 if args.tracking else 50)
     if intervals < 2 or not 0.0 < args.speed < 3.0:
         parser.error(f"need --intervals >= 2 and 0 < --speed < 3 m/s, got {intervals} and {args.speed}")
-    record = run(intervals, args.speed, args.tracking, args.out, args.print_level)
+    if args.tracking and args.mirror_excitations:
+        parser.error("--mirror-excitations applies to the prediction, not to --tracking")
+    record = run(intervals, args.speed, args.tracking, args.out, args.print_level, args.mirror_excitations)
     return 0 if record["success"] else 1
 
 

@@ -1,11 +1,13 @@
 """The 2D_gait model as trajopt sees it: multibody + DeGroote muscles + polynomial paths + foot contacts.
 
-``GaitModel.load()`` assembles everything once and exposes named SX Functions:
+``GaitModel.load()`` assembles everything once and exposes named SX Functions (the optimal-control
+problem itself is built by ``trajopt.prediction.muscle_driven_problem``, see ``prediction.py``):
 
+- ``contact_loads(q, u) -> (wrenches, ...)``: the four sphere contacts (``trajopt.contact``), body wrenches
+  first, as the problem's ``external_wrenches`` hook needs them;
 - ``implicit_dynamics(q, u, udot, activations, lumbar_control) -> residual``: inverse dynamics with the
-  contact wrenches minus muscle and lumbar-actuator generalized forces (zero on the motion);
-- ``activation_rates(excitations, activations) -> activation_rates``: OpenSim's DeGrooteFregly2016
-  first-order activation (tanh smoothing 0.1, OpenSim's ``activation_dynamics_smoothing`` default);
+  contact wrenches minus muscle and lumbar-actuator generalized forces (zero on the motion), assembled
+  independently of the problem's constraint for the OpenSim cross-check and the ID(FD) identity test;
 - ``ground_reactions(q, u) -> (right_force, left_force, right_torque, left_torque)``: the sphere forces
   of each foot summed (ground axes, torques about the ground origin), as OpenSim's
   ``createExternalLoadsTableForGait`` reports them.
@@ -25,17 +27,14 @@ import numpy as np
 from trajopt.contact import SphereContact, contact_loads_function, contacts_on, osim_contacts
 from trajopt.errors import TrajoptInputError
 from trajopt.multibody import body_pose, inverse_dynamics, mass_matrix
-from trajopt.muscles import FirstOrderActivationDeGroote2016
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.osim import load_osim
 from trajopt.paths.polynomial import PolynomialPaths
+from trajopt.prediction import OPENSIM_ACTIVATION_SMOOTHING
 
 HERE = Path(__file__).resolve().parent
 MODEL_FILE = HERE / "2D_gait.osim"
 PATHS_FILE = HERE / "paths.json"
-
-# OpenSim's DeGrooteFregly2016Muscle property activation_dynamics_smoothing (default 0.1; not set in 2D_gait.osim).
-OPENSIM_ACTIVATION_SMOOTHING = 0.1
 
 COORDINATE_PAIRS = (("hip_flexion_l", "hip_flexion_r"), ("knee_angle_l", "knee_angle_r"),
                     ("ankle_angle_l", "ankle_angle_r"))
@@ -92,10 +91,8 @@ class GaitModel:
             raise TrajoptInputError(f"2D gait expects one coordinate actuator (lumbarAct), got "
                                     f"{[a.name for a in musculoskeletal.coordinate_actuators]}")
         self.lumbar_actuator = musculoskeletal.coordinate_actuators[0]
-        self.activation_models = tuple(
-            FirstOrderActivationDeGroote2016(m.parameters.activation_time_constant,
-                                             m.parameters.deactivation_time_constant, activation_smoothing)
-            for m in musculoskeletal.muscles)
+        # OpenSim's DeGrooteFregly2016Muscle activation_dynamics_smoothing (default 0.1; not set in 2D_gait.osim).
+        self.activation_smoothing = activation_smoothing
         self.mirror = Mirror(permutation(self.coordinate_names, COORDINATE_PAIRS),
                              permutation(self.muscle_names, MUSCLE_PAIRS))
         self._build()
@@ -130,9 +127,10 @@ class GaitModel:
     def _build(self) -> None:
         mb, ms = self.multibody, self.musculoskeletal
         q, u, udot = ca.SX.sym("q", mb.nq), ca.SX.sym("u", mb.nv), ca.SX.sym("udot", mb.nv)
-        a, e = ca.SX.sym("activations", len(ms.muscles)), ca.SX.sym("excitations", len(ms.muscles))
+        a = ca.SX.sym("activations", len(ms.muscles))
         lumbar = ca.SX.sym("lumbar_control")
-        loads = contact_loads_function(mb, self.contacts)(q, u)
+        self.contact_loads = contact_loads_function(mb, self.contacts)
+        loads = self.contact_loads(q, u)
         wrenches, sphere_forces, sphere_torques = loads[0], loads[1], loads[2]
         lumbar_force = ca.SX.zeros(mb.nv)
         lumbar_force[mb.speed_names.index(self.lumbar_actuator.coordinate)] = \
@@ -141,9 +139,6 @@ class GaitModel:
         self.implicit_dynamics = ca.Function(
             "implicit_dynamics", [q, u, udot, a, lumbar], [residual],
             ["q", "u", "udot", "activations", "lumbar_control"], ["residual"], {"cse": True})
-        rates = ca.vertcat(*[m.activation_rate_expression(e[i], a[i]) for i, m in enumerate(self.activation_models)])
-        self.activation_rates = ca.Function("activation_rates", [e, a], [rates],
-                                            ["excitations", "activations"], ["activation_rates"])
         columns = {side: [i for i, c in enumerate(self.contacts) if c in contacts_on(self.contacts, f"calcn_{side}")]
                    for side in ("r", "l")}
         # Sphere torques are about the calcaneus origins; move them to the ground origin.

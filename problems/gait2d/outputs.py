@@ -44,7 +44,7 @@ class Stride:
 
 def half_stride(gait, solution) -> Stride:
     """The solution's half cycle on its grid (udot columns dropped)."""
-    v, model = gait.variables, gait.model
+    v, model = gait.muscle_driven, gait.model
     table = solution.table()
     keep = [i for i, label in enumerate(table.labels) if not label.endswith("/accel")]
     table = Table(table.time, tuple(table.labels[i] for i in keep), table.data[:, keep], name="gait2d_half_stride",

@@ -1,13 +1,15 @@
 """Predictive and tracking 2D gait on 2D_gait.osim: the problems of Moco's example2DWalking.
 
-Half a gait cycle (t0 = 0, tf free in [0.4, 0.6] s) with implicit multibody dynamics:
-states q, u (10 each) and muscle activations (18); controls muscle excitations (18) and the lumbar
-actuator control; algebraic accelerations udot with the path constraint
-``inverse_dynamics(q, u, udot, contact wrenches) = muscle + lumbar generalized forces``.
+Half a gait cycle (t0 = 0, tf free in [0.4, 0.6] s) built by ``trajopt.prediction.muscle_driven_problem``
+with ``ImplicitDynamics``: states q, u (10 each) and muscle activations (18); controls muscle excitations
+(18) and the lumbar actuator control; algebraic accelerations with the path constraint
+``inverse_dynamics(q, u, udot, contact wrenches) = muscle + lumbar generalized forces`` (contacts through
+the ``external_wrenches`` hook). Labels are OpenSim's state/control paths, for .sto files OpenSim reads.
 
 Prediction (`build_problem`), as gaitPrediction_study.omoco:
 - left/right symmetry: every state at tf equals the mirrored state at t0 (q, u, activations; pelvis_tx
-  value excluded), and the lumbar control repeats (Moco's MocoPeriodicityGoal; excitations free);
+  value excluded), and the lumbar control repeats (Moco's MocoPeriodicityGoal; excitations free unless
+  ``mirror_excitations``, which also maps them left<->right at the end);
 - average speed ``(pelvis_tx(tf) - pelvis_tx(0)) / tf = speed`` (MocoAverageSpeedGoal: the centre of
   mass moves like pelvis_tx between mirrored end states of this left/right-symmetric model);
 - objective ``10 * ∫ Σ |control|³ dt / displacement`` over the 18 excitations and the lumbar control
@@ -30,6 +32,14 @@ import numpy as np
 from trajopt.io.motion import read_motion
 from trajopt.io.tables import read_table
 from trajopt.ocp import Effort, Free, Guess, HermiteSimpson, Integral, Problem, Tracking
+from trajopt.prediction import (
+    ImplicitDynamics,
+    MuscleDrivenProblem,
+    StateBounds,
+    VariableLabels,
+    VariableScales,
+    muscle_driven_problem,
+)
 
 from problems.gait2d.model import HERE, GaitModel, coordinate_path
 
@@ -50,21 +60,9 @@ MOCO_STATE_BOUNDS = {
     "lumbar": (0.0, 0.3490658503988659),
 }
 MOCO_SPEED_BOUNDS = (-50.0, 50.0)
-ACCELERATION_BOUNDS = (-1000.0, 1000.0)
+MAX_ACCELERATION = 1000.0
 EFFORT_WEIGHT = 10.0
 MOCO_TRACKING_FINAL_TIME = 0.47008941
-
-
-@dataclass(frozen=True)
-class GaitVariables:
-    """SX symbols of one gait problem."""
-
-    q: ca.SX
-    u: ca.SX
-    activations: ca.SX
-    excitations: ca.SX
-    lumbar_control: ca.SX
-    udot: ca.SX
 
 
 @dataclass(frozen=True)
@@ -73,7 +71,7 @@ class GaitProblem:
 
     problem: Problem
     model: GaitModel
-    variables: GaitVariables
+    muscle_driven: MuscleDrivenProblem  # symbols: q, u, activations, excitations, actuator_controls, accelerations
     speed: float | None
     intervals: int
 
@@ -84,57 +82,60 @@ class GaitProblem:
 
     def reference_guess(self, coordinates=REFERENCE_COORDINATES) -> Guess:
         """Guess from a coordinates table: q, finite-difference u and udot, activations 0.05, lumbar 0."""
-        v, model = self.variables, self.model
+        v, model = self.muscle_driven, self.model
         motion = read_motion(coordinates, coordinates=model.coordinate_names)
         time, q = motion.time, motion.data
         u = np.gradient(q, time, axis=0)
         udot = np.gradient(u, time, axis=0)
         muscles = np.full((time.size, len(model.muscle_names)), 0.05)
         guess = Guess(time)
-        guess.set(v.q, q).set(v.u, u).set(v.udot, udot).set(v.activations, muscles)
-        guess.set(v.excitations, muscles).set(v.lumbar_control, np.zeros(time.size))
+        guess.set(v.q, q).set(v.u, u).set(v.accelerations, udot).set(v.activations, muscles)
+        guess.set(v.excitations, muscles).set(v.actuator_controls, np.zeros(time.size))
         return guess
 
     def ground_reactions(self):
         """(right force, left force) SX expressions (3 each, ground axes) on the problem's symbols."""
-        right, left, _, _ = self.model.ground_reactions(self.variables.q, self.variables.u)
+        right, left, _, _ = self.model.ground_reactions(self.muscle_driven.q, self.muscle_driven.u)
         return right, left
 
 
-def _declare(model: GaitModel, duration) -> tuple[Problem, GaitVariables]:
-    problem = Problem(duration=duration)
+def _declare(model: GaitModel, duration, mirror_excitations: bool = False) -> MuscleDrivenProblem:
+    """Moco's bounds on trajopt's muscle-driven problem (implicit dynamics, foot contacts) plus the symmetry."""
     names = model.coordinate_names
     lower = np.array([MOCO_STATE_BOUNDS[n][0] for n in names])
     upper = np.array([MOCO_STATE_BOUNDS[n][1] for n in names])
     initial_lower, initial_upper = lower.copy(), upper.copy()
     tx = model.coordinate_index("pelvis_tx")
     initial_lower[tx] = initial_upper[tx] = 0.0
-    q = problem.state("q", len(names), bounds=(lower, upper), initial=(initial_lower, initial_upper),
-                      labels=[coordinate_path(n) for n in names])
-    u = problem.state("u", len(names), bounds=MOCO_SPEED_BOUNDS, scale=5.0,
-                      labels=[coordinate_path(n, "speed") for n in names])
     muscles = model.musculoskeletal
     activation_bounds = (muscles.min_activations, muscles.max_activations)
-    a = problem.state("activations", len(model.muscle_names), bounds=activation_bounds,
-                      labels=[f"/{n}/activation" for n in model.muscle_names])
-    e = problem.control("excitations", len(model.muscle_names), bounds=activation_bounds,
-                        labels=[f"/{n}" for n in model.muscle_names])
-    actuator = model.lumbar_actuator
-    lumbar = problem.control("lumbar_control", bounds=(actuator.min_control, actuator.max_control), scale=10.0,
-                             labels=[f"/{actuator.name}"])
-    udot = problem.algebraic("udot", len(names), bounds=ACCELERATION_BOUNDS, scale=50.0,
-                             labels=[coordinate_path(n, "accel") for n in names])
-    problem.set_derivative(q, u)
-    problem.set_derivative(u, udot)
-    problem.set_derivative(a, model.activation_rates(e, a))
-    problem.require(model.implicit_dynamics(q, u, udot, a, lumbar), equals=0.0, name="implicit multibody dynamics",
-                    labels=[f"residual {n}" for n in names])
-    _symmetry(problem, model, q, u, a, lumbar)
-    return problem, GaitVariables(q, u, a, e, lumbar, udot)
+    built = muscle_driven_problem(
+        muscles, duration,
+        coordinates=StateBounds((lower, upper), initial=(initial_lower, initial_upper)),
+        speeds=StateBounds(MOCO_SPEED_BOUNDS),
+        activations=StateBounds(activation_bounds),
+        excitation_bounds=activation_bounds,
+        activation_smoothing=model.activation_smoothing,
+        dynamics=ImplicitDynamics(max_acceleration=MAX_ACCELERATION),
+        external_wrenches=lambda problem, q, u: model.contact_loads(q, u)[0],
+        scales=VariableScales(speeds=5.0, actuator_controls=10.0, accelerations=50.0),
+        labels=VariableLabels(
+            coordinates=tuple(coordinate_path(n) for n in names),
+            speeds=tuple(coordinate_path(n, "speed") for n in names),
+            activations=tuple(f"/{n}/activation" for n in model.muscle_names),
+            excitations=tuple(f"/{n}" for n in model.muscle_names),
+            actuator_controls=(f"/{model.lumbar_actuator.name}",),
+            accelerations=tuple(coordinate_path(n, "accel") for n in names)))
+    _symmetry(built, model, mirror_excitations)
+    return built
 
 
-def _symmetry(problem: Problem, model: GaitModel, q, u, a, lumbar) -> None:
-    """State at tf = mirrored state at t0 (pelvis_tx value excluded); the lumbar control repeats."""
+def _symmetry(built: MuscleDrivenProblem, model: GaitModel, mirror_excitations: bool) -> None:
+    """State at tf = mirrored state at t0 (pelvis_tx value excluded); the lumbar control repeats.
+
+    With ``mirror_excitations`` the excitations at tf also equal the mirrored excitations at t0.
+    """
+    problem, q, u, a = built.problem, built.q, built.u, built.activations
     mirror = model.mirror
     keep = [i for i, n in enumerate(model.coordinate_names) if n != "pelvis_tx"]
     mirrored_q = ca.mtimes(ca.DM(mirror.coordinates), q)
@@ -144,24 +145,33 @@ def _symmetry(problem: Problem, model: GaitModel, q, u, a, lumbar) -> None:
                     name="symmetry u", labels=[f"symmetry speed {n}" for n in model.coordinate_names])
     problem.require(problem.final(a) - problem.initial(ca.mtimes(ca.DM(mirror.muscles), a)), equals=0.0,
                     name="symmetry activations", labels=[f"symmetry {n}" for n in model.muscle_names])
+    lumbar = built.actuator_controls
     problem.require(problem.final(lumbar) - problem.initial(lumbar), equals=0.0, name="symmetry lumbar control")
+    if mirror_excitations:
+        e = built.excitations
+        problem.require(problem.final(e) - problem.initial(ca.mtimes(ca.DM(mirror.muscles), e)), equals=0.0,
+                        name="symmetry excitations", labels=[f"symmetry {n} excitation" for n in model.muscle_names])
 
 
 def displacement_expression(gait: GaitProblem) -> ca.SX:
     """pelvis_tx(tf) - pelvis_tx(t0), an endpoint expression."""
-    tx = gait.variables.q[gait.model.coordinate_index("pelvis_tx")]
+    tx = gait.muscle_driven.q[gait.model.coordinate_index("pelvis_tx")]
     return gait.problem.final(tx) - gait.problem.initial(tx)
 
 
 def build_problem(intervals: int = 50, speed: float = 1.2, model: GaitModel | None = None,
-                  duration=Free(0.4, 0.6)) -> GaitProblem:
-    """The predictive half gait cycle (see the module docstring) on `intervals` mesh intervals."""
+                  duration=Free(0.4, 0.6), mirror_excitations: bool = False) -> GaitProblem:
+    """The predictive half gait cycle (see the module docstring) on `intervals` mesh intervals.
+
+    ``mirror_excitations`` also maps the excitations left<->right at the end (Moco's example leaves them free).
+    """
     model = model if model is not None else GaitModel.load()
-    problem, variables = _declare(model, duration)
-    gait = GaitProblem(problem, model, variables, float(speed), int(intervals))
+    built = _declare(model, duration, mirror_excitations)
+    problem = built.problem
+    gait = GaitProblem(problem, model, built, float(speed), int(intervals))
     displacement = displacement_expression(gait)
     problem.require(displacement - speed * problem.final(problem.time), equals=0.0, name="average speed")
-    controls = ca.vertcat(variables.excitations, variables.lumbar_control)
+    controls = ca.vertcat(built.excitations, built.actuator_controls)
     problem.minimize(EFFORT_WEIGHT * Effort(controls, power=3, per_distance=displacement))
     return gait
 
@@ -170,10 +180,11 @@ def build_tracking_problem(intervals: int = 24, model: GaitModel | None = None, 
                            duration: float = MOCO_TRACKING_FINAL_TIME) -> GaitProblem:
     """Track referenceCoordinates.sto and referenceGRF.sto (vertical and fore-aft forces) with effort."""
     model = model if model is not None else GaitModel.load()
-    problem, variables = _declare(model, duration)
-    gait = GaitProblem(problem, model, variables, None, int(intervals))
+    built = _declare(model, duration)
+    problem = built.problem
+    gait = GaitProblem(problem, model, built, None, int(intervals))
     motion = read_motion(REFERENCE_COORDINATES, coordinates=model.coordinate_names)
-    problem.minimize(10.0 * Tracking(variables.q, motion.time, motion.data))
+    problem.minimize(10.0 * Tracking(built.q, motion.time, motion.data))
     grf = read_table(REFERENCE_GRF)
     labels = ["ground_force_r_vx", "ground_force_r_vy", "ground_force_l_vx", "ground_force_l_vy"]
     right, left = gait.ground_reactions()
@@ -181,6 +192,6 @@ def build_tracking_problem(intervals: int = 24, model: GaitModel | None = None, 
     forces = ca.vertcat(right[0], right[1], left[0], left[1]) / body_weight
     reference = np.column_stack([grf.column(label) for label in labels]) / body_weight
     problem.minimize(grf_weight * Tracking(forces, grf.time, reference))
-    problem.minimize(10.0 * Integral(ca.sumsqr(variables.excitations)))
-    problem.minimize(1e-4 * Integral(variables.lumbar_control ** 2))
+    problem.minimize(10.0 * Integral(ca.sumsqr(built.excitations)))
+    problem.minimize(1e-4 * Integral(built.actuator_controls ** 2))
     return gait

@@ -15,9 +15,6 @@ import casadi as ca
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from trajopt.contact import contact_loads_function
-from trajopt.multibody import forward_dynamics
-
 
 @dataclass(frozen=True)
 class Resimulation:
@@ -41,21 +38,16 @@ class Resimulation:
 
 
 def explicit_dynamics_function(gait) -> ca.Function:
-    """``explicit_dynamics(x, excitations, lumbar_control) -> xdot`` with x = (q, u, activations)."""
-    model = gait.model
-    mb, ms = model.multibody, model.musculoskeletal
-    q, u = ca.SX.sym("q", mb.nq), ca.SX.sym("u", mb.nv)
-    a, e = ca.SX.sym("a", len(ms.muscles)), ca.SX.sym("e", len(ms.muscles))
-    lumbar = ca.SX.sym("lumbar")
-    tau = ms.muscle_generalized_forces(a, q, u)
-    index = mb.speed_names.index(model.lumbar_actuator.coordinate)
-    tau[index] = tau[index] + lumbar * model.lumbar_actuator.optimal_force
-    wrenches = contact_loads_function(mb, model.contacts)(q, u)[0]
-    udot = forward_dynamics(mb, q, u, tau, wrenches)
-    x = ca.vertcat(q, u, a)
-    xdot = ca.vertcat(u, udot, model.activation_rates(e, a))
-    return ca.Function("explicit_dynamics", [x, e, lumbar], [xdot, ca.jacobian(xdot, x)],
-                       ["x", "excitations", "lumbar_control"], ["xdot", "jacobian"])
+    """``explicit_dynamics(x, excitations, lumbar_control) -> xdot`` with x = (q, u, activations).
+
+    Built from the muscle-driven problem's own symbols: its forward-dynamics accelerations (muscles,
+    lumbar actuator, contact wrenches) and activation rates.
+    """
+    built = gait.muscle_driven
+    x = ca.vertcat(built.q, built.u, built.activations)
+    xdot = ca.vertcat(built.u, built.explicit_accelerations, built.activation_rates)
+    return ca.Function("explicit_dynamics", [x, built.excitations, built.actuator_controls],
+                       [xdot, ca.jacobian(xdot, x)], ["x", "excitations", "lumbar_control"], ["xdot", "jacobian"])
 
 
 def resimulate(gait, solution, restart_each_interval: bool = False, method: str = "Radau", rtol: float = 1e-8,
@@ -65,12 +57,12 @@ def resimulate(gait, solution, restart_each_interval: bool = False, method: str 
     Open loop over the whole half cycle (walking is unstable open loop, so the drift grows), or with
     `restart_each_interval` from the optimized state at each mesh point (the transcription's local error).
     """
-    v = gait.variables
+    v = gait.muscle_driven
     function = explicit_dynamics_function(gait)
     transcription = solution.discrete.transcription
     x_grid = np.vstack([solution.value(v.q), solution.value(v.u), solution.value(v.activations)])
     e_grid = np.atleast_2d(solution.value(v.excitations))
-    lumbar_grid = np.atleast_2d(solution.value(v.lumbar_control))
+    lumbar_grid = np.atleast_2d(solution.value(v.actuator_controls))
     t0, duration = solution.initial_time, solution.duration
     mesh = t0 + duration * np.linspace(0.0, 1.0, transcription.intervals + 1)
     simulated = np.zeros_like(x_grid)
