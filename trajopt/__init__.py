@@ -3,7 +3,8 @@
 The names here are the public surface; the packages hold the rest:
 ``trajopt.muscles`` (DeGroote 2016 musculotendon model), ``trajopt.multibody`` (symbolic rigid-body
 dynamics), ``trajopt.osim`` (OpenSim model import), ``trajopt.paths`` (muscle paths and polynomial
-surrogates), ``trajopt.ocp`` (optimal control), ``trajopt.analysis`` (inverse dynamics, static
+surrogates), ``trajopt.ocp`` (optimal control), ``trajopt.prediction`` (muscle-driven optimal-control problems),
+``trajopt.contact`` (smooth sphere-ground contact), ``trajopt.analysis`` (inverse dynamics, static
 optimization), ``trajopt.io`` (motion and table files).
 """
 
@@ -38,6 +39,14 @@ from trajopt.ocp import (
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.osim import OsimModel, load_osim
 from trajopt.paths.polynomial import PolynomialPath, PolynomialPaths
+from trajopt.prediction import (
+    ExplicitDynamics,
+    ImplicitDynamics,
+    MuscleDrivenProblem,
+    ResidualActuators,
+    StateBounds,
+    muscle_driven_problem,
+)
 
 __version__ = "0.1.0"
 
@@ -47,5 +56,6 @@ __all__ = [
     "MotionFileError", "MuscleParameters", "OsimModel", "PolynomialPath", "PolynomialPaths", "Problem", "Radau",
     "ResidualPenalty", "RigidTendonMuscle", "Solution", "Table", "Tracking", "Trapezoidal", "TrajoptInputError",
     "MusculoskeletalModel", "Residuals", "StaticOptimization", "StaticOptimizationResult", "motion_inverse_dynamics",
-    "load_osim", "read_motion", "read_table", "write_csv", "write_sto",
+    "ExplicitDynamics", "ImplicitDynamics", "MuscleDrivenProblem", "ResidualActuators", "StateBounds",
+    "muscle_driven_problem", "load_osim", "read_motion", "read_table", "write_csv", "write_sto",
 ]
