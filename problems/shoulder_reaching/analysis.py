@@ -8,6 +8,9 @@ humerus about +axis, i.e. τ = -R_S F with R_S the spatial length Jacobian of th
 - ``constrained``: l(Q*) with Q0 = sqrt(1 - |Q*|²), R_Q* = ∂l/∂Q*, R_S = (Eᵀ)⁻¹ R_Q* (eqs. 12-15);
 - ``spatial``: the generalized-force method (``trajopt.paths.moment_arms.spatial_moment_arm``: tension applied to
   the bodies as wrenches, mapped by the humerus Jacobian), independent of any length derivative.
+
+Eq. 4 holds on unit quaternions (G Q = 0 removes the radial part of R_Q only there), so along a transcribed
+solution, whose ‖Q‖ is 1 up to the transcription error, the identity is checked at Q/‖Q‖.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
-from trajopt.multibody import rotations
+from trajopt.multibody import coordinate_rates_matrix, rotations
 from trajopt.paths import quaternion as qmaps
 from trajopt.paths.moment_arms import spatial_moment_arm
 from problems.shoulder_reaching.model import ShoulderArm
@@ -73,6 +76,13 @@ def torque_identity_error(arm: ShoulderArm, q, forces) -> dict[str, float]:
     return {"eq4_quaternion_vs_spatial": float(np.max(np.abs(torques["quaternion"] - torques["spatial"]))),
             "eq15_constrained_vs_spatial": float(np.max(np.abs(torques["constrained"] - torques["spatial"]))),
             "max_torque": float(np.max(np.abs(torques["spatial"])))}
+
+
+def normalized(q) -> np.ndarray:
+    """q (nq x n) with the shoulder quaternions scaled to unit norm: the orientations they stand for."""
+    q = np.array(q, dtype=float)
+    q[0:4] /= np.linalg.norm(q[0:4], axis=0)
+    return q
 
 
 def quaternion_norm_error(arm: ShoulderArm, q) -> float:
@@ -133,3 +143,37 @@ def kkt_condition_number(solution, active_tolerance: float = 1e-8) -> dict[str, 
     singular_values = np.linalg.svd(kkt, compute_uv=False)
     return {"kkt_size": int(kkt.shape[0]), "kkt_condition_number": float(singular_values[0] / singular_values[-1]),
             "kkt_smallest_singular_value": float(singular_values[-1])}
+
+
+def interval_resimulation_error(built, solution, rtol: float = 1e-9, atol: float = 1e-9) -> dict[str, float]:
+    """Forward dynamics integrated over each mesh interval from the optimized state at its start (controls as the
+    transcription represents them): the largest state error at the interval ends, i.e. the transcription's local
+    error. Compare with the whole-motion re-simulation drift, which also grows with any open-loop instability."""
+    from scipy.integrate import solve_ivp
+
+    discrete = solution.discrete
+    symbols = discrete.problem.symbols
+    rates = [ca.mtimes(coordinate_rates_matrix(built.model.multibody, built.q), built.u), built.explicit_accelerations,
+             built.activation_rates]
+    rhs = ca.Function("explicit_dynamics", [symbols[k] for k in ("t", "x", "u", "p", "z")], [ca.vertcat(*rates)])
+    transcription = discrete.transcription
+    columns = solution.time.size
+    x_grid = solution.value(symbols["x"]).reshape(-1, columns)
+    u_grid = solution.value(symbols["u"]).reshape(-1, columns)
+    z_grid = solution.value(symbols["z"]).reshape(-1, columns)
+    mesh = solution.initial_time + solution.duration * np.linspace(0.0, 1.0, transcription.intervals + 1)
+    worst, worst_label = 0.0, ""
+    labels = [label for variable in discrete.problem.states for label in variable.labels]
+    for k in range(transcription.intervals):
+        def derivative(t, x, interval=k):
+            tau = np.array([(t - solution.initial_time) / solution.duration])
+            weights = transcription.interpolation(tau, controls=True, interval=interval)[:, 0]
+            return np.asarray(rhs(t, x, u_grid @ weights, solution.parameters, z_grid @ weights)).ravel()
+
+        start = int(np.argmin(np.abs(solution.time - mesh[k])))
+        end = int(np.argmin(np.abs(solution.time - mesh[k + 1])))
+        result = solve_ivp(derivative, (mesh[k], mesh[k + 1]), x_grid[:, start], rtol=rtol, atol=atol)
+        error = np.abs(result.y[:, -1] - x_grid[:, end])
+        if error.max() > worst:
+            worst, worst_label = float(error.max()), f"{labels[int(np.argmax(error))]} at t={mesh[k + 1]:.3g} s"
+    return {"max_interval_error": worst, "worst_interval": worst_label}

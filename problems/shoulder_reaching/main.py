@@ -15,10 +15,17 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.multibody import mass_matrix, point_position
+from trajopt.multibody import forward_dynamics, mass_matrix
+from trajopt.ocp import HermiteSimpson
 from trajopt.prediction import resimulate
 from problems.shoulder_reaching import analysis, outputs
-from problems.shoulder_reaching.reaching import ReachingProblem, build_problem, solve_naive_and_warm
+from problems.shoulder_reaching.reaching import (
+    ReachingProblem,
+    build_problem,
+    naive_guess,
+    solve_naive_and_warm,
+    solver,
+)
 
 RESULTS = Path("results") / "shoulder_reaching"
 
@@ -36,20 +43,28 @@ def describe(built: ReachingProblem, solution, kkt: bool = False) -> dict:
            "max_abs_residual_control": float(np.max(np.abs(solution.value(built.residuals)))),
            "min_abs_sin_yzy_middle_angle": float(np.min(np.abs(np.sin(analysis.yzy_middle_angle(arm, q))))),
            "min_abs_sin_yzy_middle_angle_after_start": float(np.min(np.abs(np.sin(analysis.yzy_middle_angle(arm, q)[1:]))))}
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
+    drift = None
+    if np.all(np.isfinite(np.asarray(forward_dynamics(arm.multibody, q[:, 0], np.zeros(arm.multibody.nv),
+                                                           np.zeros(arm.multibody.nv))))):
         drift = resimulate(built, solution)
-    out["max_resimulation_drift"] = drift.max_drift if np.all(np.isfinite(drift.drift)) else float("nan")
-    out["worst_drift"] = drift.worst() if np.all(np.isfinite(drift.drift)) else \
-        "forward dynamics undefined (NaN) at the start: singular mass matrix at gimbal lock"
+        out["max_resimulation_drift"] = drift.max_drift
+        out["worst_drift"] = drift.worst()
+        out.update(analysis.interval_resimulation_error(built, solution))
+    else:
+        out["max_resimulation_drift"] = float("nan")
+        out["worst_drift"] = "not possible: forward dynamics is NaN at the start (singular mass matrix at gimbal lock)"
     if arm.euler_sequence is None:
         out["max_quaternion_norm_error"] = analysis.quaternion_norm_error(arm, q)
-        if np.all(np.isfinite(drift.simulated_states)):
+        if drift is not None:
             out["max_quaternion_norm_error_resimulated"] = analysis.quaternion_norm_error(
                 arm, drift.simulated_states[0:arm.multibody.nq])
-        out["torque_identity"] = analysis.torque_identity_error(arm, q, solution.value(built.tendon_forces))
+        forces = solution.value(built.tendon_forces)
+        out["torque_identity"] = analysis.torque_identity_error(arm, analysis.normalized(q), forces)
+        out["torque_identity_unnormalized_grid"] = analysis.torque_identity_error(arm, q, forces)
     else:
-        spatial = analysis.euler_residuals_as_spatial_torques(arm, q, solution.value(built.residuals))
+        residuals = solution.value(built.residuals)
+        spatial = residuals[0:3] if built.residuals_in_humerus_axes else \
+            analysis.euler_residuals_as_spatial_torques(arm, q, residuals)
         finite = np.all(np.isfinite(spatial), axis=0)
         out["shoulder_residual_as_humerus_torque_max_Nm"] = float(np.max(np.abs(spatial[:, finite])))
         out["nodes_where_euler_rate_map_singular"] = int(np.sum(~finite))
@@ -100,18 +115,39 @@ def _markdown(report: dict) -> str:
               f"{q['naive'].get('max_quaternion_norm_error_resimulated', float('nan')):.3g}",
               f"- shoulder muscle torque, max |τ(½ G R_Q, eq. 4) - τ(spatial moment arms)| = "
               f"{ti['eq4_quaternion_vs_spatial']:.3g} N·m, max |τ((Eᵀ)⁻¹ R_Q*, eq. 15) - τ(spatial)| = "
-              f"{ti['eq15_constrained_vs_spatial']:.3g} N·m (torques up to {ti['max_torque']:.3g} N·m)",
-              f"- forward re-simulation drift: {q['naive']['max_resimulation_drift']:.3g} ({q['naive']['worst_drift']})",
+              f"{ti['eq15_constrained_vs_spatial']:.3g} N·m (torques up to {ti['max_torque']:.3g} N·m), at the "
+              f"solution's orientations Q/‖Q‖ and tendon forces; at the raw grid values (‖Q‖ ≠ 1 by the norm error "
+              f"above, where eq. 4 does not apply exactly): "
+              f"{q['naive']['torque_identity_unnormalized_grid']['eq4_quaternion_vs_spatial']:.3g} N·m",
+              f"- forward re-simulation drift: {q['naive']['max_resimulation_drift']:.3g} ({q['naive']['worst_drift']}); "
+              f"warm start: {q['warm']['max_resimulation_drift']:.3g}; re-started at every mesh point, the largest "
+              f"error at an interval end is {q['naive']['max_interval_error']:.3g} ({q['naive']['worst_interval']})",
               "", "## YZY Euler solution",
+              f"- objective {e['naive']['objective'] / q['naive']['objective']:.3g} times the quaternion one. Its residuals"
+              " are generalized forces of the Euler angles, r_E = Jᵀ τ: near θ2 = 0, where J is singular, a small"
+              " (cheap) r_E stands for a large humerus torque, and the solution lingers near gimbal lock leaning on"
+              " them instead of muscles:",
               f"- shoulder residual forces in Euler coordinates, mapped to humerus-axes torques (Jᵀ)⁻¹ r_E: up to "
               f"{e['naive']['shoulder_residual_as_humerus_torque_max_Nm']:.3g} N·m away from the singular nodes "
               f"(infinite at {e['naive']['nodes_where_euler_rate_map_singular']} node(s)); the quaternion solution's "
               f"residuals stay below {q['naive']['max_abs_residual_control']:.2g} N·m",
               f"- mass matrix condition number at the start: {e['naive']['start_mass_matrix_condition']:.3g}; "
               f"forward re-simulation: {e['naive']['worst_drift']}",
+              f"- the same with the quaternion shoulder's residual actuators (torques about the humerus axes, "
+              f"mapped by Jᵀ): {report['euler_yzy_humerus_axes_residuals']['status']} after "
+              f"{report['euler_yzy_humerus_axes_residuals']['iterations']} iterations, objective "
+              f"{report['euler_yzy_humerus_axes_residuals']['objective']:.4g}, KKT condition number "
+              f"{report['euler_yzy_humerus_axes_residuals'].get('kkt_condition_number', float('nan')):.3g}, "
+              f"min |sin θ2| after t = 0: "
+              f"{report['euler_yzy_humerus_axes_residuals']['min_abs_sin_yzy_middle_angle_after_start']:.3g}",
               f"- with all three start angles pinned at 0: {report['euler_yzy_fixed_start']['status']}, "
               f"{report['euler_yzy_fixed_start']['iterations']} iterations, objective "
               f"{report['euler_yzy_fixed_start']['objective']:.4g}",
+              f"- explicit dynamics (u̇ = forward dynamics) from the naive guess: YZY "
+              f"{report['explicit_dynamics']['euler_yzy']['status']} after "
+              f"{report['explicit_dynamics']['euler_yzy']['iterations']} iterations (its start is singular); quaternion "
+              f"{report['explicit_dynamics']['quaternion']['status']}, {report['explicit_dynamics']['quaternion']['iterations']} "
+              f"iterations, objective {report['explicit_dynamics']['quaternion']['objective']:.4g}",
               "", "Files: `*/solution.sto`, `*/solution.png`, `comparison.png`, `torque_identity.png`, `arm.gif`,",
               "`summary.json` (all numbers, also for the warm and coarse solves)."]
     return "\n".join(lines) + "\n"
@@ -120,7 +156,7 @@ def _markdown(report: dict) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run shoulder-reaching", description=__doc__.split("\n")[0])
     parser.add_argument("--intervals", type=int, default=40)
-    parser.add_argument("--coarse-intervals", type=int, default=10)
+    parser.add_argument("--coarse-intervals", type=int, default=20)
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--no-kkt", action="store_true", help="skip the KKT condition numbers (dense SVD)")
     parser.add_argument("--no-animation", action="store_true")
@@ -135,12 +171,21 @@ def main(argv=None) -> int:
         qb, qs, quaternion = _run("quaternion", lambda: build_problem(None), args.intervals, args.coarse_intervals, out, kkt)
         eb, es, euler = _run("euler_yzy", lambda: build_problem("YZY"), args.intervals, args.coarse_intervals, out, kkt)
         fixed_built = build_problem("YZY", fix_euler_start=True)
-        fixed = solve_naive_and_warm(fixed_built, args.intervals, args.coarse_intervals)[0]
+        fixed = fixed_built.problem.solve(HermiteSimpson(args.intervals), solver(), guess=naive_guess(fixed_built))
+        humerus_built = build_problem("YZY", residuals_in_humerus_axes=True)
+        humerus = humerus_built.problem.solve(HermiteSimpson(args.intervals), solver(), guess=naive_guess(humerus_built))
+        explicit = {}
+        for name, sequence in (("quaternion", None), ("euler_yzy", "YZY")):
+            built = build_problem(sequence, explicit_dynamics=True)
+            solution = built.problem.solve(HermiteSimpson(args.intervals), solver(), guess=naive_guess(built))
+            explicit[name] = {"status": solution.status, "success": bool(solution.success),
+                              "iterations": int(solution.iterations), "objective": float(solution.objective)}
     from problems.shoulder_reaching.reaching import DURATION, RESIDUAL_WEIGHT
 
     report = {"duration_s": DURATION, "residual_weight": RESIDUAL_WEIGHT, "coarse_intervals": args.coarse_intervals,
               "target": qb.target.tolist(), "quaternion": quaternion, "euler_yzy": euler,
-              "euler_yzy_fixed_start": describe(fixed_built, fixed)}
+              "euler_yzy_fixed_start": describe(fixed_built, fixed), "explicit_dynamics": explicit,
+              "euler_yzy_humerus_axes_residuals": describe(humerus_built, humerus, kkt)}
     outputs.plot_comparison((qb, qs), (eb, es), out / "comparison.png")
     outputs.plot_torque_identity(qb, qs, out / "torque_identity.png")
     if not args.no_animation:

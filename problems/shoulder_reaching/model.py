@@ -15,12 +15,14 @@ give each its textbook action with the arm hanging; BIClong and TRIlong keep arm
 wrap objects are dropped), max isometric force, optimal fibre length and pennation, with the tendon slack
 length refitted to the wrap-free path. Max isometric forces of the seven are of the order of
 Holzbaur et al. 2005's upper-limb model; their optimal fibre and tendon slack lengths make the fibre optimal
-at ``REFERENCE_POSTURE`` (fibre share of the musculotendon length in ``FIBRE_SHARE``). All are DeGroote 2016
+at the reference posture ``REFERENCE_ELEVATION``, ``REFERENCE_ELBOW`` (``ShoulderMuscle.fibre_share`` of the
+musculotendon length). All are DeGroote 2016
 rigid-tendon units with first-order activation dynamics.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -60,7 +62,7 @@ class ShoulderMuscle:
     name: str
     max_isometric_force: float  # N
     points: tuple[tuple[str, tuple[float, float, float]], ...]  # (body, location); ground relative to the joint
-    fibre_share: float  # optimal fibre length / musculotendon length at REFERENCE_POSTURE
+    fibre_share: float  # optimal fibre length / musculotendon length at the reference posture
 
 
 # Attachments (m). Ground points are offsets from the shoulder centre; humerus points are in humerus axes.
@@ -84,7 +86,8 @@ ARM26_MUSCLES = ("BIClong", "TRIlong")
 
 # Humerus elevated 45 deg in the scapular plane (30 deg forward of the frontal plane), elbow at 45 deg.
 SCAPULAR_PLANE_ANGLE = np.radians(30.0)
-REFERENCE_POSTURE = {"elevation": np.radians(45.0), "elbow": np.radians(45.0)}
+REFERENCE_ELEVATION = np.radians(45.0)
+REFERENCE_ELBOW = np.radians(45.0)
 
 
 def elevation_rotation(elevation: float, plane: float = SCAPULAR_PLANE_ANGLE) -> np.ndarray:
@@ -155,7 +158,10 @@ class ShoulderArm:
         if self.euler_sequence is None:
             shoulder = rotations.rotation_to_quaternion(rotation)
         else:
-            shoulder = rotations.rotation_to_euler(self.euler_sequence, rotation)
+            with warnings.catch_warnings():
+                # At gimbal lock scipy warns and sets the third angle to 0: still a valid set of angles.
+                warnings.simplefilter("ignore", UserWarning)
+                shoulder = rotations.rotation_to_euler(self.euler_sequence, rotation)
         return np.concatenate([shoulder, [float(elbow)]])
 
 
@@ -219,7 +225,7 @@ def shoulder_arm(euler_sequence: str | None = None) -> ShoulderArm:
             points.append(FixedPathPoint(p.name, body, tuple(location)))
         paths.append(GeometricPath(model, points, name))
     reference = ShoulderArm(model, tuple(paths), (), euler_sequence, (FOREARM, osim.marker(HAND_MARKER).location))
-    q_reference = reference.configuration(elevation_rotation(REFERENCE_POSTURE["elevation"]), REFERENCE_POSTURE["elbow"])
+    q_reference = reference.configuration(elevation_rotation(REFERENCE_ELEVATION), REFERENCE_ELBOW)
     lengths = np.asarray(reference.musculotendon_kinematics(q_reference, np.zeros(model.nv))[0]).ravel()
     muscles = []
     for k, m in enumerate(SHOULDER_MUSCLES):

@@ -79,8 +79,8 @@ def plot_torque_identity(built: ReachingProblem, solution, path: Path) -> None:
     plt.close(fig)
 
 
-def animate_arm(built: ReachingProblem, solution, path: Path, frames: int = 24) -> None:
-    """GIF of the arm in 3D (two views), muscle lines coloured by activation."""
+def animate_arm(built: ReachingProblem, solution, path: Path, frames: int = 30) -> None:
+    """GIF of the arm in 3D (oblique and front views), muscle lines coloured by activation (blue 0, red max)."""
     plt = _plt()
     from matplotlib.animation import PillowWriter
 
@@ -89,31 +89,37 @@ def animate_arm(built: ReachingProblem, solution, path: Path, frames: int = 24) 
     times = np.linspace(solution.initial_time, solution.initial_time + solution.duration, frames)
     q = np.atleast_2d(solution.value(built.q, at=times))
     activations = np.atleast_2d(solution.value(built.activations, at=times))
+    top = max(float(activations.max()), 1e-3)
     colormap = plt.get_cmap("coolwarm")
     elbow = model.joint("elbow").parent
+    shoulder = np.asarray(model.joint("shoulder").parent.translation)
 
     def position(k, body, location):
         if body == "ground":
             return np.asarray(location, dtype=float)
         return np.asarray(point_position(model, q[:, k], body, location)).ravel()
 
-    fig = plt.figure(figsize=(6.4, 3.4))
+    fig = plt.figure(figsize=(7.0, 3.8))
     views = [fig.add_subplot(1, 2, i + 1, projection="3d") for i in range(2)]
+    fig.subplots_adjust(left=0.0, right=1.0, bottom=0.0, top=0.86, wspace=0.05)
     writer = PillowWriter(fps=10)
-    with writer.saving(fig, str(path), dpi=60):
+    with writer.saving(fig, str(path), dpi=70):
         for k in range(frames):
-            for ax, (elevation, azimuth) in zip(views, ((15, -60), (80, -90))):
+            for ax, (elevation, azimuth), name in zip(views, ((20, -50), (5, 0)), ("oblique view", "front view (x toward the viewer)")):
                 ax.cla()
-                shoulder = position(k, "ground", model.joint("shoulder").parent.translation)
                 bones = np.array([shoulder, position(k, "r_humerus", elbow.translation), position(k, *arm.hand)])
-                # Plot ground x (forward), z (lateral), y (up) as the axes' x, y, z.
+                # Axes: ground x (forward), z (lateral), y (up).
                 ax.plot(bones[:, 0], bones[:, 2], bones[:, 1], "k-", lw=4)
-                for m, path_ in enumerate(arm.paths):
-                    points = np.array([position(k, p.body, p.location) for p in path_.points])
-                    ax.plot(points[:, 0], points[:, 2], points[:, 1], color=colormap(activations[m, k]), lw=2)
-                ax.scatter([built.target[0]], [built.target[2]], [built.target[1]], color="g", s=20)
-                ax.set(xlim=(-0.3, 0.4), ylim=(-0.1, 0.6), zlim=(0.2, 0.9), xticks=[], yticks=[], zticks=[])
+                for m, muscle_path in enumerate(arm.paths):
+                    points = np.array([position(k, p.body, p.location) for p in muscle_path.points])
+                    ax.plot(points[:, 0], points[:, 2], points[:, 1], color=colormap(activations[m, k] / top), lw=2)
+                ax.scatter([built.target[0]], [built.target[2]], [built.target[1]], color="g", s=25)
+                ax.set(xlim=shoulder[0] + np.array([-0.3, 0.4]), ylim=shoulder[2] + np.array([-0.25, 0.45]),
+                       zlim=shoulder[1] + np.array([-0.6, 0.1]), xticks=[], yticks=[], zticks=[])
+                ax.set_box_aspect((0.7, 0.7, 0.7), zoom=1.1)
+                ax.set_title(name, fontsize=8)
                 ax.view_init(elevation, azimuth)
-            views[0].set_title(f"t = {times[k]:.2f} s (red: active)", fontsize=8)
+            fig.suptitle(f"t = {times[k]:.2f} s; muscle colour: activation 0 (blue) to {top:.2f} (red); green: target",
+                         fontsize=8)
             writer.grab_frame()
     plt.close(fig)
