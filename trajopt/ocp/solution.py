@@ -57,6 +57,11 @@ class Solution:
                 f"worst_constraint={self.worst_constraint!r})")
 
     @property
+    def nlp_variables(self) -> np.ndarray:
+        """The raw (scaled) NLP decision vector, for KKT analysis; use `value(expr)` for anything physical."""
+        return np.array(self._w, dtype=float)
+
+    @property
     def parameters(self) -> np.ndarray:
         return self._parameters.copy()
 
