@@ -19,6 +19,34 @@ def load_passive_model(path, keep_forces=()):
     return model, state
 
 
+def all_muscles(model):
+    """Every muscle by name, in the ForceSet or listed under <components> (as 2D_gait does)."""
+    found = {}
+    for component in model.getComponentsList():
+        muscle = opensim.Muscle.safeDownCast(component)
+        if muscle is not None and muscle.getName() not in found:
+            found[muscle.getName()] = muscle
+    return found
+
+
+def model_with_coordinate_actuators(path, keep_forces=()):
+    """The model with every Force but ``keep_forces`` switched off (gravity stays) and one unit
+    CoordinateActuator per coordinate added; returns (model, actuators) before initSystem."""
+    model = opensim.Model(str(path))
+    for component in list(model.getComponentsList()):
+        force = opensim.Force.safeDownCast(component)
+        if force is not None and force.getName() not in keep_forces:
+            opensim.Force.safeDownCast(model.updComponent(component.getAbsolutePathString())).set_appliesForce(False)
+    actuators = []
+    for coordinate in coordinates(model):
+        actuator = opensim.CoordinateActuator(coordinate.getName())
+        actuator.setName(f"reaction_actuator_{coordinate.getName()}")
+        actuator.setOptimalForce(1.0)
+        model.addForce(actuator)
+        actuators.append(actuator)
+    return model, actuators
+
+
 def coordinates(model):
     return [model.getCoordinateSet().get(i) for i in range(model.getCoordinateSet().getSize())]
 

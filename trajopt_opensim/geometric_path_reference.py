@@ -17,14 +17,9 @@ Coordinate values are set without enforcing constraints: give dependent coordina
 import numpy as np
 import opensim
 
+from trajopt_opensim._model_state import all_muscles
 
-def _muscles(model):
-    found = {}
-    for component in model.getComponentsList():
-        muscle = opensim.Muscle.safeDownCast(component)
-        if muscle is not None and muscle.getName() not in found:
-            found[muscle.getName()] = muscle
-    return found
+
 
 
 def run(request):
@@ -38,7 +33,7 @@ def run(request):
         for k in range(ground_wraps.getSize()):
             ground_wraps.get(k).set_active(False)
     state = model.initSystem()
-    by_name = _muscles(model)
+    by_name = all_muscles(model)
     names = [str(n) for n in np.atleast_1d(request["muscles"])] if "muscles" in request else list(by_name)
     muscles = [by_name[n] for n in names]
     coordinate_names = [str(n) for n in np.atleast_1d(request["coordinates"])]

@@ -15,24 +15,11 @@ Result: forces, moments (N x joints x 3, child joint frame axes), forces_ground,
 import numpy as np
 import opensim
 
-from trajopt_opensim._model_state import coordinates, mobility_indices, set_state, vector
+from trajopt_opensim._model_state import model_with_coordinate_actuators, mobility_indices, set_state, vector
 
 
 def run(request):
-    opensim.Logger.setLevelString("error")
-    opensim.Logger.removeFileSink()  # no opensim.log in the caller's folder
-    model = opensim.Model(str(request["model"]))
-    for component in list(model.getComponentsList()):
-        force = opensim.Force.safeDownCast(component)
-        if force is not None:
-            opensim.Force.safeDownCast(model.updComponent(component.getAbsolutePathString())).set_appliesForce(False)
-    actuators = []
-    for coordinate in coordinates(model):
-        actuator = opensim.CoordinateActuator(coordinate.getName())
-        actuator.setName(f"reaction_actuator_{coordinate.getName()}")
-        actuator.setOptimalForce(1.0)
-        model.addForce(actuator)
-        actuators.append(actuator)
+    model, actuators = model_with_coordinate_actuators(request["model"], keep_forces=())
     state = model.initSystem()
     index = mobility_indices(model, state)
     q, u, udot = (np.atleast_2d(np.asarray(request[k], float)) for k in ("q", "u", "udot"))

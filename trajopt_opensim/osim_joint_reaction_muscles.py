@@ -15,25 +15,12 @@ left for the coordinate actuators), udot_error, joint_names.
 import numpy as np
 import opensim
 
-from trajopt_opensim._model_state import coordinates, mobility_indices, set_state, vector
+from trajopt_opensim._model_state import model_with_coordinate_actuators, mobility_indices, set_state, vector
 
 
 def run(request):
-    opensim.Logger.setLevelString("error")
-    opensim.Logger.removeFileSink()
-    model = opensim.Model(str(request["model"]))
     names = [str(name) for name in np.atleast_1d(request["muscle_names"])]
-    for component in list(model.getComponentsList()):
-        force = opensim.Force.safeDownCast(component)
-        if force is not None and force.getName() not in names:
-            opensim.Force.safeDownCast(model.updComponent(component.getAbsolutePathString())).set_appliesForce(False)
-    actuators = []
-    for coordinate in coordinates(model):
-        actuator = opensim.CoordinateActuator(coordinate.getName())
-        actuator.setName(f"reaction_actuator_{coordinate.getName()}")
-        actuator.setOptimalForce(1.0)
-        model.addForce(actuator)
-        actuators.append(actuator)
+    model, actuators = model_with_coordinate_actuators(request["model"], keep_forces=names)
     state = model.initSystem()
     muscles = [model.getMuscles().get(name) for name in names]
     for actuator in actuators + muscles:

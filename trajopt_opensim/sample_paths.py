@@ -27,6 +27,8 @@ import time
 import numpy as np
 import opensim
 
+from trajopt_opensim._model_state import all_muscles
+
 
 def _names(values):
     return [str(v) for v in np.atleast_1d(values)] if values is not None else None
@@ -68,14 +70,6 @@ def _chain_coordinates(model, tree, muscle):
     return names
 
 
-def _muscles(model):
-    """Every muscle of the model, in the ForceSet or listed under <components> (as 2D_gait does)."""
-    found = {}
-    for component in model.getComponentsList():
-        muscle = opensim.Muscle.safeDownCast(component)
-        if muscle is not None and muscle.getName() not in found:
-            found[muscle.getName()] = muscle
-    return found
 
 
 def describe(model):
@@ -86,7 +80,7 @@ def describe(model):
     rotational = np.array(
         [int(coordinates.get(i).getMotionType() == opensim.Coordinate.Rotational) for i in range(len(names))]
     )
-    muscles = _muscles(model)
+    muscles = all_muscles(model)
     muscle_names = list(muscles)
     tree = _joint_tree(model)
     chain = np.zeros((len(muscle_names), len(names)), dtype=int)
@@ -148,7 +142,7 @@ def run(request):
     coordinate_set = model.getCoordinateSet()
     given_coordinates = [coordinate_set.get(name) for name in given]
     coordinates = [coordinate_set.get(name) for name in all_names]
-    by_name = _muscles(model)
+    by_name = all_muscles(model)
     muscles = [by_name[name] for name in muscle_names]
     batch = int(request.get("batch", 500))
     couplers = _couplers(model)
