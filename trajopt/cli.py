@@ -27,6 +27,7 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "paths": ("trajopt.bench.paths", "arm26 muscle lengths + moment arms: polynomial surrogate vs OpenSim; fitting time"),
     "gait2d": ("trajopt.bench.gait2d", "2D gait prediction: wall time and iterations vs Moco; 25/50/100 intervals"),
     "reaching": ("trajopt.bench.reaching", "arm26 reaching: trajopt vs Moco (run in a child process) and bioptim static_arm"),
+    "nlp-derivatives": ("trajopt.bench.nlp_derivatives", "NLP build + derivative evaluation: point-by-point vs expanded graph"),
     "dynamics": ("trajopt.bench.dynamics", "inverse/forward dynamics per call, arm26 and 2D_gait: trajopt vs OpenSim"),
     "static-optimization": ("trajopt.bench.static_optimization",
                             "arm26 static optimization, 101-frame elbow motion: trajopt vs OpenSim"),

@@ -2,7 +2,9 @@
 
 The SX Functions of the problem are evaluated over the grid with `Function.map`; defects, path and
 endpoint constraints are stacked into g, and a catalog records what each row of g means so a solver
-report can name the worst constraint ("dynamics defect of state 'v' at t=0.31 s").
+report can name the worst constraint ("dynamics defect of state 'v' at t=0.31 s"). The mapped
+per-point terms and the `outer` function combining them are kept so `trajopt.ocp.derivatives` can
+assemble exact derivatives point by point.
 """
 
 from __future__ import annotations
@@ -33,6 +35,27 @@ class ConstraintBlock:
 
 
 @dataclass(frozen=True)
+class PointFunction:
+    """An SX Function of one grid point's stacked inputs v = (t, x, u, p, z), evaluated at many points."""
+
+    function: ca.Function  # v -> values at one point (SX)
+    inputs: ca.MX  # (len(v), points): v at every point, affine in the decision vector
+    values: ca.MX  # (outputs, points)
+
+    @classmethod
+    def on(cls, function: ca.Function, arguments) -> "PointFunction":
+        """`function(t, x, u, p, z)` at the points whose arguments are the columns of `arguments`."""
+        sizes = [function.size1_in(i) for i in range(function.n_in())]
+        v = ca.SX.sym("v", sum(sizes))
+        split = ca.vertsplit(v, np.concatenate([[0], np.cumsum(sizes)]).astype(int).tolist())
+        stacked = ca.Function(function.name(), [v], [function(*split)], ["v"], [function.name_out(0)])
+        count = arguments[0].size2()
+        columns = [ca.repmat(a, 1, count) if a.size2() == 1 and count != 1 else a for a in arguments]
+        inputs = ca.vertcat(*columns)
+        return cls(stacked, inputs, stacked.map(count)(inputs))
+
+
+@dataclass(frozen=True)
 class DiscreteProblem:
     """An NLP built from a problem and a transcription, with everything needed to read its solution."""
 
@@ -44,6 +67,14 @@ class DiscreteProblem:
     lower_g: np.ndarray
     upper_g: np.ndarray
     catalog: tuple[ConstraintBlock, ...]
+    mapped: tuple[PointFunction, ...] = ()  # grid-point terms: dynamics, path, integrands
+    outer: ca.Function | None = None  # (w, values of `mapped`...) -> (f, g)
+
+    def derivative_functions(self, hessian: bool = True) -> dict:
+        """nlpsol options jac_g (and hess_lag) built point by point (`trajopt.ocp.derivatives`)."""
+        from trajopt.ocp.derivatives import structured_derivatives
+
+        return structured_derivatives(self.layout.w, self.mapped, self.outer, hessian)
 
     def describe_row(self, row: int, times: tuple[float, float]) -> tuple[str, float]:
         """Human name of constraint row `row` and its unscaling factor; `times` = (t0, duration)."""
@@ -56,6 +87,11 @@ class DiscreteProblem:
                     where = f" at t={times[0] + times[1] * block.tau[local // block.rows]:.4g} s"
                 return f"{block.description} '{label}'{where}", float(block.unscale[local % block.rows])
         return f"constraint row {row}", 1.0
+
+
+def _sparse(matrix: np.ndarray) -> ca.DM:
+    """Constant matrix with its zeros structural, so MX sparsity (Jacobian, Hessian) stays banded."""
+    return ca.sparsify(ca.DM(matrix))
 
 
 def _variable_blocks(layout: VariableLayout, name: str, variables: tuple[Variable, ...], tau: np.ndarray,
@@ -102,7 +138,7 @@ def transcribe(problem: CompiledProblem, transcription: Transcription,
     layout.finalize()
 
     states = layout.expression("states")
-    extension = ca.DM(grid.control_extension)
+    extension = _sparse(grid.control_extension)
     controls = ca.mtimes(layout.expression("controls"), extension)
     algebraics = ca.mtimes(layout.expression("algebraics"), extension)
     parameters = layout.expression("parameters")
@@ -112,30 +148,46 @@ def transcribe(problem: CompiledProblem, transcription: Transcription,
     def at(points):
         return times[:, points], states[:, points], controls[:, points], parameters, algebraics[:, points]
 
-    points = grid.dynamics_points
-    derivatives = problem.dynamics.map(points.size)(*at(points))
-    defects = ca.mtimes(states, ca.DM(grid.defect_states)) - \
-        duration * ca.mtimes(derivatives, ca.DM(grid.defect_dynamics))
+    # Every grid-point term is one SX Function mapped over its points; the rest of the NLP is linear
+    # algebra on their values (plus the endpoint Function), kept apart so derivatives can use that.
+    dynamics_term = PointFunction.on(problem.dynamics, at(grid.dynamics_points))
+    path_term = PointFunction.on(problem.path, at(grid.path_points))
+    integrand_term = PointFunction.on(problem.integrands, at(np.arange(grid.tau.size)))
+    mapped = (dynamics_term, path_term, integrand_term)
     state_scale = np.concatenate([v.scale if v.scale is not None else _bound_scale(v, scale_from_bounds)
                                   for v in problem.states]) if problem.states else np.zeros(0)
-    pieces, catalog, lower_g, upper_g = [], [], [], []
+    defect_columns = [np.array([i for i, k in enumerate(grid.defect_kind) if k == kind])
+                      for kind in dict.fromkeys(grid.defect_kind)]
+    last = grid.tau.size - 1
+
+    def objective_and_constraints(derivatives, path_values, integrand_values):
+        defects = ca.mtimes(states, _sparse(grid.defect_states)) - \
+            duration * ca.mtimes(derivatives, _sparse(grid.defect_dynamics))
+        pieces = [ca.vec(defects[:, columns] / ca.DM(state_scale)) for columns in defect_columns]
+        pieces.append(ca.vec(path_values))
+        integrals = duration * ca.mtimes(integrand_values, _sparse(grid.quadrature))
+        cost, endpoint_g = problem.endpoint(t0, states[:, 0], controls[:, 0], algebraics[:, 0],
+                                            t0 + duration, states[:, last], controls[:, last],
+                                            algebraics[:, last], parameters, integrals)
+        return cost, ca.vertcat(*pieces, endpoint_g)
+
+    cost, constraints = objective_and_constraints(*[term.values for term in mapped])
+    symbols = [ca.MX.sym(f"values_{term.function.name()}", *term.values.shape) for term in mapped]
+    outer = ca.Function("outer", [layout.w, *symbols], [*objective_and_constraints(*symbols)])
+
+    catalog, lower_g, upper_g = [], [], []
     start = 0
     state_labels = tuple(labels_of(list(problem.states)))
-    for kind in dict.fromkeys(grid.defect_kind):
-        columns = np.array([i for i, k in enumerate(grid.defect_kind) if k == kind])
-        block = defects[:, columns] / ca.DM(state_scale)
-        pieces.append(ca.vec(block))
+    for kind, columns in zip(dict.fromkeys(grid.defect_kind), defect_columns):
         catalog.append(ConstraintBlock(f"dynamics defect ({kind}) of state", state_labels,
                                        grid.defect_tau[columns], start, len(state_labels), columns.size,
                                        state_scale))
-        start += block.numel()
+        start += len(state_labels) * columns.size
     lower_g.append(np.zeros(start))
     upper_g.append(np.zeros(start))
 
     points = grid.path_points
-    path_values = problem.path.map(points.size)(*at(points))
-    pieces.append(ca.vec(path_values))
-    n_path = path_values.size1()
+    n_path = path_term.values.size1()
     if n_path:
         # Rows of all path groups repeat at every path point (column-major over points).
         catalog.append(ConstraintBlock(
@@ -145,14 +197,6 @@ def transcribe(problem: CompiledProblem, transcription: Transcription,
         upper_g.append(np.tile(np.concatenate([g.upper for g in problem.path_groups]), points.size))
         start += n_path * points.size
 
-    quadrature = ca.DM(grid.quadrature)
-    integrand_values = problem.integrands.map(grid.tau.size)(*at(np.arange(grid.tau.size)))
-    integrals = duration * ca.mtimes(integrand_values, quadrature)
-    last = grid.tau.size - 1
-    cost, endpoint_g = problem.endpoint(t0, states[:, 0], controls[:, 0], algebraics[:, 0],
-                                        t0 + duration, states[:, last], controls[:, last],
-                                        algebraics[:, last], parameters, integrals)
-    pieces.append(endpoint_g)
     for group in problem.endpoint_groups:
         size = len(group.labels)
         catalog.append(ConstraintBlock("endpoint constraint", group.labels, None, start, size, 1,
@@ -161,6 +205,6 @@ def transcribe(problem: CompiledProblem, transcription: Transcription,
         upper_g.append(group.upper)
         start += size
 
-    nlp = {"x": layout.w, "f": cost, "g": ca.vertcat(*pieces)}
+    nlp = {"x": layout.w, "f": cost, "g": constraints}
     return DiscreteProblem(problem, transcription, grid, layout, nlp, np.concatenate(lower_g),
-                           np.concatenate(upper_g), tuple(catalog))
+                           np.concatenate(upper_g), tuple(catalog), mapped, outer)

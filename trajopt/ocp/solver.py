@@ -116,8 +116,12 @@ class Ipopt:
     linear_solver: str = "mumps"
     print_level: int = 0
     scale_from_bounds: bool = True
-    expand: bool = True  # expand the MX graph to SX (faster evaluations for SX-built models)
+    expand: bool = True  # with point_derivatives=False: expand the MX graph to SX before differentiating
     options: dict = field(default_factory=dict)
+    # Exact constraint Jacobian and Hessian assembled from per-grid-point SX derivatives
+    # (trajopt.ocp.derivatives): the expanded graph's values to rounding, built in milliseconds instead of
+    # seconds. False: nlpsol differentiates the whole graph itself (expanded to SX if `expand`).
+    point_derivatives: bool = True
 
     def __post_init__(self):
         if self.hessian not in ("exact", "limited-memory"):
@@ -136,10 +140,17 @@ class Ipopt:
         ipopt.update(self.options)
         return {"ipopt": ipopt, "print_time": False, "expand": self.expand, "error_on_fail": False}
 
+    def nlpsol(self, discrete: DiscreteProblem, warm: bool = False) -> ca.Function:
+        """The casadi.nlpsol IPOPT solver of `discrete` with these settings (its construction is the NLP build)."""
+        options = self.nlpsol_options(warm)
+        if self.point_derivatives and discrete.outer is not None:
+            options.update(discrete.derivative_functions(hessian=self.hessian == "exact"), expand=False)
+        return ca.nlpsol("trajopt", "ipopt", discrete.nlp, options)
+
     def solve(self, discrete: DiscreteProblem, guess=None) -> Solution:
         """Solve the NLP; always returns a Solution (marked failed when IPOPT did not converge)."""
         w0, multipliers = initial_point(discrete, guess)
-        solver = ca.nlpsol("trajopt", "ipopt", discrete.nlp, self.nlpsol_options(bool(multipliers)))
+        solver = self.nlpsol(discrete, warm=bool(multipliers))
         started = wallclock.perf_counter()
         result = solver(x0=w0, lbx=discrete.layout.lower(), ubx=discrete.layout.upper(),
                         lbg=discrete.lower_g, ubg=discrete.upper_g, **multipliers)
