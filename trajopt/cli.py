@@ -12,6 +12,8 @@ import argparse
 import importlib
 import sys
 
+from trajopt.errors import TrajoptInputError
+
 # name -> (module with main(argv), one-line description)
 PROBLEMS = {
     "das3-serratus": ("problems.das3_serratus.serratus_fit", "DAS3 serratus anterior: Euler vs quaternion polynomial paths (table + figure)"),
@@ -54,8 +56,17 @@ def _dispatch(kind: str, entries: dict[str, tuple[str, str]], name: str, argv: l
         known = ", ".join(entries) or "none yet"
         print(f"trajopt {kind}: error: unknown {kind} target '{name}' (known: {known})", file=sys.stderr)
         return 2
-    module = importlib.import_module(entries[name][0])
-    return int(module.main(argv) or 0)
+    return _run(f"trajopt {kind} {name}", entries[name][0], argv)
+
+
+def _run(prog: str, module_name: str, argv: list[str]) -> int:
+    """Run a command module; bad input (a file, an element, a value) is one line on stderr, exit code 2."""
+    module = importlib.import_module(module_name)
+    try:
+        return int(module.main(argv) or 0)
+    except TrajoptInputError as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,8 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         commands.add_parser(name, help=description, add_help=False)
 
     if argv and argv[0] in COMMANDS:
-        module = importlib.import_module(COMMANDS[argv[0]][0])
-        return int(module.main(argv[1:]) or 0)
+        return _run(f"trajopt {argv[0]}", COMMANDS[argv[0]][0], argv[1:])
     args, rest = parser.parse_known_args(argv)
     if args.command is None:
         parser.print_help()
