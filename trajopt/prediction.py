@@ -36,12 +36,12 @@ from typing import Callable
 
 import casadi as ca
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from trajopt.errors import TrajoptInputError
 from trajopt.multibody import forward_dynamics, inverse_dynamics, point_position, point_velocity
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.ocp import Problem, Verification
+from trajopt.ocp.verification import simulate
 
 # OpenSim 4.x DeGrooteFregly2016Muscle hard codes this smoothing of its activation dynamics.
 OPENSIM_ACTIVATION_SMOOTHING = 0.1
@@ -287,39 +287,17 @@ def _coordinate_rates(multibody, q, u):
     return coordinate_rates(multibody, q, u)
 
 
-def resimulate(built: MuscleDrivenProblem, solution, rtol: float = 1e-8, atol: float = 1e-8) -> Verification:
-    """Integrate the states with forward dynamics under the solution's controls, one mesh interval at a time.
+def resimulate(built: MuscleDrivenProblem, solution, restart_each_interval: bool = False, method: str = "RK45",
+               rtol: float = 1e-8, atol: float = 1e-8) -> Verification:
+    """Integrate the states with forward dynamics under the solution's controls (see `trajopt.ocp.verification.simulate`).
 
     Unlike ``Solution.verify`` (which integrates the problem's own dynamics), an implicit problem's
     algebraic accelerations are replaced by forward dynamics here, so both formulations are checked
     against the same physics. Controls are interpolated as the transcription represents them.
     """
-    discrete = solution.discrete
-    symbols = discrete.problem.symbols
+    symbols = solution.discrete.problem.symbols
     rates = [_coordinate_rates(built.model.multibody, built.q, built.u), built.explicit_accelerations]
     if built.activation_rates is not None:
         rates.append(built.activation_rates)
     rhs = ca.Function("explicit_dynamics", [symbols[k] for k in ("t", "x", "u", "p", "z")], [ca.vertcat(*rates)])
-    transcription = discrete.transcription
-    columns = solution.time.size
-    x_grid = solution.value(symbols["x"]).reshape(-1, columns)
-    u_grid = solution.value(symbols["u"]).reshape(-1, columns)
-    z_grid = solution.value(symbols["z"]).reshape(-1, columns)
-    mesh = solution.initial_time + solution.duration * np.linspace(0.0, 1.0, transcription.intervals + 1)
-    simulated = np.zeros_like(x_grid)
-    simulated[:, 0] = x_grid[:, 0]
-    state = x_grid[:, 0].copy()
-    for k in range(transcription.intervals):
-        def derivative(t, x, interval=k):
-            tau = np.array([(t - solution.initial_time) / solution.duration])
-            weights = transcription.interpolation(tau, controls=True, interval=interval)[:, 0]
-            return np.asarray(rhs(t, x, u_grid @ weights, solution.parameters, z_grid @ weights)).flatten()
-
-        start, end = mesh[k], mesh[k + 1]
-        points = solution.time[(solution.time > start) & (solution.time <= end + 1e-12)]
-        result = solve_ivp(derivative, (start, end), state, method="RK45", rtol=rtol, atol=atol,
-                           t_eval=np.clip(points, start, end))
-        simulated[:, np.searchsorted(solution.time, points)] = result.y
-        state = result.y[:, -1]
-    labels = tuple(label for variable in discrete.problem.states for label in variable.labels)
-    return Verification(solution.time.copy(), simulated, simulated - x_grid, labels)
+    return simulate(solution, rhs, restart_each_interval, method, rtol, atol)

@@ -185,14 +185,14 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
     nq = model.multibody.nq
     local = resimulate(gait, solution, restart_each_interval=True)
     open_loop = resimulate(gait, solution)
-    drift = {"per_interval_max_coordinate_drift": local.max_drift(slice(0, nq)),
-             "per_interval_max_speed_drift": local.max_drift(slice(nq, 2 * nq)),
-             "per_interval_max_activation_drift": local.max_drift(slice(2 * nq, None)),
+    drift = {"per_interval_max_coordinate_drift": local.max_drift_in(slice(0, nq)),
+             "per_interval_max_speed_drift": local.max_drift_in(slice(nq, 2 * nq)),
+             "per_interval_max_activation_drift": local.max_drift_in(slice(2 * nq, None)),
              "per_interval_worst": local.worst(),
              "open_loop_coordinate_drift_at_10_percent": float(np.abs(open_loop.drift[:nq, :solution.time.size // 10 + 1]).max()),
              "open_loop_first_time_coordinate_drift_above_1mm_or_1e-3rad": open_loop.first_time_beyond(slice(0, nq), 1e-3),
              "open_loop_first_time_coordinate_drift_above_1cm_or_1e-2rad": open_loop.first_time_beyond(slice(0, nq), 1e-2),
-             "open_loop_max_coordinate_drift": open_loop.max_drift(slice(0, nq)), "open_loop_worst": open_loop.worst()}
+             "open_loop_max_coordinate_drift": open_loop.max_drift_in(slice(0, nq)), "open_loop_worst": open_loop.worst()}
     check = opensim_check(gait, solution, folder / f"{stem}_half_stride.sto")
     record = {"status": solution.status, "success": solution.success, "iterations": solution.iterations,
               "objective": solution.objective, "final_time": solution.duration, "seconds": seconds,

@@ -18,9 +18,10 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
-from trajopt.multibody import coordinate_rates_matrix, rotations
+from trajopt.multibody import rotations
 from trajopt.paths import quaternion as qmaps
 from trajopt.paths.moment_arms import spatial_moment_arm
+from trajopt.prediction import resimulate
 from problems.shoulder_reaching.model import ShoulderArm
 
 
@@ -149,31 +150,11 @@ def interval_resimulation_error(built, solution, rtol: float = 1e-9, atol: float
     """Forward dynamics integrated over each mesh interval from the optimized state at its start (controls as the
     transcription represents them): the largest state error at the interval ends, i.e. the transcription's local
     error. Compare with the whole-motion re-simulation drift, which also grows with any open-loop instability."""
-    from scipy.integrate import solve_ivp
-
-    discrete = solution.discrete
-    symbols = discrete.problem.symbols
-    rates = [ca.mtimes(coordinate_rates_matrix(built.model.multibody, built.q), built.u), built.explicit_accelerations,
-             built.activation_rates]
-    rhs = ca.Function("explicit_dynamics", [symbols[k] for k in ("t", "x", "u", "p", "z")], [ca.vertcat(*rates)])
-    transcription = discrete.transcription
-    columns = solution.time.size
-    x_grid = solution.value(symbols["x"]).reshape(-1, columns)
-    u_grid = solution.value(symbols["u"]).reshape(-1, columns)
-    z_grid = solution.value(symbols["z"]).reshape(-1, columns)
-    mesh = solution.initial_time + solution.duration * np.linspace(0.0, 1.0, transcription.intervals + 1)
-    worst, worst_label = 0.0, ""
-    labels = [label for variable in discrete.problem.states for label in variable.labels]
-    for k in range(transcription.intervals):
-        def derivative(t, x, interval=k):
-            tau = np.array([(t - solution.initial_time) / solution.duration])
-            weights = transcription.interpolation(tau, controls=True, interval=interval)[:, 0]
-            return np.asarray(rhs(t, x, u_grid @ weights, solution.parameters, z_grid @ weights)).ravel()
-
-        start = int(np.argmin(np.abs(solution.time - mesh[k])))
-        end = int(np.argmin(np.abs(solution.time - mesh[k + 1])))
-        result = solve_ivp(derivative, (mesh[k], mesh[k + 1]), x_grid[:, start], rtol=rtol, atol=atol)
-        error = np.abs(result.y[:, -1] - x_grid[:, end])
-        if error.max() > worst:
-            worst, worst_label = float(error.max()), f"{labels[int(np.argmax(error))]} at t={mesh[k + 1]:.3g} s"
-    return {"max_interval_error": worst, "worst_interval": worst_label}
+    local = resimulate(built, solution, restart_each_interval=True, rtol=rtol, atol=atol)
+    intervals = solution.discrete.transcription.intervals
+    mesh = solution.initial_time + solution.duration * np.linspace(0.0, 1.0, intervals + 1)
+    ends = np.array([int(np.argmin(np.abs(solution.time - t))) for t in mesh[1:]])
+    errors = np.abs(local.drift[:, ends])
+    row, column = np.unravel_index(np.argmax(errors), errors.shape)
+    return {"max_interval_error": float(errors[row, column]),
+            "worst_interval": f"{local.labels[row]} at t={mesh[1 + column]:.3g} s"}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import casadi as ca
 import numpy as np
 from scipy.integrate import solve_ivp
 
@@ -28,6 +29,15 @@ class Verification:
     def max_drift(self) -> float:
         return float(np.max(np.abs(self.drift))) if self.drift.size else 0.0
 
+    def max_drift_in(self, rows) -> float:
+        """Largest |drift| of the states in ``rows`` (a slice or index list)."""
+        return float(np.max(np.abs(self.drift[rows])))
+
+    def first_time_beyond(self, rows, threshold: float) -> float | None:
+        """First grid time at which |drift| of ``rows`` exceeds ``threshold`` (None if never)."""
+        beyond = np.any(np.abs(self.drift[rows]) > threshold, axis=0)
+        return float(self.time[np.argmax(beyond)]) if beyond.any() else None
+
     def max_drift_by_state(self) -> dict[str, float]:
         return {label: float(np.max(np.abs(row))) for label, row in zip(self.labels, self.drift)}
 
@@ -40,9 +50,24 @@ class Verification:
 
 def verify(solution, rtol: float = 1e-10, atol: float = 1e-10, method: str = "RK45") -> Verification:
     """Integrate x' = f(t, x, u(t), p, z(t)) from the solution's initial state with scipy's solve_ivp."""
+    return simulate(solution, rtol=rtol, atol=atol, method=method)
+
+
+def simulate(solution, dynamics: ca.Function | None = None, restart_each_interval: bool = False,
+             method: str = "RK45", rtol: float = 1e-10, atol: float = 1e-10) -> Verification:
+    """Integrate ``dynamics(t, x, u, p, z) -> xdot`` (default: the problem's own) under the solution's controls.
+
+    Open loop from the initial state, or with ``restart_each_interval`` from the optimized state at each
+    mesh point (the transcription's local error). ``method`` is any scipy ``solve_ivp`` method; the implicit
+    ones (Radau, BDF, LSODA) get the exact state Jacobian.
+    """
     discrete = solution.discrete
     problem, transcription = discrete.problem, discrete.transcription
-    dynamics = problem.dynamics
+    dynamics = problem.dynamics if dynamics is None else dynamics
+    jacobian = None
+    if method in ("Radau", "BDF", "LSODA"):
+        inputs = dynamics.sx_in()
+        jacobian = ca.Function("dynamics_state_jacobian", inputs, [ca.jacobian(dynamics(*inputs), inputs[1])])
     parameters = solution.parameters
     columns = solution.time.size
     x_grid = solution.value(problem.symbols["x"]).reshape(-1, columns)
@@ -65,9 +90,15 @@ def verify(solution, rtol: float = 1e-10, atol: float = 1e-10, method: str = "RK
             u, z = inputs(t)
             return np.asarray(dynamics(t, x, u, parameters, z)).flatten()
 
+        def state_jacobian(t, x):
+            u, z = inputs(t)
+            return np.asarray(jacobian(t, x, u, parameters, z))
+
+        if restart_each_interval:
+            state = x_grid[:, np.searchsorted(solution.time, start - 1e-12 * max(1.0, abs(start)))]
         points = solution.time[(solution.time > start) & (solution.time <= end + 1e-12 * max(1.0, abs(end)))]
         result = solve_ivp(rhs, (start, end), state, method=method, rtol=rtol, atol=atol,
-                           t_eval=np.clip(points, start, end))
+                           t_eval=np.clip(points, start, end), **({"jac": state_jacobian} if jacobian else {}))
         indices = np.searchsorted(solution.time, points)
         simulated[:, indices] = result.y
         state = result.y[:, -1]
