@@ -2,10 +2,11 @@
 
 Request: model (path), kinematics (path), initial_time, final_time, mesh_interval; optional
 external_loads (path: ModOpAddExternalLoads), weld_joints (list: ModOpReplaceJointsWithWelds),
-residuals ([rotational, translational, bound]: ModOpAddResiduals), ignore_passive_fiber_force (bool),
+residuals ([rotational, translational, bound]: ModOpAddResiduals), tendon_compliance (bool: elastic tendons in
+Moco's tendon_mode, 'implicit' or 'explicit'; else ModOpIgnoreTendonCompliance), ignore_passive_fiber_force (bool),
 active_force_width_scale (float), function_based_paths (path), reserves (optimal force: ModOpAddReserves),
 tolerance (convergence and constraint tolerance; Moco's default 1e-3), max_iterations.
-Muscles always become DeGrooteFregly2016 with rigid tendons (as Moco's example does).
+Muscles always become DeGrooteFregly2016.
 
 Result: objective, iterations, wall_seconds (the solve call), solver_seconds, status, success, time,
 states and controls (frames x columns) with their labels, multipliers and their labels.
@@ -30,8 +31,11 @@ def _processor(request):
     residuals = np.atleast_1d(request.get("residuals", []))
     if residuals.size:
         processor.append(opensim.ModOpAddResiduals(*(float(r) for r in residuals)))
-    processor.append(opensim.ModOpIgnoreTendonCompliance())
+    if not bool(request.get("tendon_compliance", False)):
+        processor.append(opensim.ModOpIgnoreTendonCompliance())
     processor.append(opensim.ModOpReplaceMusclesWithDeGrooteFregly2016())
+    if bool(request.get("tendon_compliance", False)):
+        processor.append(opensim.ModOpTendonComplianceDynamicsModeDGF(str(request.get("tendon_mode", "implicit"))))
     if bool(request.get("ignore_passive_fiber_force", False)):
         processor.append(opensim.ModOpIgnorePassiveFiberForcesDGF())
     if float(request.get("active_force_width_scale", 1.0)) != 1.0:

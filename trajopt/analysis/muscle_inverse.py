@@ -28,11 +28,12 @@ problem, ``.solve(transcription, solver)`` its solution.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Protocol
 
 import casadi as ca
 import numpy as np
 
+from trajopt.analysis.inverse_tendons import RigidTendons
 from trajopt.analysis.inverse_dynamics import MotionKinematics, read_model_motion, solve_inverse_dynamics
 from trajopt.errors import TrajoptInputError
 from trajopt.ocp import Effort, HermiteSimpson, Ipopt, Problem, Solution
@@ -74,6 +75,8 @@ class GridData:
     kinematics: MotionKinematics
     required_forces: np.ndarray  # (n, nv) inverse dynamics minus applied loads
     moment_arms: np.ndarray  # (n, muscles, nv)
+    musculotendon_lengths: np.ndarray  # (n, muscles)
+    lengthening_speeds: np.ndarray  # (n, muscles)
     force_at_zero_activation: np.ndarray  # (n, muscles)
     force_per_activation: np.ndarray  # (n, muscles)
     constraint_jacobian: np.ndarray  # (n, constraints, nv)
@@ -90,6 +93,7 @@ class MuscleInverseVariables:
     multipliers: ca.SX | None
     muscle_forces: ca.SX  # tendon forces, N
     data: GridData
+    muscle_names: tuple[str, ...]
 
 
 @dataclass
@@ -100,7 +104,8 @@ class MuscleDrivenInverse:
     ``motion``: file or radians ``Table`` with every coordinate; ``window``: (initial, final) time, default the
     motion's; ``applied_forces``: external loads and other non-actuator model forces (``AppliedForces``);
     ``constraints``: the model's kinematic constraints (``KinematicConstraints``), with a multiplier each.
-    ``reserve_weight`` weighs the actuator controls in the effort (Moco's ``reserves_weight``).
+    ``reserve_weight`` weighs the actuator controls in the effort (Moco's ``reserves_weight``); ``tendons``:
+    ``RigidTendons()`` or ``ElasticTendons()``; ``goals``: extra goals added to the effort (e.g. ``EmgTracking``).
     """
 
     model: object
@@ -109,8 +114,9 @@ class MuscleDrivenInverse:
     applied_forces: AppliedForces | None = None
     constraints: KinematicConstraints | None = None
     reserve_weight: float = 1.0
+    tendons: object = field(default_factory=RigidTendons)
     activation_smoothing: float = OPENSIM_ACTIVATION_SMOOTHING
-    extra_goals: list = field(default_factory=list)  # callables (MuscleInverseVariables) -> Goal
+    goals: list = field(default_factory=list)  # extra goals: objects with .goal(MuscleInverseVariables) -> Goal
 
     def __post_init__(self):
         self._table = read_model_motion(self.motion, self.model.coordinate_names, self.model.rotational_coordinates)
@@ -143,7 +149,7 @@ class MuscleDrivenInverse:
         required = solve_inverse_dynamics(model.multibody, kinematics).generalized_forces
         if self.applied_forces is not None:
             required = required - np.asarray(self.applied_forces.generalized_forces(kinematics), dtype=float)
-        _, _, arms = model.musculotendon_kinematics.map(n)(kinematics.q.T, kinematics.u.T)
+        lengths, speeds, arms = model.musculotendon_kinematics.map(n)(kinematics.q.T, kinematics.u.T)
         arms = np.asarray(arms).reshape(len(model.muscles), n, -1).transpose(1, 0, 2)
         at_zero, per_activation = (np.asarray(x).T for x in model.tendon_force_affine.map(n)(kinematics.q.T,
                                                                                               kinematics.u.T))
@@ -151,7 +157,8 @@ class MuscleDrivenInverse:
             jacobian = np.asarray(self.constraints.jacobian(kinematics.q), dtype=float)
         else:
             jacobian = np.zeros((n, 0, model.multibody.nv))
-        return GridData(kinematics.times, kinematics, required, arms, at_zero, per_activation, jacobian)
+        return GridData(kinematics.times, kinematics, required, arms, np.asarray(lengths).T, np.asarray(speeds).T,
+                        at_zero, per_activation, jacobian)
 
     # -- the optimal-control problem ------------------------------------------------------------------------
     def build(self, transcription) -> MuscleInverseVariables:
@@ -173,7 +180,7 @@ class MuscleDrivenInverse:
                         labels=tuple(f"initial activation {m}" for m in muscles))
 
         values = _GridInterpolant(problem.time, data)
-        forces = values.force_at_zero + values.force_per_activation * a
+        forces, tendon_goal = self.tendons.tendon_forces(problem, model, values, a)
         generalized = ca.mtimes(values.moment_arms.T, forces)
         actuators = model.coordinate_actuators
         c = None
@@ -197,9 +204,11 @@ class MuscleDrivenInverse:
         goal = Effort(e)
         if c is not None and self.reserve_weight > 0:
             goal = goal + self.reserve_weight * Effort(c)
-        variables = MuscleInverseVariables(problem, a, e, c, lam, forces, data)
-        for extra in self.extra_goals:
-            goal = goal + extra(variables)
+        if tendon_goal is not None:
+            goal = goal + tendon_goal
+        variables = MuscleInverseVariables(problem, a, e, c, lam, forces, data, muscles)
+        for extra in self.goals:
+            goal = goal + extra.goal(variables)
         problem.minimize(goal)
         return variables
 
@@ -223,6 +232,7 @@ class _GridInterpolant:
         arms_pattern = np.any(np.abs(data.moment_arms) > 0, axis=0)  # (muscles, nv)
         jacobian_pattern = np.any(np.abs(data.constraint_jacobian) > 0, axis=0)
         columns = [data.required_forces, data.force_at_zero_activation, data.force_per_activation,
+                   data.musculotendon_lengths, data.lengthening_speeds,
                    data.moment_arms[:, arms_pattern], data.constraint_jacobian[:, jacobian_pattern]]
         sizes = [c.reshape(n, -1).shape[1] for c in columns]
         table = np.hstack([c.reshape(n, -1) for c in columns])
@@ -233,8 +243,10 @@ class _GridInterpolant:
         self.required = parts[0]
         self.force_at_zero = parts[1]
         self.force_per_activation = parts[2]
-        self.moment_arms = _scatter(parts[3], arms_pattern)
-        self.constraint_jacobian = _scatter(parts[4], jacobian_pattern)
+        self.musculotendon_lengths = parts[3]
+        self.lengthening_speeds = parts[4]
+        self.moment_arms = _scatter(parts[5], arms_pattern)
+        self.constraint_jacobian = _scatter(parts[6], jacobian_pattern)
 
 
 def _scatter(values: ca.SX, pattern: np.ndarray) -> ca.SX:
@@ -244,5 +256,3 @@ def _scatter(values: ca.SX, pattern: np.ndarray) -> ca.SX:
         matrix[int(i), int(j)] = values[k]
     return matrix
 
-
-ExtraGoal = Callable[[MuscleInverseVariables], object]

@@ -1,0 +1,55 @@
+"""Extra goals for ``MuscleDrivenInverse`` beyond Moco's effort: electromyography tracking.
+
+A goal here is a small object with ``goal(variables) -> ocp.Goal``, given the built problem's symbols
+(``MuscleInverseVariables``), so it can refer to excitations, activations or muscle forces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from trajopt.errors import TrajoptInputError
+from trajopt.ocp import Tracking
+
+
+@dataclass(frozen=True)
+class EmgTracking:
+    """Moco's ``MocoControlTrackingGoal`` on muscle excitations: weight · ∫ Σ (e_m − s_c EMG_c(t))² dt.
+
+    ``emg``: a ``trajopt.io.Table`` of normalized EMG; ``columns``: muscle name -> EMG column tracked by its
+    excitation; ``scales``: EMG column -> factor (e.g. peak levels from Perry and Burnfield 2010, as Moco's
+    example: soleus 0.77, gastrocnemius 0.87, tibialis_anterior 0.37); ``weight``: Moco's example uses 50.
+    The EMG is interpolated linearly in time.
+    """
+
+    emg: object
+    columns: dict
+    scales: dict = field(default_factory=dict)
+    weight: float = 50.0
+
+    def __post_init__(self):
+        where = getattr(self.emg, "source", "") or "EMG table"
+        missing = sorted({c for c in self.columns.values() if c not in self.emg.labels})
+        if missing:
+            raise TrajoptInputError(f"{where}: no EMG column {missing} (columns: {list(self.emg.labels)})")
+        unknown = sorted(set(self.scales) - set(self.columns.values()))
+        if unknown:
+            raise TrajoptInputError(f"{where}: EMG scale given for column(s) {unknown} that no muscle tracks")
+        if not (np.isfinite(self.weight) and self.weight > 0):
+            raise TrajoptInputError(f"EmgTracking weight must be a finite number > 0, got {self.weight!r}")
+
+    def reference(self, muscle: str) -> np.ndarray:
+        """The scaled EMG the muscle's excitation tracks, at the table's times."""
+        column = self.columns[muscle]
+        return self.emg.column(column) * float(self.scales.get(column, 1.0))
+
+    def goal(self, variables):
+        names = list(variables.muscle_names)
+        unknown = sorted(set(self.columns) - set(names))
+        if unknown:
+            raise TrajoptInputError(f"EmgTracking: muscle(s) {unknown} are not in the model")
+        rows = [names.index(m) for m in self.columns]
+        reference = np.column_stack([self.reference(m) for m in self.columns])
+        return Tracking(variables.excitations[rows], self.emg.time, reference, weights=self.weight)

@@ -1,0 +1,120 @@
+"""Report of a muscle-driven inverse solution: files, figures against a reference solution and EMG, summary.md.
+
+``write_report(folder, solution, ...)`` writes the solution's tables (``trajopt.analysis`` writes them), a
+per-muscle comparison with a reference solution (e.g. Moco's ``MocoInverse_solution.sto``: max and RMS
+activation difference), figures of activations against that reference and against EMG, the forward
+dynamics check, and a ``summary.md`` whose first lines say whether the solve succeeded and what to watch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from trajopt.analysis.figures import _pyplot
+
+
+@dataclass(frozen=True)
+class ActivationComparison:
+    """Per muscle: max and RMS |trajopt − reference| activation over the common grid."""
+
+    muscles: tuple[str, ...]
+    max_difference: np.ndarray
+    rms_difference: np.ndarray
+
+    def rows(self) -> list[tuple[str, float, float]]:
+        return [(m, float(a), float(b)) for m, a, b in zip(self.muscles, self.max_difference, self.rms_difference)]
+
+
+def compare_activations(solution, reference) -> ActivationComparison:
+    """``reference``: a ``Table`` with ``/forceset/<muscle>/activation`` columns (Moco's labels), interpolated
+    linearly to the solution's times."""
+    muscles = tuple(m for m in solution.muscle_names if f"/forceset/{m}/activation" in reference.labels)
+    ours = solution.activations
+    maxima, rms = [], []
+    for muscle in muscles:
+        theirs = np.interp(solution.times, reference.time, reference.column(f"/forceset/{muscle}/activation"))
+        difference = ours[:, solution.muscle_names.index(muscle)] - theirs
+        maxima.append(np.max(np.abs(difference)))
+        rms.append(np.sqrt(np.mean(difference ** 2)))
+    return ActivationComparison(muscles, np.array(maxima), np.array(rms))
+
+
+def plot_activations(path, solution, reference=None, reference_name: str = "Moco", emg=None,
+                     title: str = "Muscle activations") -> Path:
+    """One small axes per muscle: trajopt solid, reference dashed, tracked EMG (``EmgTracking``) dotted."""
+    plt = _pyplot()
+    names = solution.muscle_names
+    columns = 8 if len(names) > 16 else 4
+    rows = int(np.ceil(len(names) / columns))
+    figure, axes = plt.subplots(rows, columns, figsize=(2.2 * columns, 1.5 * rows + 0.6), sharex=True, sharey=True,
+                                squeeze=False)
+    for k, name in enumerate(names):
+        ax = axes[k // columns][k % columns]
+        ax.plot(solution.times, solution.activations[:, k], color="tab:blue", linewidth=1.2)
+        label = f"/forceset/{name}/activation"
+        if reference is not None and label in reference.labels:
+            ax.plot(reference.time, reference.column(label), color="tab:orange", linestyle="--", linewidth=1.0)
+        if emg is not None and name in emg.columns:
+            ax.plot(emg.emg.time, emg.reference(name), color="k", linestyle=":", linewidth=1.0)
+        ax.set_title(name, fontsize=7)
+        ax.tick_params(labelsize=6)
+        ax.set_ylim(0, 1)
+    for k in range(len(names), rows * columns):
+        axes[k // columns][k % columns].axis("off")
+    handles = [plt.Line2D([], [], color="tab:blue", label="trajopt")]
+    if reference is not None:
+        handles.append(plt.Line2D([], [], color="tab:orange", linestyle="--", label=reference_name))
+    if emg is not None:
+        handles.append(plt.Line2D([], [], color="k", linestyle=":", label="EMG (scaled)"))
+    figure.legend(handles=handles, loc="upper right", fontsize=8)
+    figure.suptitle(f"{title} (activation, 0-1; time in s)", fontsize=10)
+    figure.tight_layout(rect=(0, 0, 1, 0.97))
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path
+
+
+def summary_lines(solution, title: str, settings: list[tuple[str, str, str]] | None = None,
+                  comparison: ActivationComparison | None = None, reference_objective: float | None = None,
+                  timings: dict | None = None) -> list[str]:
+    """Markdown lines: status and caveats first, then objective, timing, settings and comparison tables."""
+    check = solution.dynamics_check()
+    lines = [f"# {title}", ""]
+    if solution.success:
+        lines.append(f"Solve succeeded ({solution.status}) in {solution.iterations} IPOPT iterations.")
+    else:
+        lines.append(f"**Solve FAILED: {solution.status}** after {solution.iterations} iterations; worst "
+                     f"constraint: {solution.solution.worst_constraint}. The files hold the last iterate.")
+    forces = solution.actuator_forces
+    if forces.size:
+        worst = np.max(np.abs(forces), axis=0)
+        names = solution.actuator_names
+        top = np.argsort(worst)[::-1][:3]
+        lines.append("Largest actuator (reserve/residual) forces: "
+                     + ", ".join(f"{names[k]} {worst[k]:.3g} N·m or N" for k in top) + ".")
+    lines += ["", f"Objective: {solution.objective:.6g}"
+              + (f" (reference {reference_objective:.6g}, difference "
+                 f"{100 * (solution.objective / reference_objective - 1):+.3f} %)" if reference_objective else ""),
+              "", "Objective terms: " + ", ".join(f"{k} {v:.6g}" for k, v in solution.effort_terms().items()), "",
+              f"Forward check at the {solution.times.size} grid points: generalized-force balance error "
+              f"{check.max_generalized_force_error:.2e} (N·m or N), forward-dynamics acceleration error "
+              f"{check.max_acceleration_error:.2e} (rad/s² or m/s²).", ""]
+    if timings:
+        lines += ["| stage | seconds |", "|---|---|"] + [f"| {k} | {v:.3f} |" for k, v in timings.items()] + [""]
+    if settings:
+        lines += ["## Problem settings", "", "| setting | trajopt | reference |", "|---|---|---|"]
+        lines += [f"| {a} | {b} | {c} |" for a, b, c in settings] + [""]
+    if comparison is not None and comparison.muscles:
+        order = np.argsort(comparison.max_difference)[::-1]
+        lines += ["## Activations vs the reference solution", "",
+                  f"Over {len(comparison.muscles)} muscles: largest max difference "
+                  f"{comparison.max_difference.max():.4f}, median RMS {np.median(comparison.rms_difference):.4f}.",
+                  "", "| muscle | max abs difference | RMS difference |", "|---|---|---|"]
+        lines += [f"| {comparison.muscles[k]} | {comparison.max_difference[k]:.4f} | "
+                  f"{comparison.rms_difference[k]:.4f} |" for k in order] + [""]
+    return lines
