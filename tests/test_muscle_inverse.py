@@ -75,3 +75,25 @@ def test_matches_moco_inverse(arm26_inverse, opensim_task):
     for k, muscle in enumerate(inverse.model.muscle_names):
         moco_activation = moco["states"][:, labels.index(f"/forceset/{muscle}/activation")]
         assert np.max(np.abs(solution.activations[:, k] - moco_activation)) < 1e-3  # measured <= 4.5e-4
+
+
+def test_stiff_elastic_tendons_reach_the_rigid_solution(arm26_inverse):
+    """Elastic tendons 100x stiffer than OpenSim's default approach the rigid-tendon optimum."""
+    import dataclasses
+
+    from trajopt.analysis.inverse_tendons import ElasticTendons
+    from trajopt.muscles import RigidTendonMuscle
+
+    rigid_inverse, rigid = arm26_inverse
+    model = rigid_inverse.model
+    stiff = MusculoskeletalModel(model.osim, model.paths)
+    stiff.coordinate_actuators = model.coordinate_actuators
+    stiff.muscles = tuple(RigidTendonMuscle(dataclasses.replace(m.parameters, tendon_strain_at_one_norm_force=0.00049),
+                                            m.constants) for m in model.muscles)
+    inverse = MuscleDrivenInverse(stiff, MOTION, window=(0.0, 1.0), tendons=ElasticTendons(derivative_weight=0.0))
+    solution = inverse.solve(HermiteSimpson(mesh_intervals(1.0, 0.02)), Ipopt(tol=1e-8))
+    assert solution.success
+    assert solution.dynamics_check().max_generalized_force_error < 1e-8
+    # Measured: objective 0.4781950 vs rigid 0.4782595 (1.3e-4 relative), activations within 1.8e-3.
+    assert solution.objective == pytest.approx(rigid.objective, rel=3e-4)
+    assert np.max(np.abs(solution.activations - rigid.activations)) < 3e-3
