@@ -133,6 +133,14 @@ class MuscleInverseSolution:
                                   for q, f in zip(data.kinematics.q, error)])
         return DynamicsCheck(self.times, tuple(model.speed_names), error, accelerations)
 
+    def joint_reactions(self, expressed_in: str = "ground"):
+        """Joint reaction loads at the grid points with the muscle forces applied along their .osim paths
+        (``trajopt.analysis.joint_reactions``; it states which muscles' wrap objects it ignores)."""
+        from trajopt.analysis.joint_reactions import muscle_joint_reactions
+
+        return muscle_joint_reactions(self.inverse.model, self.variables.data.kinematics, self.muscle_forces,
+                                      expressed_in)
+
     # -- tables and files ---------------------------------------------------------------------------------
     def table(self) -> Table:
         """Moco-style solution table: activations, excitations, actuator controls, multipliers."""
@@ -163,4 +171,5 @@ class MuscleInverseSolution:
         for name, table in self.named_tables().items():
             written.append(write_sto(folder / f"{name}.sto", table))
             written.append(write_csv(folder / f"{name}.csv", table))
+        written += self.joint_reactions().write(folder, "joint_reactions")
         return written
