@@ -7,7 +7,7 @@ import pytest
 
 from trajopt.errors import MotionFileError
 from trajopt.io import Table, coordinate_name, read_motion, read_table, write_csv, write_sto
-from conftest import DATA
+from conftest import DATA, ROOT
 
 IK_MOTION = DATA / "arm26" / "arm26_InverseKinematics.mot"
 ELBOW_MOTION = DATA / "arm26" / "elbow_flex_0_90_minjerk.mot"
@@ -156,3 +156,9 @@ def test_unknown_column_requested(tmp_path):
 def test_missing_file(tmp_path):
     with pytest.raises(MotionFileError, match="missing.mot: cannot read file"):
         read_table(tmp_path / "missing.mot")
+
+
+def test_version3_header_column_count_is_informational():
+    """Moco's example3DWalking coordinates.sto says nColumns=40 for 32 labels; OpenSim 4.6 reads it (31 + time)."""
+    table = read_table(ROOT / "problems" / "walk3d" / "coordinates.sto")
+    assert len(table.labels) == 31 and table.num_frames == 1350
