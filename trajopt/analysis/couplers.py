@@ -1,0 +1,51 @@
+"""CoordinateCouplerConstraints as holonomic constraints of a prescribed motion: φ(q) = q_d − s f(q_i) = 0.
+
+``CouplerConstraints(multibody, couplings)`` gives the constraint Jacobian along the speeds, G (rows: one
+per coupler; +1 at the dependent coordinate, −s f'(q_i) at the independent one) for ``MuscleDrivenInverse``
+(its multipliers λ add Gᵀλ to the generalized-force balance), and ``assemble(table)`` sets each dependent
+column of a motion from its independent one, as OpenSim assembles a states trajectory before prescribing it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from trajopt.io import Table
+
+
+@dataclass(frozen=True)
+class CouplerConstraints:
+    multibody: object
+    couplings: tuple
+
+    @property
+    def count(self) -> int:
+        return len(self.couplings)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(f"{c.dependent}_coupler" for c in self.couplings)
+
+    def jacobian(self, q: np.ndarray) -> np.ndarray:
+        """(frames, couplers, nv)."""
+        q = np.atleast_2d(np.asarray(q, dtype=float))
+        mb = self.multibody
+        result = np.zeros((q.shape[0], self.count, mb.nv))
+        for k, c in enumerate(self.couplings):
+            independent = q[:, mb.coordinate_index(c.independent)]
+            slope = np.array([float(c.function.derivative(x)) for x in independent])
+            result[:, k, mb.speed_index(c.dependent)] = 1.0
+            result[:, k, mb.speed_index(c.independent)] -= c.scale * slope
+        return result
+
+    def assemble(self, table: Table) -> Table:
+        """``table`` with every dependent coordinate's column computed from its independent one."""
+        data = table.data.copy()
+        labels = list(table.labels)
+        for c in self.couplings:
+            if c.independent in labels and c.dependent in labels:
+                values = table.column(c.independent)
+                data[:, labels.index(c.dependent)] = [float(c.value(x)) for x in values]
+        return Table(table.time, table.labels, data, table.in_degrees, table.name, table.metadata, table.source)

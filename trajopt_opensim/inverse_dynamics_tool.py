@@ -1,0 +1,56 @@
+"""OpenSim's InverseDynamicsTool on a model, a coordinates file and optional ExternalLoads, unfiltered.
+
+Request: model, coordinates (file; state-path labels are reduced to coordinate names), external_loads (xml, optional), initial_time, final_time,
+cutoff (Hz, optional; -1 or absent: no filter). Result: time, labels, generalized_forces (frames x labels)
+as the tool writes them (``<coordinate>_moment`` / ``_force``), wall_seconds.
+"""
+
+import os
+import tempfile
+import time
+
+import numpy as np
+import opensim
+
+
+def _plain_names(path, folder):
+    """A copy of a coordinates file whose state-path labels (/jointset/<joint>/<coordinate>/value) become
+    coordinate names: the tool's Storage matches columns by coordinate name only."""
+    table = opensim.TimeSeriesTable(os.path.abspath(path))
+    labels = list(table.getColumnLabels())
+    if not any(label.startswith("/") for label in labels):
+        return os.path.abspath(path)
+    for label in labels:
+        if label.endswith("/speed"):
+            table.removeColumn(label)
+    names = opensim.StdVectorString()
+    for label in table.getColumnLabels():
+        names.append(label.split("/")[-2] if label.endswith("/value") else label)
+    table.setColumnLabels(names)
+    copy = os.path.join(folder, "coordinates.sto")
+    opensim.STOFileAdapter.write(table, copy)
+    return copy
+
+
+def run(request):
+    folder = tempfile.mkdtemp(prefix="trajopt_id_")
+    model = opensim.Model(str(request["model"]))
+    tool = opensim.InverseDynamicsTool()
+    tool.setModel(model)
+    tool.setCoordinatesFileName(_plain_names(str(request["coordinates"]), folder))
+    if request.get("external_loads"):
+        tool.setExternalLoadsFileName(os.path.abspath(str(request["external_loads"])))
+    tool.setLowpassCutoffFrequency(float(request.get("cutoff", -1.0)))
+    tool.setStartTime(float(request["initial_time"]))
+    tool.setEndTime(float(request["final_time"]))
+    tool.setResultsDir(folder)
+    tool.setOutputGenForceFileName("id.sto")
+    excluded = opensim.ArrayStr()
+    excluded.append("Muscles")
+    tool.setExcludedForces(excluded)
+    started = time.perf_counter()
+    tool.run()
+    wall = time.perf_counter() - started
+    table = opensim.TimeSeriesTable(os.path.join(folder, "id.sto"))
+    return {"time": np.asarray(table.getIndependentColumn()), "labels": np.array(list(table.getColumnLabels()), dtype=str),
+            "generalized_forces": table.getMatrix().to_numpy(), "wall_seconds": wall}
