@@ -2,7 +2,6 @@
 
 import warnings
 
-import casadi as ca
 import numpy as np
 import pytest
 
@@ -11,24 +10,10 @@ from trajopt.analysis.muscle_inverse import MuscleDrivenInverse, mesh_intervals
 from trajopt.musculoskeletal import CoordinateActuatorSpec, MusculoskeletalModel
 from trajopt.ocp import HermiteSimpson, Ipopt
 from trajopt.osim import load_osim
-from trajopt.paths.geometric import geometric_paths
+from trajopt.paths.geometric import GeometricPaths
 
 MODEL = DATA / "osim" / "arm26_nowrap.osim"  # arm26 without path wrapping: straight-line paths equal OpenSim's
 MOTION = DATA / "arm26" / "elbow_flex_0_90_minjerk.mot"
-
-
-class _StraightLinePaths:
-    """The .osim's own (unwrapped) paths as lengths and -dl/dq."""
-
-    def __init__(self, osim):
-        self.paths = geometric_paths(osim)
-        self.muscles = tuple(p.name for p in self.paths)
-        self.multibody = osim.multibody
-
-    def lengths_and_moment_arms_function(self, coordinates):
-        q = ca.SX.sym("q", self.multibody.nq)
-        lengths = ca.vertcat(*[p.function(q, ca.SX.zeros(self.multibody.nv))[0] for p in self.paths])
-        return ca.Function("paths", [q], [lengths, -ca.jacobian(lengths, q)])
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +21,7 @@ def arm26_inverse():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         osim = load_osim(MODEL)
-    model = MusculoskeletalModel(osim, _StraightLinePaths(osim))
+    model = MusculoskeletalModel(osim, GeometricPaths(osim))
     # ModOpAddReserves(1.0): an unbounded reserve of optimal force 1 on every coordinate.
     model.coordinate_actuators = tuple(
         CoordinateActuatorSpec(f"reserve_{c}", c, 1.0, -np.inf, np.inf)

@@ -37,6 +37,8 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "fit-paths": ("trajopt.paths.cli", "fit polynomial muscle-path surrogates to an OpenSim model"),
+    "muscle-inverse": ("trajopt.tools.muscle_inverse",
+                       "muscle-driven inverse simulation of a measured motion (Moco's MocoInverse)"),
 }
 
 

@@ -117,6 +117,9 @@ class AppliedExternalLoads:
     def generalized_forces(self, kinematics) -> np.ndarray:
         return self.loads.generalized_forces(self.multibody, kinematics)
 
+    def wrenches(self, kinematics) -> np.ndarray:
+        return self.loads.wrenches(self.multibody, kinematics.times, kinematics.q)
+
 
 def _to_ground(values, frame, names, rotations, origins=None):
     """Vectors (frames x 3) given in ``frame`` axes into ground axes (points also shifted by the origin)."""

@@ -90,10 +90,13 @@ def _per_frame_function(multibody, expressed_in: str) -> ca.Function:
     q = ca.SX.sym("q", multibody.nq)
     u = ca.SX.sym("u", multibody.nv)
     udot = ca.SX.sym("udot", multibody.nv)
-    tau = inverse_dynamics(multibody, q, u, udot)
-    forces, moments = joint_reaction_loads(multibody, q, u, udot, expressed_in=expressed_in)
-    return ca.Function("motion_inverse_dynamics", [q, u, udot], [tau, ca.vec(forces), ca.vec(moments)],
-                       ["q", "u", "udot"], ["generalized_forces", "reaction_forces", "reaction_moments"])
+    external = ca.SX.sym("external_wrenches", 6 * len(multibody.bodies))
+    wrenches = ca.reshape(external, 6, len(multibody.bodies))
+    tau = inverse_dynamics(multibody, q, u, udot, wrenches)
+    forces, moments = joint_reaction_loads(multibody, q, u, udot, wrenches, expressed_in=expressed_in)
+    return ca.Function("motion_inverse_dynamics", [q, u, udot, external], [tau, ca.vec(forces), ca.vec(moments)],
+                       ["q", "u", "udot", "external_wrenches"],
+                       ["generalized_forces", "reaction_forces", "reaction_moments"])
 
 
 @dataclass(frozen=True)
@@ -140,8 +143,9 @@ class InverseDynamicsResult:
 
 
 def solve_inverse_dynamics(multibody, kinematics: MotionKinematics, rotational=(),
-                           expressed_in: str = "ground") -> InverseDynamicsResult:
-    """Generalized forces and joint reactions at every frame of ``kinematics`` (one mapped call)."""
+                           expressed_in: str = "ground", external_loads=None) -> InverseDynamicsResult:
+    """Generalized forces and joint reactions at every frame of ``kinematics`` (one mapped call), with
+    ``external_loads`` (``trajopt.analysis.external_loads.ExternalLoads``) applied when given."""
     if multibody.nq != multibody.nv:
         raise TrajoptInputError(
             f"model '{multibody.name}' has quaternion joints (nq={multibody.nq}, nv={multibody.nv}): "
@@ -150,8 +154,12 @@ def solve_inverse_dynamics(multibody, kinematics: MotionKinematics, rotational=(
         raise TrajoptInputError(f"kinematics columns {list(kinematics.coordinate_names)} are not the model's "
                                 f"coordinates {list(multibody.coordinate_names)}")
     n = kinematics.times.size
+    nb = len(multibody.bodies)
+    external = np.zeros((6 * nb, n)) if external_loads is None else external_loads.wrenches(
+        multibody, kinematics.times, kinematics.q).transpose(1, 2, 0).reshape(6 * nb, n, order="F")
     function = _per_frame_function(multibody, expressed_in).map(n)
-    tau, forces, moments = (np.asarray(x) for x in function(kinematics.q.T, kinematics.u.T, kinematics.udot.T))
+    tau, forces, moments = (np.asarray(x) for x in function(kinematics.q.T, kinematics.u.T, kinematics.udot.T,
+                                                              external))
     joints = multibody.joints
     rotational = set(rotational)
     labels = tuple(f"{name}_{'moment' if name in rotational else 'force'}" for name in multibody.speed_names)
@@ -176,8 +184,10 @@ def motion_inverse_dynamics(
     expressed_in: str = "ground",
     start_time: float | None = None,
     final_time: float | None = None,
+    external_loads=None,
 ) -> InverseDynamicsResult:
-    """Inverse dynamics of a motion file (or radians ``Table``) for an ``OsimModel``.
+    """Inverse dynamics of a motion file (or radians ``Table``) for an ``OsimModel``, with ``external_loads``
+    (``ExternalLoads``, e.g. from ``trajopt.io.read_external_loads``) applied when given.
 
     Frames: those between ``start_time`` and ``final_time`` (default: the motion's range).
     """
@@ -185,4 +195,4 @@ def motion_inverse_dynamics(
     multibody = osim.multibody
     table = read_model_motion(motion, multibody.coordinate_names, rotational)
     kinematics = motion_kinematics(table, cutoff_frequency, speed_spline_accelerations, start_time, final_time)
-    return solve_inverse_dynamics(multibody, kinematics, rotational, expressed_in)
+    return solve_inverse_dynamics(multibody, kinematics, rotational, expressed_in, external_loads)

@@ -62,7 +62,8 @@ def _reaction_function(model, expressed_in: str) -> tuple[ca.Function, tuple[str
     u = ca.SX.sym("u", multibody.nv)
     udot = ca.SX.sym("udot", multibody.nv)
     tensions = ca.SX.sym("muscle_forces", len(model.muscles))
-    wrenches = ca.SX.zeros(6, len(multibody.bodies))
+    external = ca.SX.sym("external_wrenches", 6 * len(multibody.bodies))
+    wrenches = ca.reshape(external, 6, len(multibody.bodies))
     mobility = ca.SX.zeros(multibody.nv)
     wrapped = []
     for k, name in enumerate(model.muscle_names):
@@ -76,21 +77,25 @@ def _reaction_function(model, expressed_in: str) -> tuple[ca.Function, tuple[str
         mobility = mobility + tensions[k] * unit_generalized
     forces, moments = joint_reaction_loads(multibody, q, u, udot, wrenches, expressed_in=expressed_in)
     left = inverse_dynamics(multibody, q, u, udot, wrenches) - mobility
-    function = ca.Function("joint_reactions_with_muscles", [q, u, udot, tensions],
+    function = ca.Function("joint_reactions_with_muscles", [q, u, udot, tensions, external],
                            [ca.vec(forces), ca.vec(moments), left],
-                           ["q", "u", "udot", "muscle_forces"],
+                           ["q", "u", "udot", "muscle_forces", "external_wrenches"],
                            ["reaction_forces", "reaction_moments", "joint_generalized_forces"])
     return function, tuple(wrapped)
 
 
 def muscle_joint_reactions(model, kinematics: MotionKinematics, muscle_forces: np.ndarray,
-                           expressed_in: str = "ground") -> MuscleJointReactions:
+                           expressed_in: str = "ground", external_wrenches=None) -> MuscleJointReactions:
     """Reactions of ``model`` (a ``MusculoskeletalModel``) along ``kinematics`` with ``muscle_forces``
-    (frames x muscles, tensions in N) applied along the muscles' straight-line paths."""
+    (frames x muscles, tensions in N) applied along the muscles' straight-line paths, and optional
+    ``external_wrenches`` (frames x 6 x bodies, ground axes, as ``ExternalLoads.wrenches``)."""
     function, wrapped = _reaction_function(model, expressed_in)
     n = kinematics.times.size
+    nb = len(model.multibody.bodies)
+    external = np.zeros((6 * nb, n)) if external_wrenches is None else \
+        np.asarray(external_wrenches, float).transpose(1, 2, 0).reshape(6 * nb, n, order="F")
     forces, moments, left = (np.asarray(x) for x in function.map(n)(
-        kinematics.q.T, kinematics.u.T, kinematics.udot.T, np.asarray(muscle_forces, float).T))
+        kinematics.q.T, kinematics.u.T, kinematics.udot.T, np.asarray(muscle_forces, float).T, external))
     joints = model.multibody.joints
     return MuscleJointReactions(
         times=kinematics.times,

@@ -49,6 +49,9 @@ class AppliedForces(Protocol):
     def generalized_forces(self, kinematics: MotionKinematics) -> np.ndarray:
         """(frames, nv) generalized forces the loads apply at each frame of ``kinematics``."""
 
+    def wrenches(self, kinematics: MotionKinematics) -> np.ndarray:
+        """(frames, 6, bodies) the same loads as body wrenches (ground axes), for joint reactions."""
+
 
 class KinematicConstraints(Protocol):
     """Holonomic constraints of the model: G(q) (constraints x nv), the Jacobian of φ(q) = 0 along u."""

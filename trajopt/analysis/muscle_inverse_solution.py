@@ -134,12 +134,16 @@ class MuscleInverseSolution:
         return DynamicsCheck(self.times, tuple(model.speed_names), error, accelerations)
 
     def joint_reactions(self, expressed_in: str = "ground"):
-        """Joint reaction loads at the grid points with the muscle forces applied along their .osim paths
-        (``trajopt.analysis.joint_reactions``; it states which muscles' wrap objects it ignores)."""
+        """Joint reaction loads at the grid points with the muscle forces applied along their .osim paths and the
+        applied loads' wrenches (``trajopt.analysis.joint_reactions``; it states which muscles' wrap objects it
+        ignores). With function-based or polynomial paths the solve used other moment arms than these straight
+        lines: the difference is carried as ``joint_generalized_forces``."""
         from trajopt.analysis.joint_reactions import muscle_joint_reactions
 
-        return muscle_joint_reactions(self.inverse.model, self.variables.data.kinematics, self.muscle_forces,
-                                      expressed_in)
+        kinematics = self.variables.data.kinematics
+        applied = self.inverse.applied_forces
+        return muscle_joint_reactions(self.inverse.model, kinematics, self.muscle_forces, expressed_in,
+                                      None if applied is None else applied.wrenches(kinematics))
 
     # -- tables and files ---------------------------------------------------------------------------------
     def table(self) -> Table:

@@ -291,3 +291,35 @@ def geometric_path(osim_model, muscle: str) -> GeometricPath:
 def geometric_paths(osim_model) -> tuple[GeometricPath, ...]:
     """Geometric paths of every muscle of the model, in file order (warns once per wrapped muscle)."""
     return tuple(geometric_path(osim_model, m.name) for m in osim_model.muscles)
+
+
+class GeometricPaths:
+    """The .osim's own geometric paths of every muscle as ``MusclePaths``: lengths and moment arms −∂l/∂q.
+
+    Straight segments between the path points (conditional and moving points included); wrap objects are
+    ignored, with a ``GeometricPathWarning`` per wrapped muscle and their names in ``wrapped_muscles``.
+    """
+
+    def __init__(self, osim_model):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", GeometricPathWarning)
+            self.paths = geometric_paths(osim_model)
+        self.wrapped_muscles = tuple(m.name for m in osim_model.muscles if m.path.wraps)
+        for warning in caught:
+            warnings.warn(warning.message, warning.category, stacklevel=2)
+        self.multibody = osim_model.multibody
+
+    @property
+    def muscles(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.paths)
+
+    def lengths_and_moment_arms_function(self, coordinates) -> ca.Function:
+        """q (the model's coordinates) -> (lengths, −∂l/∂q)."""
+        if tuple(coordinates) != tuple(self.multibody.coordinate_names):
+            raise TrajoptInputError(f"geometric paths take the model's coordinates {self.multibody.coordinate_names}, "
+                                    f"got {tuple(coordinates)}")
+        q = ca.SX.sym("q", self.multibody.nq)
+        zero = ca.SX.zeros(self.multibody.nv)
+        lengths = ca.vertcat(*[p.function(q, zero)[0] for p in self.paths])
+        return ca.Function("geometric_paths", [q], [lengths, -ca.jacobian(lengths, q)], ["q"],
+                           ["lengths", "moment_arms"])

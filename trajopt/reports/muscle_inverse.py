@@ -118,3 +118,28 @@ def summary_lines(solution, title: str, settings: list[tuple[str, str, str]] | N
         lines += [f"| {comparison.muscles[k]} | {comparison.max_difference[k]:.4f} | "
                   f"{comparison.rms_difference[k]:.4f} |" for k in order] + [""]
     return lines
+
+
+def write_report(folder, solution, title: str, reference=None, reference_name: str = "Moco",
+                 reference_objective: float | None = None, settings=None, timings=None, caveats=(),
+                 emg=None) -> Path:
+    """Solution files, figures and ``summary.md`` in ``folder`` (created); returns the folder."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        from trajopt.errors import TrajoptInputError
+
+        raise TrajoptInputError(f"--out {folder}: cannot create the folder ({error.strerror})") from None
+    solution.write(folder)
+    figures = folder / "figures"
+    plot_activations(figures / "activations.png", solution, reference, reference_name, emg)
+    comparison = compare_activations(solution, reference) if reference is not None else None
+    lines = summary_lines(solution, title, settings, comparison, reference_objective, timings)
+    if caveats:
+        lines[2:2] = ["**Caveats**", ""] + [f"- {c}" for c in caveats] + [""]
+    lines += ["## Files", "", "`solution.sto` (Moco's labels), `activations.sto`, `excitations.sto`, `actuators.sto` "
+              "(actuator forces), `forces.sto` (tendon and actuator forces), `joint_reactions.sto` (each also .csv); "
+              "`figures/activations.png`.", ""]
+    (folder / "summary.md").write_text("\n".join(lines))
+    return folder

@@ -1,0 +1,150 @@
+"""``trajopt muscle-inverse``: Moco's MocoInverse on any .osim and coordinates file, from the command line.
+
+    trajopt muscle-inverse MODEL.osim COORDINATES.sto [--external-loads LOADS.xml] [--paths FILE]
+        [--emg FILE] [--mesh-interval S] --out DIR
+
+The model is processed as Moco's examples do (muscles as DeGrooteFregly2016 with rigid tendons unless
+``--elastic-tendons``; ``--weld``, ``--residuals``, ``--reserves``, ``--ignore-passive-fiber-force``,
+``--active-force-width-scale`` as the ModOps of the same names). Paths: ``--paths`` a trajopt polynomial paths
+``.json`` or an OpenSim FunctionBasedPathSet ``.xml``; without it, the model's geometric paths (wrap objects
+ignored, named in the summary). Writes to DIR: the solution (``solution.sto``, ``activations.sto``,
+``excitations.sto``, ``actuators.sto``, ``forces.sto``, ``joint_reactions.sto``, each also as .csv), figures,
+and ``summary.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+from trajopt.analysis.couplers import CouplerConstraints
+from trajopt.analysis.external_loads import AppliedExternalLoads
+from trajopt.analysis.inverse_goals import EmgTracking
+from trajopt.analysis.inverse_tendons import ElasticTendons, RigidTendons
+from trajopt.analysis.muscle_inverse import MuscleDrivenInverse, mesh_intervals
+from trajopt.errors import TrajoptInputError
+from trajopt.io import read_external_loads, read_motion, read_table
+from trajopt.musculoskeletal import MusculoskeletalModel
+from trajopt.ocp import HermiteSimpson, Ipopt
+from trajopt.osim.operators import AddReserves, AddResiduals, DeGrooteMuscles, WeldJoints, load_processed
+
+
+def read_paths(path, osim):
+    """Muscle paths from a file (.json: trajopt polynomial paths; .xml: FunctionBasedPathSet), or geometric."""
+    from trajopt.paths.geometric import GeometricPaths
+
+    if path is None:
+        return GeometricPaths(osim)
+    path = Path(path)
+    if path.suffix.lower() == ".json":
+        from trajopt.paths.polynomial import PolynomialPaths
+
+        return PolynomialPaths.load(path)
+    if path.suffix.lower() == ".xml":
+        from trajopt.osim.function_based_paths import read_function_based_path_set
+
+        return read_function_based_path_set(path)
+    raise TrajoptInputError(f"{path}: paths file must be .json (trajopt polynomial paths) or .xml "
+                            f"(OpenSim FunctionBasedPathSet), got '{path.suffix}'")
+
+
+def load_inverse(model_file, coordinates_file, operators=(), external_loads=None, paths=None, window=None,
+                 tendons=RigidTendons(), goals=()) -> MuscleDrivenInverse:
+    """A ``MuscleDrivenInverse`` from files: the model after ``operators``, its couplers as constraints (dependent
+    coordinates assembled from the motion), external loads applied, paths from ``read_paths``."""
+    osim, couplings = load_processed(model_file, operators)
+    model = MusculoskeletalModel(osim, read_paths(paths, osim))
+    constraints = CouplerConstraints(osim.multibody, couplings)
+    motion = read_motion(coordinates_file, rotational=model.rotational_coordinates)
+    motion = constraints.assemble(motion)
+    applied = None
+    if external_loads is not None:
+        applied = AppliedExternalLoads(read_external_loads(external_loads), osim.multibody)
+    return MuscleDrivenInverse(model, motion, window=window, applied_forces=applied,
+                               constraints=constraints if couplings else None, tendons=tendons, goals=list(goals))
+
+
+def emg_goal(path, muscles, weight: float) -> EmgTracking:
+    """Track every EMG column named after a model muscle with that muscle's excitation."""
+    emg = read_table(path)
+    columns = {m: m for m in muscles if m in emg.labels}
+    if not columns:
+        raise TrajoptInputError(f"{path}: no EMG column is named after a muscle of the model (columns: "
+                                f"{list(emg.labels)})")
+    return EmgTracking(emg, columns, weight=weight)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="trajopt muscle-inverse",
+        description="Muscle-driven inverse simulation of a measured motion (Moco's MocoInverse): the motion is "
+                    "prescribed; muscles with activation dynamics and actuators reproduce it with minimum effort.")
+    parser.add_argument("model", help="the .osim model")
+    parser.add_argument("coordinates", help="coordinates file (.sto/.mot; degrees or radians as its header says)")
+    parser.add_argument("--external-loads", metavar="XML", help="OpenSim ExternalLoads .xml (e.g. ground reactions)")
+    parser.add_argument("--paths", metavar="FILE", help="muscle paths: trajopt .json or OpenSim FunctionBasedPathSet "
+                                                        ".xml (default: the model's geometric paths)")
+    parser.add_argument("--emg", metavar="FILE", help="EMG table; columns named after muscles are tracked by their "
+                                                      "excitations")
+    parser.add_argument("--emg-weight", type=float, default=50.0, help="weight of the EMG tracking term (default 50, "
+                                                                       "as Moco's example)")
+    parser.add_argument("--mesh-interval", type=float, default=0.02, help="mesh interval in s (default 0.02)")
+    parser.add_argument("--initial-time", type=float, help="start of the window (default: the motion's first time)")
+    parser.add_argument("--final-time", type=float, help="end of the window (default: the motion's last time)")
+    parser.add_argument("--weld", nargs="+", default=(), metavar="JOINT", help="joints to replace with welds")
+    parser.add_argument("--residuals", nargs=3, type=float, metavar=("ROT", "TRANS", "BOUND"),
+                        help="residual actuators on the ground joint: optimal forces (N·m, N) and control bound")
+    parser.add_argument("--reserves", type=float, default=1.0,
+                        help="optimal force of reserve actuators on every coordinate without one (default 1; 0: none)")
+    parser.add_argument("--ignore-passive-fiber-force", action="store_true", help="muscles without passive fiber force")
+    parser.add_argument("--active-force-width-scale", type=float, default=1.0,
+                        help="scale of the active force-length curve's width (Moco's example: 1.5)")
+    parser.add_argument("--elastic-tendons", action="store_true", help="compliant tendons (default: rigid)")
+    parser.add_argument("--tolerance", type=float, default=1e-6, help="IPOPT tolerance (default 1e-6)")
+    parser.add_argument("--out", required=True, help="folder for the results (created)")
+    return parser
+
+
+def operators_from(args) -> list:
+    operators = []
+    if args.weld:
+        operators.append(WeldJoints(tuple(args.weld)))
+    if args.residuals:
+        operators.append(AddResiduals(args.residuals[0], args.residuals[1], args.residuals[2]))
+    operators.append(DeGrooteMuscles(args.ignore_passive_fiber_force, args.active_force_width_scale))
+    if args.reserves:
+        operators.append(AddReserves(args.reserves))
+    return operators
+
+
+def main(argv=None) -> int:
+    from trajopt.reports.muscle_inverse import write_report
+
+    args = _parser().parse_args(argv)
+    if not (args.mesh_interval > 0):
+        raise TrajoptInputError(f"--mesh-interval must be > 0 s, got {args.mesh_interval}")
+    started = time.perf_counter()
+    window = None
+    if args.initial_time is not None or args.final_time is not None:
+        table = read_table(args.coordinates)
+        window = (table.time[0] if args.initial_time is None else args.initial_time,
+                  table.time[-1] if args.final_time is None else args.final_time)
+    inverse = load_inverse(args.model, args.coordinates, operators_from(args), args.external_loads, args.paths, window,
+                           ElasticTendons() if args.elastic_tendons else RigidTendons())
+    if args.emg:
+        inverse.goals.append(emg_goal(args.emg, inverse.model.muscle_names, args.emg_weight))
+    loaded = time.perf_counter()
+    print(f"trajopt muscle-inverse: {len(inverse.model.muscle_names)} muscles, "
+          f"{len(inverse.model.coordinate_actuators)} actuators, t = {inverse.initial_time:g}..{inverse.final_time:g} s; "
+          f"solving (IPOPT iterations below)", flush=True)
+    solution = inverse.solve(HermiteSimpson(mesh_intervals(inverse.duration, args.mesh_interval)),
+                             Ipopt(tol=args.tolerance, print_level=5))
+    solved = time.perf_counter()
+    folder = write_report(Path(args.out), solution, title=f"Muscle-driven inverse: {Path(args.coordinates).name}",
+                          timings={"load model and data": loaded - started, "build and solve": solved - loaded})
+    print(f"{solution.status}: objective {solution.objective:.6g}, {solution.iterations} iterations, "
+          f"{solved - started:.1f} s; results in {folder}")
+    return 0 if solution.success else 1
