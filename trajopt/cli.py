@@ -21,6 +21,8 @@ PROBLEMS = {
     "arm26-reaching": ("problems.arm26_reaching.reaching", "arm26 muscle-driven reaching; Moco and bioptim static_arm comparisons"),
     "shoulder-reaching": ("problems.shoulder_reaching.main", "3D arm reach from gimbal lock: quaternion vs YZY Euler shoulder"),
     "muscle-curves": ("trajopt.reports.muscle_curves", "plot the DeGroote 2016 curves to results/muscle_curves/"),
+    "walk3d-inverse": ("problems.walk3d.inverse",
+                       "Moco's 3D walking MocoInverse (80 muscles, GRFs, function-based paths); --emg, --elastic-tendons"),
     "arm26-static-optimization": ("problems.arm26_static_optimization.main",
                                   "arm26 inverse dynamics + static optimization vs OpenSim (results/arm26_static_optimization/)"),
 }

@@ -52,4 +52,9 @@ class EmgTracking:
             raise TrajoptInputError(f"EmgTracking: muscle(s) {unknown} are not in the model")
         rows = [names.index(m) for m in self.columns]
         reference = np.column_stack([self.reference(m) for m in self.columns])
-        return Tracking(variables.excitations[rows], self.emg.time, reference, weights=self.weight)
+        # Only the samples around the grid enter the (piecewise-linear) reference: same values, smaller graph.
+        times = np.asarray(self.emg.time)
+        grid = variables.data.times
+        first = max(int(np.searchsorted(times, grid[0], side="right")) - 1, 0)
+        last = min(int(np.searchsorted(times, grid[-1], side="left")) + 1, times.size)
+        return Tracking(variables.excitations[rows], times[first:last], reference[first:last], weights=self.weight)
