@@ -73,3 +73,16 @@ def test_non_finite_input_names_the_frame():
     forces[2, 0] = np.nan
     with pytest.raises(TrajoptInputError, match="generalized_forces is not finite at frame 2"):
         FrameLoads(forces, np.ones((3, 1, 1)), np.zeros((3, 1)), np.ones((3, 1)))
+
+
+def test_solver_settings_are_the_solvers():
+    """The problem is the same; the settings (here an iteration cap) come from the Ipopt object."""
+    from trajopt.ocp import Ipopt
+
+    n = 5
+    loads = FrameLoads(generalized_forces=np.column_stack([np.linspace(1.0, 8.0, n), np.zeros(n)]),
+                       moment_arms=np.stack([np.full((n, 2), 0.04), np.zeros((n, 2))], axis=2),
+                       force_at_zero_activation=np.zeros((n, 2)), force_per_activation=np.full((n, 2), 500.0))
+    capped = optimize_frames(loads, (0.0, 1.0), residual_optimal_forces=1.0, solver=Ipopt(tol=1e-10, max_iterations=1))
+    assert not capped.success and capped.status == "Maximum_Iterations_Exceeded"
+    assert optimize_frames(loads, (0.0, 1.0), residual_optimal_forces=1.0).success

@@ -33,6 +33,8 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "reaching": ("trajopt.bench.reaching", "arm26 reaching: trajopt vs Moco (run in a child process) and bioptim static_arm"),
     "nlp-derivatives": ("trajopt.bench.nlp_derivatives", "NLP build + derivative evaluation: point-by-point vs expanded graph"),
     "dynamics": ("trajopt.bench.dynamics", "inverse/forward dynamics per call, arm26 and 2D_gait: trajopt vs OpenSim"),
+    "walk3d-inverse": ("trajopt.bench.walk3d_inverse",
+                       "Moco's 3D walking MocoInverse: trajopt (rigid, elastic) vs Moco, end to end, same run"),
     "static-optimization": ("trajopt.bench.static_optimization",
                             "arm26 static optimization, 101-frame elbow motion: trajopt vs OpenSim"),
 }

@@ -23,6 +23,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
+from trajopt.ocp import Ipopt
 
 
 @dataclass(frozen=True)
@@ -92,9 +93,19 @@ def _frame_problem(m: int, j: int, exponent: float, residual_weights: np.ndarray
     )
 
 
+# The solver settings of static optimization when none are given: a tight tolerance (the problem is a
+# small convex QP per frame for exponent 2, so tightness costs a few iterations only).
+DEFAULT_SOLVER = Ipopt(tol=1e-10)
+
+
+def _settings_key(solver: Ipopt) -> tuple:
+    return (solver.tol, int(solver.max_iterations), int(solver.print_level), solver.linear_solver,
+            tuple(sorted(solver.options.items())))  # IPOPT option values are numbers or strings: hashable
+
+
 @functools.lru_cache(maxsize=32)
 def _solver(m: int, j: int, frames_per_solve: int, exponent: float, residual_weights: tuple,
-            residual_optimal_forces: tuple, tolerance: float, print_level: int) -> ca.Function:
+            residual_optimal_forces: tuple, settings: tuple) -> ca.Function:
     """IPOPT on ``frames_per_solve`` independent frames, built once per problem shape and settings.
 
     The NLP is expanded to SX: its functions are small and SX evaluates them much faster than MX.
@@ -113,18 +124,20 @@ def _solver(m: int, j: int, frames_per_solve: int, exponent: float, residual_wei
         "f": ca.sum2(objective),
         "g": ca.vec(balance),
     }
-    options = {
-        "expand": True,
-        "print_time": False,
-        "ipopt.print_level": print_level,
-        "ipopt.tol": tolerance,
-        "ipopt.constr_viol_tol": 1e-12,
-        "ipopt.sb": "yes",
+    tolerance, max_iterations, print_level, linear_solver, extra = settings
+    ipopt = {
+        "print_level": print_level,
+        "tol": tolerance,
+        "max_iter": max_iterations,
+        "linear_solver": linear_solver,
+        "constr_viol_tol": 1e-12,
+        "sb": "yes",
         # the balance is linear in the unknowns, and so is the objective's gradient when p = 2
-        "ipopt.jac_c_constant": "yes",
-        "ipopt.hessian_constant": "yes" if exponent == 2 else "no",
+        "jac_c_constant": "yes",
+        "hessian_constant": "yes" if exponent == 2 else "no",
     }
-    return ca.nlpsol("static_optimization", "ipopt", nlp, options)
+    ipopt.update(dict(extra))
+    return ca.nlpsol("static_optimization", "ipopt", nlp, {"expand": True, "print_time": False, "ipopt": ipopt})
 
 
 def optimize_frames(
@@ -134,10 +147,10 @@ def optimize_frames(
     residual_weights: np.ndarray | None = None,
     exponent: float = 2.0,
     batched: bool = True,
-    tolerance: float = 1e-10,
-    print_level: int = 0,
+    solver: Ipopt = DEFAULT_SOLVER,
 ) -> FrameSolution:
-    """Solve static optimization for every frame; see the module docstring for the problem."""
+    """Solve static optimization for every frame; see the module docstring for the problem. ``solver``: the
+    IPOPT settings (``trajopt.ocp.Ipopt``: tolerance, iterations, print level, linear solver, options)."""
     n, m, j = np.shape(loads.moment_arms)
     lower, upper = (np.broadcast_to(np.asarray(b, float), (m,)) for b in activation_bounds)
     if np.any(lower > upper):
@@ -146,7 +159,8 @@ def optimize_frames(
     optimal = np.broadcast_to(np.asarray(residual_optimal_forces, float), (j,))
     weights = np.ones(j) if residual_weights is None else np.broadcast_to(np.asarray(residual_weights, float), (j,))
     frames_per_solve = n if batched else 1
-    solver = _solver(m, j, frames_per_solve, float(exponent), tuple(weights), tuple(optimal), tolerance, print_level)
+    settings = solver
+    solver = _solver(m, j, frames_per_solve, float(exponent), tuple(weights), tuple(optimal), _settings_key(settings))
 
     activations = np.zeros((n, m))
     controls = np.zeros((n, j))

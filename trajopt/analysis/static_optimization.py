@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.analysis.frame_optimization import FrameLoads, optimize_frames
+from trajopt.analysis.frame_optimization import DEFAULT_SOLVER, FrameLoads, optimize_frames
 from trajopt.analysis.inverse_dynamics import (
     InverseDynamicsResult,
     motion_kinematics,
@@ -46,6 +46,7 @@ from trajopt.analysis.inverse_dynamics import (
 )
 from trajopt.errors import TrajoptInputError
 from trajopt.io import Table, write_csv, write_sto
+from trajopt.ocp import Ipopt
 
 
 class StaticOptimizationWarning(UserWarning):
@@ -209,14 +210,17 @@ class StaticOptimization:
             at_zero = np.zeros_like(at_zero)
         return FrameLoads(self.inverse_dynamics.generalized_forces, arms, at_zero, per_activation)
 
-    def solve(self, print_level: int = 0) -> StaticOptimizationResult:
+    def solve(self, solver: Ipopt | None = None) -> StaticOptimizationResult:
+        """Solve every frame with ``solver``'s IPOPT settings (default: ``frame_optimization.DEFAULT_SOLVER``,
+        tolerance 1e-10); the problem is this object, the settings are the solver's (as Moco's split)."""
         loads = self.frame_loads()
         nv = self.model.multibody.nv
         solution = optimize_frames(
             loads, self.activation_bounds(),
             residual_optimal_forces=np.full(nv, self.residuals.optimal_force),
             residual_weights=np.full(nv, self.residuals.weight),
-            exponent=self.activation_exponent, batched=self.batched, print_level=print_level,
+            exponent=self.activation_exponent, batched=self.batched,
+            solver=DEFAULT_SOLVER if solver is None else solver,
         )
         frames = self._report_weak_frames(solution.residual_forces, solution.activations)
         return StaticOptimizationResult(
