@@ -2,6 +2,7 @@
 and bad or partly supported files give errors/warnings that name the element and its path."""
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -208,3 +209,31 @@ def test_unknown_frame_reference(tmp_path):
                    "<socket_parent_frame>/bodyset/nowhere</socket_parent_frame>")
     with pytest.raises(ModelFileError, match="/bodyset/nowhere"):
         _quiet_parse(path)
+
+
+WALK3D = Path(__file__).parent.parent / "problems" / "walk3d" / "subject_walk_scaled.osim"
+
+
+@pytest.mark.opensim
+@pytest.mark.parametrize("path", [ARM26, GAIT2D, ALL_JOINTS, BALL_FREE, WALK3D],
+                         ids=["arm26", "gait2d", "all_joints", "ball_free", "walk3d"])
+def test_motion_types_match_opensim(path, opensim_task):
+    """Coordinate::getMotionType: walk3d's knee angles (rotation axis plus spline translations) are rotational,
+    its patella angles (spline rotation) coupled."""
+    reference = opensim_task("osim_model_summary", {"model": str(path)})
+    model = _quiet_parse(path)
+    assert [c.name for c in model.coordinates] == list(reference["coordinate_names"])
+    assert [c.motion_type for c in model.coordinates] == list(reference["coordinate_motion_types"])
+
+
+def test_knee_in_degrees_is_converted(tmp_path):
+    from trajopt.io import read_motion
+
+    model = _quiet_parse(WALK3D)
+    motion = tmp_path / "knee.mot"
+    motion.write_text("knee\nversion=1\nnRows=2\nnColumns=3\ninDegrees=yes\nendheader\n"
+                      "time\tknee_angle_r\tknee_angle_r_beta\n0\t30\t0.5\n0.01\t60\t0.5\n")
+    rotational = tuple(c.name for c in model.coordinates if c.motion_type == "rotational")
+    table = read_motion(motion, rotational=rotational)
+    np.testing.assert_allclose(table.column("knee_angle_r"), np.radians([30.0, 60.0]), rtol=1e-15)
+    np.testing.assert_allclose(table.column("knee_angle_r_beta"), [0.5, 0.5])  # coupled: as OpenSim, not converted

@@ -116,17 +116,22 @@ def parse_coordinate(reader, element, joint, motion_type, where) -> spec.Coordin
 
 
 def _custom_motion_types(axes: list[spec.TransformAxis], names: list[str]) -> list[str]:
-    """OpenSim's rule: rotational if only rotation axes use the coordinate, translational if only
-    translation axes do, coupled when both do or when a function other than a unit-slope line is used."""
+    """OpenSim's rule (``CustomJoint::extendConnectToModel``): over the six axes in order, an axis that moves
+    with the coordinate through a LinearFunction of slope ±1 makes it rotational (rotation axes) or
+    translational (translation axes), the last such axis deciding; any other function makes it coupled only
+    if no pure axis has typed it. So a knee angle that also drives spline translations is rotational."""
     kinds = []
     for name in names:
-        used = [(i < 3, axis.function) for i, axis in enumerate(axes) if name in axis.coordinates]
-        rotations = {is_rotation for is_rotation, _ in used}
-        unit_slope = all(isinstance(f, spec.LinearFunction) and f.slope == 1.0 for _, f in used)
-        if len(rotations) != 1 or not unit_slope:
-            kinds.append("coupled")
-        else:
-            kinds.append("rotational" if rotations == {True} else "translational")
+        kind = None
+        for i, axis in enumerate(axes):
+            if name not in axis.coordinates or axis.function is None:
+                continue
+            function = axis.function
+            if isinstance(function, spec.LinearFunction) and abs(function.slope) == 1.0:
+                kind = "rotational" if i < 3 else "translational"
+            elif kind is None:
+                kind = "coupled"
+        kinds.append(kind or "coupled")
     return kinds
 
 
