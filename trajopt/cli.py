@@ -41,6 +41,12 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "fit-paths": ("trajopt.paths.cli", "fit polynomial muscle-path surrogates to an OpenSim model"),
+    "inverse-dynamics": ("trajopt.tools.inverse_dynamics",
+                         "inverse dynamics of a motion with external loads (OpenSim's InverseDynamicsTool)"),
+    "static-optimization": ("trajopt.tools.static_optimization",
+                            "static optimization of a motion with external loads (OpenSim's Static Optimization)"),
+    "muscle-analysis": ("trajopt.tools.muscle_analysis",
+                        "muscle lengths and moment arms along a motion (OpenSim's MuscleAnalysis)"),
     "muscle-inverse": ("trajopt.tools.muscle_inverse",
                        "muscle-driven inverse simulation of a measured motion (Moco's MocoInverse)"),
 }

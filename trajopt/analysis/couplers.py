@@ -40,6 +40,27 @@ class CouplerConstraints:
             result[:, k, mb.speed_index(c.independent)] -= c.scale * slope
         return result
 
+    @property
+    def independent_speeds(self) -> tuple[str, ...]:
+        """The speeds left free by the couplers (every speed but the dependent ones), in model order."""
+        dependent = {c.dependent for c in self.couplings}
+        return tuple(n for n in self.multibody.speed_names if n not in dependent)
+
+    def coupling_matrix(self, q: np.ndarray) -> np.ndarray:
+        """(frames, nv, independent) C with u = C u_independent along the constraints (G C = 0): the coupling
+        matrix of the generalized-force method; Cᵀ τ are the forces about the independent coordinates."""
+        q = np.atleast_2d(np.asarray(q, dtype=float))
+        mb = self.multibody
+        free = self.independent_speeds
+        result = np.zeros((q.shape[0], mb.nv, len(free)))
+        for k, name in enumerate(free):
+            result[:, mb.speed_index(name), k] = 1.0
+        for c in self.couplings:  # in file order; a chain of couplers needs its independent one first
+            independent = q[:, mb.coordinate_index(c.independent)]
+            slope = np.array([c.scale * float(c.function.derivative(x)) for x in independent])
+            result[:, mb.speed_index(c.dependent), :] += slope[:, None] * result[:, mb.speed_index(c.independent), :]
+        return result
+
     def assemble(self, table: Table) -> Table:
         """``table`` with every dependent coordinate's column computed from its independent one."""
         data = table.data.copy()

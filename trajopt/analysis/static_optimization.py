@@ -154,6 +154,10 @@ class StaticOptimization:
     ``minimum_activation``: None uses each muscle's ``min_control`` (as OpenSim), a number sets
     all lower bounds. ``cutoff_frequency``: low-pass filter of the coordinates in Hz (None: none).
     ``batched``: all frames in one IPOPT solve (else frame by frame, warm-started).
+    ``external_loads``: ``ExternalLoads`` applied in inverse dynamics (e.g. ground reactions).
+    ``constraints``: the model's couplers (``trajopt.analysis.couplers.CouplerConstraints``): the dependent
+    coordinates are assembled from the motion and the balance is written about the independent coordinates
+    (Cᵀ τ with moment arms R C: the constraint forces drop out, as with their multipliers).
     """
 
     def __init__(
@@ -170,6 +174,8 @@ class StaticOptimization:
         speed_spline_accelerations: bool = True,
         start_time: float | None = None,
         final_time: float | None = None,
+        external_loads=None,
+        constraints=None,
     ):
         if not (np.isfinite(activation_exponent) and activation_exponent >= 1):
             raise TrajoptInputError(f"activation_exponent must be >= 1, got {activation_exponent!r}")
@@ -181,9 +187,13 @@ class StaticOptimization:
         self.minimum_activation = minimum_activation
         self.cutoff_frequency = cutoff_frequency
         self.batched = batched
+        self.constraints = constraints if constraints is not None and constraints.count else None
         table = read_model_motion(motion, model.coordinate_names, model.rotational_coordinates)
+        if self.constraints is not None:
+            table = self.constraints.assemble(table)
         kinematics = motion_kinematics(table, cutoff_frequency, speed_spline_accelerations, start_time, final_time)
-        self.inverse_dynamics = solve_inverse_dynamics(model.multibody, kinematics, model.rotational_coordinates)
+        self.inverse_dynamics = solve_inverse_dynamics(model.multibody, kinematics, model.rotational_coordinates,
+                                                       external_loads=external_loads)
         outside = model.frames_outside_path_ranges(kinematics.q)
         if outside:
             where = "; ".join(f"{name}: {frames.size} frames from t={kinematics.times[frames[0]]:.4g} s"
@@ -208,13 +218,24 @@ class StaticOptimization:
             per_activation = np.tile(self.model.max_isometric_forces, (n, 1))
         if not self.passive_force:
             at_zero = np.zeros_like(at_zero)
-        return FrameLoads(self.inverse_dynamics.generalized_forces, arms, at_zero, per_activation)
+        forces = self.inverse_dynamics.generalized_forces
+        if self.constraints is not None:
+            # Reduced form: forces and moment arms about the independent coordinates, Cᵀ τ and R C.
+            coupling = self.constraints.coupling_matrix(k.q)
+            forces = np.einsum("nv,nvk->nk", forces, coupling)
+            arms = np.einsum("nmv,nvk->nmk", arms, coupling)
+        return FrameLoads(forces, arms, at_zero, per_activation)
+
+    @property
+    def speed_names(self) -> tuple[str, ...]:
+        """The coordinates the balance is written about: the independent ones when the model has couplers."""
+        return self.model.speed_names if self.constraints is None else self.constraints.independent_speeds
 
     def solve(self, solver: Ipopt | None = None) -> StaticOptimizationResult:
         """Solve every frame with ``solver``'s IPOPT settings (default: ``frame_optimization.DEFAULT_SOLVER``,
         tolerance 1e-10); the problem is this object, the settings are the solver's (as Moco's split)."""
         loads = self.frame_loads()
-        nv = self.model.multibody.nv
+        nv = len(self.speed_names)
         solution = optimize_frames(
             loads, self.activation_bounds(),
             residual_optimal_forces=np.full(nv, self.residuals.optimal_force),
@@ -225,7 +246,7 @@ class StaticOptimization:
         frames = self._report_weak_frames(solution.residual_forces, solution.activations)
         return StaticOptimizationResult(
             muscle_names=self.model.muscle_names,
-            coordinate_names=tuple(self.model.speed_names),
+            coordinate_names=tuple(self.speed_names),
             activations=solution.activations,
             muscle_forces=solution.muscle_forces,
             residual_controls=solution.residual_controls,
@@ -263,7 +284,7 @@ class StaticOptimization:
             worst = np.abs(residual_forces).max(axis=1)
             shown = ", ".join(f"t={times[k]:.4g} s: {worst[k]:.3g}" for k in frames[:20])
             more = f" (+{len(frames) - 20} more)" if len(frames) > 20 else ""
-            names = [f"reserve_{c}" for c in self.model.speed_names]
+            names = [f"reserve_{c}" for c in self.speed_names]
             per_coordinate = ", ".join(f"{name} up to {np.abs(residual_forces[:, j]).max():.3g}"
                                        for j, name in enumerate(names))
             warnings.warn(

@@ -290,9 +290,21 @@ def parse_osim(path: str | Path) -> spec.ModelSpec:
     )
     _check_references(result)
     if reader.ignored:
-        warnings.warn(f"{file}: trajopt ignores {len(reader.ignored)} element(s): " + "; ".join(reader.ignored),
-                      OsimIgnoredWarning, stacklevel=2)
+        warnings.warn(ignored_summary(file, reader.ignored), OsimIgnoredWarning, stacklevel=2)
     return result
+
+
+def ignored_summary(file, ignored, examples: int = 3) -> str:
+    """One short line: how many elements of each kind were ignored, with a few of their paths. The full list is
+    the parsed model's ``spec.ignored``."""
+    kinds: dict[str, list[str]] = {}
+    for path in ignored:
+        tag = path.rstrip("/").split("/")[-1].split("[")[0]
+        kinds.setdefault(tag, []).append(path)
+    parts = [f"{len(paths)} {tag}" for tag, paths in sorted(kinds.items(), key=lambda item: -len(item[1]))]
+    shown = "; ".join(path.split("/", 2)[-1] if path.count("/") > 2 else path for path in ignored[:examples])
+    more = f" (+{len(ignored) - examples} more in the model's spec.ignored)" if len(ignored) > examples else ""
+    return f"{file}: trajopt ignores {len(ignored)} element(s): {', '.join(parts)}; e.g. {shown}{more}"
 
 
 def _check_references(model: spec.ModelSpec) -> None:

@@ -1,0 +1,122 @@
+"""The OpenSim-style command-line tools: inverse-dynamics, static-optimization, muscle-analysis (and their bad
+input: one line, exit code 2)."""
+
+import subprocess
+import sys
+import warnings
+
+import casadi as ca
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from trajopt.cli import main
+from trajopt.io import read_table, write_sto
+
+WALK3D = ROOT / "problems" / "walk3d"
+MODEL, COORDINATES, LOADS = WALK3D / "subject_walk_scaled.osim", WALK3D / "coordinates.sto", WALK3D / "grf_walk.xml"
+FBP = WALK3D / "subject_walk_scaled_FunctionBasedPathSet.xml"
+
+
+def _run(capsys, *argv):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code = main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_walk3d_rnea_satisfies_lagranges_equations():
+    """The Rajagopal walker knee (three rotations and three translations, functions of one angle): inverse dynamics
+    equals Lagrange's equations of the model's kinetic and potential energy at random states."""
+    from trajopt.multibody import inverse_dynamics, kinetic_energy, potential_energy
+    from trajopt.osim.operators import load_processed
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        osim, _ = load_processed(MODEL)
+    mb = osim.multibody
+    q, qd, qdd = ca.SX.sym("q", mb.nq), ca.SX.sym("qd", mb.nv), ca.SX.sym("qdd", mb.nv)
+    energy = kinetic_energy(mb, q, qd)
+    momentum = ca.gradient(energy, qd)
+    lagrange = ca.jtimes(momentum, q, qd) + ca.jtimes(momentum, qd, qdd) - ca.gradient(energy, q) \
+        + ca.gradient(potential_energy(mb, q), q)
+    difference = ca.Function("d", [q, qd, qdd], [lagrange - inverse_dynamics(mb, q, qd, qdd)])
+    rng = np.random.default_rng(1)
+    worst = 0.0
+    for _ in range(10):
+        values = rng.uniform(-0.3, 0.3, mb.nq)
+        for knee in ("knee_angle_r", "knee_angle_l"):
+            values[mb.coordinate_index(knee)] = rng.uniform(0.1, 1.2)
+        worst = max(worst, float(np.max(np.abs(difference(values, rng.uniform(-1, 1, mb.nv),
+                                                           rng.uniform(-2, 2, mb.nv))))))
+    assert worst < 1e-11  # measured 3.4e-13
+
+
+@pytest.mark.opensim
+def test_inverse_dynamics_matches_opensims_tool(opensim_task, tmp_path, capsys):
+    """Against OpenSim's InverseDynamicsTool on an assembled copy of coordinates.sto (the file's patella columns
+    violate the couplers; OpenSim's tool takes them as they are, trajopt assembles them as Moco does).
+    Lumbar and arms agree to the tool's 8 printed decimals. The legs and pelvis differ by up to ~1.3 N·m: OpenSim's
+    velocity-dependent forces for the walker knee disagree with Lagrange's equations of its own mass matrix (with
+    zero speeds both agree to 1e-13), while trajopt's satisfy them (test above)."""
+    from trajopt.tools.common import load_tool_input
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assembled = load_tool_input(MODEL, COORDINATES).motion
+    write_sto(tmp_path / "assembled.sto", assembled)
+    reference = opensim_task("inverse_dynamics_tool", {
+        "model": str(MODEL), "coordinates": str(tmp_path / "assembled.sto"), "external_loads": str(LOADS),
+        "initial_time": 0.45, "final_time": 1.799})
+    code, out, _ = _run(capsys, "inverse-dynamics", MODEL, COORDINATES, "--external-loads", LOADS,
+                        "--out", tmp_path / "id.sto")
+    assert code == 0 and "knee_angle_r_beta" in out  # the note says the patella was assembled
+    ours = read_table(tmp_path / "id.sto")
+    np.testing.assert_allclose(ours.time, reference["time"], atol=1e-12)
+    labels = list(reference["labels"])
+    assert set(labels) == set(ours.labels)
+    upper = [label for label in labels if label.split("_")[0] in ("lumbar", "arm", "elbow", "pro")]
+    for label in upper:
+        difference = ours.column(label) - reference["generalized_forces"][:, labels.index(label)]
+        assert np.max(np.abs(difference[5:-5])) < 1e-7  # measured 3.9e-8 (8 printed decimals)
+
+
+def test_inverse_dynamics_bad_input_is_one_line(tmp_path, capsys):
+    code, _, err = _run(capsys, "inverse-dynamics", MODEL, COORDINATES, "--cutoff", "1000", "--out", tmp_path / "a.sto")
+    assert code == 2 and err.count("\n") == 1 and "--cutoff 1000" in err and "Nyquist frequency 500 Hz" in err
+    code, _, err = _run(capsys, "inverse-dynamics", MODEL, COORDINATES, "--external-loads", tmp_path / "none.xml",
+                        "--out", tmp_path / "a.sto")
+    assert code == 2 and err.count("\n") == 1 and "none.xml" in err
+
+
+def test_muscle_analysis_writes_lengths_and_coupled_moment_arms(tmp_path, capsys):
+    from trajopt.osim.function_based_paths import read_function_based_path_set
+
+    code, _, _ = _run(capsys, "muscle-analysis", MODEL, COORDINATES, "--paths", FBP, "--out", tmp_path)
+    assert code == 0
+    lengths = read_table(tmp_path / "lengths.sto")
+    arms = read_table(tmp_path / "moment_arms_knee_angle_r.sto")
+    assert not (tmp_path / "moment_arms_knee_angle_r_beta.sto").exists()  # dependent: no file
+    paths = read_function_based_path_set(FBP)
+    table = read_table(COORDINATES)
+    row = 500
+    q = [table.data[row, [c.split("/")[-2] for c in table.labels].index(c)] for c in paths.coordinates]
+    values, gradient = (np.asarray(v) for v in paths.lengths_and_moment_arms_function(paths.coordinates)(q))
+    k = list(paths.muscles).index("vaslat_r")
+    assert lengths.column("vaslat_r")[row] == pytest.approx(values[k, 0], abs=1e-15)
+    knee = list(paths.coordinates).index("knee_angle_r")
+    assert arms.column("vaslat_r")[row] == pytest.approx(gradient[k, knee], abs=1e-15)
+    assert arms.column("vaslat_r")[row] < -0.02  # a knee extensor: negative about knee flexion
+
+
+def test_static_optimization_with_ground_reactions(tmp_path, capsys):
+    code, out, _ = _run(capsys, "static-optimization", MODEL, COORDINATES, "--external-loads", LOADS, "--paths", FBP,
+                        "--out", tmp_path)
+    assert code == 0
+    activations = read_table(tmp_path / "activations.sto")
+    assert activations.num_frames == 1350 and "soleus_r" in activations.labels
+    reserves = read_table(tmp_path / "reserves.sto")
+    assert "reserve_knee_angle_r_beta" not in reserves.labels  # the reduced form: independent coordinates only
+    summary = (tmp_path / "summary.md").read_text()
+    assert "Caveats" in summary and "cannot produce the load" in summary  # the pelvis needs its residuals

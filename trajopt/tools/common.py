@@ -1,0 +1,65 @@
+"""What the OpenSim-style command-line tools share: the model with its couplers, the motion checked against it,
+the low-pass cutoff checked against the motion's sampling, and one-line notes on what was adapted."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from trajopt.analysis.couplers import CouplerConstraints
+from trajopt.errors import TrajoptInputError
+from trajopt.io import Table, read_motion
+from trajopt.osim.operators import load_processed
+
+
+@dataclass
+class ToolInput:
+    """A model (couplers as constraints) and a motion with exactly its coordinates; ``notes`` say what changed."""
+
+    osim: object
+    constraints: CouplerConstraints
+    motion: Table
+    notes: list = field(default_factory=list)
+
+    @property
+    def rotational(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.osim.spec.coordinates if c.motion_type == "rotational")
+
+
+def load_tool_input(model_file, motion_file, operators=()) -> ToolInput:
+    """The model and its motion, as OpenSim's tools take them: columns that are not coordinates (speeds, markers)
+    are ignored, coordinates missing from the file keep their default value, dependent coordinates of
+    CoordinateCouplerConstraints are assembled from their independent ones. Each of these is a note."""
+    osim, couplings = load_processed(model_file, operators)
+    names = osim.multibody.coordinate_names
+    rotational = tuple(c.name for c in osim.spec.coordinates if c.motion_type == "rotational")
+    table = read_motion(motion_file, rotational=rotational)
+    notes = []
+    extra = [label for label in table.labels if label not in names]
+    if extra:
+        shown = ", ".join(extra[:6]) + (f" (+{len(extra) - 6} more)" if len(extra) > 6 else "")
+        notes.append(f"{motion_file}: {len(extra)} column(s) that are not coordinates of the model were ignored: {shown}")
+    defaults = {c.name: c.default_value for c in osim.spec.coordinates}
+    missing = [n for n in names if n not in table.labels]
+    if missing:
+        notes.append(f"{motion_file}: no column for {', '.join(missing)}: held at the default value, as OpenSim does")
+    columns = [table.column(n) if n in table.labels else np.full(table.num_frames, defaults[n]) for n in names]
+    motion = Table(table.time, tuple(names), np.column_stack(columns), False, table.name, table.metadata, table.source)
+    constraints = CouplerConstraints(osim.multibody, couplings)
+    if couplings:
+        motion = constraints.assemble(motion)
+        notes.append("dependent coordinates " + ", ".join(c.dependent for c in couplings)
+                     + " computed from their CoordinateCouplerConstraints")
+    return ToolInput(osim, constraints, motion, notes)
+
+
+def check_cutoff(cutoff, motion: Table, option: str = "--cutoff"):
+    """None, or a cutoff frequency strictly between 0 and the motion's Nyquist frequency (one line otherwise)."""
+    if cutoff is None:
+        return None
+    nyquist = 0.5 / float(np.median(np.diff(motion.time)))
+    if not (np.isfinite(cutoff) and 0 < cutoff < nyquist):
+        raise TrajoptInputError(f"{option} {cutoff:g}: the low-pass cutoff must be > 0 Hz and below the motion's "
+                                f"Nyquist frequency {nyquist:.4g} Hz ({motion.source or 'motion'})")
+    return float(cutoff)

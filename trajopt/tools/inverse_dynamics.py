@@ -1,0 +1,46 @@
+"""``trajopt inverse-dynamics MODEL.osim MOTION.mot [--external-loads LOADS.xml] [--cutoff HZ] --out OUT.sto``.
+
+OpenSim's InverseDynamicsTool: generalized forces (``<coordinate>_moment`` for rotational coordinates,
+``<coordinate>_force`` otherwise) that reproduce the motion with gravity and the external loads, muscles off.
+Without ``--cutoff`` the coordinates are not filtered. As OpenSim's tool, the kinematic constraints are not
+enforced in the dynamics: the dependent coordinates of couplers get the generalized force their own motion needs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from trajopt.analysis.inverse_dynamics import motion_kinematics, solve_inverse_dynamics
+from trajopt.errors import TrajoptInputError
+from trajopt.io import read_external_loads, write_sto
+from trajopt.tools.common import check_cutoff, load_tool_input
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="trajopt inverse-dynamics",
+                                     description="Inverse dynamics of a motion (OpenSim's InverseDynamicsTool).")
+    parser.add_argument("model", help="the .osim model")
+    parser.add_argument("motion", help="coordinates file (.mot/.sto)")
+    parser.add_argument("--external-loads", metavar="XML", help="OpenSim ExternalLoads .xml (e.g. ground reactions)")
+    parser.add_argument("--cutoff", type=float, metavar="HZ",
+                        help="low-pass filter of the coordinates (OpenSim's: 3rd-order Butterworth); default none")
+    parser.add_argument("--out", required=True, help="the .sto file to write")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    if out.suffix.lower() not in (".sto", ".mot"):
+        raise TrajoptInputError(f"--out {out}: give a .sto file name")
+    data = load_tool_input(args.model, args.motion)
+    cutoff = check_cutoff(args.cutoff, data.motion)
+    loads = read_external_loads(args.external_loads) if args.external_loads else None
+    kinematics = motion_kinematics(data.motion, cutoff)
+    result = solve_inverse_dynamics(data.osim.multibody, kinematics, data.rotational, external_loads=loads)
+    for note in data.notes:
+        print(f"note: {note}")
+    try:
+        write_sto(out, result.generalized_forces_table())
+    except OSError as error:
+        raise TrajoptInputError(f"--out {out}: cannot write ({error.strerror})") from None
+    print(f"inverse dynamics of {result.times.size} frames ({'filter: ' + format(cutoff, 'g') + ' Hz' if cutoff else 'no filter'}"
+          f"{', external loads: ' + args.external_loads if loads else ''}) written to {out}")
+    return 0

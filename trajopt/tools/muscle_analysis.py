@@ -1,0 +1,63 @@
+"""``trajopt muscle-analysis MODEL.osim MOTION.mot [--paths FILE] --out DIR``: OpenSim's MuscleAnalysis lengths and
+moment arms along a motion.
+
+Writes ``DIR/lengths.sto`` (musculotendon lengths, m) and ``DIR/moment_arms_<coordinate>.sto`` (m or
+dimensionless, one column per muscle) with OpenSim's ``computeMomentArm`` sign (positive when the muscle's
+shortening increases the coordinate). With CoordinateCouplerConstraints the moment arms are about the
+independent coordinates along the coupled motion (R C, the generalized-force method); the dependent coordinates
+get no file. Paths: ``--paths`` (.json or FunctionBasedPathSet .xml) or the model's geometric paths (wrap objects
+ignored: said on the terminal).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from trajopt.errors import TrajoptInputError
+from trajopt.io import Table, write_sto
+from trajopt.tools.common import load_tool_input
+from trajopt.tools.muscle_inverse import read_paths
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="trajopt muscle-analysis",
+                                     description="Muscle lengths and moment arms along a motion (OpenSim's MuscleAnalysis).")
+    parser.add_argument("model", help="the .osim model")
+    parser.add_argument("motion", help="coordinates file (.mot/.sto)")
+    parser.add_argument("--paths", metavar="FILE", help="muscle paths: trajopt .json or OpenSim FunctionBasedPathSet "
+                                                        ".xml (default: the model's geometric paths)")
+    parser.add_argument("--out", required=True, help="folder for the results (created)")
+    args = parser.parse_args(argv)
+    folder = Path(args.out)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise TrajoptInputError(f"--out {folder}: cannot create the folder ({error.strerror})") from None
+    data = load_tool_input(args.model, args.motion)
+    paths = read_paths(args.paths, data.osim)
+    mb = data.osim.multibody
+    unknown = [m for m in paths.muscles if m not in {s.name for s in data.osim.muscles}]
+    if unknown:
+        raise TrajoptInputError(f"{args.paths}: paths for muscles the model does not have: {unknown[:5]}")
+    function = paths.lengths_and_moment_arms_function(tuple(mb.coordinate_names))
+    q = data.motion.data
+    lengths, arms = function.map(q.shape[0])(q.T)
+    lengths = np.asarray(lengths).T  # (frames, muscles)
+    arms = np.asarray(arms).reshape(len(paths.muscles), q.shape[0], mb.nq).transpose(1, 0, 2)  # [R(t0) | R(t1) ...]
+    coupling = data.constraints.coupling_matrix(q)  # (frames, nv, independent); identity without couplers
+    arms = np.einsum("fmq,fqk->fmk", arms, coupling)
+    muscles = tuple(paths.muscles)
+    written = [write_sto(folder / "lengths.sto", Table(data.motion.time, muscles, lengths, name="Length"))]
+    for k, coordinate in enumerate(data.constraints.independent_speeds):
+        written.append(write_sto(folder / f"moment_arms_{coordinate}.sto",
+                                 Table(data.motion.time, muscles, arms[:, :, k], name=f"MomentArm_{coordinate}")))
+    for note in data.notes:
+        print(f"note: {note}")
+    wrapped = [m.name for m in data.osim.muscles if m.path.wraps] if args.paths is None else []
+    if wrapped:
+        print(f"note: geometric paths ignore wrap objects; {len(wrapped)} wrapped muscle(s): {', '.join(wrapped[:6])}")
+    print(f"muscle analysis of {len(muscles)} muscles over {q.shape[0]} frames: {len(written)} files in {folder}")
+    return 0

@@ -1,0 +1,88 @@
+"""``trajopt static-optimization MODEL.osim MOTION.mot [--external-loads LOADS.xml] [--paths FILE] [--cutoff HZ]
+--out DIR``: OpenSim's Static Optimization with DeGroote 2016 muscles (rigid tendon, force-length-velocity).
+
+Per frame: minimize Σ a² + Σ r² with muscles and reserve actuators (optimal force ``--reserves``, on every
+coordinate) reproducing inverse dynamics. With CoordinateCouplerConstraints the balance is written about the
+independent coordinates (the reduced form). Writes ``DIR/activations.sto``, ``DIR/forces.sto``,
+``DIR/reserves.sto``, ``DIR/joint_reactions.sto`` (muscle forces applied along the .osim's straight-line paths),
+figures in ``DIR/figures`` and ``DIR/summary.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from trajopt.analysis.static_optimization import Residuals, StaticOptimization, StaticOptimizationWarning
+from trajopt.errors import TrajoptInputError
+from trajopt.io import read_external_loads, write_sto
+from trajopt.musculoskeletal import MusculoskeletalModel
+from trajopt.tools.common import check_cutoff, load_tool_input
+from trajopt.tools.muscle_inverse import read_paths
+
+
+def _folder(path) -> Path:
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise TrajoptInputError(f"--out {folder}: cannot create the folder ({error.strerror})") from None
+    return folder
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="trajopt static-optimization",
+                                     description="Static optimization of a motion (OpenSim's Static Optimization).")
+    parser.add_argument("model", help="the .osim model")
+    parser.add_argument("motion", help="coordinates file (.mot/.sto)")
+    parser.add_argument("--external-loads", metavar="XML", help="OpenSim ExternalLoads .xml (e.g. ground reactions)")
+    parser.add_argument("--paths", metavar="FILE", help="muscle paths: trajopt .json or OpenSim FunctionBasedPathSet "
+                                                        ".xml (default: the model's geometric paths)")
+    parser.add_argument("--cutoff", type=float, metavar="HZ", help="low-pass filter of the coordinates; default none")
+    parser.add_argument("--reserves", type=float, default=1.0, help="reserve actuators' optimal force (default 1)")
+    parser.add_argument("--out", required=True, help="folder for the results (created)")
+    args = parser.parse_args(argv)
+    folder = _folder(args.out)
+    started = time.perf_counter()
+    data = load_tool_input(args.model, args.motion)
+    cutoff = check_cutoff(args.cutoff, data.motion)
+    paths = read_paths(args.paths, data.osim)
+    model = MusculoskeletalModel(data.osim, paths)
+    loads = read_external_loads(args.external_loads) if args.external_loads else None
+    caveats = list(data.notes)
+    wrapped = [m.name for m in data.osim.muscles if m.path.wraps] if args.paths is None else []
+    if wrapped:
+        caveats.append(f"geometric paths ignore wrap objects: {len(wrapped)} wrapped muscle(s) "
+                       f"({', '.join(wrapped[:5])}{' ...' if len(wrapped) > 5 else ''}) have straight-line lengths")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", StaticOptimizationWarning)
+        problem = StaticOptimization(model, data.motion, Residuals(optimal_force=args.reserves), passive_force=False,
+                                     cutoff_frequency=cutoff, external_loads=loads, constraints=data.constraints)
+        result = problem.solve()
+    caveats += [str(w.message) for w in caught if issubclass(w.category, StaticOptimizationWarning)]
+    write_sto(folder / "activations.sto", result.activations_table())
+    write_sto(folder / "forces.sto", result.forces_table())
+    write_sto(folder / "reserves.sto", result.residuals_table())
+    reactions = problem.joint_reactions(result)
+    write_sto(folder / "joint_reactions.sto", reactions.table())
+    result.write(folder / "details", figures=True)
+    elapsed = time.perf_counter() - started
+    lines = [f"# Static optimization: {Path(args.motion).name}", "",
+             f"{'Solved' if result.success else '**FAILED: ' + result.status + '**'}: {result.times.size} frames, "
+             f"{result.iterations} IPOPT iterations, {elapsed:.2f} s end to end.", ""]
+    if caveats:
+        lines += ["**Caveats**", ""] + [f"- {c}" for c in caveats] + [""]
+    worst = np.max(np.abs(result.residual_forces), axis=0)
+    lines += ["| reserve | largest force (N·m or N) |", "|---|---|"]
+    lines += [f"| {name} | {value:.4g} |" for name, value in zip(result.reserve_names, worst)]
+    lines += ["", "Files: `activations.sto`, `forces.sto`, `reserves.sto`, `joint_reactions.sto`; `details/` (inverse "
+              "dynamics, equality error, figures).", ""]
+    (folder / "summary.md").write_text("\n".join(lines))
+    for caveat in caveats:
+        print(f"note: {caveat.splitlines()[0][:300]}")
+    print(f"static optimization of {result.times.size} frames: {result.status}; results in {folder}")
+    return 0 if result.success else 1
