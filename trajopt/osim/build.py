@@ -142,8 +142,10 @@ def build_multibody(model_spec: spec.ModelSpec) -> Model:
     """The trajopt.multibody Model (bodies, joints, gravity) described by ``model_spec``."""
     enforced = [c.name for c in model_spec.constraints if c.enforced]
     if enforced:
-        raise ModelFileError(f"{model_spec.file}: CoordinateCouplerConstraint(s) {enforced} are enforced, but "
-                             f"trajopt.multibody has no kinematic constraints yet")
+        raise ModelFileError(f"{model_spec.file}: CoordinateCouplerConstraint(s) {enforced} are enforced: load it with "
+                             f"trajopt.osim.operators.load_processed, which returns them as constraints for inverse "
+                             f"dynamics, static optimization, muscle-driven inverse and muscle analysis (forward "
+                             f"dynamics with kinematic constraints is not available yet)")
     frames = FrameResolver(model_spec)
     model = Model(name=model_spec.name, gravity=model_spec.gravity)
     for body in model_spec.bodies:
