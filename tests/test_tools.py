@@ -1,8 +1,6 @@
 """The OpenSim-style command-line tools: inverse-dynamics, static-optimization, muscle-analysis (and their bad
 input: one line, exit code 2)."""
 
-import subprocess
-import sys
 import warnings
 
 import casadi as ca

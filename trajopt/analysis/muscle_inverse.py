@@ -28,7 +28,7 @@ problem, ``.solve(transcription, solver)`` its solution.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import casadi as ca
 import numpy as np
@@ -36,8 +36,11 @@ import numpy as np
 from trajopt.analysis.inverse_tendons import RigidTendons
 from trajopt.analysis.inverse_dynamics import MotionKinematics, read_model_motion, solve_inverse_dynamics
 from trajopt.errors import TrajoptInputError
-from trajopt.ocp import Effort, HermiteSimpson, Ipopt, Problem, Solution
+from trajopt.ocp import Effort, HermiteSimpson, Ipopt, Problem
 from trajopt.signals import coordinate_splines
+
+if TYPE_CHECKING:
+    from trajopt.analysis.muscle_inverse_solution import MuscleInverseSolution
 
 # OpenSim 4.x's DeGrooteFregly2016Muscle (what Moco solves with) hard codes this activation smoothing.
 OPENSIM_ACTIVATION_SMOOTHING = 0.1

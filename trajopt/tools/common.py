@@ -4,6 +4,7 @@ the low-pass cutoff checked against the motion's sampling, and one-line notes on
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -63,3 +64,21 @@ def check_cutoff(cutoff, motion: Table, option: str = "--cutoff"):
         raise TrajoptInputError(f"{option} {cutoff:g}: the low-pass cutoff must be > 0 Hz and below the motion's "
                                 f"Nyquist frequency {nyquist:.4g} Hz ({motion.source or 'motion'})")
     return float(cutoff)
+
+
+def add_model_and_motion(parser, loads: bool = True) -> None:
+    """The arguments every tool starts with: the model, the motion and (optionally) the external loads."""
+    parser.add_argument("model", help="the .osim model")
+    parser.add_argument("motion", help="coordinates file (.mot/.sto; degrees or radians as its header says)")
+    if loads:
+        parser.add_argument("--external-loads", metavar="XML", help="OpenSim ExternalLoads .xml (e.g. ground reactions)")
+
+
+def output_folder(path) -> Path:
+    """``--out`` as a created folder, or one line saying why it cannot be."""
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise TrajoptInputError(f"--out {folder}: cannot create the folder ({error.strerror})") from None
+    return folder

@@ -14,15 +14,13 @@ from pathlib import Path
 from trajopt.analysis.inverse_dynamics import motion_kinematics, solve_inverse_dynamics
 from trajopt.errors import TrajoptInputError
 from trajopt.io import read_external_loads, write_sto
-from trajopt.tools.common import check_cutoff, load_tool_input
+from trajopt.tools.common import add_model_and_motion, check_cutoff, load_tool_input
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt inverse-dynamics",
                                      description="Inverse dynamics of a motion (OpenSim's InverseDynamicsTool).")
-    parser.add_argument("model", help="the .osim model")
-    parser.add_argument("motion", help="coordinates file (.mot/.sto)")
-    parser.add_argument("--external-loads", metavar="XML", help="OpenSim ExternalLoads .xml (e.g. ground reactions)")
+    add_model_and_motion(parser)
     parser.add_argument("--cutoff", type=float, metavar="HZ",
                         help="low-pass filter of the coordinates (OpenSim's: 3rd-order Butterworth); default none")
     parser.add_argument("--out", required=True, help="the .sto file to write")

@@ -12,30 +12,23 @@ ignored: said on the terminal).
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
-
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
 from trajopt.io import Table, write_sto
-from trajopt.tools.common import load_tool_input
+from trajopt.tools.common import add_model_and_motion, load_tool_input, output_folder
 from trajopt.tools.muscle_inverse import read_paths
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt muscle-analysis",
                                      description="Muscle lengths and moment arms along a motion (OpenSim's MuscleAnalysis).")
-    parser.add_argument("model", help="the .osim model")
-    parser.add_argument("motion", help="coordinates file (.mot/.sto)")
+    add_model_and_motion(parser, loads=False)
     parser.add_argument("--paths", metavar="FILE", help="muscle paths: trajopt .json or OpenSim FunctionBasedPathSet "
                                                         ".xml (default: the model's geometric paths)")
     parser.add_argument("--out", required=True, help="folder for the results (created)")
     args = parser.parse_args(argv)
-    folder = Path(args.out)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise TrajoptInputError(f"--out {folder}: cannot create the folder ({error.strerror})") from None
+    folder = output_folder(args.out)
     data = load_tool_input(args.model, args.motion)
     paths = read_paths(args.paths, data.osim)
     mb = data.osim.multibody

@@ -18,7 +18,6 @@ import argparse
 import time
 from pathlib import Path
 
-import numpy as np
 
 from trajopt.analysis.couplers import CouplerConstraints
 from trajopt.analysis.external_loads import AppliedExternalLoads

@@ -18,35 +18,23 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.analysis.static_optimization import Residuals, StaticOptimization, StaticOptimizationWarning
-from trajopt.errors import TrajoptInputError
 from trajopt.io import read_external_loads, write_sto
 from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.tools.common import check_cutoff, load_tool_input
+from trajopt.tools.common import add_model_and_motion, check_cutoff, load_tool_input, output_folder
 from trajopt.tools.muscle_inverse import read_paths
-
-
-def _folder(path) -> Path:
-    folder = Path(path)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise TrajoptInputError(f"--out {folder}: cannot create the folder ({error.strerror})") from None
-    return folder
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt static-optimization",
                                      description="Static optimization of a motion (OpenSim's Static Optimization).")
-    parser.add_argument("model", help="the .osim model")
-    parser.add_argument("motion", help="coordinates file (.mot/.sto)")
-    parser.add_argument("--external-loads", metavar="XML", help="OpenSim ExternalLoads .xml (e.g. ground reactions)")
+    add_model_and_motion(parser)
     parser.add_argument("--paths", metavar="FILE", help="muscle paths: trajopt .json or OpenSim FunctionBasedPathSet "
                                                         ".xml (default: the model's geometric paths)")
     parser.add_argument("--cutoff", type=float, metavar="HZ", help="low-pass filter of the coordinates; default none")
     parser.add_argument("--reserves", type=float, default=1.0, help="reserve actuators' optimal force (default 1)")
     parser.add_argument("--out", required=True, help="folder for the results (created)")
     args = parser.parse_args(argv)
-    folder = _folder(args.out)
+    folder = output_folder(args.out)
     started = time.perf_counter()
     data = load_tool_input(args.model, args.motion)
     cutoff = check_cutoff(args.cutoff, data.motion)
