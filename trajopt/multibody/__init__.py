@@ -8,9 +8,20 @@ and algorithms as free functions backed by cached, named casadi Functions.
     tau = mb.inverse_dynamics(model, q, u, udot)       # q: nq (a quaternion counts 4), u, udot: nv
     udot = mb.forward_dynamics(model, q, u, tau)       # q, u, ... may be numpy, DM, SX or MX
     q_next = mb.integrate(model, q, u, dt)             # quaternions stay unit
+    udot, lam = mb.constrained_forward_dynamics(model, constraints, q, u, tau)   # φ(q) = 0 enforced
 """
 
 from trajopt.multibody.bodies import GROUND, Body, OffsetFrame
+from trajopt.multibody.constraints import (
+    CoordinateCoupler,
+    PointConstraint,
+    WeldConstraint,
+    constrained_forward_dynamics,
+    constrained_inverse_dynamics,
+    constraint_bias,
+    constraint_errors,
+    constraint_jacobian,
+)
 from trajopt.multibody.coordinates import Coordinate
 from trajopt.multibody.dynamics import (
     bias_forces,
@@ -73,4 +84,6 @@ __all__ = [
     "mass_matrix", "bias_forces", "inverse_dynamics", "joint_reaction_loads", "forward_dynamics",
     "kinetic_energy", "potential_energy", "point_force", "body_torque", "zero_wrenches",
     "convert_ball_joint_motion",
+    "CoordinateCoupler", "PointConstraint", "WeldConstraint", "constraint_errors", "constraint_jacobian",
+    "constraint_bias", "constrained_forward_dynamics", "constrained_inverse_dynamics",
 ]

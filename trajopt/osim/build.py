@@ -139,13 +139,8 @@ def _joint(joint: spec.Joint, frames: FrameResolver) -> mbj.Joint:
 
 
 def build_multibody(model_spec: spec.ModelSpec) -> Model:
-    """The trajopt.multibody Model (bodies, joints, gravity) described by ``model_spec``."""
-    enforced = [c.name for c in model_spec.constraints if c.enforced]
-    if enforced:
-        raise ModelFileError(f"{model_spec.file}: CoordinateCouplerConstraint(s) {enforced} are enforced: load it with "
-                             f"trajopt.osim.operators.load_processed, which returns them as constraints for inverse "
-                             f"dynamics, static optimization, muscle-driven inverse and muscle analysis (forward "
-                             f"dynamics with kinematic constraints is not available yet)")
+    """The trajopt.multibody Model (bodies, joints, gravity) described by ``model_spec``; its constraints
+    are built apart (``build_constraints``)."""
     frames = FrameResolver(model_spec)
     model = Model(name=model_spec.name, gravity=model_spec.gravity)
     for body in model_spec.bodies:
@@ -169,3 +164,39 @@ def contact_geometry(model_spec: spec.ModelSpec, frames: FrameResolver):
             normal = rotation @ own @ np.array([-1.0, 0.0, 0.0])
             half_spaces.append(ContactHalfSpaceOnBody(geometry.name, body, tuple(map(float, point)), tuple(map(float, normal))))
     return tuple(spheres), tuple(half_spaces)
+
+
+def build_constraints(model_spec: spec.ModelSpec, frames: FrameResolver) -> tuple:
+    """The enforced constraints as ``trajopt.multibody.constraints`` objects: CoordinateCouplerConstraints
+    (in file order), then PointConstraints and WeldConstraints (in file order). OpenSim numbers its
+    multipliers in ConstraintSet order, which is the same unless the file lists a coupler after a point or
+    weld constraint."""
+    from trajopt.multibody import constraints as mbc
+
+    built = []
+    for c in model_spec.constraints:
+        if not c.enforced:
+            continue
+        if len(c.independent_coordinates) != 1:
+            raise ModelFileError(f"{model_spec.file}: CoordinateCouplerConstraint '{c.name}' has independent "
+                                 f"coordinates {list(c.independent_coordinates)}; trajopt supports exactly one")
+        built.append(mbc.CoordinateCoupler(c.name, c.dependent_coordinate, c.independent_coordinates[0],
+                                           coordinate_function(c.function), c.scale_factor))
+    for c in model_spec.body_constraints:
+        if not c.enforced:
+            continue
+        if isinstance(c, spec.PointConstraint):
+            p1, p2 = frames.point(c.body1, c.location1), frames.point(c.body2, c.location2)
+            built.append(mbc.PointConstraint(c.name, p1.body, p1.location, p2.body, p2.location))
+        else:
+            built.append(mbc.WeldConstraint(c.name, frames.offset_frame(c.frame1), frames.offset_frame(c.frame2)))
+    return tuple(built)
+
+
+def enforced_constraint_names(model_spec: spec.ModelSpec) -> dict[str, list[str]]:
+    """Names of the enforced constraints by OpenSim type (empty when there are none)."""
+    names: dict[str, list[str]] = {}
+    for c in model_spec.constraints + model_spec.body_constraints:
+        if c.enforced:
+            names.setdefault(type(c).__name__, []).append(c.name)
+    return names

@@ -5,12 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from trajopt.errors import TrajoptInputError
+from trajopt.errors import ModelFileError, TrajoptInputError
 from trajopt.multibody.model import Model
 from trajopt.osim import spec
 from trajopt.osim.build import (
     BodyPoint,
     ContactHalfSpaceOnBody,
+    build_constraints,
+    enforced_constraint_names,
     ContactSphereOnBody,
     FrameResolver,
     build_multibody,
@@ -34,6 +36,7 @@ class OsimModel:
     markers: dict[str, BodyPoint]
     contact_spheres: tuple[ContactSphereOnBody, ...]
     contact_half_spaces: tuple[ContactHalfSpaceOnBody, ...]
+    constraints: tuple = ()
 
     @property
     def name(self) -> str:
@@ -69,13 +72,23 @@ class OsimModel:
         return self.frames.point(frame, location)
 
 
-def load_osim(path: str | Path) -> OsimModel:
+def load_osim(path: str | Path, constraints: bool = False) -> OsimModel:
     """Read an OpenSim 4 ``.osim`` file (OpenSim need not be installed).
 
     Raises `trajopt.errors.ModelFileError` naming the element and its path for anything trajopt
-    cannot represent; warns (`OsimIgnoredWarning`) listing optional elements it ignored.
+    cannot represent; warns (`OsimIgnoredWarning`) listing optional elements it ignored. A model with
+    enforced constraints (CoordinateCouplerConstraint, PointConstraint, WeldConstraint) is refused
+    unless ``constraints``: then ``OsimModel.constraints`` holds them for the constrained dynamics of
+    ``trajopt.multibody.constraints`` (the caller enforces them).
     """
     model_spec = parse_osim(path)
+    enforced = enforced_constraint_names(model_spec)
+    if enforced and not constraints:
+        listed = "; ".join(f"{kind}(s) {names}" for kind, names in enforced.items())
+        raise ModelFileError(f"{model_spec.file}: {listed} are enforced: load it with load_osim(path, "
+                             f"constraints=True) for constrained dynamics (trajopt.multibody.constraints) or with "
+                             f"trajopt.osim.operators.load_processed (couplers only), which the inverse dynamics, "
+                             f"static optimization, muscle-driven inverse and muscle analysis tools use")
     frames = FrameResolver(model_spec)
     spheres, half_spaces = contact_geometry(model_spec, frames)
     return OsimModel(
@@ -85,4 +98,5 @@ def load_osim(path: str | Path) -> OsimModel:
         markers={m.name: frames.point(m.frame, m.location) for m in model_spec.markers},
         contact_spheres=spheres,
         contact_half_spaces=half_spaces,
+        constraints=build_constraints(model_spec, frames) if constraints else (),
     )

@@ -142,6 +142,11 @@ def load_processed(path: str | Path, operators=()):
     from trajopt.paths.moment_arms import couplings_from_osim
 
     model_spec = process(parse_osim(path), operators)
+    closed = [c.name for c in model_spec.body_constraints if c.enforced]
+    if closed:
+        raise ModelFileError(f"{model_spec.file}: PointConstraint/WeldConstraint {closed} (closed loops) are enforced: "
+                             f"the OpenSim-style tools take CoordinateCouplerConstraints only; use load_osim(path, "
+                             f"constraints=True) and trajopt.multibody.constraints")
     couplings = couplings_from_osim(model_spec)
     free = dataclasses.replace(model_spec, constraints=tuple(dataclasses.replace(c, enforced=False)
                                                              for c in model_spec.constraints))

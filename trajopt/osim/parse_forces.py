@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from trajopt.osim import spec
-from trajopt.osim.xml_reader import function_child, members, resolve_path
+from trajopt.osim.xml_reader import function_child, label, members, resolve_path
 
 MUSCLE_PARAMETERS = {
     "DeGrooteFregly2016Muscle": spec.DeGrooteFregly2016Parameters,
@@ -158,3 +158,33 @@ def parse_coupler(reader, element, where) -> spec.CoordinateCouplerConstraint:
         independent_coordinates=tuple(values["independent_coordinate_names"].split()), function=function,
         scale_factor=values["scale_factor"], enforced=values["isEnforced"])
 
+
+
+def parse_point_constraint(reader, element, where) -> spec.PointConstraint:
+    values = reader.properties(element, where, {"isEnforced": True, "socket_body_1": "", "socket_body_2": "",
+                                                "location_body_1": (0.0, 0.0, 0.0),
+                                                "location_body_2": (0.0, 0.0, 0.0)})
+    own_path = f"/constraintset/{element.get('name', '')}"
+    return spec.PointConstraint(
+        name=element.get("name", ""), body1=resolve_path(own_path, values["socket_body_1"]),
+        location1=values["location_body_1"], body2=resolve_path(own_path, values["socket_body_2"]),
+        location2=values["location_body_2"], enforced=values["isEnforced"])
+
+
+def parse_weld_constraint(reader, element, where, frames: list) -> spec.WeldConstraint:
+    """A WeldConstraint; the offset frames it owns (its <frames>) are appended to ``frames``."""
+    from trajopt.osim.parser import parse_offset_frame
+
+    values = reader.properties(element, where, {"isEnforced": True, "socket_frame1": "", "socket_frame2": ""},
+                               handled=("frames",))
+    own_path = f"/constraintset/{element.get('name', '')}"
+    for container in element.findall("frames"):
+        for frame in container:
+            if isinstance(frame.tag, str):
+                if frame.tag != "PhysicalOffsetFrame":
+                    raise reader.error(f"{where}/frames", f"unsupported frame type '{frame.tag}' (only "
+                                       f"PhysicalOffsetFrame)")
+                frames.append(parse_offset_frame(reader, frame, own_path, f"{where}/frames/{label(frame)}"))
+    return spec.WeldConstraint(
+        name=element.get("name", ""), frame1=resolve_path(own_path, values["socket_frame1"]),
+        frame2=resolve_path(own_path, values["socket_frame2"]), enforced=values["isEnforced"])

@@ -21,6 +21,8 @@ from trajopt.osim.parse_forces import (
     parse_contact_geometry,
     parse_coordinate_actuator,
     parse_coupler,
+    parse_point_constraint,
+    parse_weld_constraint,
     parse_muscle,
     parse_smooth_contact,
 )
@@ -213,9 +215,17 @@ def _component(reader, element, owner, where, **out) -> None:
         out["contact_forces"].append(parse_smooth_contact(reader, element, owner, where))
     elif tag == "CoordinateCouplerConstraint":
         out["constraints"].append(parse_coupler(reader, element, where))
+    elif tag == "PointConstraint":
+        out["body_constraints"].append(parse_point_constraint(reader, element, where))
+    elif tag == "WeldConstraint":
+        out["body_constraints"].append(parse_weld_constraint(reader, element, where, out["frames"]))
+    elif tag.endswith("Constraint"):
+        raise reader.error(where, f"unsupported constraint type '{tag}' (supported: {', '.join(CONSTRAINT_TYPES)})")
     else:
         raise reader.error(where, f"unsupported component type '{tag}'")
 
+
+CONSTRAINT_TYPES = ("CoordinateCouplerConstraint", "PointConstraint", "WeldConstraint")
 
 _MODEL_PROPERTIES = {"gravity": (0.0, -9.80665, 0.0), "length_units": "meters", "force_units": "N"}
 
@@ -238,7 +248,7 @@ def parse_osim(path: str | Path) -> spec.ModelSpec:
     model = root.find("Model")
     where = f"/OpenSimDocument/Model[{model.get('name', '')}]"
     lists = {key: [] for key in ("frames", "muscles", "actuators", "contact_geometry", "contact_forces",
-                                 "constraints")}
+                                 "constraints", "body_constraints")}
     bodies, joints, markers, wrap_objects = [], [], [], []
     handled_sets = ("Ground", "BodySet", "JointSet", "ForceSet", "ConstraintSet", "MarkerSet",
                     "ContactGeometrySet", "ComponentSet", "components", "ControllerSet", "ProbeSet")
@@ -287,11 +297,19 @@ def parse_osim(path: str | Path) -> spec.ModelSpec:
         markers=tuple(markers), wrap_objects=tuple(wrap_objects), muscles=tuple(lists["muscles"]),
         coordinate_actuators=tuple(lists["actuators"]), contact_geometry=tuple(lists["contact_geometry"]),
         contact_forces=tuple(lists["contact_forces"]), ignored=tuple(reader.ignored),
+        body_constraints=tuple(lists["body_constraints"]),
     )
     _check_references(result)
     if reader.ignored:
         warnings.warn(ignored_summary(file, reader.ignored), OsimIgnoredWarning, stacklevel=2)
     return result
+
+
+def constraint_frames(constraint) -> tuple[tuple[str, str], ...]:
+    """(socket, frame path) pairs a PointConstraint or WeldConstraint refers to."""
+    if isinstance(constraint, spec.PointConstraint):
+        return (("socket_body_1", constraint.body1), ("socket_body_2", constraint.body2))
+    return (("socket_frame1", constraint.frame1), ("socket_frame2", constraint.frame2))
 
 
 def ignored_summary(file, ignored, examples: int = 3) -> str:
@@ -341,6 +359,9 @@ def _check_references(model: spec.ModelSpec) -> None:
     for constraint in model.constraints:
         for name in (constraint.dependent_coordinate,) + constraint.independent_coordinates:
             need_coordinate(name, f"CoordinateCouplerConstraint {constraint.name}")
+    for constraint in model.body_constraints:
+        for role, path in constraint_frames(constraint):
+            need_frame(path, f"{type(constraint).__name__} {constraint.name} ({role})")
     wraps = {w.name for w in model.wrap_objects}
     for muscle in model.muscles:
         for wrap in muscle.path.wraps:

@@ -188,6 +188,28 @@ class CoordinateCouplerConstraint:
 
 
 @dataclass(frozen=True)
+class PointConstraint:
+    """A point of body 1 and a point of body 2 coincide (locations in each body's frame; bodies as paths)."""
+
+    name: str
+    body1: str
+    location1: Vec3
+    body2: str
+    location2: Vec3
+    enforced: bool
+
+
+@dataclass(frozen=True)
+class WeldConstraint:
+    """Frame 1 and frame 2 (frame paths) coincide."""
+
+    name: str
+    frame1: str
+    frame2: str
+    enforced: bool
+
+
+@dataclass(frozen=True)
 class Marker:
     name: str
     frame: str
@@ -376,6 +398,7 @@ class ModelSpec:
     contact_geometry: tuple[ContactSphere | ContactHalfSpace, ...]
     contact_forces: tuple[SmoothSphereHalfSpaceForce, ...]
     ignored: tuple[str, ...] = field(default=())
+    body_constraints: tuple[PointConstraint | WeldConstraint, ...] = field(default=())
 
     @property
     def coordinates(self) -> tuple[Coordinate, ...]:
