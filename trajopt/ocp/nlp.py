@@ -154,17 +154,22 @@ def transcribe(problem: CompiledProblem, transcription: Transcription,
     path_term = PointFunction.on(problem.path, at(grid.path_points))
     integrand_term = PointFunction.on(problem.integrands, at(np.arange(grid.tau.size)))
     mapped = (dynamics_term, path_term, integrand_term)
+    mesh_points = grid.path_points if grid.mesh_points is None else grid.mesh_points
+    if problem.mesh_path is not None:
+        mapped = mapped + (PointFunction.on(problem.mesh_path, at(mesh_points)),)
     state_scale = np.concatenate([v.scale if v.scale is not None else _bound_scale(v, scale_from_bounds)
                                   for v in problem.states]) if problem.states else np.zeros(0)
     defect_columns = [np.array([i for i, k in enumerate(grid.defect_kind) if k == kind])
                       for kind in dict.fromkeys(grid.defect_kind)]
     last = grid.tau.size - 1
 
-    def objective_and_constraints(derivatives, path_values, integrand_values):
+    def objective_and_constraints(derivatives, path_values, integrand_values, mesh_values=None):
         defects = ca.mtimes(states, _sparse(grid.defect_states)) - \
             duration * ca.mtimes(derivatives, _sparse(grid.defect_dynamics))
         pieces = [ca.vec(defects[:, columns] / ca.DM(state_scale)) for columns in defect_columns]
         pieces.append(ca.vec(path_values))
+        if mesh_values is not None:
+            pieces.append(ca.vec(mesh_values))
         integrals = duration * ca.mtimes(integrand_values, _sparse(grid.quadrature))
         cost, endpoint_g = problem.endpoint(t0, states[:, 0], controls[:, 0], algebraics[:, 0],
                                             t0 + duration, states[:, last], controls[:, last],
@@ -196,6 +201,15 @@ def transcribe(problem: CompiledProblem, transcription: Transcription,
         lower_g.append(np.tile(np.concatenate([g.lower for g in problem.path_groups]), points.size))
         upper_g.append(np.tile(np.concatenate([g.upper for g in problem.path_groups]), points.size))
         start += n_path * points.size
+
+    if problem.mesh_path is not None:
+        n_mesh = sum(len(g.labels) for g in problem.mesh_path_groups)
+        catalog.append(ConstraintBlock(
+            "mesh-point constraint", tuple(label for g in problem.mesh_path_groups for label in g.labels),
+            grid.tau[mesh_points], start, n_mesh, mesh_points.size, np.ones(n_mesh)))
+        lower_g.append(np.tile(np.concatenate([g.lower for g in problem.mesh_path_groups]), mesh_points.size))
+        upper_g.append(np.tile(np.concatenate([g.upper for g in problem.mesh_path_groups]), mesh_points.size))
+        start += n_mesh * mesh_points.size
 
     for group in problem.endpoint_groups:
         size = len(group.labels)

@@ -45,6 +45,8 @@ class CompiledProblem:
     initial_time: tuple[float, float, float]
     duration: tuple[float, float, float]
     symbols: dict  # "t", "x", "u", "p", "z" and endpoint copies "t0", "x0", ... (internal use)
+    mesh_path: ca.Function | None = None  # -> g at the mesh points only (None: no such constraint)
+    mesh_path_groups: tuple[ConstraintGroup, ...] = ()
 
 
 def as_sx(expression, what: str) -> ca.SX:
@@ -82,6 +84,7 @@ class Problem:
         self._copies_by_kind: dict[str, list[tuple[ca.SX, ca.SX, ca.SX]]] = {"x": [], "u": [], "z": []}
         self._derivatives: dict[int, ca.SX] = {}
         self._path: list[ConstraintGroup] = []
+        self._mesh_path: list[ConstraintGroup] = []
         self._endpoint: list[ConstraintGroup] = []
         self._goals: list[Goal] = []
 
@@ -199,6 +202,18 @@ class Problem:
             raise TrajoptInputError(f"constraint '{name}': {len(labels)} labels for {size} rows")
         group_list.append(ConstraintGroup(name, expression, lower, upper, labels))
 
+    def require_at_mesh_points(self, expression, lower=None, upper=None, equals=None, name: str | None = None,
+                               labels=None) -> None:
+        """A path constraint that holds at the mesh points only (interval ends; every point of Trapezoidal,
+        not the Hermite-Simpson midpoints, the interval ends of Radau): e.g. Moco's kinematic constraint
+        derivatives. Same arguments as ``require``; it must depend on path variables."""
+        before = len(self._path)
+        self.require(expression, lower, upper, equals, name, labels)
+        if len(self._path) != before + 1:
+            raise TrajoptInputError(f"require_at_mesh_points: constraint '{name}' does not depend on t, states, "
+                                    f"controls or algebraics")
+        self._mesh_path.append(self._path.pop())
+
     def periodic(self, pairs=None, name: str = "periodicity") -> None:
         """Periodicity: initial(a) == final(b) for each (a, b) pair of state expressions.
 
@@ -247,6 +262,7 @@ class Problem:
         cost = ca.SX(terms.cost([integrals[i] for i in range(len(terms.integrands))]))
         path_g = ca.vertcat(*[g.expression for g in self._path]) if self._path else ca.SX(0, 1)
         end_g = ca.vertcat(*[g.expression for g in self._endpoint]) if self._endpoint else ca.SX(0, 1)
+        mesh_g = ca.vertcat(*[g.expression for g in self._mesh_path]) if self._mesh_path else None
         end_in = [t0, x0, u0, z0, tf, xf, uf, zf, p, integrals]
         end_names = ["t0", "x0", "u0", "z0", "tf", "xf", "uf", "zf", "p", "integrals"]
         integrand_column = ca.vertcat(*terms.integrands) if terms.integrands else ca.SX(0, 1)
@@ -255,6 +271,7 @@ class Problem:
             path = ca.Function("path", path_in, [path_g], path_names, ["g"])
             integrands = ca.Function("integrands", path_in, [integrand_column], path_names, ["q_dot"])
             endpoint = ca.Function("endpoint", end_in, [cost, end_g], end_names, ["cost", "g"])
+            mesh_path = None if mesh_g is None else ca.Function("mesh_path", path_in, [mesh_g], path_names, ["g"])
         except RuntimeError as error:
             free = str(error).split("free variables")[-1][:200] if "free" in str(error) else str(error)[:200]
             raise TrajoptInputError(
@@ -266,7 +283,7 @@ class Problem:
         return CompiledProblem(dynamics, path, integrands, endpoint, tuple(self._path),
                                tuple(self._endpoint), tuple(self._states), tuple(self._controls),
                                tuple(self._algebraics), tuple(self._parameters), self._initial_time,
-                               self._duration, symbols)
+                               self._duration, symbols, mesh_path, tuple(self._mesh_path))
 
     def solve(self, transcription, solver=None, guess=None):
         """Transcribe with `transcription`, solve with `solver` (default Ipopt()), return a Solution.

@@ -33,6 +33,7 @@ class Grid:
     control_extension: np.ndarray  # E, (len(control_points), M): controls at all points = U_dec @ E
     path_points: np.ndarray  # indices into tau where path constraints hold
     quadrature: np.ndarray  # (M,) weights on normalized time: integral = T * sum(w * g)
+    mesh_points: np.ndarray | None = None  # indices into tau of the mesh points (None: the path points)
 
 
 def lagrange_weights(nodes: np.ndarray, x: float) -> np.ndarray:
@@ -121,7 +122,7 @@ class Trapezoidal(Transcription):
         quadrature[[0, -1]] = 0.5 * h
         everywhere = np.arange(n + 1)
         return Grid(tau, a, b, everywhere, tau[1:], ("trapezoidal",) * n, everywhere,
-                    np.eye(n + 1), everywhere, quadrature)
+                    np.eye(n + 1), everywhere, quadrature, everywhere)
 
 
 @dataclass(frozen=True)
@@ -161,7 +162,7 @@ class HermiteSimpson(Transcription):
             quadrature[[2 * k, 2 * k + 1, 2 * k + 2]] += np.array([1.0, 4.0, 1.0]) * h / 6.0
         everywhere = np.arange(m)
         return Grid(tau, a, b, everywhere, defect_tau, tuple(kinds), everywhere, np.eye(m),
-                    everywhere, quadrature)
+                    everywhere, quadrature, np.arange(0, m, 2))
 
 
 @dataclass(frozen=True)
@@ -218,4 +219,4 @@ class Radau(Transcription):
         extension[:, 1:] = np.eye(n * d)
         extension[:d, 0] = lagrange_weights(points, 0.0)
         return Grid(tau, a, b, collocation, tau[1:], ("collocation",) * (n * d), collocation, extension,
-                    collocation, quadrature)
+                    collocation, quadrature, np.arange(d, m, d))
