@@ -77,3 +77,77 @@ def test_walk3d_forces_as_generalized_forces():
     tau = np.asarray(function(q, u)).ravel()
     expected = 6.09 * math.exp(-6.94 * (1.0 - 0.30)) - 11.03 * math.exp(11.33 * (1.0 - 2.40)) - 1.0 * 0.5
     assert tau[mb.speed_index("elbow_flex_r")] == pytest.approx(expected, rel=1e-14)
+
+
+@pytest.mark.opensim
+def test_walk3d_expression_forces_match_opensim(opensim_task):
+    """The 20 ExpressionBasedCoordinateForces of Moco's 3D walking example, added to subject_walk_scaled.osim
+    (the AddExpressionForces operator), at 25 random states: generalized forces equal OpenSim's
+    ExpressionBasedCoordinateForce.getForceMagnitude on the same model."""
+    from trajopt.osim.expression_forces import model_expression_forces
+    from trajopt.osim.operators import AddExpressionForces, load_processed
+
+    model_file = ROOT / "problems" / "walk3d" / "subject_walk_scaled.osim"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        osim, _ = load_processed(model_file, [AddExpressionForces(FORCES)])
+    mb = osim.multibody
+    rng = np.random.default_rng(4)
+    q, u = rng.uniform(-1.0, 1.0, (25, mb.nq)), rng.uniform(-3.0, 3.0, (25, mb.nv))
+    reference = opensim_task("expression_coordinate_forces", {"model": str(model_file), "forces": str(FORCES),
+                                                              "q": q[:, [mb.coordinate_index(n) for n in
+                                                                         _opensim_order(mb)]],
+                                                              "u": u[:, [mb.speed_index(n) for n in
+                                                                         _opensim_order(mb)]]})
+    assert len(reference["names"]) == 20
+    expected = np.zeros((25, mb.nv))
+    for name, column in zip(reference["coordinates"], reference["values"].T):
+        expected[:, mb.speed_index(str(name))] += column
+    forces = model_expression_forces(osim)
+    ours = np.asarray(generalized_forces_function(mb, forces.forces).map(25)(q.T, u.T)).T
+    assert np.max(np.abs(ours - expected)) <= 1e-12 * max(1.0, np.max(np.abs(expected)))  # measured ...
+
+
+def _opensim_order(mb):
+    """OpenSim's CoordinateSet order of walk3d (joint order in the file), read from the model file."""
+    from trajopt.osim.parser import parse_osim
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return [c.name for c in parse_osim(ROOT / "problems" / "walk3d" / "subject_walk_scaled.osim").coordinates]
+
+
+def test_forceset_expression_with_unknown_function_is_one_line(tmp_path):
+    text = FORCES.read_text()
+    bad = re.sub(r"<expression>([^<]*)</expression>", lambda m: "<expression>foo(q)</expression>", text, count=1)
+    path = tmp_path / "forces.xml"
+    path.write_text(bad)
+    with pytest.raises(TrajoptInputError) as caught:
+        read_expression_forces(path)
+    message = str(caught.value)
+    assert "forces.xml" in message and "ExpressionBasedCoordinateForce '" in message and "foo" in message
+    assert "\n" not in message
+
+
+def test_inverse_dynamics_takes_the_expression_forces_off(tmp_path):
+    """An ExpressionBasedCoordinateForce in the model applies its generalized force itself: inverse dynamics
+    reports the net generalized force minus it (OpenSim's ID tool does the same with non-muscle forces)."""
+    from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
+    from trajopt.osim.operators import AddExpressionForces, load_processed
+
+    model_file = ROOT / "problems" / "walk3d" / "subject_walk_scaled.osim"
+    motion = ROOT / "problems" / "walk3d" / "coordinates.sto"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        bare, _ = load_processed(model_file)
+        passive, _ = load_processed(model_file, [AddExpressionForces(FORCES)])
+        from trajopt.tools.common import load_tool_input
+
+        table = load_tool_input(model_file, motion).motion
+        without = motion_inverse_dynamics(bare, table, final_time=0.5)
+        with_forces = motion_inverse_dynamics(passive, table, final_time=0.5)
+    k = without.kinematics
+    applied = np.asarray(generalized_forces_function(passive.multibody, passive.spec.expression_forces)
+                         .map(k.times.size)(k.q.T, k.u.T)).T
+    np.testing.assert_allclose(with_forces.generalized_forces, without.generalized_forces - applied, atol=1e-9)
+    assert np.max(np.abs(applied)) > 1.0  # the passive moments matter at these frames

@@ -9,7 +9,11 @@ Request:
   with that optimal force and controls in [-10000, 10000]; <= 0: none),
   ``convergence_criterion`` (default 1e-4, OpenSim's), ``max_iterations`` (default 100),
   ``start_time``/``final_time`` (optional; default the motion's range), ``repeat`` (default 1:
-  run the tool this many times and report each run's wall time).
+  run the tool this many times and report each run's wall time);
+- ``function_based_paths`` (optional FunctionBasedPathSet .xml: every muscle's path replaced, as
+  ``ModOpReplacePathsWithFunctionBasedPaths``), ``remove_model_actuators`` (bool: the model's own
+  CoordinateActuators removed first), ``no_reserves_for`` (coordinate names without a reserve, e.g. the
+  dependent coordinates of couplers), ``external_loads`` (ExternalLoads .xml for the AnalyzeTool).
 
 Result: ``times``, ``labels`` (activation/force columns), ``activations``, ``forces``,
 ``run_times`` (s, ``AnalyzeTool.run`` only), ``load_time`` (model build and initSystem, s).
@@ -34,16 +38,28 @@ def _read_storage(path):
 
 def _model(request):
     model = opensim.Model(str(request["model"]))
+    if request.get("function_based_paths"):
+        processor = opensim.ModelProcessor(model)
+        processor.append(opensim.ModOpReplacePathsWithFunctionBasedPaths(str(request["function_based_paths"])))
+        model = processor.process()
+    if bool(request.get("remove_model_actuators", False)):
+        forces = model.updForceSet()
+        for name in [forces.get(i).getName() for i in range(forces.getSize())]:
+            if opensim.CoordinateActuator.safeDownCast(forces.get(name)) is not None:
+                forces.remove(forces.getIndex(name))
     if bool(request.get("degroote", False)):
         opensim.DeGrooteFregly2016Muscle.replaceMuscles(model)
         for muscle in model.getMuscles():
             degroote = opensim.DeGrooteFregly2016Muscle.safeDownCast(muscle)
             degroote.set_ignore_tendon_compliance(True)
     optimal_force = float(request.get("reserve_optimal_force", 1.0))
+    skipped = set(str(n) for n in np.atleast_1d(request.get("no_reserves_for", [])))
     if optimal_force > 0:
         coordinate_set = model.getCoordinateSet()
         for i in range(coordinate_set.getSize()):
             name = coordinate_set.get(i).getName()
+            if name in skipped:
+                continue
             reserve = opensim.CoordinateActuator(name)
             reserve.setName(f"reserve_{name}")
             reserve.setOptimalForce(optimal_force)
@@ -76,6 +92,8 @@ def run(request):
         setup.setInitialTime(first)
         setup.setFinalTime(last)
         setup.setResultsDir(folder)
+        if request.get("external_loads"):
+            setup.setExternalLoadsFileName(os.path.abspath(str(request["external_loads"])))
         analysis = opensim.StaticOptimization()
         analysis.setName("StaticOptimization")
         analysis.setUseModelForceSet(True)

@@ -143,9 +143,13 @@ class InverseDynamicsResult:
 
 
 def solve_inverse_dynamics(multibody, kinematics: MotionKinematics, rotational=(),
-                           expressed_in: str = "ground", external_loads=None) -> InverseDynamicsResult:
+                           expressed_in: str = "ground", external_loads=None, applied_forces=None) -> InverseDynamicsResult:
     """Generalized forces and joint reactions at every frame of ``kinematics`` (one mapped call), with
-    ``external_loads`` (``trajopt.analysis.external_loads.ExternalLoads``) applied when given."""
+    ``external_loads`` (``trajopt.analysis.external_loads.ExternalLoads``) applied when given.
+    ``applied_forces`` (anything with ``generalized_forces(kinematics)`` -> (frames, nv), e.g. the model's
+    ExpressionBasedCoordinateForces as ``trajopt.osim.expression_forces.ExpressionForces``): generalized
+    forces the model applies itself, taken off the result (as OpenSim's ID tool does with non-muscle forces);
+    the joint reactions are those of the whole generalized force."""
     if multibody.nq != multibody.nv:
         raise TrajoptInputError(
             f"model '{multibody.name}' has quaternion joints (nq={multibody.nq}, nv={multibody.nv}): "
@@ -160,6 +164,8 @@ def solve_inverse_dynamics(multibody, kinematics: MotionKinematics, rotational=(
     function = _per_frame_function(multibody, expressed_in).map(n)
     tau, forces, moments = (np.asarray(x) for x in function(kinematics.q.T, kinematics.u.T, kinematics.udot.T,
                                                               external))
+    if applied_forces is not None:
+        tau = tau - np.asarray(applied_forces.generalized_forces(kinematics)).T
     joints = multibody.joints
     rotational = set(rotational)
     labels = tuple(f"{name}_{'moment' if name in rotational else 'force'}" for name in multibody.speed_names)
@@ -195,4 +201,7 @@ def motion_inverse_dynamics(
     multibody = osim.multibody
     table = read_model_motion(motion, multibody.coordinate_names, rotational)
     kinematics = motion_kinematics(table, cutoff_frequency, speed_spline_accelerations, start_time, final_time)
-    return solve_inverse_dynamics(multibody, kinematics, rotational, expressed_in, external_loads)
+    from trajopt.osim.expression_forces import model_expression_forces
+
+    return solve_inverse_dynamics(multibody, kinematics, rotational, expressed_in, external_loads,
+                                  model_expression_forces(osim))

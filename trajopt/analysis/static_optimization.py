@@ -176,6 +176,7 @@ class StaticOptimization:
         final_time: float | None = None,
         external_loads=None,
         constraints=None,
+        applied_forces=None,
     ):
         if not (np.isfinite(activation_exponent) and activation_exponent >= 1):
             raise TrajoptInputError(f"activation_exponent must be >= 1, got {activation_exponent!r}")
@@ -192,8 +193,12 @@ class StaticOptimization:
         if self.constraints is not None:
             table = self.constraints.assemble(table)
         kinematics = motion_kinematics(table, cutoff_frequency, speed_spline_accelerations, start_time, final_time)
+        if applied_forces is None:
+            from trajopt.osim.expression_forces import model_expression_forces
+
+            applied_forces = model_expression_forces(model.osim)
         self.inverse_dynamics = solve_inverse_dynamics(model.multibody, kinematics, model.rotational_coordinates,
-                                                       external_loads=external_loads)
+                                                       external_loads=external_loads, applied_forces=applied_forces)
         outside = model.frames_outside_path_ranges(kinematics.q)
         if outside:
             where = "; ".join(f"{name}: {frames.size} frames from t={kinematics.times[frames[0]]:.4g} s"

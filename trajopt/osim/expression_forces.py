@@ -17,18 +17,18 @@ import numpy as np
 
 from trajopt.errors import ModelFileError
 from trajopt.osim.expressions import parse_expression
+from trajopt.osim.spec import ExpressionBasedCoordinateForce
 
 
-@dataclass(frozen=True)
-class ExpressionCoordinateForce:
-    name: str
-    coordinate: str
-    expression: str
-    source: str = ""
+# One force: name, coordinate, expression, source (file and element, for messages).
+ExpressionCoordinateForce = ExpressionBasedCoordinateForce
 
 
 def read_expression_forces(path) -> tuple[ExpressionCoordinateForce, ...]:
-    """Every ExpressionBasedCoordinateForce in a ForceSet .xml (or a model file)."""
+    """Every ExpressionBasedCoordinateForce in a ForceSet .xml (or a model file); an expression that cannot be
+    read is a one-line error naming the file, the force and the text."""
+    from trajopt.osim.parser import check_expression
+
     path = Path(path)
     try:
         root = ElementTree.parse(path).getroot()
@@ -41,7 +41,9 @@ def read_expression_forces(path) -> tuple[ExpressionCoordinateForce, ...]:
         expression = (element.findtext("expression") or "").strip()
         if not coordinate or not expression:
             raise ModelFileError(f"{path}: ExpressionBasedCoordinateForce '{name}' needs <coordinate> and <expression>")
-        forces.append(ExpressionCoordinateForce(name, coordinate, expression, str(path)))
+        force = ExpressionCoordinateForce(name, coordinate, expression, str(path))
+        check_expression(force)
+        forces.append(force)
     return tuple(forces)
 
 
@@ -52,6 +54,8 @@ def generalized_forces_function(multibody, forces) -> ca.Function:
     tau = ca.SX.zeros(multibody.nv)
     for force in forces:
         where = f"{force.source or 'model'}: ExpressionBasedCoordinateForce '{force.name}'"
+        if not force.source:
+            where = f"ExpressionBasedCoordinateForce '{force.name}'"
         if force.coordinate not in multibody.speed_names:
             raise ModelFileError(f"{where}: coordinate '{force.coordinate}' is not in model '{multibody.name}'")
         value = parse_expression(force.expression, {"q": q[multibody.coordinate_index(force.coordinate)],
@@ -74,3 +78,22 @@ class ExpressionForces:
 
     def wrenches(self, kinematics) -> np.ndarray:
         return np.zeros((kinematics.times.size, 6, len(self.multibody.bodies)))
+
+
+def model_expression_forces(osim) -> ExpressionForces | None:
+    """The ExpressionBasedCoordinateForces of a loaded model (its file's and those operators added), or None."""
+    forces = osim.spec.expression_forces
+    return ExpressionForces(osim.multibody, tuple(forces)) if forces else None
+
+
+@dataclass(frozen=True)
+class AppliedForceSum:
+    """Several ``AppliedForces`` (e.g. external loads and expression forces) as one."""
+
+    parts: tuple
+
+    def generalized_forces(self, kinematics) -> np.ndarray:
+        return sum(np.asarray(p.generalized_forces(kinematics)) for p in self.parts)
+
+    def wrenches(self, kinematics) -> np.ndarray:
+        return sum(np.asarray(p.wrenches(kinematics)) for p in self.parts)

@@ -15,6 +15,7 @@ Each operator has ``apply(spec) -> spec`` on a ``trajopt.osim.spec.ModelSpec`` a
   where the muscles are used (rigid in static optimization; ``RigidTendons``/``ElasticTendons`` in inverse).
 - ``AddResiduals``: actuators on the coordinates of the joints whose parent is ground (ModOpAddResiduals).
 - ``AddReserves``: an actuator on every unlocked, independent coordinate that has none (ModOpAddReserves).
+- ``AddExpressionForces``: the ExpressionBasedCoordinateForces of a ForceSet .xml (passive joint moments).
 """
 
 from __future__ import annotations
@@ -124,6 +125,25 @@ class AddReserves:
                       for c in model_spec.coordinates
                       if not c.locked and c.name not in dependent and c.name not in actuated)
         return dataclasses.replace(model_spec, coordinate_actuators=model_spec.coordinate_actuators + added)
+
+
+@dataclass(frozen=True)
+class AddExpressionForces:
+    """Append the ExpressionBasedCoordinateForces of a ForceSet .xml (e.g. Moco's 3D walking example's
+    ``subject_walk_scaled_ExpressionBasedCoordinateForceSet.xml``); their coordinates must be in the model."""
+
+    path: str | Path
+
+    def apply(self, model_spec):
+        from trajopt.osim.expression_forces import read_expression_forces
+
+        forces = read_expression_forces(self.path)
+        names = {c.name for c in model_spec.coordinates}
+        for force in forces:
+            if force.coordinate not in names:
+                raise ModelFileError(f"{force.source}: ExpressionBasedCoordinateForce '{force.name}': coordinate "
+                                     f"'{force.coordinate}' is not in model {model_spec.file}")
+        return dataclasses.replace(model_spec, expression_forces=model_spec.expression_forces + forces)
 
 
 def process(model_spec, operators=()):

@@ -188,3 +188,14 @@ def parse_weld_constraint(reader, element, where, frames: list) -> spec.WeldCons
     return spec.WeldConstraint(
         name=element.get("name", ""), frame1=resolve_path(own_path, values["socket_frame1"]),
         frame2=resolve_path(own_path, values["socket_frame2"]), enforced=values["isEnforced"])
+
+
+def parse_expression_force(reader, element, where) -> spec.ExpressionBasedCoordinateForce | None:
+    """An ExpressionBasedCoordinateForce (None when it does not apply force)."""
+    values = reader.properties(element, where, {"appliesForce": True, "coordinate": "", "expression": ""})
+    if not values["coordinate"] or not values["expression"]:
+        raise reader.error(where, "ExpressionBasedCoordinateForce needs <coordinate> and <expression>")
+    if not values["appliesForce"]:
+        return None
+    return spec.ExpressionBasedCoordinateForce(element.get("name", ""), values["coordinate"], values["expression"],
+                                               f"{reader.file}: {where}")

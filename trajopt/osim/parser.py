@@ -21,6 +21,7 @@ from trajopt.osim.parse_forces import (
     parse_contact_geometry,
     parse_coordinate_actuator,
     parse_coupler,
+    parse_expression_force,
     parse_point_constraint,
     parse_weld_constraint,
     parse_muscle,
@@ -215,6 +216,10 @@ def _component(reader, element, owner, where, **out) -> None:
         out["contact_forces"].append(parse_smooth_contact(reader, element, owner, where))
     elif tag == "CoordinateCouplerConstraint":
         out["constraints"].append(parse_coupler(reader, element, where))
+    elif tag == "ExpressionBasedCoordinateForce":
+        force = parse_expression_force(reader, element, where)
+        if force is not None:
+            out["expression_forces"].append(force)
     elif tag == "PointConstraint":
         out["body_constraints"].append(parse_point_constraint(reader, element, where))
     elif tag == "WeldConstraint":
@@ -248,7 +253,7 @@ def parse_osim(path: str | Path) -> spec.ModelSpec:
     model = root.find("Model")
     where = f"/OpenSimDocument/Model[{model.get('name', '')}]"
     lists = {key: [] for key in ("frames", "muscles", "actuators", "contact_geometry", "contact_forces",
-                                 "constraints", "body_constraints")}
+                                 "constraints", "body_constraints", "expression_forces")}
     bodies, joints, markers, wrap_objects = [], [], [], []
     handled_sets = ("Ground", "BodySet", "JointSet", "ForceSet", "ConstraintSet", "MarkerSet",
                     "ContactGeometrySet", "ComponentSet", "components", "ControllerSet", "ProbeSet")
@@ -297,12 +302,23 @@ def parse_osim(path: str | Path) -> spec.ModelSpec:
         markers=tuple(markers), wrap_objects=tuple(wrap_objects), muscles=tuple(lists["muscles"]),
         coordinate_actuators=tuple(lists["actuators"]), contact_geometry=tuple(lists["contact_geometry"]),
         contact_forces=tuple(lists["contact_forces"]), ignored=tuple(reader.ignored),
-        body_constraints=tuple(lists["body_constraints"]),
+        body_constraints=tuple(lists["body_constraints"]), expression_forces=tuple(lists["expression_forces"]),
     )
     _check_references(result)
     if reader.ignored:
         warnings.warn(ignored_summary(file, reader.ignored), OsimIgnoredWarning, stacklevel=2)
     return result
+
+
+def check_expression(force: spec.ExpressionBasedCoordinateForce) -> None:
+    """Parse the force's expression once (a one-line TrajoptInputError naming the element and the text if it
+    cannot be read)."""
+    import casadi as ca
+
+    from trajopt.osim.expressions import parse_expression
+
+    parse_expression(force.expression, {"q": ca.SX.sym("q"), "qdot": ca.SX.sym("qdot")},
+                     f"{force.source or 'model'}: ExpressionBasedCoordinateForce '{force.name}'")
 
 
 def constraint_frames(constraint) -> tuple[tuple[str, str], ...]:
@@ -359,6 +375,9 @@ def _check_references(model: spec.ModelSpec) -> None:
     for constraint in model.constraints:
         for name in (constraint.dependent_coordinate,) + constraint.independent_coordinates:
             need_coordinate(name, f"CoordinateCouplerConstraint {constraint.name}")
+    for force in model.expression_forces:
+        need_coordinate(force.coordinate, f"ExpressionBasedCoordinateForce {force.name}")
+        check_expression(force)
     for constraint in model.body_constraints:
         for role, path in constraint_frames(constraint):
             need_frame(path, f"{type(constraint).__name__} {constraint.name} ({role})")

@@ -210,6 +210,16 @@ class WeldConstraint:
 
 
 @dataclass(frozen=True)
+class ExpressionBasedCoordinateForce:
+    """A generalized force on ``coordinate``: a Lepton expression of its value ``q`` and speed ``qdot``."""
+
+    name: str
+    coordinate: str
+    expression: str
+    source: str = ""
+
+
+@dataclass(frozen=True)
 class Marker:
     name: str
     frame: str
@@ -399,6 +409,7 @@ class ModelSpec:
     contact_forces: tuple[SmoothSphereHalfSpaceForce, ...]
     ignored: tuple[str, ...] = field(default=())
     body_constraints: tuple[PointConstraint | WeldConstraint, ...] = field(default=())
+    expression_forces: tuple[ExpressionBasedCoordinateForce, ...] = field(default=())
 
     @property
     def coordinates(self) -> tuple[Coordinate, ...]:

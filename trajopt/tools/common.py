@@ -72,6 +72,19 @@ def add_model_and_motion(parser, loads: bool = True) -> None:
     parser.add_argument("motion", help="coordinates file (.mot/.sto; degrees or radians as its header says)")
     if loads:
         parser.add_argument("--external-loads", metavar="XML", help="OpenSim ExternalLoads .xml (e.g. ground reactions)")
+        add_forces_option(parser)
+
+
+def add_forces_option(parser) -> None:
+    parser.add_argument("--forces", metavar="XML", help="ForceSet .xml whose ExpressionBasedCoordinateForces are added "
+                                                        "to the model (e.g. passive joint moments)")
+
+
+def forces_operators(args) -> list:
+    """The model operator that adds ``--forces`` (none without it)."""
+    from trajopt.osim.operators import AddExpressionForces
+
+    return [AddExpressionForces(args.forces)] if getattr(args, "forces", None) else []
 
 
 def output_folder(path) -> Path:

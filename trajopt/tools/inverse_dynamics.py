@@ -14,7 +14,8 @@ from pathlib import Path
 from trajopt.analysis.inverse_dynamics import motion_kinematics, solve_inverse_dynamics
 from trajopt.errors import TrajoptInputError
 from trajopt.io import read_external_loads, write_sto
-from trajopt.tools.common import add_model_and_motion, check_cutoff, load_tool_input
+from trajopt.osim.expression_forces import model_expression_forces
+from trajopt.tools.common import add_model_and_motion, check_cutoff, forces_operators, load_tool_input
 
 
 def main(argv=None) -> int:
@@ -28,11 +29,12 @@ def main(argv=None) -> int:
     out = Path(args.out)
     if out.suffix.lower() not in (".sto", ".mot"):
         raise TrajoptInputError(f"--out {out}: give a .sto file name")
-    data = load_tool_input(args.model, args.motion)
+    data = load_tool_input(args.model, args.motion, forces_operators(args))
     cutoff = check_cutoff(args.cutoff, data.motion)
     loads = read_external_loads(args.external_loads) if args.external_loads else None
     kinematics = motion_kinematics(data.motion, cutoff)
-    result = solve_inverse_dynamics(data.osim.multibody, kinematics, data.rotational, external_loads=loads)
+    result = solve_inverse_dynamics(data.osim.multibody, kinematics, data.rotational, external_loads=loads,
+                                    applied_forces=model_expression_forces(data.osim))
     for note in data.notes:
         print(f"note: {note}")
     try:

@@ -29,6 +29,7 @@ from trajopt.io import read_external_loads, read_motion, read_table
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.ocp import HermiteSimpson, Ipopt
 from trajopt.osim.operators import AddReserves, AddResiduals, DeGrooteMuscles, WeldJoints, load_processed
+from trajopt.tools.common import add_forces_option
 
 
 def read_paths(path, osim):
@@ -59,9 +60,13 @@ def load_inverse(model_file, coordinates_file, operators=(), external_loads=None
     constraints = CouplerConstraints(osim.multibody, couplings)
     motion = read_motion(coordinates_file, rotational=model.rotational_coordinates)
     motion = constraints.assemble(motion)
-    applied = None
+    from trajopt.osim.expression_forces import AppliedForceSum, model_expression_forces
+
+    parts = [model_expression_forces(osim)]
     if external_loads is not None:
-        applied = AppliedExternalLoads(read_external_loads(external_loads), osim.multibody)
+        parts.append(AppliedExternalLoads(read_external_loads(external_loads), osim.multibody))
+    parts = tuple(p for p in parts if p is not None)
+    applied = None if not parts else parts[0] if len(parts) == 1 else AppliedForceSum(parts)
     return MuscleDrivenInverse(model, motion, window=window, applied_forces=applied,
                                constraints=constraints if couplings else None, tendons=tendons, goals=list(goals))
 
@@ -84,6 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("model", help="the .osim model")
     parser.add_argument("coordinates", help="coordinates file (.sto/.mot; degrees or radians as its header says)")
     parser.add_argument("--external-loads", metavar="XML", help="OpenSim ExternalLoads .xml (e.g. ground reactions)")
+    add_forces_option(parser)
     parser.add_argument("--paths", metavar="FILE", help="muscle paths: trajopt .json or OpenSim FunctionBasedPathSet "
                                                         ".xml (default: the model's geometric paths)")
     parser.add_argument("--emg", metavar="FILE", help="EMG table; columns named after muscles are tracked by their "
@@ -108,6 +114,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def operators_from(args) -> list:
+    from trajopt.tools.common import forces_operators
+
     operators = []
     if args.weld:
         operators.append(WeldJoints(tuple(args.weld)))
@@ -116,7 +124,7 @@ def operators_from(args) -> list:
     operators.append(DeGrooteMuscles(args.ignore_passive_fiber_force, args.active_force_width_scale))
     if args.reserves:
         operators.append(AddReserves(args.reserves))
-    return operators
+    return operators + forces_operators(args)
 
 
 def main(argv=None) -> int:

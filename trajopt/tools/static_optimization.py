@@ -20,7 +20,7 @@ import numpy as np
 from trajopt.analysis.static_optimization import Residuals, StaticOptimization, StaticOptimizationWarning
 from trajopt.io import read_external_loads, write_sto
 from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.tools.common import add_model_and_motion, check_cutoff, load_tool_input, output_folder
+from trajopt.tools.common import add_model_and_motion, check_cutoff, forces_operators, load_tool_input, output_folder
 from trajopt.tools.muscle_inverse import read_paths
 
 
@@ -36,7 +36,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     folder = output_folder(args.out)
     started = time.perf_counter()
-    data = load_tool_input(args.model, args.motion)
+    data = load_tool_input(args.model, args.motion, forces_operators(args))
     cutoff = check_cutoff(args.cutoff, data.motion)
     paths = read_paths(args.paths, data.osim)
     model = MusculoskeletalModel(data.osim, paths)
