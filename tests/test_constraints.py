@@ -146,3 +146,18 @@ def test_weld_frame_that_does_not_exist_is_named(tmp_path):
     with pytest.raises(ModelFileError, match=r"WeldConstraint payload_weld \(socket_frame2\) refers to frame "
                                              r"'/constraintset/payload_weld/on_nothing'"):
         _load(path)
+
+
+def test_coupler_with_unsupported_function_names_file_element_and_type(tmp_path):
+    coupler = ('<CoordinateCouplerConstraint name="tilt_coupler"><coupled_coordinates_function><StepFunction>'
+               '<transition_start_time>0</transition_start_time></StepFunction></coupled_coordinates_function>'
+               '<independent_coordinate_names>crank_angle</independent_coordinate_names>'
+               '<dependent_coordinate_name>coupler_tilt</dependent_coordinate_name></CoordinateCouplerConstraint>')
+    path = tmp_path / "stepped.osim"
+    path.write_text(FOURBAR.read_text().replace('<PointConstraint name="loop_closure">',
+                                                coupler + '<PointConstraint name="loop_closure">'))
+    with pytest.raises(ModelFileError) as caught:
+        _load(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: ") and "CoordinateCouplerConstraint[tilt_coupler]" in message
+    assert "unsupported function type 'StepFunction'" in message and "\n" not in message

@@ -37,6 +37,8 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
                        "Moco's 3D walking MocoInverse: trajopt (rigid, elastic) vs Moco, end to end, same run"),
     "static-optimization": ("trajopt.bench.static_optimization",
                             "arm26 static optimization, 101-frame elbow motion: trajopt vs OpenSim"),
+    "walk3d-static-optimization": ("trajopt.bench.walk3d_static_optimization",
+                                   "walk3d static optimization with GRFs and couplers: trajopt vs OpenSim, same run"),
 }
 
 COMMANDS: dict[str, tuple[str, str]] = {

@@ -1,0 +1,125 @@
+"""Benchmark ``trajopt bench walk3d-static-optimization``: static optimization of Moco's 3D walking model
+(subject_walk_scaled.osim, 80 muscles, patella couplers) with its ground reactions, trajopt vs OpenSim 4.6's
+StaticOptimization (AnalyzeTool, in a child process), same problem on both sides, in the same run.
+
+The same problem:
+- motion: problems/walk3d/coordinates.sto with the patella coordinates assembled from their couplers (written
+  to a temporary .sto that both read), frames in [--start, --end], no filter;
+- ground reactions: grf_walk.xml (OpenSim: the AnalyzeTool's external loads);
+- muscle paths: subject_walk_scaled_FunctionBasedPathSet.xml on both sides (OpenSim:
+  ModOpReplacePathsWithFunctionBasedPaths; trajopt: --paths), so lengths and moment arms are the same
+  polynomials (the geometric paths wrap, which trajopt's straight-line paths do not);
+- muscles: DeGrooteFregly2016 with rigid tendons; by default without muscle physiology (force = activation x max
+  isometric force on both sides; ``--physiology``: force-length-velocity, where OpenSim's capacity omits the
+  pennation factor cos α that trajopt keeps, so activations differ by design);
+- actuators: the model's own CoordinateActuators removed; one reserve per independent coordinate (optimal force 1,
+  none on the dependent patella coordinates: trajopt writes the balance in the couplers' reduced form, OpenSim's
+  constrained accelerations make the dependent equations redundant); objective Σ a² + Σ r² on both sides.
+Timing: OpenSim's ``AnalyzeTool.run`` (model loaded before the clock); trajopt's ``StaticOptimization(...)`` +
+``solve()`` (model and paths loaded before the clock). Accuracy: per muscle the largest |a_trajopt − a_OpenSim|
+over the frames. Writes results/benchmarks/walk3d_static_optimization.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from trajopt.opensim_reference import opensim_available, run_opensim_task
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+WALK3D = ROOT / "problems" / "walk3d"
+MODEL = WALK3D / "subject_walk_scaled.osim"
+PATHS = WALK3D / "subject_walk_scaled_FunctionBasedPathSet.xml"
+LOADS = WALK3D / "grf_walk.xml"
+COORDINATES = WALK3D / "coordinates.sto"
+
+
+def _trajopt(data, motion_file, start, end, physiology):
+    from trajopt.analysis.static_optimization import Residuals, StaticOptimization
+    from trajopt.io import read_external_loads
+    from trajopt.musculoskeletal import MusculoskeletalModel
+    from trajopt.tools.muscle_inverse import read_paths
+
+    model = MusculoskeletalModel(data.osim, read_paths(PATHS, data.osim))
+    loads = read_external_loads(LOADS)
+    started = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        problem = StaticOptimization(model, motion_file, Residuals(optimal_force=1.0), passive_force=False,
+                                     force_length_velocity=physiology, start_time=start, final_time=end,
+                                     external_loads=loads, constraints=data.constraints)
+        result = problem.solve()
+    return result, time.perf_counter() - started
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="trajopt bench walk3d-static-optimization",
+                                     description=__doc__.split("\n")[0])
+    parser.add_argument("--start", type=float, default=0.6, help="first time (s, default 0.6)")
+    parser.add_argument("--end", type=float, default=0.7, help="last time (s, default 0.7: 101 frames)")
+    parser.add_argument("--physiology", action="store_true", help="force-length-velocity on both sides")
+    parser.add_argument("--convergence", type=float, default=1e-4,
+                        help="OpenSim's convergence criterion (default 1e-4, OpenSim's own)")
+    parser.add_argument("--out", type=Path, default=ROOT / "results" / "benchmarks" / "walk3d_static_optimization.json")
+    args = parser.parse_args(argv)
+    from trajopt.io import write_sto
+    from trajopt.tools.common import load_tool_input
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = load_tool_input(MODEL, COORDINATES)
+    report = {"what": f"walk3d static optimization {args.start}-{args.end} s with GRFs, FunctionBasedPaths, "
+                      f"{'FLV' if args.physiology else 'no muscle physiology'}, reserves 1 (independent coordinates)",
+              "machine": platform.platform(), "processors": os.cpu_count(),
+              "load_average_at_start": os.getloadavg()[0], "opensim_convergence_criterion": args.convergence}
+    with tempfile.TemporaryDirectory(prefix="walk3d_so_") as folder:
+        motion_file = Path(folder) / "coordinates_assembled.sto"
+        write_sto(motion_file, data.motion)
+        print(f"trajopt static optimization of walk3d, {args.start}-{args.end} s ...")
+        result, seconds = _trajopt(data, motion_file, args.start, args.end, args.physiology)
+        print(f"  {result.times.size} frames, {result.status}, {seconds:.2f} s (IPOPT {result.solve_time:.2f} s)")
+        report["trajopt"] = {"seconds": seconds, "ipopt_seconds": result.solve_time, "status": result.status,
+                             "frames": int(result.times.size), "iterations": result.iterations,
+                             "load_average": os.getloadavg()[0]}
+        if not opensim_available():
+            report["opensim"] = "not installed: no comparison"
+        else:
+            print("OpenSim StaticOptimization (AnalyzeTool) ...")
+            reference = run_opensim_task("osim_static_optimization", {
+                "model": str(MODEL), "motion": str(motion_file), "lowpass_cutoff": -1.0, "degroote": True,
+                "use_muscle_physiology": args.physiology, "reserve_optimal_force": 1.0,
+                "function_based_paths": str(PATHS), "remove_model_actuators": True,
+                "no_reserves_for": [c.dependent for c in data.constraints.couplings], "external_loads": str(LOADS),
+                "start_time": args.start, "final_time": args.end, "convergence_criterion": args.convergence,
+                "max_iterations": 1000})
+            opensim_seconds = float(np.asarray(reference["run_times"]).ravel()[0])
+            labels = list(reference["labels"])
+            if reference["times"].size != result.times.size or np.max(np.abs(reference["times"] - result.times)) > 1e-9:
+                raise RuntimeError("trajopt and OpenSim solved different frames")
+            differences = {name: float(np.max(np.abs(result.activations[:, k]
+                                                     - reference["activations"][:, labels.index(name)])))
+                           for k, name in enumerate(result.muscle_names)}
+            worst = max(differences, key=differences.get)
+            report["opensim"] = {"seconds": opensim_seconds, "load_average": os.getloadavg()[0]}
+            report["max_activation_difference_per_muscle"] = differences
+            report["max_activation_difference"] = {"muscle": worst, "value": differences[worst]}
+            report["speedup"] = opensim_seconds / seconds
+            print(f"  {opensim_seconds:.2f} s; largest activation difference {differences[worst]:.3g} ({worst}); "
+                  f"trajopt {report['speedup']:.1f}x faster")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
