@@ -15,6 +15,10 @@ The same problem:
 - actuators: the model's own CoordinateActuators removed; one reserve per independent coordinate (optimal force 1,
   none on the dependent patella coordinates: trajopt writes the balance in the couplers' reduced form, OpenSim's
   constrained accelerations make the dependent equations redundant); objective Σ a² + Σ r² on both sides.
+Diagnosis: the same trajopt solve again with its inverse-dynamics forces corrected by OpenSim's rigid-body forces
+(InverseDynamicsSolver, forces off, at trajopt's q, u, u̇; the ground reactions' part agrees to 1e-8) isolates
+what OpenSim's multibody dynamics (its walker-knee velocity forces, tests/test_tools.py) contributes to the
+activation differences.
 Timing: OpenSim's ``AnalyzeTool.run`` (model loaded before the clock); trajopt's ``StaticOptimization(...)`` +
 ``solve()`` (model and paths loaded before the clock). Accuracy: per muscle the largest |a_trajopt − a_OpenSim|
 over the frames. Writes results/benchmarks/walk3d_static_optimization.json.
@@ -43,7 +47,7 @@ LOADS = WALK3D / "grf_walk.xml"
 COORDINATES = WALK3D / "coordinates.sto"
 
 
-def _trajopt(data, motion_file, start, end, physiology):
+def _trajopt(data, motion_file, start, end, physiology, correct_forces=None):
     from trajopt.analysis.static_optimization import Residuals, StaticOptimization
     from trajopt.io import read_external_loads
     from trajopt.musculoskeletal import MusculoskeletalModel
@@ -57,8 +61,36 @@ def _trajopt(data, motion_file, start, end, physiology):
         problem = StaticOptimization(model, motion_file, Residuals(optimal_force=1.0), passive_force=False,
                                      force_length_velocity=physiology, start_time=start, final_time=end,
                                      external_loads=loads, constraints=data.constraints)
+        if correct_forces is not None:
+            problem.inverse_dynamics = correct_forces(problem.inverse_dynamics)
         result = problem.solve()
     return result, time.perf_counter() - started
+
+
+def _opensim_rigid_body(inverse_dynamics):
+    """``inverse_dynamics`` with OpenSim's M u̇ + C (forces off, gravity on) in place of trajopt's."""
+    import dataclasses
+
+    from trajopt.multibody import inverse_dynamics as rigid_body
+    from trajopt.osim.parser import parse_osim
+
+    k = inverse_dynamics.kinematics
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        order = [c.name for c in parse_osim(MODEL).coordinates]  # OpenSim's CoordinateSet order
+    columns = [list(k.coordinate_names).index(n) for n in order]
+    reference = run_opensim_task("osim_inverse_dynamics", {"model": str(MODEL), "q": k.q[:, columns],
+                                                           "u": k.u[:, columns], "udot": k.udot[:, columns]})
+    theirs = np.zeros_like(k.q)
+    theirs[:, columns] = reference["tau"]
+    from trajopt.osim.load import load_osim
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        multibody = load_osim(MODEL, constraints=True).multibody
+    ours = np.array([np.asarray(rigid_body(multibody, q, u, a)).ravel() for q, u, a in zip(k.q, k.u, k.udot)])
+    return dataclasses.replace(inverse_dynamics,
+                               generalized_forces=inverse_dynamics.generalized_forces + theirs - ours)
 
 
 def main(argv=None) -> int:
@@ -109,12 +141,25 @@ def main(argv=None) -> int:
                                                      - reference["activations"][:, labels.index(name)])))
                            for k, name in enumerate(result.muscle_names)}
             worst = max(differences, key=differences.get)
+            per_frame = np.max(np.abs(result.activations - reference["activations"][
+                :, [labels.index(n) for n in result.muscle_names]]), axis=1)
+            report["max_activation_difference_per_frame"] = per_frame.tolist()
             report["opensim"] = {"seconds": opensim_seconds, "load_average": os.getloadavg()[0]}
             report["max_activation_difference_per_muscle"] = differences
             report["max_activation_difference"] = {"muscle": worst, "value": differences[worst]}
             report["speedup"] = opensim_seconds / seconds
             print(f"  {opensim_seconds:.2f} s; largest activation difference {differences[worst]:.3g} ({worst}); "
                   f"trajopt {report['speedup']:.1f}x faster")
+            corrected, _ = _trajopt(data, motion_file, args.start, args.end, args.physiology, _opensim_rigid_body)
+            gaps = np.abs(corrected.activations - reference["activations"][
+                :, [labels.index(n) for n in corrected.muscle_names]])
+            k = int(np.argmax(np.max(gaps, axis=0)))
+            report["with_opensim_rigid_body_forces"] = {
+                "max_activation_difference": {"muscle": corrected.muscle_names[k], "value": float(np.max(gaps))},
+                "max_activation_difference_per_frame": np.max(gaps, axis=1).tolist()}
+            print(f"  with OpenSim's rigid-body forces: largest activation difference {np.max(gaps):.3g} "
+                  f"({corrected.muscle_names[k]}); median over frames of the largest {np.median(np.max(gaps, axis=1)):.3g} "
+                  f"(without: {np.median(per_frame):.3g})")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n")
     print(f"wrote {args.out}")
