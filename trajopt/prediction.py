@@ -38,6 +38,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
+from trajopt.kinematic_constraints import ConstrainedAccelerations, constrained_accelerations
 from trajopt.multibody import forward_dynamics, inverse_dynamics, point_position, point_velocity
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.ocp import Problem, Verification
@@ -158,6 +159,7 @@ class MuscleDrivenProblem:
     generalized_forces: ca.SX
     explicit_accelerations: ca.SX
     activation_rates: ca.SX | None
+    constraints: ConstrainedAccelerations | None = None  # multipliers, errors... when constraints are held
 
     @property
     def muscle_controls(self) -> ca.SX:
@@ -196,12 +198,17 @@ def muscle_driven_problem(
     extra_generalized_forces: LoadsHook | None = None,
     scales: VariableScales = VariableScales(),
     labels: VariableLabels = VariableLabels(),
+    constraints=(),
 ) -> MuscleDrivenProblem:
     """Declare q, u, activations (+ excitations, residuals, actuator controls) and their dynamics.
 
     ``duration`` is a number or ``ocp.Free(lo, hi)``. Coordinate bounds default to the model's coordinate
     ranges (±1.05 for quaternion components). ``activations`` bounds apply to the activation controls when
-    ``activation_dynamics`` is False. ``StateBounds.initial``/``final`` may be ``(lower, upper)`` arrays, e.g.
+    ``activation_dynamics`` is False. ``constraints`` (``trajopt.multibody.constraints`` objects, e.g.
+    ``load_osim(path, constraints=True).constraints``) are held with multipliers by
+    ``trajopt.kinematic_constraints.constrained_accelerations`` (Moco's Hermite-Simpson formulation with
+    constraint derivatives: solve with HermiteSimpson). ``StateBounds.initial``/``final`` may be
+    ``(lower, upper)`` arrays, e.g.
     to fix one coordinate at t0 and leave the others within their bounds.
     """
     if not isinstance(model, MusculoskeletalModel):
@@ -271,12 +278,20 @@ def muscle_driven_problem(
             raise TrajoptInputError(f"external_wrenches returned shape {wrenches.shape}, expected "
                                     f"(6, {len(multibody.bodies)}) (one column per body)")
     explicit = forward_dynamics(multibody, q, u, tau, wrenches)
-    udot = explicit if isinstance(dynamics, ExplicitDynamics) else \
-        dynamics.accelerations(problem, model, q, u, tau, wrenches, scale=scales.accelerations,
-                               labels=labels.accelerations)
-    problem.set_derivative(q, _coordinate_rates(multibody, q, u))
+    held = None
+    if constraints:
+        held = constrained_accelerations(problem, multibody, tuple(constraints), q, u, tau, wrenches,
+                                         implicit=isinstance(dynamics, ImplicitDynamics), derivatives=True,
+                                         max_acceleration=getattr(dynamics, "max_acceleration", 1000.0))
+        udot, coordinate_rates = held.accelerations, held.coordinate_rates
+    else:
+        udot = explicit if isinstance(dynamics, ExplicitDynamics) else \
+            dynamics.accelerations(problem, model, q, u, tau, wrenches, scale=scales.accelerations,
+                                   labels=labels.accelerations)
+        coordinate_rates = _coordinate_rates(multibody, q, u)
+    problem.set_derivative(q, coordinate_rates)
     problem.set_derivative(u, udot)
-    return MuscleDrivenProblem(problem, model, q, u, a, e, r, c, udot, forces, tau, explicit, rates)
+    return MuscleDrivenProblem(problem, model, q, u, a, e, r, c, udot, forces, tau, explicit, rates, held)
 
 
 def _coordinate_rates(multibody, q, u):
@@ -295,6 +310,9 @@ def resimulate(built: MuscleDrivenProblem, solution, restart_each_interval: bool
     algebraic accelerations are replaced by forward dynamics here, so both formulations are checked
     against the same physics. Controls are interpolated as the transcription represents them.
     """
+    if built.constraints is not None:
+        raise TrajoptInputError("resimulate: the problem holds kinematic constraints; forward re-simulation with "
+                                "constraints is not available (check built.constraints.errors instead)")
     symbols = solution.discrete.problem.symbols
     rates = [_coordinate_rates(built.model.multibody, built.q, built.u), built.explicit_accelerations]
     if built.activation_rates is not None:

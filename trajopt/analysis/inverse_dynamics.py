@@ -143,7 +143,8 @@ class InverseDynamicsResult:
 
 
 def solve_inverse_dynamics(multibody, kinematics: MotionKinematics, rotational=(),
-                           expressed_in: str = "ground", external_loads=None, applied_forces=None) -> InverseDynamicsResult:
+                           expressed_in: str = "ground", external_loads=None,
+                           applied_forces=None) -> InverseDynamicsResult:
     """Generalized forces and joint reactions at every frame of ``kinematics`` (one mapped call), with
     ``external_loads`` (``trajopt.analysis.external_loads.ExternalLoads``) applied when given.
     ``applied_forces`` (anything with ``generalized_forces(kinematics)`` -> (frames, nv), e.g. the model's

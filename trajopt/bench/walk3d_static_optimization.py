@@ -158,7 +158,8 @@ def main(argv=None) -> int:
                 "max_activation_difference": {"muscle": corrected.muscle_names[k], "value": float(np.max(gaps))},
                 "max_activation_difference_per_frame": np.max(gaps, axis=1).tolist()}
             print(f"  with OpenSim's rigid-body forces: largest activation difference {np.max(gaps):.3g} "
-                  f"({corrected.muscle_names[k]}); median over frames of the largest {np.median(np.max(gaps, axis=1)):.3g} "
+                  f"({corrected.muscle_names[k]}); median over frames of the largest "
+                  f"{np.median(np.max(gaps, axis=1)):.3g} "
                   f"(without: {np.median(per_frame):.3g})")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n")
