@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from trajopt.errors import TrajoptInputError
+from trajopt.errors import ModelFileError, TrajoptInputError
 from trajopt.osim.expression_forces import generalized_forces_function, read_expression_forces
 from trajopt.osim.expressions import parse_expression
 
@@ -151,3 +151,38 @@ def test_inverse_dynamics_takes_the_expression_forces_off(tmp_path):
                          .map(k.times.size)(k.q.T, k.u.T)).T
     np.testing.assert_allclose(with_forces.generalized_forces, without.generalized_forces - applied, atol=1e-9)
     assert np.max(np.abs(applied)) > 1.0  # the passive moments matter at these frames
+
+
+def _arm26_with(tmp_path, force_xml):
+    arm26 = ROOT / "problems" / "arm26" / "arm26.osim"
+    text = arm26.read_text()
+    marker = '<ForceSet name="forceset">\n\t\t\t<objects>'
+    assert marker in text
+    path = tmp_path / "arm26_passive.osim"
+    path.write_text(text.replace(marker, marker + force_xml, 1))
+    return path
+
+
+def test_model_expression_force_is_read_and_checked(tmp_path):
+    from trajopt.osim.parser import parse_osim
+
+    force = ('<ExpressionBasedCoordinateForce name="elbow_stop"><coordinate>r_elbow_flex</coordinate>'
+             '<expression>-2*max(q-2,0)-0.1*qdot</expression></ExpressionBasedCoordinateForce>')
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        parsed = parse_osim(_arm26_with(tmp_path, force))
+    assert [(f.name, f.coordinate) for f in parsed.expression_forces] == [("elbow_stop", "r_elbow_flex")]
+    wrong = force.replace("<coordinate>r_elbow_flex</coordinate>", "<coordinate>r_wrist</coordinate>")
+    with pytest.raises(ModelFileError, match=r"ExpressionBasedCoordinateForce elbow_stop refers to coordinate "
+                                             r"'r_wrist'"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            parse_osim(_arm26_with(tmp_path, wrong))
+    unknown = force.replace("max(q-2,0)", "clamp(q)")
+    with pytest.raises(TrajoptInputError) as caught:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            parse_osim(_arm26_with(tmp_path, unknown))
+    message = str(caught.value)
+    assert "arm26_passive.osim" in message and "ExpressionBasedCoordinateForce[elbow_stop]" in message
+    assert "unknown function 'clamp'" in message and "\n" not in message
