@@ -53,9 +53,8 @@ def generalized_forces_function(multibody, forces) -> ca.Function:
     u = ca.SX.sym("u", multibody.nv)
     tau = ca.SX.zeros(multibody.nv)
     for force in forces:
-        where = f"{force.source or 'model'}: ExpressionBasedCoordinateForce '{force.name}'"
-        if not force.source:
-            where = f"ExpressionBasedCoordinateForce '{force.name}'"
+        where = f"{force.source}: ExpressionBasedCoordinateForce '{force.name}'" if force.source else \
+            f"ExpressionBasedCoordinateForce '{force.name}'"
         if force.coordinate not in multibody.speed_names:
             raise ModelFileError(f"{where}: coordinate '{force.coordinate}' is not in model '{multibody.name}'")
         value = parse_expression(force.expression, {"q": q[multibody.coordinate_index(force.coordinate)],

@@ -22,10 +22,10 @@ from trajopt.osim.parse_forces import (
     parse_coordinate_actuator,
     parse_coupler,
     parse_expression_force,
-    parse_point_constraint,
-    parse_weld_constraint,
     parse_muscle,
+    parse_point_constraint,
     parse_smooth_contact,
+    parse_weld_constraint,
 )
 from trajopt.osim.xml_reader import FUNCTIONS, VISUAL_ELEMENTS, Reader, function_child, label, members, resolve_path
 
