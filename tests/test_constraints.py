@@ -161,3 +161,19 @@ def test_coupler_with_unsupported_function_names_file_element_and_type(tmp_path)
     message = str(caught.value)
     assert message.startswith(f"{path}: ") and "CoordinateCouplerConstraint[tilt_coupler]" in message
     assert "unsupported function type 'StepFunction'" in message and "\n" not in message
+
+
+def test_tool_couplers_are_the_multibody_couplers():
+    """The OpenSim-style tools' CouplerConstraints (reduced form) and trajopt.multibody's CoordinateCoupler are the
+    same constraint: Jacobians opposite (φ's sign), and the coupling matrix spans the null space of G."""
+    from trajopt.tools.common import load_tool_input
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = load_tool_input(WALK3D, ROOT / "problems" / "walk3d" / "coordinates.sto")
+    tools, mb = data.constraints, data.osim.multibody
+    q = data.motion.data[100]
+    g = np.asarray(mbc.constraint_jacobian(mb, tools.as_multibody(), q))
+    np.testing.assert_array_equal(g, -tools.jacobian(q)[0])
+    assert np.max(np.abs(g @ tools.coupling_matrix(q)[0])) == 0.0
+    assert np.max(np.abs(np.asarray(mbc.constraint_errors(mb, tools.as_multibody(), q)))) < 1e-15

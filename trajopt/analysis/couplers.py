@@ -61,6 +61,14 @@ class CouplerConstraints:
             result[:, mb.speed_index(c.dependent), :] += slope[:, None] * result[:, mb.speed_index(c.independent), :]
         return result
 
+    def as_multibody(self) -> tuple:
+        """The couplings as ``trajopt.multibody.constraints.CoordinateCoupler`` objects (OpenSim's
+        φ = scale f(q_i) − q_d), for constrained forward/inverse dynamics. Their Jacobian is −1 times ``jacobian``."""
+        from trajopt.multibody.constraints import CoordinateCoupler
+
+        return tuple(CoordinateCoupler(f"{c.dependent}_coupler", c.dependent, c.independent, c.function, c.scale)
+                     for c in self.couplings)
+
     def assemble(self, table: Table) -> Table:
         """``table`` with every dependent coordinate's column computed from its independent one."""
         data = table.data.copy()
