@@ -138,3 +138,16 @@ def test_walk3d_static_optimization_matches_opensims(opensim_task, tmp_path):
     report = json.loads(out.read_text())
     assert report["trajopt"]["frames"] == 21 and report["trajopt"]["status"] == "Solve_Succeeded"
     assert report["max_activation_difference"]["value"] < 3e-3
+
+
+def test_inverse_dynamics_forces_option_takes_passive_moments_off(capsys, tmp_path):
+    """``--forces`` adds the ForceSet's ExpressionBasedCoordinateForces (Moco's example's passive joint moments):
+    the coordinates they act on change, the others (pelvis) do not."""
+    forces = WALK3D / "subject_walk_scaled_ExpressionBasedCoordinateForceSet.xml"
+    code, _, _ = _run(capsys, "inverse-dynamics", MODEL, COORDINATES, "--out", tmp_path / "bare.sto")
+    assert code == 0
+    code, _, _ = _run(capsys, "inverse-dynamics", MODEL, COORDINATES, "--forces", forces, "--out", tmp_path / "passive.sto")
+    assert code == 0
+    bare, passive = read_table(tmp_path / "bare.sto"), read_table(tmp_path / "passive.sto")
+    assert np.max(np.abs(bare.column("elbow_flex_r_moment") - passive.column("elbow_flex_r_moment"))) > 0.1
+    np.testing.assert_array_equal(bare.column("pelvis_tx_force"), passive.column("pelvis_tx_force"))
