@@ -20,11 +20,11 @@ PROBLEMS = {
     "gait2d-prediction": ("problems.gait2d.main", "2D_gait.osim predictive half gait cycle (Moco example2DWalking); --tracking for the tracking variant"),
     "arm26-reaching": ("problems.arm26_reaching.reaching", "arm26 muscle-driven reaching; Moco and bioptim static_arm comparisons"),
     "shoulder-reaching": ("problems.shoulder_reaching.main", "3D arm reach from gimbal lock: quaternion vs YZY Euler shoulder"),
-    "muscle-curves": ("trajopt.reports.muscle_curves", "plot the DeGroote 2016 curves to results/muscle_curves/"),
+    "muscle-curves": ("trajopt.reports.muscle_curves", "plot the DeGroote 2016 curves (both constant sets)"),
     "walk3d-inverse": ("problems.walk3d.inverse",
                        "Moco's 3D walking MocoInverse (80 muscles, GRFs, function-based paths); --emg, --elastic-tendons"),
     "arm26-static-optimization": ("problems.arm26_static_optimization.main",
-                                  "arm26 inverse dynamics + static optimization vs OpenSim (results/arm26_static_optimization/)"),
+                                  "arm26 inverse dynamics + static optimization vs OpenSim (the main job)"),
 }
 
 BENCHMARKS: dict[str, tuple[str, str]] = {
@@ -49,7 +49,15 @@ COMMANDS: dict[str, tuple[str, str]] = {
                         "muscle lengths and moment arms along a motion (OpenSim's MuscleAnalysis)"),
     "muscle-inverse": ("trajopt.tools.muscle_inverse",
                        "muscle-driven inverse simulation of a measured motion (Moco's MocoInverse)"),
+    "regenerate-results": ("trajopt.reports.regenerate",
+                           "rerun every problem and benchmark into the repository's committed results/"),
 }
+
+
+GROUPS = {"run": ("PROBLEM", "run a ready problem; results go to ./trajopt_results/<name> unless --out says "
+                           "otherwise", PROBLEMS),
+          "bench": ("BENCHMARK", "run a benchmark; its JSON report goes to ./trajopt_results/benchmarks/ unless "
+                                 "--out says otherwise", BENCHMARKS)}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -94,13 +102,24 @@ def main(argv: list[str] | None = None) -> int:
     # No -h of their own: `trajopt run NAME --help` must reach the problem's own parser.
     run = commands.add_parser("run", help="run a ready problem (see the list below)", add_help=False)
     run.add_argument("name", metavar="PROBLEM")
-    bench = commands.add_parser("bench", help="run a benchmark, writing results/benchmarks/", add_help=False)
+    bench = commands.add_parser("bench", help="run a benchmark, writing ./trajopt_results/benchmarks/",
+                                add_help=False)
     bench.add_argument("name", metavar="BENCHMARK")
     for name, (_, description) in COMMANDS.items():
         commands.add_parser(name, help=description, add_help=False)
 
     if argv and argv[0] in COMMANDS:
         return _run(f"trajopt {argv[0]}", COMMANDS[argv[0]][0], argv[1:])
+    if argv and argv[0] in GROUPS and (len(argv) == 1 or argv[1] in ("-h", "--help")):
+        kind = argv[0]
+        metavar, what, entries = GROUPS[kind]
+        text = (f"usage: trajopt {kind} {metavar} [options]\n\n{what}; `trajopt {kind} {metavar} --help` shows its "
+                f"options.\n\n{metavar.lower()}s:\n{_listing(entries)}\n")
+        if len(argv) == 1:
+            sys.stderr.write(text + f"trajopt {kind}: error: name a {metavar.lower()}\n")
+            return 2
+        sys.stdout.write(text)
+        return 0
     args, rest = parser.parse_known_args(argv)
     if args.command is None:
         parser.print_help()
