@@ -81,10 +81,12 @@ def _dispatch(kind: str, entries: dict[str, tuple[str, str]], name: str, argv: l
 
 def _run(prog: str, module_name: str, argv: list[str]) -> int:
     """Run a command module; bad input (a file, an element, a value) is one line on stderr, exit code 2."""
+    from trajopt.opensim_reference import OpenSimNotInstalledError
+
     module = importlib.import_module(module_name)
     try:
         return int(module.main(argv) or 0)
-    except TrajoptInputError as error:
+    except (TrajoptInputError, OpenSimNotInstalledError) as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
 
