@@ -25,6 +25,7 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
+from trajopt.helptext import description
 from trajopt.errors import TrajoptInputError
 from trajopt.io.output import default_output, fresh_output
 from trajopt.musculoskeletal import MusculoskeletalModel
@@ -203,7 +204,7 @@ def _duration(text: str):
 def main(argv=None) -> int:
     from problems.arm26_reaching import outputs, static_arm
 
-    parser = argparse.ArgumentParser(prog="trajopt run arm26-reaching", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="trajopt run arm26-reaching", description=description(__doc__))
     parser.add_argument("--target", nargs=3, type=float, metavar=("X", "Y", "Z"), default=DEFAULT_TARGET,
                         help=f"hand target in ground (m); x, y are reached (2 DOF), z is reported; default {DEFAULT_TARGET}")
     parser.add_argument("--duration", default="0.5", help="seconds, or 'free' (0.2-2 s; add --final-time-weight)")

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.helptext import description
 from trajopt.analysis.figures import plot_joint_reactions, plot_series
 from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
 from trajopt.analysis.joint_reactions import muscle_joint_reactions
@@ -414,7 +415,7 @@ def _run_motion(motion: Path, out: Path, cutoff: float | None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt run arm26-static-optimization", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="trajopt run arm26-static-optimization", description=description(__doc__))
     parser.add_argument("--motion", type=Path, help="another arm26 motion file (default: the two reference motions)")
     parser.add_argument("--out", type=Path, default=None,
                         help=f"results folder, emptied of an earlier run's files (default ./trajopt_results/{NAME}, "

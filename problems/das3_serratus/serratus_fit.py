@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.helptext import description
 from trajopt.io.output import default_output, fresh_output
 from trajopt.paths.fitting import StepwiseSettings, fit_polynomial_path
 from trajopt.paths.polynomial import PolynomialPath
@@ -149,7 +150,7 @@ def _figure(muscle: str, rows: dict, rhythm: PathSamples, elevation: np.ndarray,
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt run das3-serratus", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="trajopt run das3-serratus", description=description(__doc__))
     parser.add_argument("--muscle", default=DEFAULT_MUSCLE,
                         help=f"the muscle of the figure and the detailed rows (default {DEFAULT_MUSCLE})")
     parser.add_argument("--out", type=Path, default=default_output("das3_serratus"),

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.helptext import description
 from trajopt.errors import TrajoptInputError
 from trajopt.io.output import default_output, fresh_output
 from trajopt.ocp import Ipopt
@@ -282,7 +283,7 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt run gait2d-prediction", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="trajopt run gait2d-prediction", description=description(__doc__))
     parser.add_argument("--intervals", type=int, default=None, help="mesh intervals (default 50; tracking 24)")
     parser.add_argument("--speed", type=float, default=1.2, help="average speed (m/s), prediction only")
     parser.add_argument("--tracking", action="store_true", help="solve the tracking variant instead")

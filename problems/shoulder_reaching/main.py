@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.helptext import description
 from trajopt.io.output import default_output, fresh_output
 from trajopt.multibody import forward_dynamics, mass_matrix
 from trajopt.ocp import HermiteSimpson
@@ -160,7 +161,7 @@ def _markdown(report: dict) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt run shoulder-reaching", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="trajopt run shoulder-reaching", description=description(__doc__))
     parser.add_argument("--intervals", type=int, default=40, help="Hermite-Simpson mesh intervals (default 40)")
     parser.add_argument("--coarse-intervals", type=int, default=20,
                         help="intervals of the coarse solve that warm-starts the second solve (default 20)")

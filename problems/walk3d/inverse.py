@@ -16,6 +16,7 @@ import json
 import time
 from pathlib import Path
 
+from trajopt.helptext import description
 from trajopt.analysis.inverse_goals import EmgTracking
 from trajopt.analysis.inverse_tendons import ElasticTendons, RigidTendons
 from trajopt.analysis.muscle_inverse import mesh_intervals
@@ -84,7 +85,7 @@ def solve(inverse, mesh_interval: float = MESH_INTERVAL, tolerance: float = 1e-6
 def main(argv=None) -> int:
     from trajopt.reports.muscle_inverse import write_report
 
-    parser = argparse.ArgumentParser(prog="trajopt run walk3d-inverse", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="trajopt run walk3d-inverse", description=description(__doc__))
     parser.add_argument("--emg", action="store_true", help="add Moco's EMG tracking goal (weight 50)")
     parser.add_argument("--elastic-tendons", action="store_true", help="compliant tendons (implicit tendon force)")
     parser.add_argument("--mesh-interval", type=float, default=MESH_INTERVAL, help="mesh interval in s (0.02)")

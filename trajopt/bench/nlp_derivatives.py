@@ -23,6 +23,7 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
+from trajopt.helptext import description
 from trajopt.io.output import create_folder, default_output
 from trajopt.ocp import HermiteSimpson, Ipopt
 from trajopt.ocp.nlp import transcribe
@@ -87,8 +88,9 @@ def _gait(intervals: int):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt bench nlp-derivatives", description=__doc__.splitlines()[0])
-    parser.add_argument("--gait-intervals", type=int, nargs="*", default=[25, 50])
+    parser = argparse.ArgumentParser(prog="trajopt bench nlp-derivatives", description=description(__doc__))
+    parser.add_argument("--gait-intervals", type=int, nargs="*", default=[25, 50],
+                        help="2D gait mesh sizes to build (default 25 50)")
     parser.add_argument("--solve", action="store_true", help="also solve every problem both ways (slow for gait)")
     parser.add_argument("--out", type=Path, default=default_output("benchmarks") / "nlp_derivatives.json",
                         help="the JSON report (default ./trajopt_results/benchmarks/nlp_derivatives.json; the committed one: --out results/benchmarks/nlp_derivatives.json)")

@@ -22,6 +22,7 @@ import statistics
 import time
 from pathlib import Path
 
+from trajopt.helptext import description
 from trajopt.io.output import create_folder, default_output
 from trajopt.ocp import HermiteSimpson, Ipopt, Trapezoidal
 from trajopt.opensim_reference import opensim_available, run_opensim_task
@@ -58,8 +59,8 @@ def run_moco(intervals: int = 50) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt bench reaching", description=__doc__.split("\n")[0])
-    parser.add_argument("--repeats", type=int, default=5)
+    parser = argparse.ArgumentParser(prog="trajopt bench reaching", description=description(__doc__))
+    parser.add_argument("--repeats", type=int, default=5, help="timed end-to-end runs per problem (default 5)")
     parser.add_argument("--no-moco", action="store_true", help="use Moco's recorded run even with opensim")
     parser.add_argument("--out", type=Path, default=default_output("benchmarks") / "reaching.json",
                         help="the JSON report (default ./trajopt_results/benchmarks/reaching.json; the committed one: --out results/benchmarks/reaching.json)")

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.helptext import description
 from trajopt.io.output import create_folder, default_output
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 
@@ -71,7 +72,7 @@ def _opensim_runs(degroote: bool, repeats: int) -> np.ndarray:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt bench static-optimization", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="trajopt bench static-optimization", description=description(__doc__))
     parser.add_argument("--repeats", type=int, default=5, help="timed runs of each side per round (default 5)")
     parser.add_argument("--rounds", type=int, default=2,
                         help="alternating rounds of trajopt and OpenSim runs, so both see the same machine load")

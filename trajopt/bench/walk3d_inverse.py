@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+from trajopt.helptext import description
 from trajopt.io.output import create_folder, default_output
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 
@@ -67,7 +68,7 @@ def _moco(tolerance: float) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt bench walk3d-inverse", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="trajopt bench walk3d-inverse", description=description(__doc__))
     parser.add_argument("--no-moco", action="store_true", help="do not run Moco (use its recorded run)")
     parser.add_argument("--moco-tight", action="store_true", help="also run Moco at tolerance 1e-5 (~1-2 min)")
     parser.add_argument("--out", type=Path, default=default_output("benchmarks") / "walk3d_inverse.json",

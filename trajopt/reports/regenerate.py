@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+from trajopt.helptext import description
 from trajopt.errors import TrajoptInputError
 
 # (label, trajopt arguments with {results} for the results folder); in order (the gait2d prediction's summary
@@ -50,7 +51,7 @@ def commands(results: Path, only: tuple[str, ...] = ()) -> list[tuple[str, list[
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt regenerate-results", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="trajopt regenerate-results", description=description(__doc__))
     parser.add_argument("--results", type=Path, default=Path("results"),
                         help="the repository's results folder (default ./results: run from the repository root)")
     parser.add_argument("--only", nargs="+", default=(), metavar="WORD",
