@@ -27,6 +27,7 @@ from problems.shoulder_reaching.reaching import (
     naive_guess,
     solve_naive_and_warm,
     solver,
+    start_configuration,
 )
 
 
@@ -151,8 +152,8 @@ def _markdown(report: dict) -> str:
               f"{report['euler_yzy_fixed_start']['iterations']} iterations, objective "
               f"{report['euler_yzy_fixed_start']['objective']:.4g}",
               f"- explicit dynamics (u̇ = forward dynamics) from the naive guess: YZY "
-              f"{report['explicit_dynamics']['euler_yzy']['status']} after "
-              f"{report['explicit_dynamics']['euler_yzy']['iterations']} iterations (its start is singular); quaternion "
+              f"{report['explicit_dynamics']['euler_yzy']['status']} (its start is singular: checked before IPOPT, "
+              f"which would stop at its first NaN); quaternion "
               f"{report['explicit_dynamics']['quaternion']['status']}, {report['explicit_dynamics']['quaternion']['iterations']} "
               f"iterations, objective {report['explicit_dynamics']['quaternion']['objective']:.4g}",
               "", "Files: `*/solution.sto`, `*/solution.png`, `comparison.png`, `torque_identity.png`, `arm.gif`,",
@@ -195,6 +196,18 @@ def main(argv=None) -> int:
         for name, sequence in (("quaternion", None), ("euler_yzy", "YZY")):
             _progress(f"{name} with explicit dynamics ...")
             built = build_problem(sequence, explicit_dynamics=True)
+            nv = built.model.multibody.nv
+            start = start_configuration(built)
+            if not np.all(np.isfinite(np.asarray(forward_dynamics(built.model.multibody, start, np.zeros(nv),
+                                                                   np.zeros(nv))))):
+                # The YZY start is gimbal lock: the mass matrix is singular, forward dynamics (M⁻¹) is NaN there,
+                # and IPOPT would stop at its first evaluation (Invalid_Number_Detected, CasADi's "NaN detected").
+                condition = float(np.linalg.cond(np.array(mass_matrix(built.model.multibody, start))))
+                explicit[name] = {"status": f"not solvable: forward dynamics is NaN at the start pose (mass matrix "
+                                            f"condition {condition:.2g})", "success": False, "iterations": 0,
+                                  "objective": float("nan")}
+                _progress(f"{name} with explicit dynamics: {explicit[name]['status']}; not solved")
+                continue
             solution = built.problem.solve(HermiteSimpson(args.intervals), solver(print_level=level),
                                            guess=naive_guess(built))
             explicit[name] = {"status": solution.status, "success": bool(solution.success),
