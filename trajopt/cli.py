@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 
 from trajopt.errors import TrajoptInputError
 
@@ -91,8 +92,14 @@ def _run(prog: str, module_name: str, argv: list[str]) -> int:
         return 2
 
 
+def _one_line_warning(message, category, filename, lineno, line=None) -> str:
+    """Warnings on the command line: one line naming the kind, without Python's file and source-line quote."""
+    return f"warning ({category.__name__}): {message}\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    warnings.formatwarning = _one_line_warning
     parser = _Parser(
         prog="trajopt",
         description="Optimal control of musculoskeletal models on CasADi and IPOPT.",
