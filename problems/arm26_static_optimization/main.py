@@ -51,6 +51,7 @@ ELBOW_MOTION = HERE / "elbow_flex_0_90_minjerk.mot"
 IK_MOTION = HERE / "arm26_InverseKinematics.mot"
 REFERENCE = HERE / "reference"
 NAME = "arm26_static_optimization"
+PAPER = "Appl. Sci. 2020, 10, 7760"  # the arm26 paper whose Figures 13-20 the figures follow
 
 
 def load_model() -> MusculoskeletalModel:
@@ -128,31 +129,35 @@ def _figures_elbow(out: Path, results: dict, inverse, id_reference: Table) -> No
     reference_flv = _reference("SO_free_FLV_activation.csv")
     reference_force = _reference("SO_free_FLV_force.csv")
     muscles = flv.muscle_names
-    plot_series(figures / "fig13_inverse_dynamics.png", "Inverse dynamics, elbow flexion (Appl. Sci. 2020 Fig. 13)", "N·m",
+    def title(text: str, figure: int, note: str = "") -> str:
+        return f"{text} ({PAPER}, Fig. {figure}{'; ' + note if note else ''})"
+
+    plot_series(figures / "fig13_inverse_dynamics.png", title("Inverse dynamics, elbow flexion", 13), "N·m",
                 inverse.times, inverse.generalized_force_labels, inverse.generalized_forces,
                 id_reference.time, id_reference.select(inverse.generalized_force_labels).data)
     plot_series(figures / "fig14_activations_noFLV.png",
-                "Activations without force-length-velocity, no passive force (Appl. Sci. 2020 Fig. 14)", "activation",
+                title("Activations without force-length-velocity, no passive force", 14), "activation",
                 noflv.times, muscles, noflv.activations, reference_noflv.time, reference_noflv.select(muscles).data)
     plot_series(figures / "fig15_activations_FLV.png",
-                "Activations with force-length-velocity, no passive force (Appl. Sci. 2020 Fig. 15; OpenSim: Thelen muscles)",
+                title("Activations with force-length-velocity, no passive force", 15, "OpenSim: Thelen muscles"),
                 "activation", flv.times, muscles, flv.activations, reference_flv.time, reference_flv.select(muscles).data)
-    plot_series(figures / "fig16_forces_FLV.png", "Muscle forces with force-length-velocity, no passive force (Appl. Sci. 2020 Fig. 16)",
+    plot_series(figures / "fig16_forces_FLV.png",
+                title("Muscle forces with force-length-velocity, no passive force", 16),
                 "N", flv.times, muscles, flv.muscle_forces, reference_force.time, reference_force.select(muscles).data)
     plot_series(figures / "fig17_activations_FLV_passive.png",
-                "Activations with force-length-velocity and passive force (Appl. Sci. 2020 Fig. 17; no OpenSim SO counterpart)",
+                title("Activations with force-length-velocity and passive force", 17, "no OpenSim SO counterpart"),
                 "activation", passive.times, muscles, passive.activations,
                 extra=("trajopt, no passive force", flv.times, flv.activations))
     plot_series(figures / "fig18_forces_FLV_passive.png",
-                "Muscle forces with force-length-velocity and passive force (Appl. Sci. 2020 Fig. 18)", "N",
+                title("Muscle forces with force-length-velocity and passive force", 18), "N",
                 passive.times, muscles, passive.muscle_forces,
                 extra=("trajopt, no passive force", flv.times, flv.muscle_forces))
-    plot_series(figures / "fig19_residuals.png", "Residual actuators, FLV without passive force (Appl. Sci. 2020 Fig. 19)", "N·m",
+    plot_series(figures / "fig19_residuals.png", title("Residual actuators, FLV without passive force", 19), "N·m",
                 flv.times, flv.reserve_names, flv.residual_forces, reference_flv.time,
                 reference_flv.select(flv.reserve_names).data,
                 extra=("trajopt, with passive force", passive.times, passive.residual_forces))
     plot_joint_reactions(figures / "fig20_joint_reactions.png", inverse, ("r_shoulder", "r_elbow"),
-                         "Joint reactions from inverse dynamics, muscle forces not applied (Appl. Sci. 2020 Fig. 20)")
+                         title("Joint reactions from inverse dynamics, muscle forces not applied", 20))
 
 
 def _figures_ik(out: Path, result: StaticOptimizationResult, id_reference: Table) -> None:
