@@ -164,12 +164,17 @@ def test_full_stride_continues_the_half_stride(model):
     np.testing.assert_allclose(full.table.data[4], expected, atol=1e-12)
 
 
-def test_coarse_prediction_runs_a_few_iterations(model):
+def test_capped_prediction_is_reported_as_failed_with_its_worst_constraint(model):
+    """A solve stopped by max_iterations is a failure: status, success flag and a named worst constraint (what
+    `trajopt run gait2d-prediction` prints and writes to summary.md when a solve does not converge)."""
     from trajopt.ocp import Ipopt
 
     gait = build_problem(6, model=model)
     solution = gait.problem.solve(gait.transcription, Ipopt(tol=1e-4, max_iterations=3), guess=gait.reference_guess())
-    assert solution.iterations == 3
+    assert solution.status == "Maximum_Iterations_Exceeded" and not solution.success
+    assert solution.constraint_violation > 1e-4  # the scaled NLP's violation is above its tolerance
+    description, value = solution.worst_constraint.rsplit(": ", 1)
+    assert description and float(value) > 0  # named, in physical units
     assert np.isfinite(solution.objective) and 0.4 <= solution.duration <= 0.6
 
 

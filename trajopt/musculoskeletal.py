@@ -131,6 +131,12 @@ class MusculoskeletalModel:
         missing = [m.name for m in active if m.name not in paths.muscles]
         if missing:
             raise TrajoptInputError(f"{osim.spec.file}: no path for muscles {missing} (paths have {list(paths.muscles)})")
+        names = {m.name for m in osim.muscles}
+        unused = [name for name in paths.muscles if name not in names]
+        # Paths for muscles the model lacks are not used; tools report this note (summary.md and stderr).
+        self.notes = (f"{osim.spec.file}: the paths have {len(unused)} muscle(s) the model lacks, not used: "
+                      + ", ".join(unused[:6]) + (f" (+{len(unused) - 6} more)" if len(unused) > 6 else ""),) \
+            if unused else ()
         self.muscle_specs = tuple(active)
         self.muscles = tuple(RigidTendonMuscle(degroote_parameters(m, ignore_passive_fiber_force), constants)
                              for m in active)

@@ -44,6 +44,11 @@ def trajectories(built: MuscleDrivenProblem, solution) -> dict[str, np.ndarray]:
     return result
 
 
+# Axis units of solution.png (arm26's two coordinates are rotational; controls and activations are fractions).
+SOLUTION_UNITS = {"q": "rad", "u": "rad/s", "accelerations": "rad/s²", "activations": "0-1", "excitations": "0-1",
+                  "residuals": "× optimal force, N·m", "actuator_controls": "× optimal force, N·m"}
+
+
 def write_results(built: MuscleDrivenProblem, solution, folder, animate: bool = True, hand=None, target=None,
                   moco: Table | None = None, animation_frames: int = 26) -> Path:
     """Write the solution (.sto/.csv), OpenSim states/controls, muscle forces, figures and a GIF to ``folder``."""
@@ -61,7 +66,7 @@ def write_results(built: MuscleDrivenProblem, solution, folder, animate: bool = 
                                                  data["excitations"], name="controls"))
     write_sto(folder / "muscle_forces.sto", Table(data["time"], tuple(built.model.muscle_names), data["tendon_forces"],
                                                   name="tendon_forces_N"))
-    solution.plot(folder / "solution.png")
+    solution.plot(folder / "solution.png", units=SOLUTION_UNITS)
     plot_muscles(built, data, folder / "muscles.png", moco)
     if animate:
         animate_arm(built, data, folder / "arm.gif", hand=hand, target=target, frames=animation_frames)

@@ -24,7 +24,10 @@ def write_solution(built: ReachingProblem, solution, folder: Path) -> None:
     """solution.sto (states and controls, OpenSim-readable) and solution.png (all trajectories)."""
     folder.mkdir(parents=True, exist_ok=True)
     solution.write_sto(folder / "solution.sto")
-    solution.plot(folder / "solution.png")
+    quaternion = built.model.euler_sequence is None
+    solution.plot(folder / "solution.png", units={
+        "q": "quaternion components, elbow rad" if quaternion else "rad", "u": "rad/s", "accelerations": "rad/s²",
+        "activations": "0-1", "excitations": "0-1", "residuals": "N·m (optimal force 1)"})
 
 
 def plot_comparison(quaternion: tuple[ReachingProblem, object], euler: tuple[ReachingProblem, object], path: Path) -> None:

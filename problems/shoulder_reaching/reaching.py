@@ -208,12 +208,14 @@ def solver(tol: float = 1e-6, max_iterations: int = 1000, print_level: int = 0, 
 
 
 def solve_naive_and_warm(built: ReachingProblem, intervals: int = 40, coarse_intervals: int = 20, tol: float = 1e-6,
-                         max_iterations: int = 1000):
+                         max_iterations: int = 1000, print_level: int = 0):
     """Solve from the naive guess, and again from a coarse-mesh solution (warm start, ``WARM_START_OPTIONS``).
 
     Returns (naive-guess solution, warm-started solution, coarse solution)."""
     guess = naive_guess(built)
-    naive = built.problem.solve(HermiteSimpson(intervals), solver(tol, max_iterations), guess=guess)
-    coarse = built.problem.solve(HermiteSimpson(coarse_intervals), solver(tol, max_iterations), guess=guess)
-    warm = built.problem.solve(HermiteSimpson(intervals), solver(tol, max_iterations, warm=True), guess=coarse)
+    naive = built.problem.solve(HermiteSimpson(intervals), solver(tol, max_iterations, print_level), guess=guess)
+    coarse = built.problem.solve(HermiteSimpson(coarse_intervals), solver(tol, max_iterations, print_level),
+                                 guess=guess)
+    warm = built.problem.solve(HermiteSimpson(intervals), solver(tol, max_iterations, print_level, warm=True),
+                               guess=coarse)
     return naive, warm, coarse

@@ -19,11 +19,13 @@ import json
 import time
 from pathlib import Path
 
+from trajopt.helptext import description
 from trajopt.analysis.inverse_goals import EmgTracking
 from trajopt.analysis.inverse_tendons import ElasticTendons, RigidTendons
 from trajopt.analysis.muscle_inverse import mesh_intervals
 from trajopt.analysis.reaction_goal import JointReactionGoal
 from trajopt.io import read_table
+from trajopt.io.output import default_output, fresh_output
 from trajopt.ocp import HermiteSimpson, Ipopt
 from trajopt.osim.operators import AddReserves, AddResiduals, DeGrooteMuscles, WeldJoints
 from trajopt.tools.muscle_inverse import load_inverse
@@ -95,15 +97,17 @@ def solve(inverse, mesh_interval: float = MESH_INTERVAL, tolerance: float = 1e-6
 def main(argv=None) -> int:
     from trajopt.reports.muscle_inverse import write_report
 
-    parser = argparse.ArgumentParser(prog="trajopt run walk3d-inverse", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="trajopt run walk3d-inverse", description=description(__doc__))
     parser.add_argument("--emg", action="store_true", help="add Moco's EMG tracking goal (weight 50)")
     parser.add_argument("--elastic-tendons", action="store_true", help="compliant tendons (implicit tendon force)")
     parser.add_argument("--knee-reaction", action="store_true",
                         help="also minimize both knees' contact force (weight 0.1, geometric paths)")
     parser.add_argument("--mesh-interval", type=float, default=MESH_INTERVAL, help="mesh interval in s (0.02)")
-    parser.add_argument("--out", type=Path, default=Path.cwd() / "trajopt_results" / "walk3d_inverse",
-                        help="results folder (default ./trajopt_results/walk3d_inverse)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="results folder, emptied of an earlier run's files (default "
+                             "./trajopt_results/walk3d_inverse, with --emg ./trajopt_results/walk3d_inverse_emg)")
     args = parser.parse_args(argv)
+    out = fresh_output(args.out or default_output("walk3d_inverse_emg" if args.emg else "walk3d_inverse"))
     started = time.perf_counter()
     inverse = build(args.emg, args.elastic_tendons, args.mesh_interval, args.knee_reaction)
     loaded = time.perf_counter()
@@ -123,7 +127,7 @@ def main(argv=None) -> int:
                    "objects ignored) with the ground reactions; the solve used the function-based paths, whose "
                    "moment arms differ: the difference is in joint_reactions' generalized forces.")
     emg = inverse.goals[0] if args.emg else None
-    folder = write_report(args.out, solution, "Muscle-driven inverse of Moco's 3D walking example", reference=tight,
+    folder = write_report(out, solution, "Muscle-driven inverse of Moco's 3D walking example", reference=tight,
                           reference_name="Moco (tolerance 1e-5)",
                           reference_objective=tight_info["objective"] if same_problem else None,
                           settings=SETTINGS, caveats=caveats, emg=emg,

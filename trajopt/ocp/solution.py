@@ -121,11 +121,12 @@ class Solution:
 
         return write_csv(path, self.table())
 
-    def plot(self, path) -> Path:
-        """Figure of states and controls versus time (PNG or any matplotlib format)."""
+    def plot(self, path, units: dict | None = None) -> Path:
+        """Figure of states and controls versus time (PNG or any matplotlib format); ``units``: variable name ->
+        unit for its axis label."""
         from trajopt.ocp.figures import plot_solution
 
-        return plot_solution(self, path)
+        return plot_solution(self, path, units)
 
     def verify(self, **options):
         """Re-simulate the controls with a variable-step integrator; see `trajopt.ocp.verification`."""

@@ -125,13 +125,9 @@ def write_report(folder, solution, title: str, reference=None, reference_name: s
                  reference_objective: float | None = None, settings=None, timings=None, caveats=(),
                  emg=None) -> Path:
     """Solution files, figures and ``summary.md`` in ``folder`` (created); returns the folder."""
-    folder = Path(folder)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        from trajopt.errors import TrajoptInputError
+    from trajopt.io.output import fresh_output
 
-        raise TrajoptInputError(f"--out {folder}: cannot create the folder ({error.strerror})") from None
+    folder = fresh_output(folder)
     solution.write(folder)
     figures = folder / "figures"
     plot_activations(figures / "activations.png", solution, reference, reference_name, emg)

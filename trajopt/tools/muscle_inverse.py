@@ -15,6 +15,7 @@ and ``summary.md``.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -158,8 +159,15 @@ def main(argv=None) -> int:
     solution = inverse.solve(HermiteSimpson(mesh_intervals(inverse.duration, args.mesh_interval)),
                              Ipopt(tol=args.tolerance, print_level=5))
     solved = time.perf_counter()
+    caveats = list(inverse.model.notes)
     folder = write_report(Path(args.out), solution, title=f"Muscle-driven inverse: {Path(args.coordinates).name}",
-                          timings={"load model and data": loaded - started, "build and solve": solved - loaded})
+                          timings={"load model and data": loaded - started, "build and solve": solved - loaded},
+                          caveats=caveats)
+    for caveat in caveats:
+        print(f"note: {caveat}", file=sys.stderr)
+    if not solution.success:
+        print(f"trajopt muscle-inverse: IPOPT did not converge ({solution.status}); worst constraint "
+              f"{solution.worst_constraint}; partial result in {folder}", file=sys.stderr)
     print(f"{solution.status}: objective {solution.objective:.6g}, {solution.iterations} iterations, "
           f"{solved - started:.1f} s; results in {folder}")
     return 0 if solution.success else 1
