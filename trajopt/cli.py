@@ -49,6 +49,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                         "muscle lengths and moment arms along a motion (OpenSim's MuscleAnalysis)"),
     "muscle-inverse": ("trajopt.tools.muscle_inverse",
                        "muscle-driven inverse simulation of a measured motion (Moco's MocoInverse)"),
+    "batch": ("trajopt.batch.cli", "one task over many trials, subjects or a parameter sweep, on Dask (TOML spec)"),
 }
 
 
