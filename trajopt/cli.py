@@ -37,6 +37,7 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
                        "Moco's 3D walking MocoInverse: trajopt (rigid, elastic) vs Moco, end to end, same run"),
     "static-optimization": ("trajopt.bench.static_optimization",
                             "arm26 static optimization, 101-frame elbow motion: trajopt vs OpenSim"),
+    "batch": ("trajopt.bench.batch", "gait2d speed sweep (13 speeds): serial vs Dask LocalCluster, results/batch/"),
 }
 
 COMMANDS: dict[str, tuple[str, str]] = {

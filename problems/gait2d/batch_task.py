@@ -64,7 +64,8 @@ def run(inputs: dict, context: TaskContext) -> TaskOutput:
     tx = gait.muscle_driven.q[model.coordinate_index("pelvis_tx")]
     displacement = float(solution.value(problem.final(tx) - problem.initial(tx)))
     work = positive_muscle_work(gait, solution)
-    active = [str(b) for b in active_bounds(solution, kinds=("states",)) if not b.name.endswith("/activation")]
+    bounds = [b for b in active_bounds(solution, kinds=("states",)) if not b.name.endswith("/activation")]
+    active = [_short(b) for b in bounds]
     summary = {"speed": inputs["speed"], "status": solution.status, "iterations": solution.iterations,
                "objective": solution.objective, "final_time": solution.duration,
                "stride_length": 2 * displacement, "cadence": 60.0 / solution.duration,
@@ -73,13 +74,23 @@ def run(inputs: dict, context: TaskContext) -> TaskOutput:
                "cost_of_transport": work / (model.multibody_weight * displacement) if displacement > 0 else None,
                "positive_muscle_work_half_cycle_J": work, "ipopt_seconds": solution.wall_time,
                "worst_constraint": solution.worst_constraint, "active_bounds": active,
-               "final_time_bound_active": any(b.startswith("duration") for b in active),
+               "active_bounds_detail": [str(b) for b in bounds],
+               "final_time_bound_active": any(b.name == "duration" for b in bounds),
                "guess": context.guess_label or "reference coordinates"}
     files = {"solution.sto": _sto_bytes(solution), "summary.json": json.dumps(summary, indent=1).encode()}
     if solution.success:
         return TaskOutput(True, solution.status, summary, files, guess_file="solution.sto")
     return TaskOutput(False, solution.status, summary, files, guess_file="solution.sto",
                       error=f"IPOPT {solution.status}; worst constraint {solution.worst_constraint}", failure="solver")
+
+
+def _short(bound) -> str:
+    """'final time upper 1', 'knee_angle_l lower x2' (the coordinate name from its OpenSim path; grid points)."""
+    if bound.name == "duration":
+        return f"final time {bound.side} {bound.bound:g} s"
+    parts = [p for p in bound.name.split("/") if p]
+    name = parts[-2] if len(parts) >= 2 and parts[-1] in ("value", "speed") else bound.name
+    return f"{name}{' speed' if parts[-1] == 'speed' else ''} {bound.side} x{bound.points}"
 
 
 def _sto_bytes(solution) -> bytes:

@@ -5,6 +5,7 @@ in-process LocalCluster with one single-threaded worker process per core; ``--sc
 an existing cluster (its workers must import trajopt and see the input files); ``--serial`` runs in this process
 without Dask. Writes ``DIR/tasks/<label>-<key>/`` per task, ``DIR/manifest.jsonl``, ``DIR/aggregate.{csv,md,png}``
 and ``DIR/batch.json`` (mode, workers, wall time). The default DIR is ``./trajopt_results/<spec name>``.
+``--set NAME=VALUE`` replaces a common input (``--set intervals=20``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ def main(argv=None) -> int:
     where.add_argument("--serial", action="store_true", help="run the tasks one by one in this process (no Dask)")
     parser.add_argument("--resume", action="store_true", help="continue the batch in --out: finished tasks are "
                                                               "skipped (by input hash)")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="replace an [inputs] value of the spec (TOML value), e.g. --set intervals=20")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     args = parser.parse_args(argv)
     from trajopt.batch.aggregate import write_aggregate
@@ -31,7 +34,7 @@ def main(argv=None) -> int:
 
     if args.workers is not None and args.workers < 1:
         raise BatchSpecError(f"--workers {args.workers}: give at least 1")
-    spec = load_spec(args.spec)
+    spec = load_spec(args.spec, args.set)
     out = Path(args.out) if args.out else Path("trajopt_results") / spec.name
     report = run_batch(spec, out, scheduler=args.scheduler, workers=args.workers, serial=args.serial,
                        resume=args.resume, progress=not args.no_progress)

@@ -21,7 +21,7 @@ A spec is a TOML file (YAML too, when PyYAML is installed)::
     start = 1.3                         # optional: the chains begin next to this value and go outward
 
     [retry]
-    max_retries = 2                     # extra attempts after a failure (exception, killed worker)
+    max_retries = 2                     # extra attempts after a failure (exception, killed worker; not bad input)
     solver_failures = false             # also retry a solve that did not converge (deterministic: off)
 
     [aggregate]
@@ -50,14 +50,17 @@ class BatchSpecError(TrajoptInputError):
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How often a failed task runs again: after an exception or a killed worker, and optionally a failed solve."""
+    """How often a failed task runs again: after an exception or a killed worker, and optionally a failed solve.
+
+    Bad input (a ``TrajoptInputError`` from the task: a missing column, too few frames) is never retried.
+    """
 
     max_retries: int = 1
     solver_failures: bool = False
 
     def retries(self, kind: str) -> bool:
-        """Whether a failure of this kind ('exception', 'worker', 'solver') is retried at all."""
-        return kind != "solver" or self.solver_failures
+        """Whether a failure of this kind ('exception', 'worker', 'solver', 'input') is retried at all."""
+        return kind in ("exception", "worker") or (kind == "solver" and self.solver_failures)
 
 
 @dataclass(frozen=True)
@@ -117,10 +120,24 @@ def _read(path: Path) -> dict:
     return data
 
 
-def load_spec(path) -> BatchSpec:
-    """Read and validate a TOML (or YAML) batch spec; file inputs are relative to the spec's folder."""
+def load_spec(path, overrides=()) -> BatchSpec:
+    """Read and validate a TOML (or YAML) batch spec; file inputs are relative to the spec's folder.
+
+    ``overrides``: ``"name=value"`` strings (value in TOML syntax) that replace or add common ``[inputs]``.
+    """
     path = Path(path)
-    return parse_spec(_read(path), source=str(path), base=path.resolve().parent)
+    data = _read(path)
+    for item in overrides:
+        name, _, value = item.partition("=")
+        try:
+            parsed = tomllib.loads(f"value = {value}")["value"] if value else None
+        except tomllib.TOMLDecodeError:
+            parsed = None
+        if not name or parsed is None:
+            raise BatchSpecError(f"--set {item}: expected NAME=VALUE with a TOML value (intervals=20, speed=[1, 2])")
+        inputs = _section(data, "inputs", str(path))
+        data["inputs"] = {**inputs, name.strip(): parsed}
+    return parse_spec(data, source=str(path), base=path.resolve().parent)
 
 
 def _section(data: dict, key: str, source: str) -> dict:

@@ -52,7 +52,7 @@ class TaskOutput:
     files: dict = field(default_factory=dict)
     guess_file: str | None = None
     error: str | None = None
-    failure: str | None = None  # 'solver' or 'exception' when not successful
+    failure: str | None = None  # 'solver', 'input' (bad input), 'exception' or 'worker' when not successful
 
 
 @dataclass(frozen=True)
@@ -201,7 +201,8 @@ def execute(task: str, inputs: dict, context: TaskContext) -> TaskOutput:
     except Exception as error:  # any failure of the task is recorded, never lost
         frames = traceback.extract_tb(error.__traceback__)
         where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
-        output = TaskOutput(False, "exception", error=f"{type(error).__name__}: {error}{where}", failure="exception")
+        kind = "input" if isinstance(error, TrajoptInputError) else "exception"  # bad input fails the same again
+        output = TaskOutput(False, kind, error=f"{type(error).__name__}: {error}{where}", failure=kind)
     output.summary.setdefault("seconds", time.perf_counter() - started)
     output.summary.setdefault("worker", f"{socket.gethostname()}:{os.getpid()}")
     return output
