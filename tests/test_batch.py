@@ -215,6 +215,7 @@ def test_bad_input_inside_a_task_is_recorded_once_not_retried(tmp_path):
 task = "static-optimization"
 [inputs]
 model = "{ROOT / 'problems/arm26/arm26.osim'}"
+paths = "{ROOT / 'problems/arm26/paths.json'}"
 motion = "{ROOT / 'problems/arm26_static_optimization/elbow_flex_0_90_minjerk.mot'}"
 frames = 5
 [sweep]

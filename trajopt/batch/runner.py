@@ -95,7 +95,9 @@ class DaskExecutor:
             import logging
 
             self.workers = workers or os.cpu_count() or 1
+            # worker-saturation 1: a worker holds only the task it runs, so a dying worker takes one task with it.
             with dask.config.set({"distributed.scheduler.allowed-failures": 0,
+                                  "distributed.scheduler.worker-saturation": 1.0,
                                   "distributed.nanny.pre-spawn-environ": SINGLE_THREADED}):
                 self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
                                             dashboard_address=None, env=dict(SINGLE_THREADED),
