@@ -227,3 +227,10 @@ max_retries = 3
     assert (report.failed, report.attempts) == (1, 1)
     record = report.records[0]
     assert record["failure"] == "input" and "needs at least 6 frames, got 5" in record["error"]
+
+
+def test_dask_is_imported_only_when_a_cluster_runs():
+    code = ("import sys, trajopt, trajopt.batch, trajopt.batch.cli; "
+            "print(any(m.split('.')[0] in ('dask', 'distributed') for m in sys.modules))")
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert completed.stdout.strip() == "False", completed.stderr

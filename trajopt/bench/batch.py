@@ -94,7 +94,18 @@ def main(argv=None) -> int:
              f"Speedup {speedup:.2f}, efficiency {speedup / args.workers:.2f} on {os.cpu_count()} cores. Largest "
              f"difference between the modes: objective {differences['objective']:.2g}, final time "
              f"{differences['final_time']:.2g} s.", "",
-             "Per speed (cluster run): `aggregate.md`, `aggregate.png`; every attempt: `manifest_*.jsonl`.", ""]
+             "Per speed (cluster run): `aggregate.md`, `aggregate.png`; every attempt: `manifest_*.jsonl`.", "",
+             "## The same sweep on a separately started cluster", "",
+             "```bash",
+             "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 dask scheduler --port 8786 &",
+             "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 dask worker tcp://127.0.0.1:8786 "
+             "--nworkers 2 --nthreads 1 &",
+             f"trajopt batch {result['spec']} {' '.join(f'--set {x}' for x in args.set)} "
+             "--scheduler tcp://127.0.0.1:8786 --out trajopt_results/gait2d_speed_sweep_scheduler",
+             "```", "",
+             "Workers started this way must import this trajopt (run them from the repository root, or install it) and "
+             "see the input files; `tests/test_batch_dask.py::test_separately_started_scheduler_and_two_workers` "
+             "does this with the `sleep` task.", ""]
     (out / "summary.md").write_text("\n".join(lines))
     if not args.work:
         shutil.rmtree(work, ignore_errors=True)
