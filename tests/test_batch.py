@@ -234,3 +234,35 @@ def test_dask_is_imported_only_when_a_cluster_runs():
             "print(any(m.split('.')[0] in ('dask', 'distributed') for m in sys.modules))")
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert completed.stdout.strip() == "False", completed.stderr
+
+
+def test_yaml_spec_reads_as_the_same_toml(tmp_path):
+    pytest.importorskip("yaml")
+    toml = write_toml(tmp_path / "s.toml", 'task = "sleep"\n[sweep]\nvalue = [1, 2]\n[retry]\nmax_retries = 0\n')
+    yaml = write_toml(tmp_path / "s.yaml", "task: sleep\nsweep:\n  value: [1, 2]\nretry:\n  max_retries: 0\n")
+    assert load_spec(toml).rows == load_spec(yaml).rows and load_spec(yaml).retry.max_retries == 0
+
+
+@pytest.mark.slow
+def test_gait2d_sweep_task_warm_starts_and_meets_its_speed(tmp_path):
+    """Two speeds on 10 intervals, 1.4 m/s warm-started from 1.3 m/s; stride / (2 t_f) is the imposed speed."""
+    data = {"task": "gait2d-prediction", "inputs": {"intervals": 10, "final_time": [0.2, 1.0], "pelvis_tx": [0, 3]},
+            "sweep": {"speed": [1.3, 1.4]}, "warm_start": {"along": "speed", "start": 1.3}}
+    report = run_batch(parse_spec(data, "g.toml"), tmp_path, serial=True, progress=False)
+    assert report.done == 2
+    for record in report.records:
+        s = record["summary"]
+        assert s["stride_length"] / (2 * s["final_time"]) == pytest.approx(record["inputs"]["speed"], rel=1e-6)
+        assert s["cadence"] == pytest.approx(60.0 / s["final_time"]) and 0.2 < s["final_time"] < 1.0
+        assert 0 < s["cost_of_transport"] < 1
+    assert [r["warm_start"] for r in report.records] == [None, "speed=1.3"]
+
+
+def test_a_failed_warm_started_solve_is_retried_from_the_default_guess(tmp_path):
+    data = {"task": "sleep", "sweep": {"value": [1.0, 2.0]}, "inputs": {"solver_failure_value": 2.0},
+            "warm_start": {"along": "value"},
+            "retry": {"max_retries": 1, "solver_failures": True}}
+    report = run_batch(parse_spec(data, "s.toml"), tmp_path, serial=True, progress=False)
+    attempts = [(r["attempt"], r["warm_start"], r["summary"]["guess_value"]) for r in report.records
+                if r["inputs"]["value"] == 2.0]
+    assert attempts == [(1, "value=1", 1.0), (2, None, None)] and report.done == 2

@@ -213,6 +213,8 @@ def run_batch(spec: BatchSpec, out, *, scheduler: str | None = None, workers: in
                 if retry:
                     report.retried += 1
                     context = TaskContext(job.attempt + 1, job.context.guess, job.context.guess_label)
+                    if output.failure == "solver" and job.context.guess is not None:
+                        context = TaskContext(job.attempt + 1)  # a failed warm start retries from the default guess
                     executor.submit(Job(job.task, job.attempt + 1, context))
                     continue
                 state[job.task.index] = "done" if output.success else "failed"

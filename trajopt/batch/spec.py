@@ -22,7 +22,8 @@ A spec is a TOML file (YAML too, when PyYAML is installed)::
 
     [retry]
     max_retries = 2                     # extra attempts after a failure (exception, killed worker; not bad input)
-    solver_failures = false             # also retry a solve that did not converge (deterministic: off)
+    solver_failures = false             # also retry a solve that did not converge (a warm-started one is retried
+                                        # from the task's default guess; otherwise it is deterministic: off)
 
     [aggregate]
     x = "speed"

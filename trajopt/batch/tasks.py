@@ -176,7 +176,9 @@ TASKS: dict[str, TaskDefinition] = {
              "seconds": Input(float, default=0.0, help="how long to sleep"),
              "raise_until_attempt": Input(int, default=0, help="raise on attempts <= this"),
              "exit_until_attempt": Input(int, default=0, help="kill the worker process on attempts <= this"),
-             "solver_failure": Input(bool, default=False, help="report a non-converged solve")},
+             "solver_failure": Input(bool, default=False, help="report a non-converged solve"),
+             "solver_failure_value": Input(float, default=float("nan"),
+                                           help="report a non-converged solve for this value on its first attempt")},
             metrics=("square",), warm_starts=True),
     )
 }

@@ -2,7 +2,7 @@
 
 It squares ``value`` after sleeping ``seconds``; it raises on attempts <= ``raise_until_attempt``, kills its own
 worker process (``os._exit``, as a crash or an out-of-memory kill would) on attempts <= ``exit_until_attempt``,
-and reports a non-converged solve with ``solver_failure``. Its "solution" file holds the value and, along a
+and reports a non-converged solve with ``solver_failure`` (or for ``solver_failure_value`` on its first attempt). Its "solution" file holds the value and, along a
 warm-started sweep, the value its guess came from.
 """
 
@@ -28,7 +28,7 @@ def run(inputs: dict, context: TaskContext) -> TaskOutput:
     solution = f"version=1\nnRows=2\nnColumns=2\ninDegrees=no\nendheader\ntime\tvalue\n0\t{value!r}\n1\t{value!r}\n"
     summary = {"square": value * value, "guess_value": guess_value, "pid": os.getpid()}
     files = {"solution.sto": solution.encode(), "summary.json": json.dumps(summary).encode()}
-    if inputs["solver_failure"]:
+    if inputs["solver_failure"] or (value == inputs["solver_failure_value"] and context.attempt == 1):
         return TaskOutput(False, "Maximum_Iterations_Exceeded", summary, files, "solution.sto",
                           error="asked to report a failed solve", failure="solver")
     return TaskOutput(True, "Solve_Succeeded", summary, files, "solution.sto")
