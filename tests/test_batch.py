@@ -266,3 +266,21 @@ def test_a_failed_warm_started_solve_is_retried_from_the_default_guess(tmp_path)
     attempts = [(r["attempt"], r["warm_start"], r["summary"]["guess_value"]) for r in report.records
                 if r["inputs"]["value"] == 2.0]
     assert attempts == [(1, "value=1", 1.0), (2, None, None)] and report.done == 2
+
+
+def test_inverse_dynamics_task_over_two_motions_writes_what_the_command_writes(tmp_path):
+    motions = [ROOT / "problems/arm26_static_optimization" / name
+               for name in ("elbow_flex_0_90_minjerk.mot", "arm26_InverseKinematics.mot")]
+    data = {"task": "inverse-dynamics", "inputs": {"model": str(ROOT / "problems/arm26/arm26.osim")},
+            "table": [{"motion": str(m)} for m in motions]}
+    report = run_batch(parse_spec(data, "id.toml"), tmp_path / "out", serial=True, progress=False)
+    assert report.done == 2
+    from trajopt.cli import main
+
+    for record in report.records:
+        direct = tmp_path / "direct.sto"
+        assert main(["inverse-dynamics", str(ROOT / "problems/arm26/arm26.osim"), record["inputs"]["motion"],
+                     "--out", str(direct)]) == 0
+        assert (tmp_path / "out" / record["result"] / "inverse_dynamics.sto").read_text() == direct.read_text()
+    assert "| elbow_flex_0_90_minjerk.mot | done |" in \
+        (write_aggregate(parse_spec(data, "id.toml"), tmp_path / "out")[1]).read_text()
