@@ -38,6 +38,7 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
                        "Moco's 3D walking MocoInverse: trajopt (rigid, elastic) vs Moco, end to end, same run"),
     "static-optimization": ("trajopt.bench.static_optimization",
                             "arm26 static optimization, 101-frame elbow motion: trajopt vs OpenSim"),
+    "batch": ("trajopt.bench.batch", "gait2d speed sweep (13 speeds): serial vs Dask LocalCluster, results/batch/"),
 }
 
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -52,6 +53,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                        "muscle-driven inverse simulation of a measured motion (Moco's MocoInverse)"),
     "regenerate-results": ("trajopt.reports.regenerate",
                            "rerun every problem and benchmark into the repository's committed results/"),
+    "batch": ("trajopt.batch.cli", "one task over many trials, subjects or a parameter sweep, on Dask (TOML spec)"),
 }
 
 

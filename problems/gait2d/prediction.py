@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import casadi as ca
 import numpy as np
 
+from trajopt.errors import TrajoptInputError
 from trajopt.io.motion import read_motion
 from trajopt.io.tables import read_table
 from trajopt.ocp import Effort, Free, Guess, HermiteSimpson, Integral, Problem, Tracking
@@ -99,11 +100,20 @@ class GaitProblem:
         return right, left
 
 
-def _declare(model: GaitModel, duration, mirror_excitations: bool = False) -> MuscleDrivenProblem:
-    """Moco's bounds on trajopt's muscle-driven problem (implicit dynamics, foot contacts) plus the symmetry."""
+def _declare(model: GaitModel, duration, mirror_excitations: bool = False,
+             coordinate_bounds: dict | None = None) -> MuscleDrivenProblem:
+    """Moco's bounds on trajopt's muscle-driven problem (implicit dynamics, foot contacts) plus the symmetry.
+
+    ``coordinate_bounds`` replaces Moco's bounds of the coordinates it names (radians, metres).
+    """
     names = model.coordinate_names
-    lower = np.array([MOCO_STATE_BOUNDS[n][0] for n in names])
-    upper = np.array([MOCO_STATE_BOUNDS[n][1] for n in names])
+    bounds = {**MOCO_STATE_BOUNDS, **(coordinate_bounds or {})}
+    unknown = sorted(set(bounds) - set(names))
+    if unknown:
+        raise TrajoptInputError(f"gait2d: coordinate_bounds names {unknown[0]!r}, not a coordinate of 2D_gait.osim "
+                                f"(coordinates: {', '.join(names)})")
+    lower = np.array([bounds[n][0] for n in names])
+    upper = np.array([bounds[n][1] for n in names])
     initial_lower, initial_upper = lower.copy(), upper.copy()
     tx = model.coordinate_index("pelvis_tx")
     initial_lower[tx] = initial_upper[tx] = 0.0
@@ -160,13 +170,16 @@ def displacement_expression(gait: GaitProblem) -> ca.SX:
 
 
 def build_problem(intervals: int = 50, speed: float = 1.2, model: GaitModel | None = None,
-                  duration=Free(0.4, 0.6), mirror_excitations: bool = False) -> GaitProblem:
+                  duration=Free(0.4, 0.6), mirror_excitations: bool = False,
+                  coordinate_bounds: dict | None = None) -> GaitProblem:
     """The predictive half gait cycle (see the module docstring) on `intervals` mesh intervals.
 
     ``mirror_excitations`` also maps the excitations left<->right at the end (Moco's example leaves them free).
+    ``coordinate_bounds`` ({name: (lower, upper)}) replaces Moco's bounds of those coordinates (a speed sweep
+    widens pelvis_tx: Moco's [0, 1] m caps the half-cycle displacement, i.e. speed * final time).
     """
     model = model if model is not None else GaitModel.load()
-    built = _declare(model, duration, mirror_excitations)
+    built = _declare(model, duration, mirror_excitations, coordinate_bounds)
     problem = built.problem
     gait = GaitProblem(problem, model, built, float(speed), int(intervals))
     displacement = displacement_expression(gait)

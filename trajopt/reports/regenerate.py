@@ -38,6 +38,7 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     *((f"bench {name}", ("bench", name, "--out", f"{{results}}/benchmarks/{name.replace('-', '_')}.json"))
       for name in ("dynamics", "paths", "static-optimization", "reaching", "gait2d", "nlp-derivatives",
                    "walk3d-inverse")),
+    ("bench batch", ("bench", "batch", "--out", "{results}/batch")),
 )
 
 
