@@ -102,8 +102,9 @@ class AddResiduals:
             for c in joint.coordinates:
                 force = self.translational_optimal_force if c.motion_type == "translational" else \
                     self.rotational_optimal_force
-                added.append(osim_spec.CoordinateActuator(f"residual_jointset_{joint.name}_{c.name}", c.name,
-                                                          float(force), -bound, bound, True))
+                name = f"residual_jointset_{joint.name}_{c.name}"
+                added.append(osim_spec.CoordinateActuator(name, c.name, float(force), -bound, bound, True,
+                                                          f"/forceset/{name}"))
         return dataclasses.replace(model_spec, coordinate_actuators=model_spec.coordinate_actuators + tuple(added))
 
 
@@ -120,7 +121,8 @@ class AddReserves:
         dependent = {c.dependent_coordinate for c in model_spec.constraints if c.enforced}
         actuated = {a.coordinate for a in model_spec.coordinate_actuators if a.applies_force}
         added = tuple(osim_spec.CoordinateActuator(f"reserve_jointset_{c.joint}_{c.name}", c.name,
-                                                   float(self.optimal_force), -bound, bound, True)
+                                                   float(self.optimal_force), -bound, bound, True,
+                                                   f"/forceset/reserve_jointset_{c.joint}_{c.name}")
                       for c in model_spec.coordinates
                       if not c.locked and c.name not in dependent and c.name not in actuated)
         return dataclasses.replace(model_spec, coordinate_actuators=model_spec.coordinate_actuators + added)

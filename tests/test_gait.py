@@ -1,0 +1,131 @@
+"""trajopt.gait: symmetry derived from the model, labels from the .osim, ground reactions, guesses, expansion."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from trajopt.errors import TrajoptInputError
+from trajopt.gait.ground_reactions import center_of_pressure, mirror_ground_reactions
+from trajopt.gait.symmetry import bilateral_symmetry, coordinate_mirror, partner_name, speed_mirror
+from trajopt.io import read_table
+from trajopt.multibody import mass_matrix
+
+RNG = np.random.default_rng(11)
+
+
+@pytest.fixture(scope="module")
+def gait2d():
+    from problems.gait2d.model import GaitModel
+
+    return GaitModel.load()
+
+
+@pytest.fixture(scope="module")
+def walk3d():
+    from trajopt.osim.operators import WeldJoints, load_processed
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        osim, _ = load_processed("problems/walk3d/subject_walk_scaled.osim", (WeldJoints(("mtp_r", "mtp_l")),))
+    return osim
+
+
+def test_partner_names():
+    assert partner_name("hip_flexion_r") == "hip_flexion_l"
+    assert partner_name("knee_angle_l_beta") == "knee_angle_r_beta"
+    assert partner_name("contactHeel_r") == "contactHeel_l"
+    assert partner_name("pelvis_tilt") == "pelvis_tilt" and partner_name("lumbarAct") == "lumbarAct"
+
+
+def test_3d_signs_follow_from_the_kinematics(walk3d):
+    """subject_walk_scaled.osim: pelvis list/rotation, lumbar bending/rotation and z translation change sign, the
+    rest keep it and sided coordinates swap; the mass matrix obeys M(P q) = P M(q) Pᵀ for random q (a symmetric
+    body; the scaled model is symmetric to the tolerance measured below)."""
+    mb = walk3d.multibody
+    p = coordinate_mirror(mb)
+    names = mb.coordinate_names
+    flips = {n for i, n in enumerate(names) if p[i].sum() < 0}
+    assert flips == {"pelvis_list", "pelvis_rotation", "pelvis_tz", "lumbar_bending", "lumbar_rotation"}
+    i, j = names.index("hip_adduction_r"), names.index("hip_adduction_l")
+    assert p[i, j] == 1.0 and p[j, i] == 1.0
+    speeds = speed_mirror(mb, p)
+    np.testing.assert_array_equal(speeds, p)  # nq == nv: speeds mirror like coordinates
+    for _ in range(3):
+        q = RNG.uniform(-0.3, 0.3, mb.nq)
+        mass = np.asarray(mass_matrix(mb, q))
+        mirrored = np.asarray(mass_matrix(mb, p @ q))
+        np.testing.assert_allclose(mirrored, speeds @ mass @ speeds.T, atol=2e-3 * np.abs(mass).max())
+
+
+def test_symmetry_of_an_asymmetric_name_is_an_error():
+    from trajopt.gait.symmetry import swap_permutation
+
+    with pytest.raises(TrajoptInputError, match="muscle 'soleus_r' has no partner 'soleus_l'"):
+        swap_permutation(("soleus_r", "tib_ant_r", "tib_ant_l"), what="muscle")
+
+
+def test_opensim_labels_are_mocos(gait2d):
+    """The labels derived from 2D_gait.osim are the column labels of Moco's solution of the same model."""
+    from trajopt.gait.labels import opensim_labels
+
+    labels = opensim_labels(gait2d.musculoskeletal)
+    moco = read_table("problems/gait2d/moco/gaitPrediction_solution.sto").labels
+    ours = labels.coordinates + labels.speeds + labels.activations + labels.excitations + labels.actuator_controls
+    assert set(ours) <= set(moco)
+    assert len(ours) == 10 + 10 + 18 + 18 + 1
+
+
+def test_walk3d_muscle_labels_are_mocos(walk3d):
+    """Muscles in a ForceSet: /forceset/<name> as in Moco's walk3d solution."""
+    muscles = tuple(m.component_path for m in walk3d.muscles)
+    moco = read_table("problems/walk3d/moco_inverse_reference/MocoInverse_solution.sto").labels
+    assert {f"{m}/activation" for m in muscles} <= set(moco) and len(muscles) == 80
+
+
+def test_center_of_pressure_and_free_moment_recover_the_load():
+    """torque = p x F + T e_y with p on the ground: the decomposition gives p and T back; a foot in the air gives 0."""
+    force = np.array([[40.0, 700.0, -25.0], [3.0, 0.5, 1.0]])
+    point = np.array([0.31, 0.0, -0.12])
+    free = 4.5
+    torque = np.cross(point, force[0]) + free * np.array([0.0, 1.0, 0.0])
+    points, moments = center_of_pressure(force, np.vstack([torque, [1.0, 2.0, 3.0]]), threshold=1.0)
+    np.testing.assert_allclose(points[0], point, atol=1e-14)
+    assert moments[0] == pytest.approx(free, abs=1e-12)
+    assert np.all(points[1] == 0.0) and moments[1] == 0.0
+
+
+def test_mirrored_ground_reactions_equal_those_of_the_mirrored_state(gait2d):
+    """The reactions of the mirrored (and shifted) state are the mirror image of the reactions, torques included."""
+    s = gait2d.symmetry
+    names = gait2d.coordinate_names
+    from trajopt.io import read_motion
+
+    q = read_motion("problems/gait2d/referenceCoordinates.sto", coordinates=names).data[5].copy()
+    u = RNG.normal(0.0, 0.05, 10)  # slow: a fast foot leaving the ground carries no load (dissipation)
+    reactions = [np.asarray(v).reshape(1, 3) for v in gait2d.ground_reactions(q, u)]
+    assert reactions[0][0, 1] + reactions[1][0, 1] > 10.0
+    shift = 0.6
+    q_image = s.coordinates @ q
+    q_image[names.index("pelvis_tx")] += shift
+    expected = mirror_ground_reactions(*reactions, [shift, 0.0, 0.0])
+    actual = [np.asarray(v).reshape(1, 3) for v in gait2d.ground_reactions(q_image, s.speeds @ u)]
+    for a, b in zip(actual, expected):
+        np.testing.assert_allclose(a, b, atol=1e-9 * max(1.0, np.abs(b).max()))
+
+
+def test_guess_speeds_of_a_quaternion_joint_are_its_angular_velocity():
+    """q(t) = rotation about a fixed axis at 2 rad/s: u = N(q)⁺ q̇ is the constant angular velocity (body axes)."""
+    from trajopt.gait.guess import speeds_from_coordinates
+    from trajopt.multibody import BallJoint, Body, Model, OffsetFrame
+    from trajopt.multibody.rotations import quaternion_exp
+
+    model = Model("ball")
+    model.add_body(Body("b", 1.0, (0, 0, 0), (1, 1, 1, 0, 0, 0)))
+    model.add_joint(BallJoint("j", OffsetFrame("ground"), OffsetFrame("b")))
+    model.finalize()
+    axis = np.array([0.3, -0.5, 0.8]) / np.linalg.norm([0.3, -0.5, 0.8])
+    time = np.linspace(0.0, 0.5, 2001)
+    q = np.vstack([np.asarray(quaternion_exp(2.0 * t * axis)).ravel() for t in time])
+    u = speeds_from_coordinates(model, time, q)
+    np.testing.assert_allclose(u[1:-1], np.tile(2.0 * axis, (time.size - 2, 1)), atol=1e-5)
