@@ -129,3 +129,54 @@ def test_guess_speeds_of_a_quaternion_joint_are_its_angular_velocity():
     q = np.vstack([np.asarray(quaternion_exp(2.0 * t * axis)).ravel() for t in time])
     u = speeds_from_coordinates(model, time, q)
     np.testing.assert_allclose(u[1:-1], np.tile(2.0 * axis, (time.size - 2, 1)), atol=1e-5)
+
+
+def test_tracking_objective_terms(gait2d):
+    """The tracking integrand at a grid time: 10 Σ (q - q_ref)² + Σ ((F - F_ref)/mg)² + 10 Σ e² + 1e-4 c²,
+    with F the feet's reactions at (q, u); a coordinate offset δ adds exactly 10 δ²."""
+    from problems.gait2d.prediction import REFERENCE_COORDINATES, REFERENCE_GRF, build_tracking_problem
+    from trajopt.io import read_motion
+
+    gait = build_tracking_problem(model=gait2d)
+    compiled = gait.problem.compile()
+    motion = read_motion(REFERENCE_COORDINATES, coordinates=gait2d.coordinate_names)
+    grf = read_table(REFERENCE_GRF)
+    k = 7
+    t, q = motion.time[k], motion.data[k].copy()
+    u = RNG.normal(0.0, 0.05, 10)
+    a, e, c = RNG.uniform(0.01, 1, 18), RNG.uniform(0.01, 1, 18), 3.0
+    x = np.concatenate([q, u, a])
+    right, left = (np.asarray(v).ravel() for v in gait2d.ground_reactions(q, u)[0:2])
+    reference = [np.interp(t, grf.time, grf.column(f"ground_force_{s}_v{ax}")) for s in "rl" for ax in "xy"]
+    forces = [right[0], right[1], left[0], left[1]]
+    weight = gait2d.multibody_weight
+    expected = sum(((f - r) / weight) ** 2 for f, r in zip(forces, reference)) + 10 * np.sum(e ** 2) + 1e-4 * c ** 2
+
+    def total(x):
+        """The cost with each integral replaced by its integrand at (t, x): the weighted integrand."""
+        integrands = compiled.integrands(t, x, np.append(e, c), [], np.zeros(10))
+        return float(compiled.endpoint(0.0, x, np.append(e, c), np.zeros(10), 1.0, x, np.append(e, c),
+                                       np.zeros(10), [], integrands)[0])
+
+    assert total(x) == pytest.approx(expected, rel=1e-10)
+    shifted = x.copy()
+    shifted[gait2d.coordinate_index("lumbar")] += 0.01
+    right, left = (np.asarray(v).ravel() for v in gait2d.ground_reactions(shifted[:10], u)[0:2])
+    forces = [right[0], right[1], left[0], left[1]]
+    expected = sum(((f - r) / weight) ** 2 for f, r in zip(forces, reference)) + 10 * np.sum(e ** 2) + 1e-4 * c ** 2
+    assert total(shifted) == pytest.approx(expected + 10 * 0.01 ** 2, rel=1e-10)
+
+
+@pytest.mark.slow
+def test_tracking_follows_the_reference(gait2d):
+    """MocoTrack's example2DWalking step through trajopt.gait.track: converges, and the motion stays within a few
+    degrees of referenceCoordinates.sto and the vertical reactions within 13 % of body weight (RMS) of referenceGRF.sto
+    (measured: 73 N, 12 %, right foot)."""
+    from problems.gait2d.main import solve_tracking
+    from problems.gait2d.outputs import half_stride, tracking_errors
+
+    gait, solution, _ = solve_tracking(24, model=gait2d)
+    assert solution.status == "Solve_Succeeded"
+    errors = tracking_errors(gait, half_stride(gait, solution))
+    assert max(v for k, v in errors.items() if k.endswith("(deg)")) < 5.0
+    assert max(errors["ground_force_r_vy (N)"], errors["ground_force_l_vy (N)"]) < 0.13 * gait2d.multibody_weight

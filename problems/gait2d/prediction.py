@@ -34,8 +34,9 @@ from trajopt.io.tables import read_table
 from trajopt.gait.guess import guess_from_coordinates
 from trajopt.gait.labels import opensim_labels
 from trajopt.gait.symmetry import require_symmetric_ends
+from trajopt.gait.tracking import GroundReactionReference, TrackingWeights, track
 from trajopt.gait.walking import displacement, require_average_speed
-from trajopt.ocp import Effort, Free, Guess, HermiteSimpson, Integral, Problem, Tracking
+from trajopt.ocp import Effort, Free, Guess, HermiteSimpson, Problem
 from trajopt.prediction import (
     ImplicitDynamics,
     MuscleDrivenProblem,
@@ -145,17 +146,8 @@ def build_tracking_problem(intervals: int = 24, model: GaitModel | None = None, 
     """Track referenceCoordinates.sto and referenceGRF.sto (vertical and fore-aft forces) with effort."""
     model = model if model is not None else GaitModel.load()
     built = _declare(model, duration)
-    problem = built.problem
-    gait = GaitProblem(problem, model, built, None, int(intervals))
-    motion = read_motion(REFERENCE_COORDINATES, coordinates=model.coordinate_names)
-    problem.minimize(10.0 * Tracking(built.q, motion.time, motion.data))
-    grf = read_table(REFERENCE_GRF)
-    labels = ["ground_force_r_vx", "ground_force_r_vy", "ground_force_l_vx", "ground_force_l_vy"]
-    right, left = gait.ground_reactions()
-    body_weight = model.multibody_weight
-    forces = ca.vertcat(right[0], right[1], left[0], left[1]) / body_weight
-    reference = np.column_stack([grf.column(label) for label in labels]) / body_weight
-    problem.minimize(grf_weight * Tracking(forces, grf.time, reference))
-    problem.minimize(10.0 * Integral(ca.sumsqr(built.excitations)))
-    problem.minimize(1e-4 * Integral(built.actuator_controls ** 2))
+    gait = GaitProblem(built.problem, model, built, None, int(intervals))
+    reactions = GroundReactionReference(read_table(REFERENCE_GRF), model.ground_reactions, model.multibody_weight)
+    track(built, read_motion(REFERENCE_COORDINATES, coordinates=model.coordinate_names), reactions,
+          TrackingWeights(ground_reactions=grf_weight))
     return gait
