@@ -43,3 +43,40 @@ def guess_from_coordinates(built, time, q, muscle_level: float = 0.05) -> Guess:
         if symbol is not None:
             guess.set(symbol, np.zeros((time.size, symbol.numel())))
     return guess
+
+
+def free_joint_motion(original, multibody, joint: str, names, data, fill_missing: bool = False) -> np.ndarray:
+    """q of ``multibody`` (whose ``joint`` is a quaternion FreeJoint, ``trajopt.osim.operators.FreeJointInQuaternions``)
+    from a motion of the ``original`` model (same joint with angles): data (frames x ``names``, radians, metres).
+
+    The joint's rotation R_FM(angles) of the original becomes the quaternion (sign kept continuous from frame to
+    frame, w >= 0 at the first); every other coordinate is copied by name.
+    """
+    from trajopt.multibody.rotations import rotation_to_quaternion
+
+    names = tuple(names)
+    data = np.atleast_2d(np.asarray(data, dtype=float))
+    source = original.joint(joint)
+    result = np.zeros((data.shape[0], multibody.nq))
+    target = multibody.q_slice(joint)
+    previous = None
+    for k, row in enumerate(data):
+        angles = np.array([row[names.index(n)] for n in source.coordinate_names])
+        rotation, translation = (np.asarray(x) for x in source.transform(ca.DM(angles)))
+        quaternion = np.asarray(rotation_to_quaternion(rotation), dtype=float).ravel()
+        if (previous is None and quaternion[0] < 0) or (previous is not None and quaternion @ previous < 0):
+            quaternion = -quaternion
+        previous = quaternion
+        result[k, target.start:target.start + 4] = quaternion
+        result[k, target.start + 4:target.stop] = translation.ravel()
+    joint_names = set(multibody.joint(joint).coordinate_names)
+    for i, name in enumerate(multibody.coordinate_names):
+        if name in joint_names:
+            continue
+        if name in names:
+            result[:, i] = data[:, names.index(name)]
+        elif fill_missing:
+            result[:, i] = multibody.default_q()[i]
+        else:
+            raise TrajoptInputError(f"free-joint motion: the motion has no coordinate '{name}'")
+    return result
