@@ -80,3 +80,38 @@ def free_joint_motion(original, multibody, joint: str, names, data, fill_missing
         else:
             raise TrajoptInputError(f"free-joint motion: the motion has no coordinate '{name}'")
     return result
+
+
+def free_joint_angles(original, multibody, joint: str, q) -> np.ndarray:
+    """The inverse of ``free_joint_motion``: q of ``multibody`` (frames x nq) -> the original model's coordinates
+    (frames x its nq), the quaternion turned back into the original joint's three body-fixed rotation angles.
+
+    The original joint's rotation axes must be ± unit axes (x, y or z) of distinct directions, as OpenSim's
+    pelvis CustomJoints are (tilt about z, list about x, rotation about y); other joints are an error.
+    """
+    from scipy.spatial.transform import Rotation
+
+    source = original.joint(joint)
+    axes = [np.asarray(a, dtype=float) for a in getattr(source, "_axes", [])[:3]]
+    letters, signs = "", []
+    for axis in axes:
+        k = int(np.argmax(np.abs(axis)))
+        if not np.isclose(abs(axis[k]), 1.0):
+            raise TrajoptInputError(f"free-joint angles: joint '{joint}' rotates about {axis.tolist()}, not a unit axis")
+        letters += "XYZ"[k]
+        signs.append(np.sign(axis[k]))
+    if len(set(letters)) != 3:
+        raise TrajoptInputError(f"free-joint angles: joint '{joint}' needs three distinct rotation axes, got {letters}")
+    q = np.atleast_2d(np.asarray(q, dtype=float))
+    target = multibody.q_slice(joint)
+    quaternion = q[:, target.start:target.start + 4]
+    angles = Rotation.from_quat(quaternion[:, [1, 2, 3, 0]]).as_euler(letters) * np.asarray(signs)
+    result = np.zeros((q.shape[0], original.nq))
+    names = tuple(multibody.coordinate_names)
+    rotation_names = [axis.coordinates[0] if axis.coordinates else None for axis in source.transform_axes[:3]]
+    for i, name in enumerate(original.coordinate_names):
+        if name in rotation_names:
+            result[:, i] = angles[:, rotation_names.index(name)]
+        else:
+            result[:, i] = q[:, names.index(name)]
+    return result
