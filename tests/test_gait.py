@@ -225,3 +225,18 @@ def test_walk3d_quaternion_symmetry(walk3d):
         mass = np.asarray(mass_matrix(mb, q))
         np.testing.assert_allclose(np.asarray(mass_matrix(mb, s.coordinates @ q)), s.speeds @ mass @ s.speeds.T,
                                    atol=5e-4 * np.abs(mass).max())
+
+
+def test_walk3d_prediction_command_writes_its_files_also_unconverged(tmp_path):
+    """`trajopt run walk3d-prediction` on a coarse mesh, 1 iteration: not converged (exit 1), every file written,
+    the summary says so; the full cycle's coordinates are OpenSim's labels with pelvis angles."""
+    from problems.walk3d.prediction_main import main
+
+    assert main(["--intervals", "3", "--max-iterations", "1", "--print-level", "0", "--out", str(tmp_path)]) == 1
+    for name in ("half_cycle_solution.sto", "full_cycle_coordinates.sto", "full_cycle_ground_reactions.sto",
+                 "grfs.png", "joint_angles.png", "activations.png", "stick_figure.gif", "summary.md"):
+        assert (tmp_path / name).stat().st_size > 0, name
+    assert "did not converge" in (tmp_path / "summary.md").read_text()
+    coordinates = read_table(tmp_path / "full_cycle_coordinates.sto")
+    assert "/jointset/ground_pelvis/pelvis_list/value" in coordinates.labels
+    assert coordinates.time.size == 2 * (2 * 3 + 1) - 1

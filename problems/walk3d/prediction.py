@@ -145,7 +145,8 @@ class Walk3dProblem:
         return guess_from_coordinates(self.muscle_driven, time, q)
 
 
-def build_problem(intervals: int = 50, speed: float | None = None, duration=Free(0.4, 0.8)) -> Walk3dProblem:
+def build_problem(intervals: int = 50, speed: float | None = None, duration=Free(0.4, 0.8),
+                  effort: bool = True) -> Walk3dProblem:
     """The predictive half gait cycle (module docstring) on ``intervals`` Hermite-Simpson intervals."""
     model = load_model()
     ms = model.musculoskeletal
@@ -170,9 +171,34 @@ def build_problem(intervals: int = 50, speed: float | None = None, duration=Free
         quaternion_norm_stabilization=NORM_STABILIZATION)
     require_symmetric_ends(built, model.symmetry, exclude=("pelvis_tx",))
     distance = require_average_speed(built, "pelvis_tx", speed)
-    controls = ca.vertcat(built.excitations, built.actuator_controls)
-    built.problem.minimize(Effort(controls, power=3, per_distance=distance))
+    if effort:
+        controls = ca.vertcat(built.excitations, built.actuator_controls)
+        built.problem.minimize(Effort(controls, power=3, per_distance=distance))
     return Walk3dProblem(built, model, speed, int(intervals))
+
+
+def build_tracking_problem(intervals: int = 50, duration: float | None = None) -> Walk3dProblem:
+    """Track coordinates.sto's first half cycle (q with the quaternion pelvis) and grf_walk.mot's forces (x, y, z,
+    both feet, / body weight) with ``trajopt.gait.track``, same model, symmetry and bounds: a guess for the
+    prediction that already walks on the contact model."""
+    from trajopt.gait.tracking import GroundReactionReference, TrackingWeights, track
+    from trajopt.io import read_table
+    from trajopt.table import Table
+
+    half = (GAIT_CYCLE[1] - GAIT_CYCLE[0]) / 2
+    duration = half if duration is None else float(duration)
+    walk = build_problem(intervals, duration=duration, effort=False)
+    model, built = walk.model, walk.muscle_driven
+    time, q = reference_motion(duration=duration)
+    mb = model.musculoskeletal.multibody
+    grf = read_table(HERE / "grf_walk.mot")
+    keep = (grf.time >= GAIT_CYCLE[0] - 0.02) & (grf.time <= GAIT_CYCLE[0] + duration + 0.02)
+    grf = Table(grf.time[keep] - GAIT_CYCLE[0], grf.labels, grf.data[keep], name="grf_walk")
+    weight = float(sum(b.mass for b in mb.bodies) * np.linalg.norm(mb.gravity))
+    reactions = GroundReactionReference(grf, model.ground_reactions, weight, axes=("x", "y", "z"))
+    track(built, Table(time, tuple(mb.coordinate_names), q), reactions,
+          TrackingWeights(coordinates=10.0, ground_reactions=1.0, excitations=1.0, actuator_controls=1.0))
+    return walk
 
 
 def solver_settings(print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4) -> Ipopt:
