@@ -210,8 +210,8 @@ def muscle_driven_problem(
     ``model``: any ``MuscleDrivenModel`` (an .osim ``MusculoskeletalModel`` or a hand-built model).
     ``duration`` is a number or ``ocp.Free(lo, hi)``. Coordinate bounds default to the model's
     ``coordinate_bounds``. ``quaternion_norm_stabilization`` k (1/s) adds k (1 - ‖Q‖²) Q to the rates
-    of every ball/free joint's quaternion Q: zero on unit quaternions, it pulls transcribed ones back. ``activations`` bounds apply to the activation controls when
-    ``activation_dynamics`` is False. ``StateBounds.initial``/``final`` may be ``(lower, upper)`` arrays, e.g.
+    of every ball/free joint's quaternion Q: zero on unit quaternions, it pulls transcribed ones back.
+    ``activations`` bounds apply to the activation controls when ``activation_dynamics`` is False. ``StateBounds.initial``/``final`` may be ``(lower, upper)`` arrays, e.g.
     to fix one coordinate at t0 and leave the others within their bounds.
     """
     missing = [m for m in MUSCLE_DRIVEN_MODEL_MEMBERS if not hasattr(model, m)]

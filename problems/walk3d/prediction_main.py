@@ -102,7 +102,9 @@ def plot_comparisons(walk, full: Table, coordinates: Table, grf: Table, folder: 
     reference = read_table(COORDINATES)
     window = (reference.time >= GAIT_CYCLE[0]) & (reference.time <= GAIT_CYCLE[1])
     reference_percent = 100 * (reference.time[window] - GAIT_CYCLE[0]) / (GAIT_CYCLE[1] - GAIT_CYCLE[0])
-    shown = [label for label in coordinates.labels if label in reference.labels and label.split("/")[-2] not in ("pelvis_tx", "pelvis_ty", "pelvis_tz")]
+    translations = ("pelvis_tx", "pelvis_ty", "pelvis_tz")
+    shown = [label for label in coordinates.labels
+             if label in reference.labels and label.split("/")[-2] not in translations]
     figure, axes = plt.subplots(5, 6, figsize=(16, 12), sharex=True)
     for axis, label in zip(axes.flat, shown):
         axis.plot(percent, np.degrees(coordinates.column(label)), label="trajopt")

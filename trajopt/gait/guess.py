@@ -97,7 +97,8 @@ def free_joint_angles(original, multibody, joint: str, q) -> np.ndarray:
     for axis in axes:
         k = int(np.argmax(np.abs(axis)))
         if not np.isclose(abs(axis[k]), 1.0):
-            raise TrajoptInputError(f"free-joint angles: joint '{joint}' rotates about {axis.tolist()}, not a unit axis")
+            raise TrajoptInputError(f"free-joint angles: joint '{joint}' rotates about {axis.tolist()}, "
+                                    f"not a unit axis")
         letters += "XYZ"[k]
         signs.append(np.sign(axis[k]))
     if len(set(letters)) != 3:

@@ -5,7 +5,8 @@ the x-y plane (S = diag(1, 1, -1)): rotations R -> S R S, positions p -> S p, an
 
 ``bilateral_symmetry(model)`` finds the linear map q -> P_q q that produces this image:
 
-- names with a side token (``_l``/``_r``, e.g. ``hip_flexion_r``, ``knee_angle_r_beta``) pair up (coordinates, bodies, muscles, actuators, contacts);
+- names with a side token (``_l``/``_r``, e.g. ``hip_flexion_r``, ``knee_angle_r_beta``) pair up (coordinates,
+  bodies, muscles, actuators, contacts);
   others map to themselves; a name with one side but no partner is an error naming it;
 - the sign of each coordinate's image is read off the kinematics, never typed in: at the default
   configuration a small change of the coordinate must move the (paired) bodies like the mirror image of
