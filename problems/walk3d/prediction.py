@@ -10,6 +10,8 @@ subject_walk_scaled_ExpressionBasedCoordinateForceSet.xml. The patellofemoral jo
 to the knee go with them): the patellae (0.07 kg each) move with the femurs instead of sliding with the knee;
 no muscle path depends on them (the function-based paths use hip, knee and ankle angles only).
 
+``build_problem(quaternion_pelvis=False)`` is the same problem with the .osim's pelvis angles, to compare.
+
 Problem (``build_problem``), PredSim-like: half a gait cycle, duration free in [0.4, 0.8] s; states q (32: pelvis
 quaternion and translations, 25 joint angles), u (31), 80 activations; controls 80 excitations and 15 actuator
 controls (lumbar 3, arms 10, toes 2); implicit multibody dynamics (31 algebraic accelerations, inverse dynamics =
@@ -85,10 +87,12 @@ class Walk3dModel:
 
 
 @lru_cache(maxsize=None)
-def load_model() -> Walk3dModel:
+def load_model(quaternion_pelvis: bool = True) -> Walk3dModel:
+    """The model with the pelvis as a quaternion FreeJoint, or (False) as the .osim's CustomJoint with three angles
+    (tilt about z, list about x, rotation about y: singular at list = ±90°)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the .osim's visual elements and Millard curve details, listed elsewhere
-        osim, couplings = load_processed(MODEL, OPERATORS)
+        osim, couplings = load_processed(MODEL, OPERATORS if quaternion_pelvis else COMMON_OPERATORS)
         original, _ = load_processed(MODEL, COMMON_OPERATORS)
     assert not couplings  # both patellofemoral couplers went with their welded joints
     for muscle in osim.spec.muscles:  # Moco's example: min control and activation 0
@@ -102,17 +106,21 @@ def load_model() -> Walk3dModel:
                        foot_ground_reactions(mb, contacts), bilateral_symmetry(model, contacts=contacts))
 
 
-def reference_motion(start: float = GAIT_CYCLE[0], duration: float | None = None):
+def reference_motion(start: float = GAIT_CYCLE[0], duration: float | None = None, quaternion_pelvis: bool = True):
     """(time from 0, q) of coordinates.sto from ``start`` over ``duration`` (default half the gait cycle), pelvis_tx
-    shifted to start at 0, in the quaternion model's coordinates."""
-    model = load_model()
+    shifted to start at 0, in the model's coordinates (pelvis angles converted to the quaternion)."""
+    model = load_model(quaternion_pelvis)
     mb = model.musculoskeletal.multibody
     duration = (GAIT_CYCLE[1] - GAIT_CYCLE[0]) / 2 if duration is None else duration
     motion = read_motion(COORDINATES)
     names = tuple(n for n in model.original.coordinate_names if n in motion.labels)  # no toe angles: 0
     motion = motion.select(names)
     keep = (motion.time >= start - 1e-9) & (motion.time <= start + duration + 1e-9)
-    q = free_joint_motion(model.original, mb, PELVIS, names, motion.data[keep], fill_missing=True)
+    if quaternion_pelvis:
+        q = free_joint_motion(model.original, mb, PELVIS, names, motion.data[keep], fill_missing=True)
+    else:
+        q = np.column_stack([motion.data[keep][:, names.index(n)] if n in names else
+                             np.full(int(keep.sum()), mb.default_q()[i]) for i, n in enumerate(mb.coordinate_names)])
     tx = mb.coordinate_index("pelvis_tx")
     q[:, tx] -= q[0, tx]
     return motion.time[keep] - motion.time[keep][0], q
@@ -140,15 +148,20 @@ class Walk3dProblem:
     def transcription(self) -> HermiteSimpson:
         return HermiteSimpson(intervals=self.intervals)
 
+    @property
+    def quaternion_pelvis(self) -> bool:
+        return self.model.musculoskeletal.multibody.nq != self.model.musculoskeletal.multibody.nv
+
     def reference_guess(self) -> Guess:
-        time, q = reference_motion()
+        time, q = reference_motion(quaternion_pelvis=self.quaternion_pelvis)
         return guess_from_coordinates(self.muscle_driven, time, q)
 
 
 def build_problem(intervals: int = 50, speed: float | None = None, duration=Free(0.4, 0.8),
-                  effort: bool = True) -> Walk3dProblem:
-    """The predictive half gait cycle (module docstring) on ``intervals`` Hermite-Simpson intervals."""
-    model = load_model()
+                  effort: bool = True, quaternion_pelvis: bool = True) -> Walk3dProblem:
+    """The predictive half gait cycle (module docstring) on ``intervals`` Hermite-Simpson intervals; with
+    ``quaternion_pelvis`` False the same problem with the .osim's pelvis angles (to compare)."""
+    model = load_model(quaternion_pelvis)
     ms = model.musculoskeletal
     mb = ms.multibody
     speed = cycle_speed() if speed is None else float(speed)

@@ -37,10 +37,11 @@ EMG_MUSCLES = {"soleus": "soleus_r", "gastrocnemius": "gasmed_r", "tibialis_ante
                "gluteus_medius": "glmed2_r"}
 
 
-def solve(intervals: int, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4):
+def solve(intervals: int, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4,
+          quaternion_pelvis: bool = True):
     """(walk3d problem, solution, seconds including the model build and NLP construction)."""
     started = time.perf_counter()
-    walk = build_problem(intervals)
+    walk = build_problem(intervals, quaternion_pelvis=quaternion_pelvis)
     solution = walk.problem.solve(walk.transcription, solver_settings(print_level, max_iterations, tol),
                                   guess=walk.reference_guess())
     return walk, solution, time.perf_counter() - started
@@ -56,7 +57,7 @@ def full_cycle_tables(walk, solution):
     full = full_cycle(half, mirror, tx_label, name="walk3d_full_cycle")
     q = full.data[:, :mb.nq]
     u = full.data[:, mb.nq:mb.nq + mb.nv]
-    angles = free_joint_angles(model.original, mb, PELVIS, q)
+    angles = free_joint_angles(model.original, mb, PELVIS, q) if walk.quaternion_pelvis else q
     coordinates = Table(full.time, coordinate_paths(model.original), angles, name="walk3d_prediction_coordinates")
     reactions = model.ground_reactions.map(full.time.size)(q.T, u.T)
     right_force, left_force, right_torque, left_torque = (np.asarray(r).T for r in reactions)
@@ -170,9 +171,10 @@ def stick_figure(walk, full: Table, path: Path, frames: int = 30) -> Path:
     return path
 
 
-def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4) -> dict:
+def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4,
+        quaternion_pelvis: bool = True) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
-    walk, solution, seconds = solve(intervals, print_level, max_iterations, tol)
+    walk, solution, seconds = solve(intervals, print_level, max_iterations, tol, quaternion_pelvis)
     print(f"walk3d-prediction: {solution.status} after {solution.iterations} iterations, {seconds:.1f} s "
           f"(IPOPT {solution.wall_time:.1f} s), objective {solution.objective:.6g}, tf {solution.duration:.4f} s")
     write_sto(folder / "half_cycle_solution.sto", solution.table())
@@ -185,15 +187,18 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
     built = walk.muscle_driven
     q = solution.value(built.q)
     pelvis = walk.model.musculoskeletal.multibody.q_slice(PELVIS)
-    norm_error = float(np.abs(np.linalg.norm(q[pelvis.start:pelvis.start + 4], axis=0) - 1.0).max())
+    norm_error = float(np.abs(np.linalg.norm(q[pelvis.start:pelvis.start + 4], axis=0) - 1.0).max()) \
+        if walk.quaternion_pelvis else None
     record = {"status": solution.status, "success": solution.success, "iterations": solution.iterations,
               "objective": solution.objective, "final_time": solution.duration, "seconds": seconds,
               "ipopt_seconds": solution.wall_time, "intervals": intervals, "speed": walk.speed,
               "variables": int(solution.discrete.layout.size), "worst_constraint": solution.worst_constraint,
-              "max_quaternion_norm_error": norm_error}
+              "max_quaternion_norm_error": norm_error, "pelvis": "quaternion" if walk.quaternion_pelvis else "euler"}
     (folder / "walk3d_prediction.json").write_text(json.dumps(record, indent=1))
-    lines = ["# 3D predictive walking (trajopt): half gait cycle, quaternion pelvis", "",
-             f"Command: `trajopt run walk3d-prediction --intervals {intervals}`. Model, problem and guess: "
+    pelvis_kind = "quaternion" if walk.quaternion_pelvis else "Euler-angle (.osim CustomJoint)"
+    lines = [f"# 3D predictive walking (trajopt): half gait cycle, {pelvis_kind} pelvis", "",
+             f"Command: `trajopt run walk3d-prediction --intervals {intervals}"
+             f"{'' if walk.quaternion_pelvis else ' --euler-pelvis'}`. Model, problem and guess: "
              "problems/walk3d/prediction.py.", "",
              "| quantity | value |", "|---|---|",
              f"| status | {solution.status} |", f"| IPOPT iterations | {solution.iterations} |",
@@ -203,7 +208,8 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
              f"| wall time: model, NLP construction and IPOPT (s) | {seconds:.1f} (IPOPT {solution.wall_time:.1f}) |",
              f"| NLP variables | {record['variables']} |",
              f"| worst constraint | {solution.worst_constraint} |",
-             f"| max abs(norm(Q) - 1) of the pelvis quaternion | {norm_error:.2g} |", "",
+             *([f"| max abs(norm(Q) - 1) of the pelvis quaternion | {norm_error:.2g} |"] if norm_error is not None
+               else []), "",
              "Caveats: the patellofemoral joints are welded (their couplers dropped; 0.07 kg patellae move with the "
              "femurs); the actuator controls' cubes are added to the excitations' in the effort. "
              + ("" if solution.success else "The solve did not converge: the files hold its last iterate."), "",
@@ -218,11 +224,13 @@ def main(argv=None) -> int:
     parser.add_argument("--max-iterations", type=int, default=1000)
     parser.add_argument("--tol", type=float, default=1e-4, help="IPOPT tolerance (default 1e-4)")
     parser.add_argument("--print-level", type=int, default=5, help="IPOPT print level (5: a line per iteration)")
+    parser.add_argument("--euler-pelvis", action="store_true",
+                        help="the same problem with the .osim's pelvis angles instead of the quaternion (to compare)")
     parser.add_argument("--out", type=Path, default=Path.cwd() / "trajopt_results" / "walk3d-prediction")
     args = parser.parse_args(argv)
     if args.intervals < 2:
         raise TrajoptInputError(f"walk3d-prediction: --intervals must be >= 2, got {args.intervals}")
-    record = run(args.intervals, args.out, args.print_level, args.max_iterations, args.tol)
+    record = run(args.intervals, args.out, args.print_level, args.max_iterations, args.tol, not args.euler_pelvis)
     print(f"wrote {args.out}")
     return 0 if record["success"] else 1
 
