@@ -240,3 +240,35 @@ def test_walk3d_prediction_command_writes_its_files_also_unconverged(tmp_path):
     coordinates = read_table(tmp_path / "full_cycle_coordinates.sto")
     assert "/jointset/ground_pelvis/pelvis_list/value" in coordinates.labels
     assert coordinates.time.size == 2 * (2 * 3 + 1) - 1
+
+
+def test_walk3d_operators():
+    """Contact geometry from Moco's .xml sets (12 spheres on calcn/toes, raised 2 cm), welded patellae drop their
+    couplers, and a pelvis whose translation is not the identity refuses to become a FreeJoint (one-line error)."""
+    import dataclasses
+
+    from trajopt.errors import ModelFileError
+    from trajopt.osim import spec as osim_spec
+    from trajopt.osim.operators import AddContactGeometry, FreeJointInQuaternions, WeldJoints
+    from trajopt.osim.parser import parse_osim
+    from problems.walk3d.prediction import CONTACT_FORCES, CONTACT_GEOMETRY, MODEL
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model_spec = parse_osim(MODEL)
+    assert len(model_spec.constraints) == 2
+    welded = WeldJoints(("patellofemoral_r", "patellofemoral_l")).apply(model_spec)
+    assert welded.constraints == ()
+    raised = AddContactGeometry(str(CONTACT_GEOMETRY), str(CONTACT_FORCES), (0.0, 0.02, 0.0)).apply(model_spec)
+    spheres = [g for g in raised.contact_geometry if isinstance(g, osim_spec.ContactSphere)]
+    assert len(spheres) == 12 and len(raised.contact_forces) == 12
+    heel = next(g for g in spheres if g.name == "heel_r")
+    assert heel.location == pytest.approx((0.0146421, 0.02, -0.0122799)) and heel.frame == "/bodyset/calcn_r"
+    pelvis = next(j for j in model_spec.joints if j.name == "ground_pelvis")
+    axes = list(pelvis.spatial_transform)
+    axes[3] = dataclasses.replace(axes[3], function=osim_spec.LinearFunction(2.0, 0.0))
+    bent = dataclasses.replace(model_spec, joints=tuple(
+        dataclasses.replace(j, spatial_transform=tuple(axes)) if j.name == "ground_pelvis" else j
+        for j in model_spec.joints))
+    with pytest.raises(ModelFileError, match="ground_pelvis' translation1 is not the identity"):
+        FreeJointInQuaternions("ground_pelvis").apply(bent)
