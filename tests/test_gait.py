@@ -272,3 +272,39 @@ def test_walk3d_operators():
         for j in model_spec.joints))
     with pytest.raises(ModelFileError, match="ground_pelvis' translation1 is not the identity"):
         FreeJointInQuaternions("ground_pelvis").apply(bent)
+
+
+def test_walk3d_symmetric_ends_vanish_on_mirrored_states():
+    """The quaternion pelvis: unit start, vector part mirrored at the end (scalar part left to the dynamics);
+    every symmetry row vanishes on a mirrored end state and the unmirrored one violates it."""
+    from problems.walk3d.prediction import build_problem
+
+    walk = build_problem(3)
+    compiled = walk.problem.compile()
+    mb = walk.model.musculoskeletal.multibody
+    s = walk.model.symmetry
+    labels = [label for group in compiled.endpoint_groups for label in group.labels]
+    rows = [i for i, label in enumerate(labels) if label.startswith("symmetry") or label.startswith("unit quaternion")]
+    assert "symmetry ground_pelvis_qw" not in labels and "symmetry ground_pelvis_qx" in labels
+    q0 = RNG.uniform(-0.2, 0.2, mb.nq)
+    pelvis = mb.q_slice("ground_pelvis")
+    q0[pelvis.start:pelvis.start + 4] = [0.98, 0.1, -0.12, 0.1]
+    q0[pelvis.start:pelvis.start + 4] /= np.linalg.norm(q0[pelvis.start:pelvis.start + 4])
+    u0 = RNG.normal(0.0, 0.5, mb.nv)
+    a0 = RNG.uniform(0.0, 1.0, 80)
+    c = RNG.uniform(-1, 1, 15)
+    controls = np.concatenate([RNG.uniform(0, 1, 80), c])
+    x0 = np.concatenate([q0, u0, a0])
+    xf = np.concatenate([s.coordinates @ q0, s.speeds @ u0, s.muscles @ a0])
+    tx = mb.coordinate_index("pelvis_tx")
+    xf[tx] = q0[tx] + 0.7
+    end_controls = np.concatenate([controls[:80], s.actuators @ c])
+
+    def residual(xf, uf):
+        _, g = compiled.endpoint(0.0, x0, controls, np.zeros(mb.nv), 0.55, xf, uf, np.zeros(mb.nv), [], [0.0])
+        return np.asarray(g).ravel()[rows]
+
+    expected = np.array([1.0 if labels[i].startswith("unit quaternion") else 0.0 for i in rows])  # ‖Q(0)‖² = 1
+    assert expected.sum() == 1.0
+    np.testing.assert_allclose(residual(xf, end_controls), expected, atol=1e-14)
+    assert np.abs(residual(x0, controls) - expected).max() > 0.01

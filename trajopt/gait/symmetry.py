@@ -186,19 +186,30 @@ def require_symmetric_ends(built, symmetry: BilateralSymmetry, exclude: tuple[st
                            mirror_excitations: bool = False, repeat_controls: tuple[str, ...] = ()) -> None:
     """Half-cycle symmetry: each state at the final time equals the mirrored state at the initial time.
 
+    Quaternions (ball and free joints): the initial one is unit (‖Q(0)‖² = 1: otherwise its norm would be a free,
+    unphysical direction, since the rotation formula is not normalized), and only the vector part (x, y, z) is
+    mirrored at the end: the dynamics carry the norm, so the scalar part's equation would nearly duplicate the
+    others (a degenerate KKT system).
+
     ``built`` is a ``MuscleDrivenProblem``; coordinates in ``exclude`` (e.g. the walking direction's
     translation) are left out of q's rows. Actuator controls are mirrored too (Moco's periodicity goal
     for the lumbar control of 2D gait); ``mirror_excitations`` also maps the excitations.
     """
+    from trajopt.prediction import quaternion_slices
+
     problem = built.problem
     names = tuple(symmetry.coordinate_names)
     unknown = [n for n in exclude if n not in names]
     if unknown:
         raise TrajoptInputError(f"symmetric ends: exclude names unknown coordinates {unknown}")
-    keep = [i for i, n in enumerate(names) if n not in exclude]
+    quaternions = quaternion_slices(built.model.multibody)
+    scalar_parts = {s.start for s in quaternions}
+    keep = [i for i, n in enumerate(names) if n not in exclude and i not in scalar_parts]
     image = mirrored(symmetry, "q", built.q)
     problem.require(problem.final(built.q[keep]) - problem.initial(image[keep]), equals=0.0, name="symmetry q",
                     labels=[f"symmetry {names[i]}" for i in keep])
+    for s in quaternions:
+        problem.require(problem.initial(ca.sumsqr(built.q[s])), equals=1.0, name=f"unit quaternion {names[s.start]}")
     problem.require(problem.final(built.u) - problem.initial(mirrored(symmetry, "u", built.u)), equals=0.0,
                     name="symmetry u", labels=[f"symmetry speed {n}" for n in symmetry.speed_names])
     muscles = built.model.muscle_names
