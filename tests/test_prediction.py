@@ -177,7 +177,7 @@ def test_external_wrench_hook_equals_the_same_load_as_generalized_forces(arm26):
 
 
 def test_bad_input_raises_trajopt_errors(arm26):
-    with pytest.raises(TrajoptInputError, match="MusculoskeletalModel"):
+    with pytest.raises(TrajoptInputError, match=r"not a MuscleDrivenModel \(missing .*'muscles'"):
         muscle_driven_problem(arm26.multibody, 0.5)
     with pytest.raises(TrajoptInputError, match="extra_generalized_forces returned 3"):
         muscle_driven_problem(arm26, 0.5, extra_generalized_forces=lambda p, q, u: ca.SX.zeros(3))
@@ -214,3 +214,35 @@ def test_scaling_does_not_change_the_optimum(arm26):
     _, scaled = _flexion(arm26, ImplicitDynamics(), scales=VariableScales(speeds=5.0, accelerations=50.0))
     assert plain.success and scaled.success
     assert scaled.objective == pytest.approx(plain.objective, rel=1e-6)
+
+
+def test_hand_built_model_goes_through_the_builder():
+    """A model that is no .osim (problems/shoulder_reaching's quaternion arm) satisfies the MuscleDrivenModel protocol:
+    the builder's generalized forces are the arm's own, and the quaternion rates get k (1 - |Q|^2) Q only off unit norm."""
+    from trajopt.multibody import coordinate_rates
+    from trajopt.musculoskeletal import MuscleDrivenModel
+    from problems.shoulder_reaching.model import shoulder_arm
+
+    arm = shoulder_arm()
+    assert isinstance(arm, MuscleDrivenModel)
+    built = muscle_driven_problem(arm, 0.5, quaternion_norm_stabilization=50.0)
+    rng = np.random.default_rng(3)
+    quaternion = rng.normal(size=4)
+    q = np.append(quaternion / np.linalg.norm(quaternion), 0.7)
+    u, a = rng.normal(size=arm.multibody.nv), rng.uniform(0.0, 1.0, len(arm.muscles))
+    tau = ca.Function("tau", [built.q, built.u, built.activations], [built.generalized_forces])
+    np.testing.assert_allclose(np.asarray(tau(q, u, a)).ravel(),
+                               np.asarray(arm.muscle_forces(a, q, u)[1]).ravel(), rtol=1e-12, atol=1e-12)
+    built.problem.minimize(Effort(built.excitations))
+    compiled = built.problem.compile()
+    x = np.concatenate([q, u, a])
+    controls = np.full(len(arm.muscles), 0.1)
+    exact = np.asarray(coordinate_rates(arm.multibody, q, u)).ravel()
+    np.testing.assert_allclose(np.asarray(compiled.dynamics(0.0, x, controls, [], [])).ravel()[:5], exact, atol=1e-12)
+    scaled = q.copy()
+    scaled[:4] *= 1.1
+    x[:5] = scaled
+    expected = np.asarray(coordinate_rates(arm.multibody, scaled, u)).ravel()
+    expected[:4] += 50.0 * (1.0 - 1.21) * scaled[:4]
+    np.testing.assert_allclose(np.asarray(compiled.dynamics(0.0, x, controls, [], [])).ravel()[:5], expected,
+                               atol=1e-12)

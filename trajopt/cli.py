@@ -24,6 +24,8 @@ PROBLEMS = {
     "muscle-curves": ("trajopt.reports.muscle_curves", "plot the DeGroote 2016 curves (both constant sets)"),
     "walk3d-inverse": ("problems.walk3d.inverse",
                        "Moco's 3D walking MocoInverse (80 muscles, GRFs, function-based paths); --emg, --elastic-tendons"),
+    "walk3d-prediction": ("problems.walk3d.prediction_main",
+                          "3D predictive walking, half gait cycle, quaternion pelvis, 80 muscles, foot contact"),
     "arm26-static-optimization": ("problems.arm26_static_optimization.main",
                                   "arm26 inverse dynamics + static optimization vs OpenSim (the main job)"),
 }
@@ -36,6 +38,8 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "dynamics": ("trajopt.bench.dynamics", "inverse/forward dynamics per call, arm26 and 2D_gait: trajopt vs OpenSim"),
     "walk3d-inverse": ("trajopt.bench.walk3d_inverse",
                        "Moco's 3D walking MocoInverse: trajopt (rigid, elastic) vs Moco, end to end, same run"),
+    "walk3d": ("trajopt.bench.walk3d", "3D predictive walking (quaternion pelvis): wall time, iterations at 25/50/100 "
+                                       "intervals vs PredSim's reference run"),
     "static-optimization": ("trajopt.bench.static_optimization",
                             "arm26 static optimization, 101-frame elbow motion: trajopt vs OpenSim"),
     "batch": ("trajopt.bench.batch", "gait2d speed sweep (13 speeds): serial vs Dask LocalCluster, results/batch/"),

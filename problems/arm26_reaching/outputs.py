@@ -8,7 +8,7 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
-from trajopt.io.tables import Table, read_table, write_sto
+from trajopt.io.tables import Table, read_table, write_csv, write_sto
 from trajopt.multibody import point_position
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 from trajopt.prediction import MuscleDrivenProblem
@@ -54,8 +54,8 @@ def write_results(built: MuscleDrivenProblem, solution, folder, animate: bool = 
     """Write the solution (.sto/.csv), OpenSim states/controls, muscle forces, figures and a GIF to ``folder``."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    solution.write_sto(folder / "solution.sto")
-    solution.write_csv(folder / "solution.csv")
+    write_sto(folder / "solution.sto", solution.table())
+    write_csv(folder / "solution.csv", solution.table())
     data = trajectories(built, solution)
     q_labels, u_labels, a_labels = opensim_state_labels(built)
     states = np.hstack([data["q"], data["u"], data["activations"]])

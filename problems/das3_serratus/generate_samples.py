@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.helptext import description
-from trajopt.paths.sampling import read_motion, sample_paths
+from trajopt.tools.path_sampling import read_motion, sample_paths
 
 HERE = Path(__file__).resolve().parent
 SHOULDER = ("SC_y", "SC_z", "SC_x", "AC_y", "AC_z", "AC_x")

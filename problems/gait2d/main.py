@@ -110,7 +110,7 @@ def mirrored_excitations_rows(folder: Path) -> list[str]:
 def excitation_mirror_gap(gait, solution) -> tuple[float, str]:
     """max |e(tf) - mirrored e(t0)| over the muscles, and the muscle where it is largest."""
     e = np.atleast_2d(solution.value(gait.muscle_driven.excitations))
-    gap = np.abs(e[:, -1] - gait.model.mirror.muscles @ e[:, 0])
+    gap = np.abs(e[:, -1] - gait.model.symmetry.muscles @ e[:, 0])
     return float(gap.max()), gait.model.muscle_names[int(np.argmax(gap))]
 
 

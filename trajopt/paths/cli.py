@@ -109,7 +109,8 @@ def main(argv=None) -> int:
             train = PathSamples.from_csv(args.train_csv, coordinates=args.coordinates, muscles=args.muscles)
             heldout = PathSamples.from_csv(args.heldout_csv, coordinates=train.coordinates, muscles=train.muscles) if args.heldout_csv else None
         else:
-            from trajopt.paths.sampling import describe_model, latin_hypercube, motion_with_noise, read_motion, sample_paths
+            from trajopt.paths.sampling import latin_hypercube, motion_with_noise
+            from trajopt.tools.path_sampling import describe_model, read_motion, sample_paths
 
             info = describe_model(args.model)
             coordinates = tuple(args.coordinates or info.crossed_coordinates())
