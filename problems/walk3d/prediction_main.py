@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.helptext import description
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.expansion import full_cycle, table_mirror
 from trajopt.gait.ground_reactions import center_of_pressure, mirror_ground_reactions
@@ -219,14 +220,15 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt run walk3d-prediction", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="trajopt run walk3d-prediction", description=description(__doc__))
     parser.add_argument("--intervals", type=int, default=50, help="mesh intervals of the half cycle (default 50)")
-    parser.add_argument("--max-iterations", type=int, default=1000)
+    parser.add_argument("--max-iterations", type=int, default=1000, help="IPOPT iteration limit (default 1000)")
     parser.add_argument("--tol", type=float, default=1e-4, help="IPOPT tolerance (default 1e-4)")
     parser.add_argument("--print-level", type=int, default=5, help="IPOPT print level (5: a line per iteration)")
     parser.add_argument("--euler-pelvis", action="store_true",
                         help="the same problem with the .osim's pelvis angles instead of the quaternion (to compare)")
-    parser.add_argument("--out", type=Path, default=Path.cwd() / "trajopt_results" / "walk3d-prediction")
+    parser.add_argument("--out", type=Path, default=Path.cwd() / "trajopt_results" / "walk3d-prediction",
+                        help="results folder (default ./trajopt_results/walk3d-prediction)")
     args = parser.parse_args(argv)
     if args.intervals < 2:
         raise TrajoptInputError(f"walk3d-prediction: --intervals must be >= 2, got {args.intervals}")

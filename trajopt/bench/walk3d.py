@@ -17,6 +17,8 @@ import platform
 import time
 from pathlib import Path
 
+from trajopt.helptext import description
+
 PREDSIM = {"ipopt_s": 5630.0, "iterations": 895, "variables": 74504, "intervals": 50,
            "model": "Falisse et al. 2022, 31 dof, 92 muscles"}
 
@@ -39,11 +41,13 @@ def measure(intervals: int, max_iterations: int, quaternion_pelvis: bool = True)
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt bench walk3d", description=__doc__.splitlines()[0])
-    parser.add_argument("--intervals", type=int, nargs="+", default=[25, 50, 100])
-    parser.add_argument("--max-iterations", type=int, default=3000)
+    parser = argparse.ArgumentParser(prog="trajopt bench walk3d", description=description(__doc__))
+    parser.add_argument("--intervals", type=int, nargs="+", default=[25, 50, 100],
+                        help="mesh intervals of the half cycle to time (default 25 50 100)")
+    parser.add_argument("--max-iterations", type=int, default=3000, help="IPOPT iteration limit (default 3000)")
     parser.add_argument("--euler-pelvis", action="store_true", help="also solve with the .osim's pelvis angles")
-    parser.add_argument("--out", type=Path, default=Path.cwd() / "trajopt_results" / "benchmarks" / "walk3d.json")
+    parser.add_argument("--out", type=Path, default=Path.cwd() / "trajopt_results" / "benchmarks" / "walk3d.json",
+                        help="the JSON report (default ./trajopt_results/benchmarks/walk3d.json)")
     args = parser.parse_args(argv)
     runs = []
     cases = [(n, True) for n in args.intervals] + ([(n, False) for n in args.intervals] if args.euler_pelvis else [])
