@@ -21,7 +21,7 @@ what OpenSim's multibody dynamics (its walker-knee velocity forces, tests/test_t
 activation differences.
 Timing: OpenSim's ``AnalyzeTool.run`` (model loaded before the clock); trajopt's ``StaticOptimization(...)`` +
 ``solve()`` (model and paths loaded before the clock). Accuracy: per muscle the largest |a_trajopt − a_OpenSim|
-over the frames. Writes results/benchmarks/walk3d_static_optimization.json.
+over the frames. Writes ./trajopt_results/benchmarks/walk3d_static_optimization.json (``--out`` elsewhere).
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.helptext import description
+from trajopt.io.output import create_folder, default_output
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -95,13 +97,14 @@ def _opensim_rigid_body(inverse_dynamics):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench walk3d-static-optimization",
-                                     description=__doc__.split("\n")[0])
+                                     description=description(__doc__))
     parser.add_argument("--start", type=float, default=0.6, help="first time (s, default 0.6)")
     parser.add_argument("--end", type=float, default=0.7, help="last time (s, default 0.7: 101 frames)")
     parser.add_argument("--physiology", action="store_true", help="force-length-velocity on both sides")
     parser.add_argument("--convergence", type=float, default=1e-4,
                         help="OpenSim's convergence criterion (default 1e-4, OpenSim's own)")
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "benchmarks" / "walk3d_static_optimization.json")
+    parser.add_argument("--out", type=Path, default=default_output("benchmarks") / "walk3d_static_optimization.json",
+                        help="the JSON report (default ./trajopt_results/benchmarks/walk3d_static_optimization.json)")
     args = parser.parse_args(argv)
     from trajopt.io import write_sto
     from trajopt.tools.common import load_tool_input
@@ -161,7 +164,7 @@ def main(argv=None) -> int:
                   f"({corrected.muscle_names[k]}); median over frames of the largest "
                   f"{np.median(np.max(gaps, axis=1)):.3g} "
                   f"(without: {np.median(per_frame):.3g})")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+    create_folder(args.out.parent)
     args.out.write_text(json.dumps(report, indent=1) + "\n")
     print(f"wrote {args.out}")
     return 0

@@ -1,0 +1,83 @@
+"""The aggregate of a batch: one row per task (swept inputs, status, summary numbers) as CSV and Markdown, and a
+figure of the chosen numbers against the swept input (failed tasks marked)."""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+from trajopt.batch.manifest import Manifest
+from trajopt.batch.spec import BatchSpec
+from trajopt.batch.sweep import plan
+from trajopt.batch.tasks import task_definition
+
+
+def rows(spec: BatchSpec, out) -> list[dict]:
+    """The last manifest record of every task of the spec (tasks never run are left out), sorted by the inputs."""
+    latest = Manifest(out).latest()
+    found = [latest[t.key] for t in plan(spec) if t.key in latest]
+    return sorted(found, key=lambda r: tuple(_sortable(r["inputs"][k]) for k in spec.swept))
+
+
+def _sortable(value):
+    return (0, value, "") if isinstance(value, (int, float)) else (1, 0, str(value))
+
+
+def _cell(value) -> str:
+    if isinstance(value, float):
+        return "" if math.isnan(value) else f"{value:.4g}"
+    if isinstance(value, list):
+        return "; ".join(str(v) for v in value) or "none"
+    return "" if value is None else str(value)
+
+
+def write_aggregate(spec: BatchSpec, out) -> list[Path]:
+    """``aggregate.csv``, ``aggregate.md`` and (with [aggregate] in the spec) ``aggregate.png`` in ``out``."""
+    out = Path(out)
+    records = rows(spec, out)
+    definition = task_definition(spec.task)
+    metrics = list(spec.aggregate.y) if spec.aggregate else list(definition.metrics)
+    files = definition.file_inputs()
+    extras = [k for k in ("final_time", "iterations", "seconds", "active_bounds") if any(k in r["summary"] for r in records)]
+    metrics += [k for k in extras if k not in metrics]
+    header = [*spec.swept, "status", "attempts", *metrics, "warm start"]
+    table = [[*(Path(r["inputs"][k]).name if k in files else r["inputs"][k] for k in spec.swept), r["status"] if r["status"] == "done" else
+              f"failed: {r.get('error') or r.get('solver_status')}", r["attempt"],
+              *(r["summary"].get(k) for k in metrics), r.get("warm_start") or ""] for r in records]
+    with open(out / "aggregate.csv", "w", newline="") as stream:
+        writer = csv.writer(stream)
+        writer.writerow(header)
+        writer.writerows([[_cell(v) if isinstance(v, list) else ("" if v is None else v) for v in row]
+                          for row in table])
+    lines = [f"| {' | '.join(header)} |", "|" + "---|" * len(header)]
+    lines += [f"| {' | '.join(_cell(v) for v in row)} |" for row in table]
+    (out / "aggregate.md").write_text("\n".join(lines) + "\n")
+    written = [out / "aggregate.csv", out / "aggregate.md"]
+    if spec.aggregate and records:
+        written.append(plot(records, spec.aggregate.x, spec.aggregate.y, out / "aggregate.png"))
+    return written
+
+
+def plot(records: list[dict], x: str, ys, path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, len(ys), figsize=(3.6 * len(ys), 3.2), squeeze=False)
+    for axis, y in zip(axes[0], ys):
+        for status, style in (("done", "o-"), ("failed", "x")):
+            points = [(r["inputs"][x], r["summary"].get(y)) for r in records if r["status"] == status]
+            points = [(a, b) for a, b in points if isinstance(b, (int, float))]
+            if points:
+                axis.plot(*zip(*points), style, label=status)
+        axis.set_xlabel(x)
+        axis.set_title(y.replace("_", " "), fontsize=10)
+        axis.grid(alpha=0.3)
+    if any(r["status"] == "failed" for r in records):
+        axes[0, 0].legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path
