@@ -111,6 +111,7 @@ class DaskExecutor:
                 raise BatchSpecError(f"--scheduler {address}: cannot connect ({error})") from None
             self.workers = len(self.client.scheduler_info().get("workers", {}))
             self.mode = "scheduler"
+        self.threads = sum(w.get("nthreads", 1) for w in self.client.scheduler_info().get("workers", {}).values())
 
     def submit(self, job: Job) -> None:
         key = f"{self.task_name}-{job.task.label}-{job.task.key}-attempt{job.attempt}"
@@ -127,7 +128,8 @@ class DaskExecutor:
         except Exception:  # the count is cosmetic; never let it stop a batch
             return 0
         keys = {future.key for future in self.futures}
-        return sum(1 for tasks in processing.values() for key in tasks if key in keys)
+        # A scheduler may hand a worker more tasks than it has threads (worker-saturation > 1): count what can run.
+        return min(self.threads or 1, sum(1 for tasks in processing.values() for key in tasks if key in keys))
 
     def wait(self, timeout: float) -> list[tuple[Job, TaskOutput]]:
         from distributed import wait
