@@ -111,7 +111,6 @@ class DaskExecutor:
                 raise BatchSpecError(f"--scheduler {address}: cannot connect ({error})") from None
             self.workers = len(self.client.scheduler_info().get("workers", {}))
             self.mode = "scheduler"
-        self.threads = sum(w.get("nthreads", 1) for w in self.client.scheduler_info().get("workers", {}).values())
 
     def submit(self, job: Job) -> None:
         key = f"{self.task_name}-{job.task.label}-{job.task.key}-attempt{job.attempt}"
@@ -125,11 +124,12 @@ class DaskExecutor:
     def running(self) -> int:
         try:
             processing = self.client.processing()
+            threads = sum(w.get("nthreads", 1) for w in self.client.scheduler_info().get("workers", {}).values())
         except Exception:  # the count is cosmetic; never let it stop a batch
             return 0
         keys = {future.key for future in self.futures}
         # A scheduler may hand a worker more tasks than it has threads (worker-saturation > 1): count what can run.
-        return min(self.threads or 1, sum(1 for tasks in processing.values() for key in tasks if key in keys))
+        return min(threads or len(processing), sum(1 for tasks in processing.values() for key in tasks if key in keys))
 
     def wait(self, timeout: float) -> list[tuple[Job, TaskOutput]]:
         from distributed import wait
