@@ -245,8 +245,8 @@ def test_yaml_spec_reads_as_the_same_toml(tmp_path):
 
 @pytest.mark.slow
 def test_gait2d_sweep_task_warm_starts_and_meets_its_speed(tmp_path):
-    """Two speeds on 10 intervals, 1.4 m/s warm-started from 1.3 m/s; stride / (2 t_f) is the imposed speed."""
-    data = {"task": "gait2d-prediction", "inputs": {"intervals": 10, "final_time": [0.2, 1.0], "pelvis_tx": [0, 3]},
+    """Two speeds on 25 intervals, 1.4 m/s warm-started from 1.3 m/s; stride / (2 t_f) is the imposed speed."""
+    data = {"task": "gait2d-prediction", "inputs": {"intervals": 25, "final_time": [0.2, 1.0], "pelvis_tx": [0, 3]},
             "sweep": {"speed": [1.3, 1.4]}, "warm_start": {"along": "speed", "start": 1.3}}
     report = run_batch(parse_spec(data, "g.toml"), tmp_path, serial=True, progress=False)
     assert report.done == 2
