@@ -206,7 +206,7 @@ def run_batch(spec: BatchSpec, out, *, scheduler: str | None = None, workers: in
         for root in below.get(None, []):
             start(tasks[root])
         bar.skipped = report.resumed
-        bar.update(report.done, report.failed, executor.running())
+        bar.update(report.resumed, report.failed, executor.running())
         while executor.pending():
             for job, output in executor.wait(timeout=1.0):
                 _record(out, manifest, spec, job, output, report, state, records)
@@ -226,6 +226,7 @@ def run_batch(spec: BatchSpec, out, *, scheduler: str | None = None, workers: in
                     report.failed += 1
                 release(job.task.index)
             bar.update(report.done + report.resumed, report.failed, executor.running(), report.retried)
+        bar.update(report.done + report.resumed, report.failed, 0, report.retried)
     finally:
         executor.close()
         bar.close()
