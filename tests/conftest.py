@@ -16,3 +16,11 @@ def opensim_task():
     if not opensim_available():
         pytest.skip("opensim is not installed (pip install 'trajopt[opensim]')")
     return run_opensim_task
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test that runs OpenSim (through the ``opensim_task`` fixture) carries the ``opensim`` marker, so
+    ``-m opensim`` / ``-m 'not opensim'`` select them all without relying on each test's decorator."""
+    for item in items:
+        if "opensim_task" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.opensim)

@@ -4,10 +4,15 @@ import casadi as ca
 import numpy as np
 import pytest
 
-from problems.gait2d.model import COORDINATE_PAIRS, MUSCLE_PAIRS, GaitModel, coordinate_path
+from problems.gait2d.model import GaitModel, coordinate_path
 from problems.gait2d.prediction import MOCO_STATE_BOUNDS, build_problem
 
 RNG = np.random.default_rng(7)
+# The pairs of 2D_gait.osim (the symmetry is derived from the model's names and kinematics, checked against these).
+COORDINATE_PAIRS = (("hip_flexion_l", "hip_flexion_r"), ("knee_angle_l", "knee_angle_r"),
+                    ("ankle_angle_l", "ankle_angle_r"))
+MUSCLE_PAIRS = tuple((f"{name}_l", f"{name}_r") for name in (
+    "hamstrings", "bifemsh", "glut_max", "iliopsoas", "rect_fem", "vasti", "gastroc", "soleus", "tib_ant"))
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +53,7 @@ def test_activation_rates_use_opensim_smoothing(model):
 
 
 def test_mirror_swaps_pairs_and_is_a_symmetry_of_the_body(model):
-    p = model.mirror.coordinates
+    p = model.symmetry.coordinates
     names = model.coordinate_names
     for left, right in COORDINATE_PAIRS:
         assert p[names.index(left), names.index(right)] == 1.0
@@ -56,7 +61,7 @@ def test_mirror_swaps_pairs_and_is_a_symmetry_of_the_body(model):
         assert p[names.index(name), names.index(name)] == 1.0
     muscles = model.muscle_names
     for left, right in MUSCLE_PAIRS:
-        assert model.mirror.muscles[muscles.index(left), muscles.index(right)] == 1.0
+        assert model.symmetry.muscles[muscles.index(left), muscles.index(right)] == 1.0
     # The model is left/right symmetric: M(P q) = P M(q) P^T, and the feet's contact forces swap
     # (z components change sign: the mirror image lies across the sagittal plane).
     q, u = _random_state(model)
@@ -77,10 +82,10 @@ def test_symmetry_constraints_vanish_exactly_on_mirrored_end_states(model):
     q0, u0 = _random_state(model)
     a0 = RNG.uniform(0.01, 1.0, 18)
     x0 = np.concatenate([q0, u0, a0])
-    qf = model.mirror.coordinates @ q0
+    qf = model.symmetry.coordinates @ q0
     tx = model.coordinate_index("pelvis_tx")
     qf[tx] = q0[tx] + 0.6  # pelvis_tx is excluded from the symmetry
-    xf = np.concatenate([qf, model.mirror.coordinates @ u0, model.mirror.muscles @ a0])
+    xf = np.concatenate([qf, model.symmetry.coordinates @ u0, model.symmetry.muscles @ a0])
     controls = np.concatenate([RNG.uniform(0.01, 1, 18), [3.0]])
     _, g = compiled.endpoint(0.0, x0, controls, np.zeros(10), 0.5, xf, controls, np.zeros(10), [], [0.0])
     g = np.asarray(g).ravel()
@@ -107,10 +112,10 @@ def test_mirror_excitations_adds_excitation_symmetry(model):
     q0, u0 = _random_state(model)
     a0, e0 = RNG.uniform(0.01, 1.0, 18), RNG.uniform(0.01, 1.0, 18)
     tx = model.coordinate_index("pelvis_tx")
-    qf = model.mirror.coordinates @ q0
+    qf = model.symmetry.coordinates @ q0
     qf[tx] = q0[tx] + 0.6
     x0 = np.concatenate([q0, u0, a0])
-    xf = np.concatenate([qf, model.mirror.coordinates @ u0, model.mirror.muscles @ a0])
+    xf = np.concatenate([qf, model.symmetry.coordinates @ u0, model.symmetry.muscles @ a0])
     excitation_rows = [i for i, label in enumerate(rows) if label.startswith("symmetry") and "excitation" in label]
     assert len(excitation_rows) == 18
 
@@ -119,7 +124,7 @@ def test_mirror_excitations_adds_excitation_symmetry(model):
                                  np.zeros(10), [], [0.0])
         return np.asarray(g).ravel()[excitation_rows]
 
-    np.testing.assert_allclose(residual(model.mirror.muscles @ e0), 0.0, atol=1e-15)
+    np.testing.assert_allclose(residual(model.symmetry.muscles @ e0), 0.0, atol=1e-15)
     # Repeating (not mirroring) the excitations violates it.
     assert np.abs(residual(e0)).max() > 0.01
 
@@ -148,10 +153,10 @@ def test_full_stride_continues_the_half_stride(model):
     q0, u0 = _random_state(model)
     a0 = RNG.uniform(0.01, 1, 18)
     tx = model.coordinate_index("pelvis_tx")
-    qf = model.mirror.coordinates @ q0
+    qf = model.symmetry.coordinates @ q0
     qf[tx] += 0.6
     start = np.concatenate([q0, u0, a0])
-    end = np.concatenate([qf, model.mirror.coordinates @ u0, model.mirror.muscles @ a0])
+    end = np.concatenate([qf, model.symmetry.coordinates @ u0, model.symmetry.muscles @ a0])
     labels = [coordinate_path(n) for n in model.coordinate_names] + \
         [coordinate_path(n, "speed") for n in model.coordinate_names] + [f"/{m}/activation" for m in model.muscle_names]
     table = Table(np.array([0.0, 0.25, 0.5]), tuple(labels), np.vstack([start, 0.5 * (start + end), end]))
@@ -164,12 +169,17 @@ def test_full_stride_continues_the_half_stride(model):
     np.testing.assert_allclose(full.table.data[4], expected, atol=1e-12)
 
 
-def test_coarse_prediction_runs_a_few_iterations(model):
+def test_capped_prediction_is_reported_as_failed_with_its_worst_constraint(model):
+    """A solve stopped by max_iterations is a failure: status, success flag and a named worst constraint (what
+    `trajopt run gait2d-prediction` prints and writes to summary.md when a solve does not converge)."""
     from trajopt.ocp import Ipopt
 
     gait = build_problem(6, model=model)
     solution = gait.problem.solve(gait.transcription, Ipopt(tol=1e-4, max_iterations=3), guess=gait.reference_guess())
-    assert solution.iterations == 3
+    assert solution.status == "Maximum_Iterations_Exceeded" and not solution.success
+    assert solution.constraint_violation > 1e-4  # the scaled NLP's violation is above its tolerance
+    description, value = solution.worst_constraint.rsplit(": ", 1)
+    assert description and float(value) > 0  # named, in physical units
     assert np.isfinite(solution.objective) and 0.4 <= solution.duration <= 0.6
 
 

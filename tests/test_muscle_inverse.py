@@ -129,3 +129,43 @@ def test_walk3d_is_mocos_problem_solved_to_its_optimum(walk3d):
     assert np.median(comparison.rms_difference) < 0.002  # measured 0.0005
     check = solution.dynamics_check()
     assert check.max_generalized_force_error < 1e-6
+
+
+@pytest.mark.opensim
+def test_joint_reaction_goal_matches_moco(arm26_inverse, opensim_task):
+    """Moco's MocoJointReactionGoal (elbow force-x, force-y on the parent, weight 1e-4) beside the effort."""
+    from trajopt.analysis.reaction_goal import JointReactionGoal
+
+    rigid_inverse, plain = arm26_inverse
+    goal = JointReactionGoal("r_elbow", weight=1e-4, forces=(0, 1), moments=())
+    inverse = MuscleDrivenInverse(rigid_inverse.model, MOTION, window=(0.0, 1.0), goals=[goal])
+    solution = inverse.solve(HermiteSimpson(mesh_intervals(1.0, 0.02)), Ipopt(tol=1e-8, print_level=0))
+    assert solution.success
+    moco = opensim_task("moco_inverse", {"model": str(MODEL), "kinematics": str(MOTION), "initial_time": 0.0,
+                                         "final_time": 1.0, "mesh_interval": 0.02, "reserves": 1.0,
+                                         "tolerance": 1e-6, "reaction_joints": ["r_elbow"],
+                                         "reaction_weights": [1e-4], "reaction_measures": ["force-x,force-y"]})
+    assert moco["success"]
+    # Measured: 1.7725051 vs Moco 1.7725040 (the effort alone is 0.47826: the goal moves the solution).
+    assert solution.objective == pytest.approx(moco["objective"], rel=2e-6)
+    assert solution.objective > 3 * plain.objective
+    labels = list(moco["state_labels"])
+    for k, muscle in enumerate(inverse.model.muscle_names):
+        moco_activation = moco["states"][:, labels.index(f"/forceset/{muscle}/activation")]
+        assert np.max(np.abs(solution.activations[:, k] - moco_activation)) < 5e-4  # measured <= 2.6e-4
+
+
+def test_joint_reaction_goal_refuses_paths_without_geometry(arm26_inverse):
+    from trajopt.analysis.reaction_goal import JointReactionGoal
+    from trajopt.errors import TrajoptInputError
+
+    model = arm26_inverse[0].model
+
+    import copy
+
+    surrogate = copy.copy(model)
+    surrogate.paths = object()  # any MusclePaths that is not GeometricPaths, e.g. a polynomial surrogate
+    with pytest.raises(TrajoptInputError, match="geometric paths"):
+        JointReactionGoal("r_elbow").load_function(surrogate)
+    with pytest.raises(TrajoptInputError, match="no joint 'knee'"):
+        JointReactionGoal("knee").load_function(model)

@@ -7,7 +7,7 @@ import pytest
 
 from ocp_problems import double_integrator, pendulum_swing_up, sliding_mass
 from trajopt.errors import TrajoptInputError
-from trajopt.io import Table, read_table
+from trajopt.io import Table, read_table, write_csv, write_sto
 from trajopt.ocp import Effort, Guess, HermiteSimpson, Ipopt, Problem, Radau, Trapezoidal
 
 
@@ -49,10 +49,10 @@ def test_failed_solve_reports_status_worst_constraint_and_still_writes(tmp_path)
     assert solution.status == "Maximum_Iterations_Exceeded" and solution.iterations == 2
     assert re.fullmatch(r"dynamics defect \((Simpson|Hermite midpoint)\) of state '(q|w)' at t=[0-9.]+ s: "
                         r"[0-9.e+-]+", solution.worst_constraint), solution.worst_constraint
-    table = read_table(solution.write_sto(tmp_path / "failed.sto"))
+    table = read_table(write_sto(tmp_path / "failed.sto", solution.table()))
     assert table.labels == ("q", "w", "tau") and not table.in_degrees
     assert np.allclose(table.column("q"), solution.value(q), rtol=0, atol=1e-15)
-    csv = read_table(solution.write_csv(tmp_path / "failed.csv"))
+    csv = read_table(write_csv(tmp_path / "failed.csv", solution.table()))
     assert np.allclose(csv.column("tau"), solution.value(tau), atol=1e-15)
     assert solution.plot(tmp_path / "failed.png").stat().st_size > 1000
 

@@ -9,6 +9,7 @@ def test_bridge_reports_version(opensim_task):
     assert result["version"].startswith("4.")
 
 
+@pytest.mark.opensim
 @pytest.mark.skipif(not opensim_available(), reason="opensim is not installed")
 def test_bridge_failure_carries_task_name():
     with pytest.raises(OpenSimTaskError, match="no_such_task"):

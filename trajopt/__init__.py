@@ -39,6 +39,7 @@ from trajopt.ocp import (
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.osim import OsimModel, load_osim
 from trajopt.paths.polynomial import PolynomialPath, PolynomialPaths
+from trajopt.resources import model_file, problem_file
 from trajopt.prediction import (
     ExplicitDynamics,
     ImplicitDynamics,
@@ -57,5 +58,6 @@ __all__ = [
     "ResidualPenalty", "RigidTendonMuscle", "Solution", "Table", "Tracking", "Trapezoidal", "TrajoptInputError",
     "MusculoskeletalModel", "Residuals", "StaticOptimization", "StaticOptimizationResult", "motion_inverse_dynamics",
     "ExplicitDynamics", "ImplicitDynamics", "MuscleDrivenProblem", "ResidualActuators", "StateBounds",
-    "muscle_driven_problem", "load_osim", "read_motion", "read_table", "write_csv", "write_sto",
+    "muscle_driven_problem", "load_osim", "model_file", "problem_file", "read_motion", "read_table", "write_csv",
+    "write_sto",
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 
 from trajopt.errors import TrajoptInputError
 
@@ -20,11 +21,13 @@ PROBLEMS = {
     "gait2d-prediction": ("problems.gait2d.main", "2D_gait.osim predictive half gait cycle (Moco example2DWalking); --tracking for the tracking variant"),
     "arm26-reaching": ("problems.arm26_reaching.reaching", "arm26 muscle-driven reaching; Moco and bioptim static_arm comparisons"),
     "shoulder-reaching": ("problems.shoulder_reaching.main", "3D arm reach from gimbal lock: quaternion vs YZY Euler shoulder"),
-    "muscle-curves": ("trajopt.reports.muscle_curves", "plot the DeGroote 2016 curves to results/muscle_curves/"),
+    "muscle-curves": ("trajopt.reports.muscle_curves", "plot the DeGroote 2016 curves (both constant sets)"),
     "walk3d-inverse": ("problems.walk3d.inverse",
                        "Moco's 3D walking MocoInverse (80 muscles, GRFs, function-based paths); --emg, --elastic-tendons"),
+    "walk3d-prediction": ("problems.walk3d.prediction_main",
+                          "3D predictive walking, half gait cycle, quaternion pelvis, 80 muscles, foot contact"),
     "arm26-static-optimization": ("problems.arm26_static_optimization.main",
-                                  "arm26 inverse dynamics + static optimization vs OpenSim (results/arm26_static_optimization/)"),
+                                  "arm26 inverse dynamics + static optimization vs OpenSim (the main job)"),
 }
 
 BENCHMARKS: dict[str, tuple[str, str]] = {
@@ -35,6 +38,8 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "dynamics": ("trajopt.bench.dynamics", "inverse/forward dynamics per call, arm26 and 2D_gait: trajopt vs OpenSim"),
     "walk3d-inverse": ("trajopt.bench.walk3d_inverse",
                        "Moco's 3D walking MocoInverse: trajopt (rigid, elastic) vs Moco, end to end, same run"),
+    "walk3d": ("trajopt.bench.walk3d", "3D predictive walking (quaternion pelvis): wall time, iterations at 25/50/100 "
+                                       "intervals vs PredSim's reference run"),
     "static-optimization": ("trajopt.bench.static_optimization",
                             "arm26 static optimization, 101-frame elbow motion: trajopt vs OpenSim"),
     "batch": ("trajopt.bench.batch", "gait2d speed sweep (13 speeds): serial vs Dask LocalCluster, results/batch/"),
@@ -50,8 +55,16 @@ COMMANDS: dict[str, tuple[str, str]] = {
                         "muscle lengths and moment arms along a motion (OpenSim's MuscleAnalysis)"),
     "muscle-inverse": ("trajopt.tools.muscle_inverse",
                        "muscle-driven inverse simulation of a measured motion (Moco's MocoInverse)"),
+    "regenerate-results": ("trajopt.reports.regenerate",
+                           "rerun every problem and benchmark into the repository's committed results/"),
     "batch": ("trajopt.batch.cli", "one task over many trials, subjects or a parameter sweep, on Dask (TOML spec)"),
 }
+
+
+GROUPS = {"run": ("PROBLEM", "run a ready problem; results go to ./trajopt_results/<name> unless --out says "
+                           "otherwise", PROBLEMS),
+          "bench": ("BENCHMARK", "run a benchmark; its JSON report goes to ./trajopt_results/benchmarks/ unless "
+                                 "--out says otherwise", BENCHMARKS)}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -75,16 +88,24 @@ def _dispatch(kind: str, entries: dict[str, tuple[str, str]], name: str, argv: l
 
 def _run(prog: str, module_name: str, argv: list[str]) -> int:
     """Run a command module; bad input (a file, an element, a value) is one line on stderr, exit code 2."""
+    from trajopt.opensim_reference import OpenSimNotInstalledError
+
     module = importlib.import_module(module_name)
     try:
         return int(module.main(argv) or 0)
-    except TrajoptInputError as error:
+    except (TrajoptInputError, OpenSimNotInstalledError) as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
 
 
+def _one_line_warning(message, category, filename, lineno, line=None) -> str:
+    """Warnings on the command line: one line naming the kind, without Python's file and source-line quote."""
+    return f"warning ({category.__name__}): {message}\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    warnings.formatwarning = _one_line_warning
     parser = _Parser(
         prog="trajopt",
         description="Optimal control of musculoskeletal models on CasADi and IPOPT.",
@@ -96,13 +117,24 @@ def main(argv: list[str] | None = None) -> int:
     # No -h of their own: `trajopt run NAME --help` must reach the problem's own parser.
     run = commands.add_parser("run", help="run a ready problem (see the list below)", add_help=False)
     run.add_argument("name", metavar="PROBLEM")
-    bench = commands.add_parser("bench", help="run a benchmark, writing results/benchmarks/", add_help=False)
+    bench = commands.add_parser("bench", help="run a benchmark, writing ./trajopt_results/benchmarks/",
+                                add_help=False)
     bench.add_argument("name", metavar="BENCHMARK")
     for name, (_, description) in COMMANDS.items():
         commands.add_parser(name, help=description, add_help=False)
 
     if argv and argv[0] in COMMANDS:
         return _run(f"trajopt {argv[0]}", COMMANDS[argv[0]][0], argv[1:])
+    if argv and argv[0] in GROUPS and (len(argv) == 1 or argv[1] in ("-h", "--help")):
+        kind = argv[0]
+        metavar, what, entries = GROUPS[kind]
+        text = (f"usage: trajopt {kind} {metavar} [options]\n\n{what}; `trajopt {kind} {metavar} --help` shows its "
+                f"options.\n\n{metavar.lower()}s:\n{_listing(entries)}\n")
+        if len(argv) == 1:
+            sys.stderr.write(text + f"trajopt {kind}: error: name a {metavar.lower()}\n")
+            return 2
+        sys.stdout.write(text)
+        return 0
     args, rest = parser.parse_known_args(argv)
     if args.command is None:
         parser.print_help()

@@ -31,13 +31,13 @@ coordinates are their speeds (pin, slider, custom) that is the plain derivative.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
-from trajopt.multibody import coordinate_rates_matrix
+from trajopt.multibody import Model, coordinate_rates_matrix
 from trajopt.muscles import DEFAULT_CONSTANTS, DeGroote2016Constants, MuscleParameters, RigidTendonMuscle
 from trajopt.osim import OsimModel
 
@@ -53,6 +53,56 @@ class MusclePaths(Protocol):
     def muscles(self) -> tuple[str, ...]: ...
 
     def lengths_and_moment_arms_function(self, coordinates: tuple[str, ...]) -> ca.Function: ...
+
+
+@runtime_checkable
+class MuscleDrivenModel(Protocol):
+    """What a model must provide to be driven by muscles (bioptim's BioModel idea).
+
+    ``trajopt.prediction.muscle_driven_problem`` and the gait tools take any object with these members:
+    ``MusculoskeletalModel`` (an .osim file and its paths) and hand-built models alike (e.g. the
+    shoulder of problems/shoulder_reaching).
+
+    - ``multibody``: the ``trajopt.multibody.Model`` (q: nq coordinates, u: nv speeds);
+    - ``muscles``: one DeGroote ``RigidTendonMuscle`` per muscle (activation dynamics constants);
+    - ``muscle_names``, ``coordinate_names`` (nq), ``speed_names`` (nv);
+    - ``coordinate_actuators``: ``CoordinateActuatorSpec``s (may be empty);
+    - ``coordinate_bounds``: (lower, upper) arrays of q, the default state bounds;
+    - ``tendon_forces(activations, q, u) -> tendon_forces`` and
+      ``muscle_generalized_forces(activations, q, u) -> generalized_forces`` (nv): casadi.Functions.
+    """
+
+    @property
+    def multibody(self) -> Model: ...
+
+    @property
+    def muscles(self) -> tuple: ...
+
+    @property
+    def muscle_names(self) -> tuple[str, ...]: ...
+
+    @property
+    def coordinate_names(self) -> tuple[str, ...]: ...
+
+    @property
+    def speed_names(self) -> tuple[str, ...]: ...
+
+    @property
+    def coordinate_actuators(self) -> tuple: ...
+
+    @property
+    def coordinate_bounds(self) -> tuple[np.ndarray, np.ndarray]: ...
+
+    @property
+    def tendon_forces(self) -> ca.Function: ...
+
+    @property
+    def muscle_generalized_forces(self) -> ca.Function: ...
+
+
+MUSCLE_DRIVEN_MODEL_MEMBERS = ("multibody", "muscles", "muscle_names", "coordinate_names", "speed_names",
+                               "coordinate_actuators", "coordinate_bounds", "tendon_forces",
+                               "muscle_generalized_forces")
 
 
 @dataclass(frozen=True)
@@ -131,6 +181,12 @@ class MusculoskeletalModel:
         missing = [m.name for m in active if m.name not in paths.muscles]
         if missing:
             raise TrajoptInputError(f"{osim.spec.file}: no path for muscles {missing} (paths have {list(paths.muscles)})")
+        names = {m.name for m in osim.muscles}
+        unused = [name for name in paths.muscles if name not in names]
+        # Paths for muscles the model lacks are not used; tools report this note (summary.md and stderr).
+        self.notes = (f"{osim.spec.file}: the paths have {len(unused)} muscle(s) the model lacks, not used: "
+                      + ", ".join(unused[:6]) + (f" (+{len(unused) - 6} more)" if len(unused) > 6 else ""),) \
+            if unused else ()
         self.muscle_specs = tuple(active)
         self.muscles = tuple(RigidTendonMuscle(degroote_parameters(m, ignore_passive_fiber_force), constants)
                              for m in active)
@@ -161,6 +217,18 @@ class MusculoskeletalModel:
     @property
     def speed_names(self) -> tuple[str, ...]:
         return self.multibody.speed_names
+
+    @property
+    def coordinate_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The .osim coordinate ranges; quaternion components (no .osim range) get ±1.05.
+
+        ±1.05, not ±1, so that a start at the identity does not sit on a bound and duplicate the
+        initial-value constraint (a degenerate KKT system).
+        """
+        ranges = {c.name: c.range for c in self.osim.spec.coordinates}
+        lower = np.array([ranges.get(n, (-1.05, 1.05))[0] for n in self.coordinate_names])
+        upper = np.array([ranges.get(n, (-1.05, 1.05))[1] for n in self.coordinate_names])
+        return lower, upper
 
     @property
     def rotational_coordinates(self) -> tuple[str, ...]:

@@ -21,6 +21,10 @@ class OpenSimTaskError(RuntimeError):
     """An OpenSim task failed in its child process; the message carries its stderr tail."""
 
 
+class OpenSimNotInstalledError(OpenSimTaskError):
+    """The optional ``opensim`` package is needed and absent (the command line reports it in one line)."""
+
+
 def opensim_available() -> bool:
     """True when the optional ``opensim`` package is installed (it is not imported here)."""
     return importlib.util.find_spec("opensim") is not None
@@ -33,7 +37,7 @@ def run_opensim_task(task: str, request: dict, timeout: float | None = 3600.0) -
     numpy arrays (0-d arrays are returned as Python scalars).
     """
     if not opensim_available():
-        raise OpenSimTaskError(
+        raise OpenSimNotInstalledError(
             f"OpenSim task '{task}' needs the optional 'opensim' package: pip install 'trajopt[opensim]'"
         )
     with tempfile.TemporaryDirectory(prefix="trajopt_opensim_") as folder:

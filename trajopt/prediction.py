@@ -39,7 +39,7 @@ import numpy as np
 
 from trajopt.errors import TrajoptInputError
 from trajopt.multibody import forward_dynamics, inverse_dynamics, point_position, point_velocity
-from trajopt.musculoskeletal import MusculoskeletalModel
+from trajopt.musculoskeletal import MUSCLE_DRIVEN_MODEL_MEMBERS, MuscleDrivenModel
 from trajopt.ocp import Problem, Verification
 from trajopt.ocp.verification import simulate
 
@@ -54,12 +54,14 @@ class StateBounds:
     """Bounds of a state vector: over the whole motion, at the initial and at the final time.
 
     Each is None (free), a number or a sequence (fixed value), or a ``(lower, upper)`` tuple;
-    numbers apply to every element, sequences give one value per element.
+    numbers apply to every element, sequences give one value per element. ``guess``: the variable's
+    constant guess (None: the problem's default).
     """
 
     bounds: object = None
     initial: object = None
     final: object = None
+    guess: object = None
 
 
 @dataclass(frozen=True)
@@ -88,10 +90,15 @@ class VariableLabels:
 
 @dataclass(frozen=True)
 class ResidualActuators:
-    """Residual generalized forces on every speed: force = optimal_force * control, |control| <= max_control."""
+    """Residual generalized forces on every speed: force = optimal_force * control, |control| <= max_control.
+
+    ``generalized_forces(q, forces) -> nv``, when given, maps ``optimal_force * control`` to generalized
+    forces (e.g. torques about body axes of an Euler-angle joint, Jᵀ r); default: the identity.
+    """
 
     optimal_force: float = 1.0
     max_control: float = 1.0
+    generalized_forces: Callable | None = None
 
     def __post_init__(self):
         if not (self.optimal_force > 0 and self.max_control > 0):
@@ -103,7 +110,7 @@ class ResidualActuators:
 class ExplicitDynamics:
     """du/dt = forward_dynamics(q, u, tau, wrenches) (articulated-body algorithm)."""
 
-    def accelerations(self, problem: Problem, model: MusculoskeletalModel, q, u, tau, wrenches, scale=None,
+    def accelerations(self, problem: Problem, model: MuscleDrivenModel, q, u, tau, wrenches, scale=None,
                       labels=None):
         return forward_dynamics(model.multibody, q, u, tau, wrenches)
 
@@ -114,7 +121,7 @@ class ImplicitDynamics:
 
     max_acceleration: float = 1000.0
 
-    def accelerations(self, problem: Problem, model: MusculoskeletalModel, q, u, tau, wrenches, scale=None,
+    def accelerations(self, problem: Problem, model: MuscleDrivenModel, q, u, tau, wrenches, scale=None,
                       labels=None):
         names = model.speed_names
         udot = problem.algebraic("accelerations", len(names), bounds=(-self.max_acceleration, self.max_acceleration),
@@ -146,7 +153,7 @@ class MuscleDrivenProblem:
     """
 
     problem: Problem
-    model: MusculoskeletalModel
+    model: MuscleDrivenModel
     q: ca.SX
     u: ca.SX
     activations: ca.SX
@@ -182,7 +189,7 @@ class MuscleDrivenProblem:
 
 
 def muscle_driven_problem(
-    model: MusculoskeletalModel,
+    model: MuscleDrivenModel,
     duration,
     coordinates: StateBounds = StateBounds(),
     speeds: StateBounds = StateBounds(bounds=(-20.0, 20.0)),
@@ -196,39 +203,40 @@ def muscle_driven_problem(
     extra_generalized_forces: LoadsHook | None = None,
     scales: VariableScales = VariableScales(),
     labels: VariableLabels = VariableLabels(),
+    quaternion_norm_stabilization: float = 0.0,
 ) -> MuscleDrivenProblem:
     """Declare q, u, activations (+ excitations, residuals, actuator controls) and their dynamics.
 
-    ``duration`` is a number or ``ocp.Free(lo, hi)``. Coordinate bounds default to the model's coordinate
-    ranges (±1.05 for quaternion components). ``activations`` bounds apply to the activation controls when
-    ``activation_dynamics`` is False. ``StateBounds.initial``/``final`` may be ``(lower, upper)`` arrays, e.g.
+    ``model``: any ``MuscleDrivenModel`` (an .osim ``MusculoskeletalModel`` or a hand-built model).
+    ``duration`` is a number or ``ocp.Free(lo, hi)``. Coordinate bounds default to the model's
+    ``coordinate_bounds``. ``quaternion_norm_stabilization`` k (1/s) adds k (1 - ‖Q‖²) Q to the rates
+    of every ball/free joint's quaternion Q: zero on unit quaternions, it pulls transcribed ones back.
+    ``activations`` bounds apply to the activation controls when ``activation_dynamics`` is False. ``StateBounds.initial``/``final`` may be ``(lower, upper)`` arrays, e.g.
     to fix one coordinate at t0 and leave the others within their bounds.
     """
-    if not isinstance(model, MusculoskeletalModel):
-        raise TrajoptInputError(f"muscle_driven_problem expects a MusculoskeletalModel, got {type(model).__name__}")
+    missing = [m for m in MUSCLE_DRIVEN_MODEL_MEMBERS if not hasattr(model, m)]
+    if missing:
+        raise TrajoptInputError(f"muscle_driven_problem: {type(model).__name__} is not a MuscleDrivenModel "
+                                f"(missing {sorted(missing)})")
     if not hasattr(dynamics, "accelerations"):
         raise TrajoptInputError(f"dynamics must be ExplicitDynamics() or ImplicitDynamics(), got {dynamics!r}")
     problem = Problem(duration=duration)
     multibody = model.multibody
     if coordinates.bounds is None:
-        # Quaternion components have no .osim range; ±1.05, not ±1, so that a start at the identity does not
-        # sit on a bound and duplicate the initial-value constraint (a degenerate KKT system).
-        ranges = {c.name: c.range for c in model.osim.spec.coordinates}
-        lower = np.array([ranges.get(n, (-1.05, 1.05))[0] for n in model.coordinate_names])
-        upper = np.array([ranges.get(n, (-1.05, 1.05))[1] for n in model.coordinate_names])
-        coordinates = StateBounds((lower, upper), coordinates.initial, coordinates.final)
+        lower, upper = (np.asarray(b, dtype=float) for b in model.coordinate_bounds)
+        coordinates = StateBounds((lower, upper), coordinates.initial, coordinates.final, coordinates.guess)
     q = problem.state("q", multibody.nq, bounds=_bounds(coordinates.bounds), initial=_bounds(coordinates.initial),
-                      final=_bounds(coordinates.final), scale=scales.coordinates,
+                      final=_bounds(coordinates.final), guess=coordinates.guess, scale=scales.coordinates,
                       labels=_labels(labels.coordinates, model.coordinate_names))
     u = problem.state("u", multibody.nv, bounds=_bounds(speeds.bounds), initial=_bounds(speeds.initial),
-                      final=_bounds(speeds.final), scale=scales.speeds,
+                      final=_bounds(speeds.final), guess=speeds.guess, scale=scales.speeds,
                       labels=_labels(labels.speeds, model.speed_names))
     muscles = model.muscle_names
     activation_labels = _labels(labels.activations, tuple(f"{m}_activation" for m in muscles))
     if activation_dynamics:
         a = problem.state("activations", len(muscles), bounds=_bounds(activations.bounds),
                           initial=_bounds(activations.initial), final=_bounds(activations.final),
-                          scale=scales.activations, labels=activation_labels)
+                          guess=activations.guess, scale=scales.activations, labels=activation_labels)
         e = problem.control("excitations", len(muscles), bounds=tuple(excitation_bounds), guess=0.1,
                             scale=scales.excitations,
                             labels=_labels(labels.excitations, tuple(f"{m}_excitation" for m in muscles)))
@@ -238,7 +246,8 @@ def muscle_driven_problem(
         problem.set_derivative(a, rates)
     else:
         rates = None
-        a = problem.control("activations", len(muscles), bounds=_bounds(activations.bounds), guess=0.1,
+        a = problem.control("activations", len(muscles), bounds=_bounds(activations.bounds),
+                            guess=0.1 if activations.guess is None else activations.guess,
                             initial=_bounds(activations.initial), final=_bounds(activations.final),
                             scale=scales.activations, labels=activation_labels)
         e = None
@@ -248,7 +257,8 @@ def muscle_driven_problem(
     if residuals is not None:
         r = problem.control("residuals", multibody.nv, bounds=(-residuals.max_control, residuals.max_control),
                             guess=0.0, labels=tuple(f"{n}_residual" for n in model.speed_names))
-        tau = tau + residuals.optimal_force * r
+        forces_r = residuals.optimal_force * r
+        tau = tau + (forces_r if residuals.generalized_forces is None else residuals.generalized_forces(q, forces_r))
     actuators = model.coordinate_actuators
     c = None
     if actuators:
@@ -274,7 +284,10 @@ def muscle_driven_problem(
     udot = explicit if isinstance(dynamics, ExplicitDynamics) else \
         dynamics.accelerations(problem, model, q, u, tau, wrenches, scale=scales.accelerations,
                                labels=labels.accelerations)
-    problem.set_derivative(q, _coordinate_rates(multibody, q, u))
+    qdot = _coordinate_rates(multibody, q, u)
+    if quaternion_norm_stabilization:
+        qdot = qdot + quaternion_norm_stabilization * _quaternion_norm_pull(multibody, q)
+    problem.set_derivative(q, qdot)
     problem.set_derivative(u, udot)
     return MuscleDrivenProblem(problem, model, q, u, a, e, r, c, udot, forces, tau, explicit, rates)
 
@@ -285,6 +298,22 @@ def _coordinate_rates(multibody, q, u):
     from trajopt.multibody import coordinate_rates
 
     return coordinate_rates(multibody, q, u)
+
+
+def quaternion_slices(multibody) -> tuple[slice, ...]:
+    """Slices of q holding a unit quaternion (the first 4 coordinates of each ball and free joint)."""
+    from trajopt.multibody.joints import BallJoint, FreeJoint
+
+    return tuple(slice(multibody.q_slice(j.name).start, multibody.q_slice(j.name).start + 4)
+                 for j in multibody.joints if isinstance(j, (BallJoint, FreeJoint)))
+
+
+def _quaternion_norm_pull(multibody, q) -> ca.SX:
+    """(1 - ‖Q‖²) Q on each quaternion's entries of q, zero elsewhere."""
+    pull = ca.SX.zeros(multibody.nq)
+    for s in quaternion_slices(multibody):
+        pull[s] = (1.0 - ca.sumsqr(q[s])) * q[s]
+    return pull
 
 
 def resimulate(built: MuscleDrivenProblem, solution, restart_each_interval: bool = False, method: str = "RK45",

@@ -5,7 +5,9 @@ external_loads (path: ModOpAddExternalLoads), weld_joints (list: ModOpReplaceJoi
 residuals ([rotational, translational, bound]: ModOpAddResiduals), tendon_compliance (bool: elastic tendons in
 Moco's tendon_mode, 'implicit' or 'explicit'; else ModOpIgnoreTendonCompliance), ignore_passive_fiber_force (bool),
 active_force_width_scale (float), function_based_paths (path), reserves (optimal force: ModOpAddReserves),
-tolerance (convergence and constraint tolerance; Moco's default 1e-3), max_iterations.
+tolerance (convergence and constraint tolerance; Moco's default 1e-3), max_iterations; reaction_joints, reaction_weights, reaction_measures (one
+comma-separated string per joint, empty for all), reaction_loads_frames: a MocoJointReactionGoal per joint, added to
+the initialized study.
 Muscles always become DeGrooteFregly2016.
 
 Result: objective, iterations, wall_seconds (the solve call), solver_seconds, status, success, time,
@@ -60,10 +62,30 @@ def run(request):
     inverse.set_constraint_tolerance(tolerance)
     if request.get("max_iterations"):
         inverse.set_max_iterations(int(request["max_iterations"]))
+    joints = [str(j) for j in np.atleast_1d(request.get("reaction_joints", [])) if str(j)]
     started = time.perf_counter()
-    inverse_solution = inverse.solve()  # keep it alive: getMocoSolution() returns a reference into it
+    if joints:
+        study = inverse.initialize()
+        problem = study.updProblem()
+        weights = np.atleast_1d(request.get("reaction_weights", np.ones(len(joints))))
+        all_measures = np.atleast_1d(request.get("reaction_measures", [""] * len(joints)))
+        frames = np.atleast_1d(request.get("reaction_loads_frames", ["parent"] * len(joints)))
+        for k, joint in enumerate(joints):
+            goal = opensim.MocoJointReactionGoal(f"reaction_{joint}", float(weights[k]))
+            goal.setJointPath(f"/jointset/{joint}")
+            measures = opensim.StdVectorString()
+            for measure in str(all_measures[k]).split(","):
+                if measure.strip():
+                    measures.append(measure.strip())
+            if len(measures):
+                goal.setReactionMeasures(measures)
+            goal.setLoadsFrame(str(frames[k]))
+            problem.addGoal(goal)
+        solution = study.solve()
+    else:
+        inverse_solution = inverse.solve()  # keep it alive: getMocoSolution() returns a reference into it
+        solution = inverse_solution.getMocoSolution()
     wall = time.perf_counter() - started
-    solution = inverse_solution.getMocoSolution()
     solution.unseal()
     multipliers = solution.getMultipliersTrajectoryMat() if solution.getNumMultipliers() else np.zeros((0, 0))
     return {

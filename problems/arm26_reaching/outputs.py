@@ -8,7 +8,7 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
-from trajopt.io.tables import Table, read_table, write_sto
+from trajopt.io.tables import Table, read_table, write_csv, write_sto
 from trajopt.multibody import point_position
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 from trajopt.prediction import MuscleDrivenProblem
@@ -44,13 +44,18 @@ def trajectories(built: MuscleDrivenProblem, solution) -> dict[str, np.ndarray]:
     return result
 
 
+# Axis units of solution.png (arm26's two coordinates are rotational; controls and activations are fractions).
+SOLUTION_UNITS = {"q": "rad", "u": "rad/s", "accelerations": "rad/s²", "activations": "0-1", "excitations": "0-1",
+                  "residuals": "× optimal force, N·m", "actuator_controls": "× optimal force, N·m"}
+
+
 def write_results(built: MuscleDrivenProblem, solution, folder, animate: bool = True, hand=None, target=None,
                   moco: Table | None = None, animation_frames: int = 26) -> Path:
     """Write the solution (.sto/.csv), OpenSim states/controls, muscle forces, figures and a GIF to ``folder``."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    solution.write_sto(folder / "solution.sto")
-    solution.write_csv(folder / "solution.csv")
+    write_sto(folder / "solution.sto", solution.table())
+    write_csv(folder / "solution.csv", solution.table())
     data = trajectories(built, solution)
     q_labels, u_labels, a_labels = opensim_state_labels(built)
     states = np.hstack([data["q"], data["u"], data["activations"]])
@@ -61,7 +66,7 @@ def write_results(built: MuscleDrivenProblem, solution, folder, animate: bool = 
                                                  data["excitations"], name="controls"))
     write_sto(folder / "muscle_forces.sto", Table(data["time"], tuple(built.model.muscle_names), data["tendon_forces"],
                                                   name="tendon_forces_N"))
-    solution.plot(folder / "solution.png")
+    solution.plot(folder / "solution.png", units=SOLUTION_UNITS)
     plot_muscles(built, data, folder / "muscles.png", moco)
     if animate:
         animate_arm(built, data, folder / "arm.gif", hand=hand, target=target, frames=animation_frames)

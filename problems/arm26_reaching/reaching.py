@@ -11,20 +11,23 @@ polynomial path surrogates of ``problems/arm26/paths.json``):
 - ``static_arm.static_arm_problem``: bioptim's ``static_arm`` example set-up.
 
 ``trajopt run arm26-reaching [--target X Y Z] [--duration T|free]`` solves them and writes
-``results/arm26_reaching/``.
+``./trajopt_results/arm26_reaching/`` (``--out`` another folder).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from functools import lru_cache
 from pathlib import Path
 
 import casadi as ca
 import numpy as np
 
+from trajopt.helptext import description
 from trajopt.errors import TrajoptInputError
+from trajopt.io.output import default_output, fresh_output
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.ocp import Effort, FinalTime, Free, Guess, HermiteSimpson, Ipopt, ResidualPenalty
 from trajopt.osim import load_osim
@@ -48,7 +51,6 @@ START = (0.0, 0.2)  # rad: shoulder elevation, elbow flexion
 DEFAULT_TARGET = (0.3046, 0.5942, 0.2352)  # m, ground: the hand at q = (0.3, 1.6) rad
 MOCO_SPEED_BOUNDS = (-20.0, 20.0)  # rad/s, from the .omoco
 MOCO_FINAL_ELBOW = np.pi / 2
-RESULTS = Path("results") / "arm26_reaching"
 
 
 @lru_cache(maxsize=None)
@@ -150,18 +152,30 @@ def moco_naive_guess(built: MuscleDrivenProblem) -> Guess:
     return naive_guess(built, 0.5, (0.0, 0.0), (0.0, MOCO_FINAL_ELBOW))
 
 
-def solve_pair(build, naive_guess_of, intervals: int = 50, tol: float = 1e-6, coarse_intervals: int = 10):
+def solve_pair(build, naive_guess_of, intervals: int = 50, tol: float = 1e-6, coarse_intervals: int = 10,
+               print_level: int = 0, label: str | None = None):
     """Solve from the naive guess, and again warm-started from a coarse-mesh solution.
 
     ``build()`` makes the problem, ``naive_guess_of(built)`` its naive guess. Returns
-    (built, naive-guess solution, warm-started solution, coarse solution).
+    (built, naive-guess solution, warm-started solution, coarse solution). With ``label`` a progress line
+    is printed before each of the three solves (``print_level`` 5 adds IPOPT's iteration lines).
     """
-    solver = Ipopt(tol=tol)
+    solver = Ipopt(tol=tol, print_level=print_level)
     built = build()
     naive = naive_guess_of(built)
-    naive_solution = built.problem.solve(HermiteSimpson(intervals), solver, guess=naive)
-    coarse = built.problem.solve(HermiteSimpson(coarse_intervals), solver, guess=naive)
-    warm = built.problem.solve(HermiteSimpson(intervals), solver, guess=coarse)
+
+    def solve(what, transcription, guess):
+        if label:
+            print(f"{label}: {what} ...", flush=True)
+        solution = built.problem.solve(transcription, solver, guess=guess)
+        if label:
+            print(f"{label}: {what}: {solution.status}, {solution.iterations} iterations, "
+                  f"objective {solution.objective:.6g}, IPOPT {solution.wall_time:.2f} s", flush=True)
+        return solution
+
+    naive_solution = solve(f"{intervals} intervals from the naive guess", HermiteSimpson(intervals), naive)
+    coarse = solve(f"{coarse_intervals} intervals from the naive guess", HermiteSimpson(coarse_intervals), naive)
+    warm = solve(f"{intervals} intervals warm-started from the coarse solution", HermiteSimpson(intervals), coarse)
     return built, naive_solution, warm, coarse
 
 
@@ -170,6 +184,7 @@ def summary(built: MuscleDrivenProblem, solution) -> dict:
     drift = built.resimulate(solution)
     return {"status": solution.status, "success": bool(solution.success), "objective": float(solution.objective),
             "iterations": int(solution.iterations), "ipopt_seconds": float(solution.wall_time),
+            "worst_constraint": solution.worst_constraint,
             "duration_s": float(solution.duration), "max_resimulation_drift": drift.max_drift,
             "worst_drift": drift.worst()}
 
@@ -189,53 +204,76 @@ def _duration(text: str):
 def main(argv=None) -> int:
     from problems.arm26_reaching import outputs, static_arm
 
-    parser = argparse.ArgumentParser(prog="trajopt run arm26-reaching", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="trajopt run arm26-reaching", description=description(__doc__))
     parser.add_argument("--target", nargs=3, type=float, metavar=("X", "Y", "Z"), default=DEFAULT_TARGET,
                         help=f"hand target in ground (m); x, y are reached (2 DOF), z is reported; default {DEFAULT_TARGET}")
     parser.add_argument("--duration", default="0.5", help="seconds, or 'free' (0.2-2 s; add --final-time-weight)")
-    parser.add_argument("--final-time-weight", type=float, default=0.0)
-    parser.add_argument("--intervals", type=int, default=50)
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    parser.add_argument("--skip-comparisons", action="store_true", help="only the reaching problem")
-    parser.add_argument("--no-animation", action="store_true")
+    parser.add_argument("--final-time-weight", type=float, default=0.0,
+                        help="weight of the final time in the objective, with --duration free (default 0)")
+    parser.add_argument("--intervals", type=int, default=50, help="Hermite-Simpson mesh intervals (default 50)")
+    parser.add_argument("--out", type=Path, default=default_output("arm26_reaching"),
+                        help="results folder (default ./trajopt_results/arm26_reaching); a run replaces the "
+                             "subfolders it writes and adds its problems to summary.json")
+    parser.add_argument("--skip-comparisons", action="store_true",
+                        help="only the reaching problem (not Moco's problem nor bioptim's static_arm)")
+    parser.add_argument("--no-animation", action="store_true", help="no arm.gif (saves a few seconds per problem)")
+    parser.add_argument("--print-level", type=int, default=0,
+                        help="IPOPT print level: 0 (default) one progress line per solve, 5 also IPOPT's iterations")
     args = parser.parse_args(argv)
     try:
         duration = _duration(args.duration)
     except TrajoptInputError as error:
         parser.exit(2, f"{parser.prog}: error: {error}\n")
+    if args.intervals < 2:
+        parser.exit(2, f"{parser.prog}: error: --intervals must be >= 2, got {args.intervals}\n")
+    name = "reaching_free" if isinstance(duration, Free) else "reaching"
+    written = {name} if args.skip_comparisons else {name, "moco_comparison", "static_arm"}
+    out = fresh_output(args.out, lambda entry: entry in written)
     report = {}
     guess_duration = duration.initial_guess if isinstance(duration, Free) else duration
     end = hand_posture(args.target)
     built, solution, warm, _ = solve_pair(
         lambda: build_problem(args.target, duration, final_time_weight=args.final_time_weight),
-        lambda b: naive_guess(b, guess_duration, START, end), args.intervals)
-    name = "reaching_free" if isinstance(duration, Free) else "reaching"
+        lambda b: naive_guess(b, guess_duration, START, end), args.intervals, print_level=args.print_level,
+        label=name)
+    final_hand = np.asarray(solution.value(built.problem.final(built.marker_position(HAND)))).ravel()
     report[name] = {"target": list(args.target), "duration": args.duration,
                     "final_time_weight": args.final_time_weight, "naive": summary(built, solution),
-                    "warm": summary(built, warm),
-                    "final_hand": np.asarray(solution.value(built.problem.final(built.marker_position(HAND))))
-                    .tolist()}
-    outputs.write_results(built, solution, args.out / name, animate=not args.no_animation, hand=HAND,
+                    "warm": summary(built, warm), "final_hand": final_hand.tolist()}
+    outputs.write_results(built, solution, out / name, animate=not args.no_animation, hand=HAND,
                           target=args.target)
+    failed = [] if solution.success else [(name, solution)]
     if not args.skip_comparisons:
-        built, solution, warm, _ = solve_pair(moco_problem, moco_naive_guess)
+        built, solution, warm, _ = solve_pair(moco_problem, moco_naive_guess, print_level=args.print_level,
+                                              label="Moco's problem")
         reference = outputs.read_moco_solution(MOCO_REFERENCE / "arm26_p2p_T0.5_solution.sto")
         info = json.loads((MOCO_REFERENCE / "arm26_p2p_T0.5_info.json").read_text())
         report["moco"] = {"naive": summary(built, solution), "warm": summary(built, warm),
                           "moco_objective": info["objective"],
                           "relative_difference": solution.objective / info["objective"] - 1.0,
                           **outputs.compare_with_moco(built, solution, reference)}
-        outputs.write_results(built, solution, args.out / "moco_comparison", animate=not args.no_animation,
+        outputs.write_results(built, solution, out / "moco_comparison", animate=not args.no_animation,
                               moco=reference)
-        report["moco"].update(outputs.opensim_muscle_check(built, solution, args.out / "moco_comparison"))
-        built, solution, warm, _ = solve_pair(static_arm.static_arm_problem, static_arm.naive_guess)
+        report["moco"].update(outputs.opensim_muscle_check(built, solution, out / "moco_comparison"))
+        failed += [] if solution.success else [("moco_comparison", solution)]
+        built, solution, warm, _ = solve_pair(static_arm.static_arm_problem, static_arm.naive_guess,
+                                              print_level=args.print_level, label="bioptim static_arm")
         report["static_arm"] = {"naive": summary(built, solution), "warm": summary(built, warm),
                                 **static_arm.describe(built, solution)}
-        outputs.write_results(built, solution, args.out / "static_arm", animate=not args.no_animation,
+        outputs.write_results(built, solution, out / "static_arm", animate=not args.no_animation,
                               hand=None, target=static_arm.TARGET)
-    args.out.mkdir(parents=True, exist_ok=True)
-    summary_file = args.out / "summary.json"  # runs add their problems to it
+        failed += [] if solution.success else [("static_arm", solution)]
+    summary_file = out / "summary.json"  # runs add their problems to it
     previous = json.loads(summary_file.read_text()) if summary_file.exists() else {}
     summary_file.write_text(json.dumps({**previous, **report}, indent=1) + "\n")
-    print(json.dumps(report, indent=1))
-    return 0
+    for problem, record in report.items():
+        print(f"{problem}: {record['naive']['status']}, objective {record['naive']['objective']:.6g}, "
+              f"{record['naive']['iterations']} iterations (warm start: {record['warm']['iterations']}), "
+              f"re-simulation drift {record['naive']['max_resimulation_drift']:.2g}")
+    distance = float(np.linalg.norm(final_hand[:2] - np.asarray(args.target)[:2]))
+    print(f"hand ends {distance * 1e3:.1f} mm from the target (x, y); results in {out} (numbers in summary.json)")
+    for problem, solution in failed:
+        print(f"{parser.prog}: {problem}: IPOPT did not converge ({solution.status}, {solution.iterations} "
+              f"iterations); worst constraint {solution.worst_constraint}; partial result in {out / problem}",
+              file=sys.stderr)
+    return 1 if failed else 0

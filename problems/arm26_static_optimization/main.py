@@ -20,6 +20,7 @@ Reserves: 1 N·m on both coordinates, weight 1, activation exponent 2 (as OpenSi
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 import warnings
 from dataclasses import dataclass
@@ -27,15 +28,20 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.helptext import description
 from trajopt.analysis.figures import plot_joint_reactions, plot_series
 from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
 from trajopt.analysis.joint_reactions import muscle_joint_reactions
-from trajopt.analysis.static_optimization import Residuals, StaticOptimization, StaticOptimizationResult
-from trajopt.io import Table, read_table, write_csv
+from trajopt.analysis.static_optimization import (Residuals, StaticOptimization, StaticOptimizationResult,
+                                                  StaticOptimizationWarning)
+from trajopt.errors import TrajoptInputError
+from trajopt.io import Table, read_motion, read_table, write_csv
+from trajopt.io.output import default_output, fresh_output
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 from trajopt.osim import load_osim
-from trajopt.paths.polynomial import PolynomialPaths
+from trajopt.paths.polynomial import PathRangeWarning, PolynomialPaths
+from trajopt.tools.common import check_cutoff
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -44,7 +50,8 @@ PATHS = ROOT / "problems" / "arm26" / "paths.json"
 ELBOW_MOTION = HERE / "elbow_flex_0_90_minjerk.mot"
 IK_MOTION = HERE / "arm26_InverseKinematics.mot"
 REFERENCE = HERE / "reference"
-DEFAULT_OUT = ROOT / "results" / "arm26_static_optimization"
+NAME = "arm26_static_optimization"
+PAPER = "Appl. Sci. 2020, 10, 7760"  # the arm26 paper whose Figures 13-20 the figures follow
 
 
 def load_model() -> MusculoskeletalModel:
@@ -122,31 +129,35 @@ def _figures_elbow(out: Path, results: dict, inverse, id_reference: Table) -> No
     reference_flv = _reference("SO_free_FLV_activation.csv")
     reference_force = _reference("SO_free_FLV_force.csv")
     muscles = flv.muscle_names
-    plot_series(figures / "fig13_inverse_dynamics.png", "Inverse dynamics, elbow flexion (Fig. 13)", "N·m",
+    def title(text: str, figure: int, note: str = "") -> str:
+        return f"{text} ({PAPER}, Fig. {figure}{'; ' + note if note else ''})"
+
+    plot_series(figures / "fig13_inverse_dynamics.png", title("Inverse dynamics, elbow flexion", 13), "N·m",
                 inverse.times, inverse.generalized_force_labels, inverse.generalized_forces,
                 id_reference.time, id_reference.select(inverse.generalized_force_labels).data)
     plot_series(figures / "fig14_activations_noFLV.png",
-                "Activations without force-length-velocity, no passive force (Fig. 14)", "activation",
+                title("Activations without force-length-velocity, no passive force", 14), "activation",
                 noflv.times, muscles, noflv.activations, reference_noflv.time, reference_noflv.select(muscles).data)
     plot_series(figures / "fig15_activations_FLV.png",
-                "Activations with force-length-velocity, no passive force (Fig. 15; OpenSim: Thelen muscles)",
+                title("Activations with force-length-velocity, no passive force", 15, "OpenSim: Thelen muscles"),
                 "activation", flv.times, muscles, flv.activations, reference_flv.time, reference_flv.select(muscles).data)
-    plot_series(figures / "fig16_forces_FLV.png", "Muscle forces with force-length-velocity, no passive force (Fig. 16)",
+    plot_series(figures / "fig16_forces_FLV.png",
+                title("Muscle forces with force-length-velocity, no passive force", 16),
                 "N", flv.times, muscles, flv.muscle_forces, reference_force.time, reference_force.select(muscles).data)
     plot_series(figures / "fig17_activations_FLV_passive.png",
-                "Activations with force-length-velocity and passive force (Fig. 17; no OpenSim SO counterpart)",
+                title("Activations with force-length-velocity and passive force", 17, "no OpenSim SO counterpart"),
                 "activation", passive.times, muscles, passive.activations,
                 extra=("trajopt, no passive force", flv.times, flv.activations))
     plot_series(figures / "fig18_forces_FLV_passive.png",
-                "Muscle forces with force-length-velocity and passive force (Fig. 18)", "N",
+                title("Muscle forces with force-length-velocity and passive force", 18), "N",
                 passive.times, muscles, passive.muscle_forces,
                 extra=("trajopt, no passive force", flv.times, flv.muscle_forces))
-    plot_series(figures / "fig19_residuals.png", "Residual actuators, FLV without passive force (Fig. 19)", "N·m",
+    plot_series(figures / "fig19_residuals.png", title("Residual actuators, FLV without passive force", 19), "N·m",
                 flv.times, flv.reserve_names, flv.residual_forces, reference_flv.time,
                 reference_flv.select(flv.reserve_names).data,
                 extra=("trajopt, with passive force", passive.times, passive.residual_forces))
     plot_joint_reactions(figures / "fig20_joint_reactions.png", inverse, ("r_shoulder", "r_elbow"),
-                         "Joint reactions from inverse dynamics, muscle forces not applied (Fig. 20)")
+                         title("Joint reactions from inverse dynamics, muscle forces not applied", 20))
 
 
 def _figures_ik(out: Path, result: StaticOptimizationResult, id_reference: Table) -> None:
@@ -266,6 +277,12 @@ def _reactions(out: Path, model: MusculoskeletalModel, result: StaticOptimizatio
 
 
 def _run_references(out: Path, with_opensim: bool) -> int:
+    with warnings.catch_warnings(record=True) as caught:  # filled as the run goes; its caveats go to summary.md
+        warnings.simplefilter("always")
+        return _references(out, with_opensim, caught)
+
+
+def _references(out: Path, with_opensim: bool, caught: list) -> int:
     start = time.perf_counter()
     print("arm26 static optimization: loading arm26 and its polynomial paths ...")
     model = load_model()
@@ -327,19 +344,45 @@ def _run_references(out: Path, with_opensim: bool) -> int:
         print("opensim is not installed: no comparison with OpenSim's DeGroote static optimization")
     print("joint reactions with the muscle forces applied ...")
     extra_lines = _reactions(out, model, results["SO_FLV"], with_opensim)
+    caveats = _caveats(caught)
+    if caveats:
+        extra_lines = [*extra_lines, "", "## Caveats", "", *[f"- {c}" for c in caveats]]
     summary = _write_summary(out, rows, id_rows, time.perf_counter() - start, extra_lines)
     print(summary.read_text())
+    for caveat in caveats:
+        print(f"caveat: {caveat.splitlines()[0][:300]}", file=sys.stderr)
     print(f"wrote {out} ({time.perf_counter() - start:.1f} s)")
     return 0
 
 
+def _motion_notes(motion: Path, model: MusculoskeletalModel) -> list[str]:
+    """What the motion file holds beyond (or short of) arm26's coordinates: each is a caveat of the run."""
+    labels = read_motion(motion).labels
+    extra = [label for label in labels if label not in model.coordinate_names]
+    notes = []
+    if extra:
+        notes.append(f"{motion}: {len(extra)} column(s) that are not coordinates of arm26 were ignored: "
+                     + ", ".join(extra[:6]) + (f" (+{len(extra) - 6} more)" if len(extra) > 6 else ""))
+    return notes
+
+
+def _caveats(caught) -> list[str]:
+    """The warnings of a run (extrapolated paths, frames the muscles cannot carry), once each, for summary.md."""
+    kinds = (StaticOptimizationWarning, PathRangeWarning)
+    return list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, kinds)))
+
+
 def _run_motion(motion: Path, out: Path, cutoff: float | None) -> int:
     start = time.perf_counter()
-    print(f"arm26 static optimization of {motion} (filter: {cutoff or 'none'}) ...")
+    print(f"arm26 static optimization of {motion} ({f'{cutoff:g} Hz low-pass' if cutoff else 'no filter'}) ...")
     model = load_model()
-    flv = _solve("SO_FLV", build_problem(motion, cutoff_frequency=cutoff, model=model), out, "SO_FLV")
-    passive = _solve("SO_FLV_passive", build_problem(motion, passive_force=True, cutoff_frequency=cutoff, model=model),
-                     out, "SO_FLV_passive")
+    caveats = _motion_notes(motion, model)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        flv = _solve("SO_FLV", build_problem(motion, cutoff_frequency=cutoff, model=model), out, "SO_FLV")
+        passive = _solve("SO_FLV_passive", build_problem(motion, passive_force=True, cutoff_frequency=cutoff,
+                                                         model=model), out, "SO_FLV_passive")
+    caveats += _caveats(caught)
     flv.inverse_dynamics.write(out, "inverse_dynamics")
     figures = out / "figures"
     inverse = flv.inverse_dynamics
@@ -353,26 +396,51 @@ def _run_motion(motion: Path, out: Path, cutoff: float | None) -> int:
                 flv.reserve_names, flv.residual_forces, extra=("with passive force", passive.times, passive.residual_forces))
     plot_joint_reactions(figures / "joint_reactions.png", inverse, ("r_shoulder", "r_elbow"),
                          "Joint reactions from inverse dynamics, muscle forces not applied")
-    rows = [_compare("FLV, no passive", flv, None, None), _compare("FLV + passive", passive, None, None)]
-    summary = _write_summary(out, rows, [], time.perf_counter() - start)
-    print(summary.read_text())
+    lines = [f"# arm26 static optimization of {motion.name} (no OpenSim reference)", "",
+             f"Command: `trajopt run arm26-static-optimization --motion {motion}"
+             f"{f' --cutoff {cutoff:g}' if cutoff else ''}`. Low-pass filter: "
+             f"{f'{cutoff:g} Hz' if cutoff else 'none'}. trajopt: DeGroote 2016 rigid-tendon muscles mapped from "
+             "arm26's Thelen2003 parameters, polynomial muscle paths (problems/arm26/paths.json), reserves 1 N·m, "
+             "weight 1, exponent 2. OpenSim has no stored run of this motion: nothing is compared.", ""]
+    if caveats:
+        lines += ["## Caveats", "", *[f"- {c}" for c in caveats], ""]
+    lines += ["| case | frames | largest reserve (N·m) | max abs equality error (N·m) | IPOPT iterations | "
+              "solve time (s) | status |", "|---|---|---|---|---|---|---|"]
+    for case, r in (("FLV, no passive force", flv), ("FLV + passive force", passive)):
+        lines.append(f"| {case} | {r.times.size} | {np.abs(r.residual_forces).max():.4g} | "
+                     f"{np.abs(r.equality_error).max():.1e} | {r.iterations} | {r.solve_time:.3f} | {r.status} |")
+    lines += ["", "Figures: `figures/inverse_dynamics.png`, `activations.png`, `forces.png`, `residuals.png`, "
+              "`joint_reactions.png`.", "", f"Total run time: {time.perf_counter() - start:.1f} s.", ""]
+    (out / "summary.md").write_text("\n".join(lines))
+    print("\n".join(lines))
+    for caveat in caveats:
+        print(f"caveat: {caveat.splitlines()[0][:300]}", file=sys.stderr)
     print(f"wrote {out} ({time.perf_counter() - start:.1f} s)")
-    return 0
+    return 0 if flv.success and passive.success else 1
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt run arm26-static-optimization", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="trajopt run arm26-static-optimization", description=description(__doc__))
     parser.add_argument("--motion", type=Path, help="another arm26 motion file (default: the two reference motions)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"results folder (default {DEFAULT_OUT})")
-    parser.add_argument("--cutoff", type=float, default=None, help="low-pass cutoff in Hz for --motion (default: none)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help=f"results folder, emptied of an earlier run's files (default ./trajopt_results/{NAME}, "
+                             f"with --motion ./trajopt_results/{NAME}_<motion file stem>)")
+    parser.add_argument("--cutoff", type=float, default=None,
+                        help="low-pass cutoff in Hz for --motion, > 0 and below the motion's Nyquist frequency "
+                             "(default: no filter)")
     parser.add_argument("--no-opensim", action="store_true",
                         help="skip the comparison with OpenSim's DeGroote static optimization (run when opensim is installed)")
     args = parser.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
-    if args.motion is not None:
-        return _run_motion(args.motion, args.out, args.cutoff)
-    return _run_references(args.out, opensim_available() and not args.no_opensim)
-
+    if args.motion is None:
+        if args.cutoff is not None:
+            raise TrajoptInputError("--cutoff applies to --motion; the reference motions use OpenSim's settings "
+                                    "(none for the elbow flexion, 6 Hz for arm26_InverseKinematics.mot)")
+        return _run_references(fresh_output(args.out or default_output(NAME)),
+                               opensim_available() and not args.no_opensim)
+    motion = read_motion(args.motion)
+    cutoff = check_cutoff(args.cutoff, motion)
+    out = fresh_output(args.out or default_output(f"{NAME}_{args.motion.stem}"))
+    return _run_motion(args.motion, out, cutoff)
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.paths.sampling import read_motion, sample_paths
+from trajopt.helptext import description
+from trajopt.tools.path_sampling import read_motion, sample_paths
 
 HERE = Path(__file__).resolve().parent
 SHOULDER = ("SC_y", "SC_z", "SC_x", "AC_y", "AC_z", "AC_x")
@@ -57,7 +58,7 @@ def humerothoracic_angles(angles: np.ndarray, names) -> tuple[np.ndarray, np.nda
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m problems.das3_serratus.generate_samples", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m problems.das3_serratus.generate_samples", description=description(__doc__))
     parser.add_argument("--model", type=Path, required=True, help="das3.osim (GPL, not in the project)")
     parser.add_argument("--motion", type=Path, required=True, help="all_angles.mot of the DAS3 repository")
     parser.add_argument("--train", type=int, default=3000)

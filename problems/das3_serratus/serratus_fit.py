@@ -1,7 +1,7 @@
 """The quaternion paper's DAS3 experiment: a middle serratus anterior element fitted by stepwise polynomials in
 Euler (SC and AC YZX angles) and constrained-quaternion coordinates (Zoufaly et al., section 2.5 and Figure 4).
 
-Reads only the committed samples (see generate_samples.py) and writes results/path_fits/das3_serratus.md
+Reads only the committed samples (see generate_samples.py) and writes das3_serratus.md
 and das3_serratus.png. Moment arms of the quaternion fit are mapped back to the Euler angles (R_S = (Eᵀ)⁻¹ R_Q*,
 R_E = Jᵀ R_S) before their errors are computed, as in the paper.
 """
@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.helptext import description
+from trajopt.io.output import default_output, fresh_output
 from trajopt.paths.fitting import StepwiseSettings, fit_polynomial_path
 from trajopt.paths.polynomial import PolynomialPath
 from trajopt.paths.quaternion import constrained_quaternion_to_euler, euler_to_constrained_quaternion
@@ -148,9 +150,12 @@ def _figure(muscle: str, rows: dict, rhythm: PathSamples, elevation: np.ndarray,
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt run das3-serratus", description=__doc__.split("\n")[0])
-    parser.add_argument("--muscle", default=DEFAULT_MUSCLE)
-    parser.add_argument("--out", type=Path, default=Path("results/path_fits"))
+    parser = argparse.ArgumentParser(prog="trajopt run das3-serratus", description=description(__doc__))
+    parser.add_argument("--muscle", default=DEFAULT_MUSCLE,
+                        help=f"the muscle of the figure and the detailed rows (default {DEFAULT_MUSCLE})")
+    parser.add_argument("--out", type=Path, default=default_output("das3_serratus"),
+                        help="results folder (default ./trajopt_results/das3_serratus); the run replaces its "
+                             "das3_serratus.md and .png there")
     args = parser.parse_args(argv)
     train = PathSamples.from_csv(HERE / "train.csv.gz")
     heldout = PathSamples.from_csv(HERE / "heldout.csv.gz")
@@ -160,7 +165,7 @@ def main(argv=None) -> int:
     no_tolerance = {args.muscle: fit_both(args.muscle, train, heldout, SETTINGS_NO_TOLERANCE)}
     outside = float(np.mean(results[args.muscle]["euler"]["path"].outside_training_range(heldout.q)))
     table = _table(results, args.muscle, no_tolerance, outside)
-    args.out.mkdir(parents=True, exist_ok=True)
+    fresh_output(args.out, lambda name: name.startswith("das3_serratus"))
     (args.out / "das3_serratus.md").write_text(table)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the noise-free rhythm frames lie inside the box; see the table note

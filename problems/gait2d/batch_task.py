@@ -98,4 +98,6 @@ def _sto_bytes(solution) -> bytes:
     from pathlib import Path
 
     with tempfile.TemporaryDirectory() as folder:
-        return solution.write_sto(Path(folder) / "solution.sto").read_bytes()
+        from trajopt.io import write_sto
+
+        return write_sto(Path(folder) / "solution.sto", solution.table()).read_bytes()

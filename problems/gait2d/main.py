@@ -12,20 +12,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from trajopt.helptext import description
 from trajopt.errors import TrajoptInputError
+from trajopt.io.output import default_output, fresh_output
 from trajopt.ocp import Ipopt
 
 from problems.gait2d import outputs
 from problems.gait2d.model import MODEL_FILE, GaitModel
 from problems.gait2d.prediction import build_problem, build_tracking_problem
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-RESULTS = ROOT / "results" / "gait2d"
 MOCO_INFO = Path(__file__).resolve().parent / "moco" / "moco_walk2d_info.json"
 MIRRORED_EXCITATIONS_STEM = "prediction_mirror_excitations"
 
@@ -109,7 +110,7 @@ def mirrored_excitations_rows(folder: Path) -> list[str]:
 def excitation_mirror_gap(gait, solution) -> tuple[float, str]:
     """max |e(tf) - mirrored e(t0)| over the muscles, and the muscle where it is largest."""
     e = np.atleast_2d(solution.value(gait.muscle_driven.excitations))
-    gap = np.abs(e[:, -1] - gait.model.mirror.muscles @ e[:, 0])
+    gap = np.abs(e[:, -1] - gait.model.symmetry.muscles @ e[:, 0])
     return float(gap.max()), gait.model.muscle_names[int(np.argmax(gap))]
 
 
@@ -124,14 +125,15 @@ def mirrored_excitations_note(folder: Path, gap: float, muscle: str, objective: 
             f"gives objective {mirrored:.10f} vs {objective:.10f} ({mirrored - objective:+.2g}).", ""]
 
 
-def summary_table(gait, solution, full, seconds, moco_info: dict, moco: dict, folder: Path | None) -> list[str]:
+def summary_table(gait, solution, full, seconds, moco_info: dict, moco: dict, folder: Path | None,
+                  moco_label: str = "Moco") -> list[str]:
     """Markdown rows comparing trajopt's prediction with Moco's (+ the mirrored-excitations variant in `folder`)."""
     displacement = full.table.column("/jointset/groundPelvis/pelvis_tx/value")
     stride = 2 * (displacement[(full.time.size - 1) // 2] - displacement[0])
     moco_tx = moco["solution"].column("/jointset/groundPelvis/pelvis_tx/value")
     ours, theirs = outputs.grf_peaks(full.time, full.right_force), outputs.grf_peaks(None, moco["right_force"])
     prediction = moco_info["prediction"]
-    rows = ["| quantity | trajopt | Moco |", "|---|---|---|",
+    rows = [f"| quantity | trajopt | {moco_label} |", "|---|---|---|",
             f"| status | {solution.status} | {prediction['status']} |",
             f"| objective (10 ∫ Σ abs(control)³ dt / distance) | {solution.objective:.5f} | {prediction['objective']:.5f} |",
             f"| final time of the half cycle (s) | {solution.duration:.4f} | {prediction['final_time']:.4f} |",
@@ -155,15 +157,22 @@ def _time(drift: dict, threshold: str) -> str:
     return "never" if value is None else f"{value:.3f} s"
 
 
+def _written_by(stem: str, name: str) -> bool:
+    """Whether file ``name`` in the shared results folder belongs to the variant ``stem`` (the others stay)."""
+    if stem == "prediction" and (name.startswith(MIRRORED_EXCITATIONS_STEM) or name == "summary.md"):
+        return name == "summary.md"
+    return name.startswith((f"{stem}_", f"{stem}."))
+
+
 def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level: int = 0,
         mirror_excitations: bool = False) -> dict:
     if tracking and mirror_excitations:
         raise TrajoptInputError("gait2d: --mirror-excitations applies to the prediction, not to --tracking")
-    folder.mkdir(parents=True, exist_ok=True)
+    stem = "tracking" if tracking else MIRRORED_EXCITATIONS_STEM if mirror_excitations else "prediction"
+    folder = fresh_output(folder, lambda name: _written_by(stem, name))
     model = GaitModel.load()
     moco = outputs.moco_reference(tracking)
     moco_info = json.loads(MOCO_INFO.read_text())
-    stem = "tracking" if tracking else MIRRORED_EXCITATIONS_STEM if mirror_excitations else "prediction"
     if tracking:
         gait, solution, seconds = solve_tracking(intervals, print_level, model)
     else:
@@ -199,16 +208,29 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
               "ipopt_seconds": solution.wall_time, "intervals": intervals, "speed": speed,
               "mirror_excitations": mirror_excitations,
               "worst_constraint": solution.worst_constraint, "resimulation": drift, "opensim_check": check}
-    lines = [f"# 2D gait {stem} (trajopt) vs Moco example2DWalking", "",
+    moco_speed = 1.2  # Moco's example2DWalking: average speed 1.2 m/s
+    same_problem = tracking or abs(speed - moco_speed) < 1e-9
+    title = f"# 2D gait {stem} (trajopt) vs Moco example2DWalking" if same_problem else \
+        f"# 2D gait {stem} at {speed:g} m/s (trajopt); Moco's example2DWalking at {moco_speed:g} m/s shown for reference"
+    lines = [title, "",
              f"Command: `trajopt run gait2d-prediction --intervals {intervals} --speed {speed}"
              f"{' --tracking' if tracking else ''}{' --mirror-excitations' if mirror_excitations else ''}`. "
              f"Guess: problems/gait2d/referenceCoordinates.sto.", ""]
+    if not solution.success:
+        lines += [f"**The solve did not converge: IPOPT status {solution.status} after {solution.iterations} "
+                  f"iterations; worst constraint {solution.worst_constraint}.** The files below are this partial "
+                  "result.", ""]
+    if not same_problem:
+        lines += [f"**Not Moco's problem:** the average speed is {speed:g} m/s, Moco's example solves {moco_speed:g} "
+                  "m/s. The Moco column is a different problem (objective per distance at another speed): it is not "
+                  "an agreement check.", ""]
     if mirror_excitations:
         lines += ["Excitations also mapped left<->right at the end (Moco's example leaves them free: only states "
                   "and the lumbar control are periodic).", ""]
     if not tracking:
         lines += summary_table(gait, solution, full, seconds, moco_info, moco,
-                               None if mirror_excitations else folder) + [""]
+                               None if mirror_excitations else folder,
+                               "Moco" if same_problem else f"Moco at {moco_speed:g} m/s (another problem)") + [""]
         if not mirror_excitations:
             lines += mirrored_excitations_note(folder, *excitation_mirror_gap(gait, solution), solution.objective)
         lines += ["Same objective function: Moco's own trajectory scores "
@@ -261,14 +283,16 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt run gait2d-prediction", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="trajopt run gait2d-prediction", description=description(__doc__))
     parser.add_argument("--intervals", type=int, default=None, help="mesh intervals (default 50; tracking 24)")
     parser.add_argument("--speed", type=float, default=1.2, help="average speed (m/s), prediction only")
     parser.add_argument("--tracking", action="store_true", help="solve the tracking variant instead")
     parser.add_argument("--mirror-excitations", action="store_true",
                         help="also map the excitations left<->right at the end (prediction; Moco leaves them free)")
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    parser.add_argument("--print-level", type=int, default=0, help="IPOPT print level")
+    parser.add_argument("--out", type=Path, default=default_output("gait2d"),
+                        help="results folder (default ./trajopt_results/gait2d); a variant replaces only its own files")
+    parser.add_argument("--print-level", type=int, default=5,
+                        help="IPOPT print level: 5 (default) shows one line per iteration, 0 nothing")
     args = parser.parse_args(argv)
     intervals = args.intervals if args.intervals is not None else (24 if args.tracking else 50)
     if intervals < 2 or not 0.0 < args.speed < 3.0:
@@ -276,7 +300,11 @@ def main(argv=None) -> int:
     if args.tracking and args.mirror_excitations:
         parser.error("--mirror-excitations applies to the prediction, not to --tracking")
     record = run(intervals, args.speed, args.tracking, args.out, args.print_level, args.mirror_excitations)
-    return 0 if record["success"] else 1
+    if not record["success"]:
+        print(f"{parser.prog}: IPOPT did not converge ({record['status']}, {record['iterations']} iterations); "
+              f"worst constraint {record['worst_constraint']}; partial result in {args.out}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.gait.expansion import full_cycle, table_mirror
+from trajopt.gait.ground_reactions import mirror_ground_reactions
 from trajopt.io.motion import read_motion
 from trajopt.io.tables import Table, read_table, write_sto
 
@@ -54,39 +56,18 @@ def half_stride(gait, solution) -> Stride:
     return Stride(table, *forces)
 
 
-def mirror_columns(labels: tuple[str, ...], model) -> np.ndarray:
-    """Column permutation of a solution table swapping left and right (coordinates, speeds, muscles)."""
-    names = {}
-    for i, c in enumerate(model.coordinate_names):
-        j = int(np.argmax(model.mirror.coordinates[i]))
-        for kind in ("value", "speed"):
-            names[coordinate_path(c, kind)] = coordinate_path(model.coordinate_names[j], kind)
-    for i, m in enumerate(model.muscle_names):
-        other = model.muscle_names[int(np.argmax(model.mirror.muscles[i]))]
-        names[f"/{m}/activation"] = f"/{other}/activation"
-        names[f"/{m}"] = f"/{other}"
-    return np.array([labels.index(names.get(label, label)) for label in labels])
-
-
 def full_stride(gait, half: Stride) -> Stride:
-    """Half stride followed by its mirror image (pelvis_tx shifted by the displacement, time by the duration)."""
+    """Half stride followed by its mirror image (``trajopt.gait``: pelvis_tx shifted by the displacement, time by
+    the duration; feet's ground reactions swapped and reflected)."""
     table = half.table
-    order = mirror_columns(table.labels, gait.model)
-    tx = table.labels.index(coordinate_path("pelvis_tx"))
-    second = table.data[1:, order].copy()
-    second[:, tx] += table.data[-1, tx] - table.data[0, tx]
-    duration = table.time[-1] - table.time[0]
-    time = np.concatenate([table.time, table.time[1:] + duration])
-    data = np.vstack([table.data, second])
-    flip = np.array([1.0, 1.0, -1.0])  # mirror image across the sagittal plane: z components change sign
-    right_force = np.vstack([half.right_force, half.left_force[1:] * flip])
-    left_force = np.vstack([half.left_force, half.right_force[1:] * flip])
-    # Torques about the ground origin: the x shift of the pelvis moves the point of application.
-    shift = np.array([table.data[-1, tx] - table.data[0, tx], 0.0, 0.0])
-    right_torque = np.vstack([half.right_torque, half.left_torque[1:] * -flip + np.cross(shift, half.left_force[1:] * flip)])
-    left_torque = np.vstack([half.left_torque, half.right_torque[1:] * -flip + np.cross(shift, half.right_force[1:] * flip)])
-    return Stride(Table(time, table.labels, data, name="gait2d_full_stride", metadata=table.metadata),
-                  right_force, left_force, right_torque, left_torque)
+    mirror = table_mirror(gait.muscle_driven, gait.model.symmetry, table.labels)
+    tx = coordinate_path("pelvis_tx")
+    full = full_cycle(table, mirror, tx, name="gait2d_full_stride")
+    shift = np.array([table.column(tx)[-1] - table.column(tx)[0], 0.0, 0.0])
+    second = mirror_ground_reactions(half.right_force[1:], half.left_force[1:], half.right_torque[1:],
+                                     half.left_torque[1:], shift)
+    first = (half.right_force, half.left_force, half.right_torque, half.left_torque)
+    return Stride(full, *(np.vstack([a, b]) for a, b in zip(first, second)))
 
 
 def write_stride(stride: Stride, folder: Path, stem: str) -> list[Path]:

@@ -32,17 +32,21 @@ import numpy as np
 from trajopt.errors import TrajoptInputError
 from trajopt.io.motion import read_motion
 from trajopt.io.tables import read_table
-from trajopt.ocp import Effort, Free, Guess, HermiteSimpson, Integral, Problem, Tracking
+from trajopt.gait.guess import guess_from_coordinates
+from trajopt.gait.labels import opensim_labels
+from trajopt.gait.symmetry import require_symmetric_ends
+from trajopt.gait.tracking import GroundReactionReference, TrackingWeights, track
+from trajopt.gait.walking import displacement, require_average_speed
+from trajopt.ocp import Effort, Free, Guess, HermiteSimpson, Problem
 from trajopt.prediction import (
     ImplicitDynamics,
     MuscleDrivenProblem,
     StateBounds,
-    VariableLabels,
     VariableScales,
     muscle_driven_problem,
 )
 
-from problems.gait2d.model import HERE, GaitModel, coordinate_path
+from problems.gait2d.model import HERE, GaitModel
 
 REFERENCE_COORDINATES = HERE / "referenceCoordinates.sto"
 REFERENCE_GRF = HERE / "referenceGRF.sto"
@@ -83,16 +87,8 @@ class GaitProblem:
 
     def reference_guess(self, coordinates=REFERENCE_COORDINATES) -> Guess:
         """Guess from a coordinates table: q, finite-difference u and udot, activations 0.05, lumbar 0."""
-        v, model = self.muscle_driven, self.model
-        motion = read_motion(coordinates, coordinates=model.coordinate_names)
-        time, q = motion.time, motion.data
-        u = np.gradient(q, time, axis=0)
-        udot = np.gradient(u, time, axis=0)
-        muscles = np.full((time.size, len(model.muscle_names)), 0.05)
-        guess = Guess(time)
-        guess.set(v.q, q).set(v.u, u).set(v.accelerations, udot).set(v.activations, muscles)
-        guess.set(v.excitations, muscles).set(v.actuator_controls, np.zeros(time.size))
-        return guess
+        motion = read_motion(coordinates, coordinates=self.model.coordinate_names)
+        return guess_from_coordinates(self.muscle_driven, motion.time, motion.data)
 
     def ground_reactions(self):
         """(right force, left force) SX expressions (3 each, ground axes) on the problem's symbols."""
@@ -129,44 +125,14 @@ def _declare(model: GaitModel, duration, mirror_excitations: bool = False,
         dynamics=ImplicitDynamics(max_acceleration=MAX_ACCELERATION),
         external_wrenches=lambda problem, q, u: model.contact_loads(q, u)[0],
         scales=VariableScales(speeds=5.0, actuator_controls=10.0, accelerations=50.0),
-        labels=VariableLabels(
-            coordinates=tuple(coordinate_path(n) for n in names),
-            speeds=tuple(coordinate_path(n, "speed") for n in names),
-            activations=tuple(f"/{n}/activation" for n in model.muscle_names),
-            excitations=tuple(f"/{n}" for n in model.muscle_names),
-            actuator_controls=(f"/{model.lumbar_actuator.name}",),
-            accelerations=tuple(coordinate_path(n, "accel") for n in names)))
-    _symmetry(built, model, mirror_excitations)
+        labels=opensim_labels(muscles))
+    require_symmetric_ends(built, model.symmetry, exclude=("pelvis_tx",), mirror_excitations=mirror_excitations)
     return built
-
-
-def _symmetry(built: MuscleDrivenProblem, model: GaitModel, mirror_excitations: bool) -> None:
-    """State at tf = mirrored state at t0 (pelvis_tx value excluded); the lumbar control repeats.
-
-    With ``mirror_excitations`` the excitations at tf also equal the mirrored excitations at t0.
-    """
-    problem, q, u, a = built.problem, built.q, built.u, built.activations
-    mirror = model.mirror
-    keep = [i for i, n in enumerate(model.coordinate_names) if n != "pelvis_tx"]
-    mirrored_q = ca.mtimes(ca.DM(mirror.coordinates), q)
-    problem.require(problem.final(q[keep]) - problem.initial(mirrored_q[keep]), equals=0.0, name="symmetry q",
-                    labels=[f"symmetry {model.coordinate_names[i]}" for i in keep])
-    problem.require(problem.final(u) - problem.initial(ca.mtimes(ca.DM(mirror.coordinates), u)), equals=0.0,
-                    name="symmetry u", labels=[f"symmetry speed {n}" for n in model.coordinate_names])
-    problem.require(problem.final(a) - problem.initial(ca.mtimes(ca.DM(mirror.muscles), a)), equals=0.0,
-                    name="symmetry activations", labels=[f"symmetry {n}" for n in model.muscle_names])
-    lumbar = built.actuator_controls
-    problem.require(problem.final(lumbar) - problem.initial(lumbar), equals=0.0, name="symmetry lumbar control")
-    if mirror_excitations:
-        e = built.excitations
-        problem.require(problem.final(e) - problem.initial(ca.mtimes(ca.DM(mirror.muscles), e)), equals=0.0,
-                        name="symmetry excitations", labels=[f"symmetry {n} excitation" for n in model.muscle_names])
 
 
 def displacement_expression(gait: GaitProblem) -> ca.SX:
     """pelvis_tx(tf) - pelvis_tx(t0), an endpoint expression."""
-    tx = gait.muscle_driven.q[gait.model.coordinate_index("pelvis_tx")]
-    return gait.problem.final(tx) - gait.problem.initial(tx)
+    return displacement(gait.muscle_driven, "pelvis_tx")
 
 
 def build_problem(intervals: int = 50, speed: float = 1.2, model: GaitModel | None = None,
@@ -182,10 +148,9 @@ def build_problem(intervals: int = 50, speed: float = 1.2, model: GaitModel | No
     built = _declare(model, duration, mirror_excitations, coordinate_bounds)
     problem = built.problem
     gait = GaitProblem(problem, model, built, float(speed), int(intervals))
-    displacement = displacement_expression(gait)
-    problem.require(displacement - speed * problem.final(problem.time), equals=0.0, name="average speed")
+    distance = require_average_speed(built, "pelvis_tx", speed)
     controls = ca.vertcat(built.excitations, built.actuator_controls)
-    problem.minimize(EFFORT_WEIGHT * Effort(controls, power=3, per_distance=displacement))
+    problem.minimize(EFFORT_WEIGHT * Effort(controls, power=3, per_distance=distance))
     return gait
 
 
@@ -194,17 +159,8 @@ def build_tracking_problem(intervals: int = 24, model: GaitModel | None = None, 
     """Track referenceCoordinates.sto and referenceGRF.sto (vertical and fore-aft forces) with effort."""
     model = model if model is not None else GaitModel.load()
     built = _declare(model, duration)
-    problem = built.problem
-    gait = GaitProblem(problem, model, built, None, int(intervals))
-    motion = read_motion(REFERENCE_COORDINATES, coordinates=model.coordinate_names)
-    problem.minimize(10.0 * Tracking(built.q, motion.time, motion.data))
-    grf = read_table(REFERENCE_GRF)
-    labels = ["ground_force_r_vx", "ground_force_r_vy", "ground_force_l_vx", "ground_force_l_vy"]
-    right, left = gait.ground_reactions()
-    body_weight = model.multibody_weight
-    forces = ca.vertcat(right[0], right[1], left[0], left[1]) / body_weight
-    reference = np.column_stack([grf.column(label) for label in labels]) / body_weight
-    problem.minimize(grf_weight * Tracking(forces, grf.time, reference))
-    problem.minimize(10.0 * Integral(ca.sumsqr(built.excitations)))
-    problem.minimize(1e-4 * Integral(built.actuator_controls ** 2))
+    gait = GaitProblem(built.problem, model, built, None, int(intervals))
+    reactions = GroundReactionReference(read_table(REFERENCE_GRF), model.ground_reactions, model.multibody_weight)
+    track(built, read_motion(REFERENCE_COORDINATES, coordinates=model.coordinate_names), reactions,
+          TrackingWeights(ground_reactions=grf_weight))
     return gait

@@ -2,7 +2,7 @@
 
 Solves each from the naive guess and warm-started from a coarse-mesh solution, checks the solutions
 (quaternion norm, torque identity of Zoufaly et al. eqs. 4-16, distance from gimbal lock, KKT condition,
-forward re-simulation) and writes ``results/shoulder_reaching/`` (summary.md, summary.json, .sto, figures, GIF).
+forward re-simulation) and writes ``./trajopt_results/shoulder_reaching/`` (``--out`` another folder) (summary.md, summary.json, .sto, figures, GIF).
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.helptext import description
+from trajopt.io.output import default_output, fresh_output
 from trajopt.multibody import forward_dynamics, mass_matrix
 from trajopt.ocp import HermiteSimpson
 from trajopt.prediction import resimulate
@@ -25,9 +27,9 @@ from problems.shoulder_reaching.reaching import (
     naive_guess,
     solve_naive_and_warm,
     solver,
+    start_configuration,
 )
 
-RESULTS = Path("results") / "shoulder_reaching"
 
 
 def describe(built: ReachingProblem, solution, kkt: bool = False) -> dict:
@@ -74,10 +76,16 @@ def describe(built: ReachingProblem, solution, kkt: bool = False) -> dict:
     return out
 
 
-def _run(name, build, intervals, coarse_intervals, folder, kkt):
+def _progress(text: str) -> None:
+    print(f"shoulder-reaching: {text}", flush=True)
+
+
+def _run(name, build, intervals, coarse_intervals, folder, kkt, print_level=0):
+    _progress(f"{name}: {intervals} intervals from the naive guess, {coarse_intervals} intervals, and "
+              f"{intervals} warm-started ...")
     built = build()
     started = time.perf_counter()
-    naive, warm, coarse = solve_naive_and_warm(built, intervals, coarse_intervals)
+    naive, warm, coarse = solve_naive_and_warm(built, intervals, coarse_intervals, print_level=print_level)
     report = {"naive": describe(built, naive, kkt), "warm": describe(built, warm), "coarse": describe(built, coarse),
               "total_seconds": time.perf_counter() - started}
     outputs.write_solution(built, naive, folder / name)
@@ -144,8 +152,8 @@ def _markdown(report: dict) -> str:
               f"{report['euler_yzy_fixed_start']['iterations']} iterations, objective "
               f"{report['euler_yzy_fixed_start']['objective']:.4g}",
               f"- explicit dynamics (u̇ = forward dynamics) from the naive guess: YZY "
-              f"{report['explicit_dynamics']['euler_yzy']['status']} after "
-              f"{report['explicit_dynamics']['euler_yzy']['iterations']} iterations (its start is singular); quaternion "
+              f"{report['explicit_dynamics']['euler_yzy']['status']} (its start is singular: checked before IPOPT, "
+              f"which would stop at its first NaN); quaternion "
               f"{report['explicit_dynamics']['quaternion']['status']}, {report['explicit_dynamics']['quaternion']['iterations']} "
               f"iterations, objective {report['explicit_dynamics']['quaternion']['objective']:.4g}",
               "", "Files: `*/solution.sto`, `*/solution.png`, `comparison.png`, `torque_identity.png`, `arm.gif`,",
@@ -154,32 +162,57 @@ def _markdown(report: dict) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt run shoulder-reaching", description=__doc__.split("\n")[0])
-    parser.add_argument("--intervals", type=int, default=40)
-    parser.add_argument("--coarse-intervals", type=int, default=20)
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser = argparse.ArgumentParser(prog="trajopt run shoulder-reaching", description=description(__doc__))
+    parser.add_argument("--intervals", type=int, default=40, help="Hermite-Simpson mesh intervals (default 40)")
+    parser.add_argument("--coarse-intervals", type=int, default=20,
+                        help="intervals of the coarse solve that warm-starts the second solve (default 20)")
+    parser.add_argument("--out", type=Path, default=default_output("shoulder_reaching"),
+                        help="results folder, emptied of an earlier run's files (default ./trajopt_results/shoulder_reaching)")
     parser.add_argument("--no-kkt", action="store_true", help="skip the KKT condition numbers (dense SVD)")
-    parser.add_argument("--no-animation", action="store_true")
+    parser.add_argument("--no-animation", action="store_true", help="no arm.gif")
+    parser.add_argument("--print-level", type=int, default=5,
+                        help="IPOPT print level: 5 (default) one line per iteration, 0 only a line per solve")
     args = parser.parse_args(argv)
     if args.intervals < 2 or args.coarse_intervals < 2:
         parser.exit(2, f"{parser.prog}: error: --intervals and --coarse-intervals must be >= 2\n")
-    out = args.out
-    out.mkdir(parents=True, exist_ok=True)
+    out = fresh_output(args.out)
     kkt = not args.no_kkt
+    level = args.print_level
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scipy's gimbal-lock warning while converting the Euler guess
-        qb, qs, quaternion = _run("quaternion", lambda: build_problem(None), args.intervals, args.coarse_intervals, out, kkt)
-        eb, es, euler = _run("euler_yzy", lambda: build_problem("YZY"), args.intervals, args.coarse_intervals, out, kkt)
+        qb, qs, quaternion = _run("quaternion", lambda: build_problem(None), args.intervals, args.coarse_intervals, out,
+                                  kkt, level)
+        eb, es, euler = _run("euler_yzy", lambda: build_problem("YZY"), args.intervals, args.coarse_intervals, out,
+                             kkt, level)
+        _progress("YZY Euler with the start pose moved off gimbal lock ...")
         fixed_built = build_problem("YZY", fix_euler_start=True)
-        fixed = fixed_built.problem.solve(HermiteSimpson(args.intervals), solver(), guess=naive_guess(fixed_built))
+        fixed = fixed_built.problem.solve(HermiteSimpson(args.intervals), solver(print_level=level),
+                                          guess=naive_guess(fixed_built))
+        _progress("YZY Euler with residuals in humerus axes ...")
         humerus_built = build_problem("YZY", residuals_in_humerus_axes=True)
-        humerus = humerus_built.problem.solve(HermiteSimpson(args.intervals), solver(), guess=naive_guess(humerus_built))
+        humerus = humerus_built.problem.solve(HermiteSimpson(args.intervals), solver(print_level=level),
+                                              guess=naive_guess(humerus_built))
         explicit = {}
         for name, sequence in (("quaternion", None), ("euler_yzy", "YZY")):
+            _progress(f"{name} with explicit dynamics ...")
             built = build_problem(sequence, explicit_dynamics=True)
-            solution = built.problem.solve(HermiteSimpson(args.intervals), solver(), guess=naive_guess(built))
+            nv = built.model.multibody.nv
+            start = start_configuration(built)
+            if not np.all(np.isfinite(np.asarray(forward_dynamics(built.model.multibody, start, np.zeros(nv),
+                                                                   np.zeros(nv))))):
+                # The YZY start is gimbal lock: the mass matrix is singular, forward dynamics (M⁻¹) is NaN there,
+                # and IPOPT would stop at its first evaluation (Invalid_Number_Detected, CasADi's "NaN detected").
+                condition = float(np.linalg.cond(np.array(mass_matrix(built.model.multibody, start))))
+                explicit[name] = {"status": f"not solvable: forward dynamics is NaN at the start pose (mass matrix "
+                                            f"condition {condition:.2g})", "success": False, "iterations": 0,
+                                  "objective": float("nan")}
+                _progress(f"{name} with explicit dynamics: {explicit[name]['status']}; not solved")
+                continue
+            solution = built.problem.solve(HermiteSimpson(args.intervals), solver(print_level=level),
+                                           guess=naive_guess(built))
             explicit[name] = {"status": solution.status, "success": bool(solution.success),
                               "iterations": int(solution.iterations), "objective": float(solution.objective)}
+        _progress("checks (KKT, re-simulation) and figures ...")
     from problems.shoulder_reaching.reaching import DURATION, RESIDUAL_WEIGHT
 
     report = {"duration_s": DURATION, "residual_weight": RESIDUAL_WEIGHT, "coarse_intervals": args.coarse_intervals,

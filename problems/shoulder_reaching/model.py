@@ -113,6 +113,44 @@ class ShoulderArm:
     def muscle_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.paths)
 
+    # -- trajopt.musculoskeletal.MuscleDrivenModel: what muscle_driven_problem needs -----------------
+    @property
+    def coordinate_names(self) -> tuple[str, ...]:
+        return self.multibody.coordinate_names
+
+    @property
+    def speed_names(self) -> tuple[str, ...]:
+        return self.multibody.speed_names
+
+    @property
+    def coordinate_actuators(self) -> tuple:
+        return ()
+
+    @property
+    def coordinate_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Shoulder: ±1.05 for quaternion components (not ±1: a start at Q = 1 would sit on its bound and
+        duplicate the start constraint, a degenerate KKT system), ±2π for Euler angles; elbow: arm26's range."""
+        low, high = (-1.05, 1.05) if self.euler_sequence is None else (-2 * np.pi, 2 * np.pi)
+        shoulder = self.shoulder_slice.stop
+        return (np.concatenate([np.full(shoulder, low), [ELBOW_RANGE[0]]]),
+                np.concatenate([np.full(shoulder, high), [ELBOW_RANGE[1]]]))
+
+    @cached_property
+    def tendon_forces(self) -> ca.Function:
+        a, q, u = self._symbols()
+        return ca.Function("tendon_forces", [a, q, u], [self.muscle_forces(a, q, u)[0]], ["activations", "q", "u"],
+                           ["tendon_forces"])
+
+    @cached_property
+    def muscle_generalized_forces(self) -> ca.Function:
+        a, q, u = self._symbols()
+        return ca.Function("muscle_generalized_forces", [a, q, u], [self.muscle_forces(a, q, u)[1]],
+                           ["activations", "q", "u"], ["generalized_forces"])
+
+    def _symbols(self):
+        return (ca.SX.sym("activations", len(self.muscles)), ca.SX.sym("q", self.multibody.nq),
+                ca.SX.sym("u", self.multibody.nv))
+
     @property
     def shoulder_slice(self) -> slice:
         """Entries of q owned by the shoulder (4 quaternion entries or 3 angles)."""

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.io import write_sto
 from trajopt.multibody import point_position
 from problems.shoulder_reaching.analysis import shoulder_torques, yzy_middle_angle
 from problems.shoulder_reaching.reaching import ReachingProblem
@@ -23,8 +24,11 @@ def _plt():
 def write_solution(built: ReachingProblem, solution, folder: Path) -> None:
     """solution.sto (states and controls, OpenSim-readable) and solution.png (all trajectories)."""
     folder.mkdir(parents=True, exist_ok=True)
-    solution.write_sto(folder / "solution.sto")
-    solution.plot(folder / "solution.png")
+    write_sto(folder / "solution.sto", solution.table())
+    quaternion = built.model.euler_sequence is None
+    solution.plot(folder / "solution.png", units={
+        "q": "quaternion components, elbow rad" if quaternion else "rad", "u": "rad/s", "accelerations": "rad/s²",
+        "activations": "0-1", "excitations": "0-1", "residuals": "N·m (optimal force 1)"})
 
 
 def plot_comparison(quaternion: tuple[ReachingProblem, object], euler: tuple[ReachingProblem, object], path: Path) -> None:

@@ -29,14 +29,22 @@ duplicates, IPOPT hit its 1000-iteration limit at 20 and 40 intervals, so it is 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
-from trajopt.multibody import coordinate_rates, forward_dynamics, inverse_dynamics, point_position, rotations
-from trajopt.ocp import Effort, Guess, HermiteSimpson, Ipopt, Problem, ResidualPenalty
+from trajopt.multibody import point_position, rotations
+from trajopt.ocp import Effort, Guess, HermiteSimpson, Ipopt, ResidualPenalty
+from trajopt.prediction import (
+    ExplicitDynamics,
+    ImplicitDynamics,
+    MuscleDrivenProblem,
+    ResidualActuators,
+    StateBounds,
+    muscle_driven_problem,
+)
 from problems.shoulder_reaching.model import ShoulderArm, elevation_rotation, shoulder_arm
 
 START_ELBOW = 0.2  # rad
@@ -53,29 +61,13 @@ NORM_STABILIZATION = 50.0  # 1/s
 
 
 @dataclass(frozen=True, eq=False)
-class ReachingProblem:
-    """A built reach: the Problem and the SX symbols to evaluate on its solutions.
+class ReachingProblem(MuscleDrivenProblem):
+    """A reach built by ``trajopt.prediction.muscle_driven_problem`` (its symbols) and what the reach asks for."""
 
-    Attribute names follow ``trajopt.prediction.MuscleDrivenProblem`` where they mean the same thing, so
-    ``trajopt.prediction.resimulate`` can re-simulate the solutions with forward dynamics.
-    """
-
-    problem: Problem
-    model: ShoulderArm
-    q: ca.SX
-    u: ca.SX
-    activations: ca.SX
-    excitations: ca.SX
-    residuals: ca.SX
-    accelerations: ca.SX
-    tendon_forces: ca.SX
-    generalized_forces: ca.SX
-    explicit_accelerations: ca.SX
-    activation_rates: ca.SX
-    target: np.ndarray
-    duration: float
-    start_elbow: float
-    residuals_in_humerus_axes: bool  # Euler shoulder: residual controls are humerus-axes torques
+    target: np.ndarray = None
+    duration: float = None
+    start_elbow: float = None
+    residuals_in_humerus_axes: bool = False  # Euler shoulder: residual controls are humerus-axes torques
 
     def hand_position(self) -> ca.SX:
         return point_position(self.model.multibody, self.q, *self.model.hand)
@@ -86,13 +78,6 @@ def default_target() -> np.ndarray:
     arm = shoulder_arm()
     q = arm.configuration(elevation_rotation(TARGET_ELEVATION), TARGET_ELBOW)
     return np.asarray(point_position(arm.multibody, q, *arm.hand)).ravel()
-
-
-def _shoulder_bounds(arm: ShoulderArm):
-    if arm.euler_sequence is None:
-        # Not ±1: the start Q0 = 1 would sit on its bound and duplicate the start constraint (a degenerate KKT).
-        return -1.05, 1.05
-    return -2 * np.pi, 2 * np.pi
 
 
 def residual_generalized_forces(arm: ShoulderArm, q, residuals, in_humerus_axes: bool):
@@ -118,41 +103,16 @@ def build_problem(euler_sequence: str | None = None, target=None, duration: floa
         raise TrajoptInputError(f"shoulder reaching: target must be 3 finite numbers (m), got {target.tolist()}")
     if not (np.isfinite(duration) and duration > 0):
         raise TrajoptInputError(f"shoulder reaching: duration must be > 0 s, got {duration}")
-    problem = Problem(duration=float(duration))
-    low, high = _shoulder_bounds(arm)
-    shoulder = arm.shoulder_slice
-    elbow_range = model.coordinates[-1].range
-    lower = np.concatenate([np.full(shoulder.stop, low), [elbow_range[0]]])
-    upper = np.concatenate([np.full(shoulder.stop, high), [elbow_range[1]]])
-    q = problem.state("q", model.nq, bounds=(lower, upper), labels=model.coordinate_names)
-    u = problem.state("u", model.nv, bounds=(-SPEED_BOUND, SPEED_BOUND), initial=0.0, final=0.0,
-                      labels=model.speed_names)
-    names = arm.muscle_names
-    a = problem.state("activations", len(names), bounds=(0.0, 1.0), guess=0.1,
-                      labels=tuple(f"{n}_activation" for n in names))
-    e = problem.control("excitations", len(names), bounds=(0.0, 1.0), guess=0.1,
-                        labels=tuple(f"{n}_excitation" for n in names))
-    r = problem.control("residuals", model.nv, bounds=(-1.0, 1.0), guess=0.0,
-                        labels=tuple(f"{n}_residual" for n in model.speed_names))
-    rates = ca.vertcat(*[m.parameters.activation_dynamics(ACTIVATION_SMOOTHING).activation_rate_expression(e[k], a[k])
-                         for k, m in enumerate(arm.muscles)])
-    forces, muscle_tau = arm.muscle_forces(a, q, u)
-    tau = muscle_tau + residual_generalized_forces(arm, q, r, residuals_in_humerus_axes)
-    qdot = coordinate_rates(model, q, u)
-    if euler_sequence is None and norm_stabilization:
-        # Zero on unit quaternions, so exact solutions are unchanged; pulls transcribed ones back to ‖Q‖ = 1.
-        qdot[0:4] = qdot[0:4] + norm_stabilization * (1.0 - ca.sumsqr(q[0:4])) * q[0:4]
-    problem.set_derivative(q, qdot)
-    explicit = forward_dynamics(model, q, u, tau)
-    if explicit_dynamics:
-        udot = explicit
-    else:
-        udot = problem.algebraic("accelerations", model.nv, bounds=(-ACCELERATION_BOUND, ACCELERATION_BOUND),
-                                 guess=0.0, labels=tuple(f"{n}_acceleration" for n in model.speed_names))
-        problem.require(inverse_dynamics(model, q, u, udot) - tau, equals=0.0, name="multibody dynamics",
-                        labels=tuple(f"dynamics {n}" for n in model.speed_names))
-    problem.set_derivative(u, udot)
-    problem.set_derivative(a, rates)
+    in_humerus_axes = bool(residuals_in_humerus_axes and euler_sequence is not None)
+    built = muscle_driven_problem(
+        arm, float(duration),
+        speeds=StateBounds((-SPEED_BOUND, SPEED_BOUND), initial=0.0, final=0.0),
+        activations=StateBounds((0.0, 1.0), guess=0.1),
+        activation_smoothing=ACTIVATION_SMOOTHING,
+        residuals=ResidualActuators(1.0, 1.0, lambda q, r: residual_generalized_forces(arm, q, r, in_humerus_axes)),
+        dynamics=ExplicitDynamics() if explicit_dynamics else ImplicitDynamics(ACCELERATION_BOUND),
+        quaternion_norm_stabilization=norm_stabilization if euler_sequence is None else 0.0)
+    problem, q, udot, rates = built.problem, built.q, built.accelerations, built.activation_rates
     if euler_sequence is None and unit_quaternion_constraint:
         problem.require(ca.sumsqr(q[0:4]) - 1.0, equals=0.0, name="unit quaternion")
     start = problem.initial(q)
@@ -171,9 +131,10 @@ def build_problem(euler_sequence: str | None = None, target=None, duration: floa
     problem.require(problem.initial(rates), equals=0.0, name="start at rest (activation rates)")
     hand = point_position(model, q, *arm.hand)
     problem.require(problem.final(hand) - target, equals=0.0, name="hand at target", labels=("hand x", "hand y", "hand z"))
-    problem.minimize(Effort(e) + residual_weight * ResidualPenalty(r))
-    return ReachingProblem(problem, arm, q, u, a, e, r, udot, forces, muscle_tau, explicit, rates, target, float(duration),
-                           float(start_elbow), bool(residuals_in_humerus_axes and euler_sequence is not None))
+    problem.minimize(Effort(built.excitations) + residual_weight * ResidualPenalty(built.residuals))
+    return ReachingProblem(**{f.name: getattr(built, f.name) for f in fields(MuscleDrivenProblem)}, target=target,
+                           duration=float(duration), start_elbow=float(start_elbow),
+                           residuals_in_humerus_axes=in_humerus_axes)
 
 
 def end_configuration(built: ReachingProblem, elevation: float = TARGET_ELEVATION, elbow: float = TARGET_ELBOW):
@@ -208,12 +169,14 @@ def solver(tol: float = 1e-6, max_iterations: int = 1000, print_level: int = 0, 
 
 
 def solve_naive_and_warm(built: ReachingProblem, intervals: int = 40, coarse_intervals: int = 20, tol: float = 1e-6,
-                         max_iterations: int = 1000):
+                         max_iterations: int = 1000, print_level: int = 0):
     """Solve from the naive guess, and again from a coarse-mesh solution (warm start, ``WARM_START_OPTIONS``).
 
     Returns (naive-guess solution, warm-started solution, coarse solution)."""
     guess = naive_guess(built)
-    naive = built.problem.solve(HermiteSimpson(intervals), solver(tol, max_iterations), guess=guess)
-    coarse = built.problem.solve(HermiteSimpson(coarse_intervals), solver(tol, max_iterations), guess=guess)
-    warm = built.problem.solve(HermiteSimpson(intervals), solver(tol, max_iterations, warm=True), guess=coarse)
+    naive = built.problem.solve(HermiteSimpson(intervals), solver(tol, max_iterations, print_level), guess=guess)
+    coarse = built.problem.solve(HermiteSimpson(coarse_intervals), solver(tol, max_iterations, print_level),
+                                 guess=guess)
+    warm = built.problem.solve(HermiteSimpson(intervals), solver(tol, max_iterations, print_level, warm=True),
+                               guess=coarse)
     return naive, warm, coarse

@@ -100,6 +100,8 @@ class MuscleInverseVariables:
     muscle_forces: ca.SX  # tendon forces, N
     data: GridData
     muscle_names: tuple[str, ...]
+    model: object = None  # the MusculoskeletalModel
+    external_wrenches: np.ndarray | None = None  # applied loads at the grid (frames x 6 x bodies, ground axes)
 
 
 @dataclass
@@ -212,7 +214,8 @@ class MuscleDrivenInverse:
             goal = goal + self.reserve_weight * Effort(c)
         if tendon_goal is not None:
             goal = goal + tendon_goal
-        variables = MuscleInverseVariables(problem, a, e, c, lam, forces, data, muscles)
+        wrenches = None if self.applied_forces is None else self.applied_forces.wrenches(data.kinematics)
+        variables = MuscleInverseVariables(problem, a, e, c, lam, forces, data, muscles, model, wrenches)
         for extra in self.goals:
             goal = goal + extra.goal(variables)
         problem.minimize(goal)

@@ -5,7 +5,7 @@ Reports wall times from the first submission to the last result (task transfer a
 cluster's start-up is reported apart), speedup = serial / cluster and efficiency = speedup / workers, the summed task times of each mode, the load average
 before each run (on a shared machine the numbers are only as clean as that), and checks that both modes found
 the same solutions (largest objective and final-time difference over the tasks). Writes to ``--out`` (default
-results/batch/): ``speedup.json``, ``summary.md``, the cluster run's ``aggregate.{csv,md,png}`` and both
+./trajopt_results/batch/): ``speedup.json``, ``summary.md``, the cluster run's ``aggregate.{csv,md,png}`` and both
 manifests; the task folders (solutions) stay in ``--work`` (default a temporary folder).
 """
 
@@ -18,6 +18,8 @@ import platform
 import shutil
 import tempfile
 from pathlib import Path
+
+from trajopt.io.output import default_output
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_SPEC = ROOT / "problems" / "gait2d" / "speed_sweep.toml"
@@ -34,7 +36,9 @@ def main(argv=None) -> int:
     parser.add_argument("--spec", default=str(DEFAULT_SPEC), help="batch spec (default: the gait2d speed sweep)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="replace a spec input")
     parser.add_argument("--workers", type=int, default=2, help="LocalCluster workers (default 2)")
-    parser.add_argument("--out", default=str(ROOT / "results" / "batch"), help="where the report goes")
+    parser.add_argument("--out", default=str(default_output("batch")),
+                        help="where the report goes (default ./trajopt_results/batch; the committed one: "
+                             "--out results/batch)")
     parser.add_argument("--work", help="folder for the two runs (default: a temporary folder, removed)")
     parser.add_argument("--report-only", action="store_true",
                         help="no runs: write the report from the runs already in --work")

@@ -23,6 +23,8 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
+from trajopt.helptext import description
+from trajopt.io.output import create_folder, default_output
 from trajopt.multibody import forward_dynamics, inverse_dynamics
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 from trajopt.osim import OsimIgnoredWarning, load_osim
@@ -79,9 +81,10 @@ def _trajopt_timings(model, q, u, udot, folder: Path | None) -> tuple[dict, np.n
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt bench dynamics", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="trajopt bench dynamics", description=description(__doc__))
     parser.add_argument("--states", type=int, default=200, help="random states per model (default 200)")
-    parser.add_argument("--output", default="results/benchmarks/dynamics.json")
+    parser.add_argument("--out", "--output", dest="output", type=Path, default=default_output("benchmarks") / "dynamics.json",
+                        help="the JSON report (default ./trajopt_results/benchmarks/dynamics.json; the committed one: --out results/benchmarks/dynamics.json)")
     parser.add_argument("--no-codegen", action="store_true", help="skip the C-compiled variant")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(0)
@@ -115,7 +118,7 @@ def main(argv=None) -> int:
             report["models"][name] = entry
             print(f"{name}: {json.dumps(entry, indent=1)}")
     output = Path(args.output)
-    output.parent.mkdir(parents=True, exist_ok=True)
+    create_folder(output.parent)
     output.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {output}")
     return 0

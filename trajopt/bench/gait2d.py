@@ -18,6 +18,9 @@ import platform
 import time
 from pathlib import Path
 
+from trajopt.helptext import description
+from trajopt.io.output import create_folder, default_output
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 MOCO_INFO = ROOT / "problems" / "gait2d" / "moco" / "moco_walk2d_info.json"
 TARGET_SECONDS = 60.0
@@ -42,10 +45,12 @@ def measure(intervals: int, speed: float = 1.2) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt bench gait2d", description=__doc__.splitlines()[0])
-    parser.add_argument("--intervals", type=int, nargs="+", default=[25, 50, 100])
+    parser = argparse.ArgumentParser(prog="trajopt bench gait2d", description=description(__doc__))
+    parser.add_argument("--intervals", type=int, nargs="+", default=[25, 50, 100],
+                        help="mesh sizes to time (default 25 50 100; Moco used 50)")
     parser.add_argument("--repeat", type=int, default=1, help="solves per mesh size (the best and median are kept)")
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "benchmarks" / "gait2d.json")
+    parser.add_argument("--out", type=Path, default=default_output("benchmarks") / "gait2d.json",
+                        help="the JSON report (default ./trajopt_results/benchmarks/gait2d.json; the committed one: --out results/benchmarks/gait2d.json)")
     args = parser.parse_args(argv)
     moco = json.loads(MOCO_INFO.read_text())["prediction"]
     runs = []
@@ -74,7 +79,7 @@ def main(argv=None) -> int:
         result["speedup_vs_moco_50_intervals_median_run"] = moco["wall_s"] / best["50"]["median_wall_s"]
         converged = all(r["success"] for r in runs if r["intervals"] == 50)
         result["meets_target_median_run"] = bool(converged and best["50"]["median_wall_s"] <= TARGET_SECONDS)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+    create_folder(args.out.parent)
     args.out.write_text(json.dumps(result, indent=1))
     print(f"wrote {args.out}")
     return 0

@@ -23,11 +23,12 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
+from trajopt.helptext import description
+from trajopt.io.output import create_folder, default_output
 from trajopt.ocp import HermiteSimpson, Ipopt
 from trajopt.ocp.nlp import transcribe
 from trajopt.ocp.solver import initial_point
 
-ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def _evaluation_cpu_ms(function: ca.Function, arguments, repeats: int = 10) -> float:
@@ -87,10 +88,12 @@ def _gait(intervals: int):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt bench nlp-derivatives", description=__doc__.splitlines()[0])
-    parser.add_argument("--gait-intervals", type=int, nargs="*", default=[25, 50])
+    parser = argparse.ArgumentParser(prog="trajopt bench nlp-derivatives", description=description(__doc__))
+    parser.add_argument("--gait-intervals", type=int, nargs="*", default=[25, 50],
+                        help="2D gait mesh sizes to build (default 25 50)")
     parser.add_argument("--solve", action="store_true", help="also solve every problem both ways (slow for gait)")
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "benchmarks" / "nlp_derivatives.json")
+    parser.add_argument("--out", type=Path, default=default_output("benchmarks") / "nlp_derivatives.json",
+                        help="the JSON report (default ./trajopt_results/benchmarks/nlp_derivatives.json; the committed one: --out results/benchmarks/nlp_derivatives.json)")
     args = parser.parse_args(argv)
     from problems.gait2d.main import PREDICTION_OBJECTIVE_SCALING, solver_settings
 
@@ -118,7 +121,7 @@ def main(argv=None) -> int:
                           "python": platform.python_version(), "casadi": ca.__version__,
                           "load_average_at_end": list(os.getloadavg())},
               "runs": runs}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+    create_folder(args.out.parent)
     args.out.write_text(json.dumps(report, indent=1) + "\n")
     print(f"wrote {args.out}")
     return 0

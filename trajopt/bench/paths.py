@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.helptext import description
+from trajopt.io.output import create_folder, default_output
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 from trajopt.paths.fitting import StepwiseSettings, fit_paths
 from trajopt.paths.polynomial import PolynomialPaths
@@ -34,9 +36,11 @@ ARM26_SETTINGS = StepwiseSettings(min_relative_improvement=0.02, tolerance=2e-4)
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt bench paths", description=__doc__.split("\n")[0])
-    parser.add_argument("--configurations", type=int, default=2000)
-    parser.add_argument("--out", type=Path, default=Path("results/benchmarks/paths.json"))
+    parser = argparse.ArgumentParser(prog="trajopt bench paths", description=description(__doc__))
+    parser.add_argument("--configurations", type=int, default=2000,
+                        help="random arm26 configurations evaluated by both (default 2000)")
+    parser.add_argument("--out", type=Path, default=default_output("benchmarks") / "paths.json",
+                        help="the JSON report (default ./trajopt_results/benchmarks/paths.json; the committed one: --out results/benchmarks/paths.json)")
     args = parser.parse_args(argv)
 
     paths = PolynomialPaths.load(ARM26 / "paths.json")
@@ -80,7 +84,7 @@ def main(argv=None) -> int:
     _, seconds = fit_paths(train, ARM26_SETTINGS, ranges=dict(zip(COORDINATES, box)))
     result["fit_samples"] = train.size
     result["fit_seconds_per_muscle"] = seconds
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+    create_folder(args.out.parent)
     args.out.write_text(json.dumps(result, indent=1) + "\n")
     for key, value in result.items():
         print(f"{key}: {value}")

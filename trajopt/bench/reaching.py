@@ -22,6 +22,8 @@ import statistics
 import time
 from pathlib import Path
 
+from trajopt.helptext import description
+from trajopt.io.output import create_folder, default_output
 from trajopt.ocp import HermiteSimpson, Ipopt, Trapezoidal
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 
@@ -57,10 +59,11 @@ def run_moco(intervals: int = 50) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt bench reaching", description=__doc__.split("\n")[0])
-    parser.add_argument("--repeats", type=int, default=5)
+    parser = argparse.ArgumentParser(prog="trajopt bench reaching", description=description(__doc__))
+    parser.add_argument("--repeats", type=int, default=5, help="timed end-to-end runs per problem (default 5)")
     parser.add_argument("--no-moco", action="store_true", help="use Moco's recorded run even with opensim")
-    parser.add_argument("--out", type=Path, default=Path("results") / "benchmarks" / "reaching.json")
+    parser.add_argument("--out", type=Path, default=default_output("benchmarks") / "reaching.json",
+                        help="the JSON report (default ./trajopt_results/benchmarks/reaching.json; the committed one: --out results/benchmarks/reaching.json)")
     args = parser.parse_args(argv)
     from problems.arm26_reaching import reaching, static_arm
 
@@ -102,7 +105,7 @@ def main(argv=None) -> int:
     report["meets_target"] = bool(min(report["moco_problem"]["speedup_end_to_end"],
                                       report["moco_problem"]["speedup_vs_recorded_moco"]) >= TARGET_SPEEDUP
                                   and report["static_arm"]["speedup_end_to_end"] >= TARGET_SPEEDUP)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+    create_folder(args.out.parent)
     args.out.write_text(json.dumps(report, indent=1) + "\n")
     print(f"Moco problem: trajopt {trajopt_moco['total_seconds']:.2f} s end to end ({trajopt_moco['ipopt_seconds']:.2f} s "
           f"IPOPT, {trajopt_moco['iterations']} iterations, objective {trajopt_moco['objective']:.5f}); Moco "

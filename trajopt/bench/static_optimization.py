@@ -25,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.helptext import description
+from trajopt.io.output import create_folder, default_output
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -70,11 +72,12 @@ def _opensim_runs(degroote: bool, repeats: int) -> np.ndarray:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt bench static-optimization", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="trajopt bench static-optimization", description=description(__doc__))
     parser.add_argument("--repeats", type=int, default=5, help="timed runs of each side per round (default 5)")
     parser.add_argument("--rounds", type=int, default=2,
                         help="alternating rounds of trajopt and OpenSim runs, so both see the same machine load")
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "benchmarks" / "static_optimization.json")
+    parser.add_argument("--out", type=Path, default=default_output("benchmarks") / "static_optimization.json",
+                        help="the JSON report (default ./trajopt_results/benchmarks/static_optimization.json; the committed one: --out results/benchmarks/static_optimization.json)")
     args = parser.parse_args(argv)
     report = {
         "what": "arm26 static optimization, elbow flexion 0 -> 90 deg, 101 frames, FLV on, reserves 1 N·m, p = 2",
@@ -121,7 +124,7 @@ def main(argv=None) -> int:
               f"{report['speedup_first_run_vs_opensim_thelen']:.1f}x (target {TARGET_SPEEDUP:.0f}x)")
     else:
         report["opensim"] = "not installed: no comparison"
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+    create_folder(args.out.parent)
     args.out.write_text(json.dumps(report, indent=1) + "\n")
     print(f"wrote {args.out}")
     return 0

@@ -21,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+from trajopt.helptext import description
+from trajopt.io.output import create_folder, default_output
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -66,11 +68,11 @@ def _moco(tolerance: float) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt bench walk3d-inverse", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="trajopt bench walk3d-inverse", description=description(__doc__))
     parser.add_argument("--no-moco", action="store_true", help="do not run Moco (use its recorded run)")
     parser.add_argument("--moco-tight", action="store_true", help="also run Moco at tolerance 1e-5 (~1-2 min)")
-    parser.add_argument("--out", type=Path, default=Path.cwd() / "trajopt_results" / "benchmarks" / "walk3d_inverse.json",
-                        help="JSON file to write (default ./trajopt_results/benchmarks/walk3d_inverse.json)")
+    parser.add_argument("--out", type=Path, default=default_output("benchmarks") / "walk3d_inverse.json",
+                        help="the JSON report (default ./trajopt_results/benchmarks/walk3d_inverse.json; the committed one: --out results/benchmarks/walk3d_inverse.json)")
     args = parser.parse_args(argv)
     print("trajopt, rigid tendons ...", flush=True)
     report = {"machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
@@ -90,7 +92,7 @@ def main(argv=None) -> int:
         report["moco"] = {"recorded": True, "end_to_end_seconds": recorded["wall_s"], **recorded}
     report["speedup_end_to_end"] = report["moco"]["end_to_end_seconds"] / report["trajopt_rigid"]["end_to_end_seconds"]
     report["load_average_after"] = os.getloadavg()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+    create_folder(args.out.parent)
     args.out.write_text(json.dumps(report, indent=1))
     print(f"trajopt {report['trajopt_rigid']['end_to_end_seconds']:.2f} s (elastic "
           f"{report['trajopt_elastic']['end_to_end_seconds']:.2f} s) vs Moco {report['moco']['end_to_end_seconds']:.1f} s"

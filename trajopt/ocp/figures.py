@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def plot_solution(solution, path) -> Path:
-    """Save states (top rows) and controls/algebraics (bottom rows) versus time to `path`."""
+def plot_solution(solution, path, units: dict | None = None) -> Path:
+    """Save states (top rows) and controls/algebraics (bottom rows) versus time to `path`; ``units`` maps a variable
+    name to the unit shown on its axis (e.g. {"q": "rad", "u": "rad/s", "activations": "-"})."""
     import matplotlib
 
     if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo"):
@@ -21,7 +22,8 @@ def plot_solution(solution, path) -> Path:
         values = solution.value(variable.symbol).reshape(variable.size, -1)
         for label, row in zip(variable.labels, values):
             axis.plot(solution.time, row, marker=".", markersize=3, label=label)
-        axis.set_ylabel(variable.name)
+        unit = (units or {}).get(variable.name)
+        axis.set_ylabel(f"{variable.name} ({unit})" if unit else variable.name)
         if variable.size > 1:
             axis.legend(fontsize="small")
     axes[-1, 0].set_xlabel("time (s)")

@@ -98,8 +98,12 @@ class Solution:
         return values[0] if values.shape[0] == 1 else values
 
     def table(self):
-        """States, controls and algebraics on the grid as a `trajopt.io.Table` (labels from the variables)."""
-        from trajopt.io.tables import Table
+        """States, controls and algebraics on the grid as a `trajopt.table.Table` (labels from the variables).
+
+        Files: ``trajopt.io.write_sto(path, solution.table())`` (OpenSim-readable) or ``write_csv``; also for
+        failed solves.
+        """
+        from trajopt.table import Table
 
         problem = self.discrete.problem
         labels = [label for group in (problem.states, problem.controls, problem.algebraics)
@@ -109,23 +113,12 @@ class Solution:
         return Table(self.time, tuple(labels), data, in_degrees=False, name="trajopt_solution",
                      metadata={"status": status, "objective": repr(self.objective)})
 
-    def write_sto(self, path) -> Path:
-        """OpenSim-readable .sto (version=1, inDegrees=no, tab-separated); also for failed solves."""
-        from trajopt.io.tables import write_sto
-
-        return write_sto(path, self.table())
-
-    def write_csv(self, path) -> Path:
-        """CSV with a header row time,label,...; also for failed solves."""
-        from trajopt.io.tables import write_csv
-
-        return write_csv(path, self.table())
-
-    def plot(self, path) -> Path:
-        """Figure of states and controls versus time (PNG or any matplotlib format)."""
+    def plot(self, path, units: dict | None = None) -> Path:
+        """Figure of states and controls versus time (PNG or any matplotlib format); ``units``: variable name ->
+        unit for its axis label."""
         from trajopt.ocp.figures import plot_solution
 
-        return plot_solution(self, path)
+        return plot_solution(self, path, units)
 
     def verify(self, **options):
         """Re-simulate the controls with a variable-step integrator; see `trajopt.ocp.verification`."""

@@ -103,18 +103,19 @@ def parse_muscle(reader, element, owner, where) -> spec.Muscle:
     return spec.Muscle(
         name=name, model=model, path=path, applies_force=values.pop("appliesForce"),
         parameters=parameter_type(**{k: values.pop(k) for k in specific}),
-        **values,
+        component_path=f"{owner}/{name}", **values,
     )
 
 
-def parse_coordinate_actuator(reader, element, where) -> spec.CoordinateActuator:
+def parse_coordinate_actuator(reader, element, where, owner: str = "") -> spec.CoordinateActuator:
     values = reader.properties(element, where, {"appliesForce": True, "coordinate": "", "optimal_force": 1.0,
                                                 "min_control": -math.inf, "max_control": math.inf})
     if not values["coordinate"]:
         raise reader.error(where, "CoordinateActuator without coordinate")
     return spec.CoordinateActuator(name=element.get("name", ""), coordinate=values["coordinate"],
                                    optimal_force=values["optimal_force"], min_control=values["min_control"],
-                                   max_control=values["max_control"], applies_force=values["appliesForce"])
+                                   max_control=values["max_control"], applies_force=values["appliesForce"],
+                                   component_path=f"{owner}/{element.get('name', '')}")
 
 
 def parse_contact_geometry(reader, element, owner, where):

@@ -206,7 +206,7 @@ def _component(reader, element, owner, where, **out) -> None:
     elif tag in MUSCLE_PARAMETERS:
         out["muscles"].append(parse_muscle(reader, element, owner, where))
     elif tag == "CoordinateActuator":
-        out["actuators"].append(parse_coordinate_actuator(reader, element, where))
+        out["actuators"].append(parse_coordinate_actuator(reader, element, where, owner))
     elif tag in ("ContactSphere", "ContactHalfSpace"):
         out["contact_geometry"].append(parse_contact_geometry(reader, element, owner, where))
     elif tag == "SmoothSphereHalfSpaceForce":

@@ -311,6 +311,7 @@ class Muscle:
     deactivation_time_constant: float
     default_activation: float
     parameters: DeGrooteFregly2016Parameters | Thelen2003Parameters | Millard2012Parameters
+    component_path: str = ""  # OpenSim's path of the muscle ("/forceset/<name>" or "/<name>" in <components>)
 
 
 @dataclass(frozen=True)
@@ -321,6 +322,7 @@ class CoordinateActuator:
     min_control: float
     max_control: float
     applies_force: bool
+    component_path: str = ""  # OpenSim's path ("/forceset/<name>" or "/<name>" in <components>)
 
 
 @dataclass(frozen=True)

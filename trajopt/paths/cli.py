@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.helptext import description
 from trajopt.errors import TrajoptInputError
 from trajopt.paths.fitting import StepwiseSettings, fit_paths
 from trajopt.paths.polynomial import PolynomialPaths
@@ -21,7 +22,7 @@ from trajopt.paths.samples import PathSamples
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="trajopt fit-paths", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="trajopt fit-paths", description=description(__doc__))
     parser.add_argument("model", type=Path, help=".osim model (read by OpenSim in a child process)")
     parser.add_argument("--out", type=Path, required=True, help="JSON file for the fitted paths")
     parser.add_argument("--coordinates", nargs="+", help="coordinates to sample (default: unlocked ones muscles cross)")
@@ -32,7 +33,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--heldout", type=int, default=300, help="held-out random configurations")
     parser.add_argument("--motion", type=Path, help="sample frames of this .mot/.sto (with --noise) instead of a Latin hypercube")
     parser.add_argument("--noise", type=float, default=2.0, help="std of the noise added to motion frames (degrees/metres)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="random seed of the sampled configurations (default 0)")
     parser.add_argument("--degree", type=int, default=4, help="largest total degree of a term")
     parser.add_argument("--min-improvement", type=float, default=0.05, help="stop below this relative RMS improvement")
     parser.add_argument("--tolerance", type=float, help="stop below this RMS (metres); default max(10%% of largest moment arm, 2 mm)")
@@ -108,7 +109,8 @@ def main(argv=None) -> int:
             train = PathSamples.from_csv(args.train_csv, coordinates=args.coordinates, muscles=args.muscles)
             heldout = PathSamples.from_csv(args.heldout_csv, coordinates=train.coordinates, muscles=train.muscles) if args.heldout_csv else None
         else:
-            from trajopt.paths.sampling import describe_model, latin_hypercube, motion_with_noise, read_motion, sample_paths
+            from trajopt.paths.sampling import latin_hypercube, motion_with_noise
+            from trajopt.tools.path_sampling import describe_model, read_motion, sample_paths
 
             info = describe_model(args.model)
             coordinates = tuple(args.coordinates or info.crossed_coordinates())

@@ -7,6 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.helptext import description
+from trajopt.io.output import default_output, fresh_output
+
 from trajopt.muscles import (
     DEGROOTE2016_OPENSIM,
     DEGROOTE2016_PUBLISHED,
@@ -106,10 +109,11 @@ def _plot(figure_path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt run muscle-curves", description=__doc__)
-    parser.add_argument("--out", type=Path, default=Path("results/muscle_curves"), help="output folder")
+    parser = argparse.ArgumentParser(prog="trajopt run muscle-curves", description=description(__doc__))
+    parser.add_argument("--out", type=Path, default=default_output("muscle_curves"),
+                        help="output folder, emptied of an earlier run's files (default ./trajopt_results/muscle_curves)")
     args = parser.parse_args(argv)
-    figure_path = args.out / "degroote2016.png"
+    figure_path = fresh_output(args.out) / "degroote2016.png"
     _plot(figure_path)
     print(f"wrote {figure_path}")
     return 0

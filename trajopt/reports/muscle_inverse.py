@@ -61,7 +61,7 @@ def plot_activations(path, solution, reference=None, reference_name: str = "Moco
             ax.plot(emg.emg.time, emg.reference(name), color="k", linestyle=":", linewidth=1.0)
         ax.set_title(name, fontsize=7)
         ax.tick_params(labelsize=6)
-        ax.set_ylim(0, 1)
+    axes[0][0].set_ylim(0, 1)  # shared by all: once, not per axes (each call revisits every sibling)
     for k in range(len(names), rows * columns):
         axes[k // columns][k % columns].axis("off")
     handles = [plt.Line2D([], [], color="tab:blue", label="trajopt")]
@@ -71,7 +71,8 @@ def plot_activations(path, solution, reference=None, reference_name: str = "Moco
         handles.append(plt.Line2D([], [], color="k", linestyle=":", label="EMG (scaled)"))
     figure.legend(handles=handles, loc="upper right", fontsize=8)
     figure.suptitle(f"{title} (activation, 0-1; time in s)", fontsize=10)
-    figure.tight_layout(rect=(0, 0, 1, 0.97))
+    figure.subplots_adjust(left=0.04, right=0.98, bottom=0.04, top=1 - 0.9 / (1.5 * rows + 0.6), hspace=0.45,
+                           wspace=0.12)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=100)
@@ -124,13 +125,9 @@ def write_report(folder, solution, title: str, reference=None, reference_name: s
                  reference_objective: float | None = None, settings=None, timings=None, caveats=(),
                  emg=None) -> Path:
     """Solution files, figures and ``summary.md`` in ``folder`` (created); returns the folder."""
-    folder = Path(folder)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        from trajopt.errors import TrajoptInputError
+    from trajopt.io.output import fresh_output
 
-        raise TrajoptInputError(f"--out {folder}: cannot create the folder ({error.strerror})") from None
+    folder = fresh_output(folder)
     solution.write(folder)
     figures = folder / "figures"
     plot_activations(figures / "activations.png", solution, reference, reference_name, emg)

@@ -11,6 +11,7 @@ import numpy as np
 from trajopt.analysis.couplers import CouplerConstraints
 from trajopt.errors import TrajoptInputError
 from trajopt.io import Table, read_motion
+from trajopt.io.output import fresh_output
 from trajopt.osim.operators import load_processed
 
 
@@ -75,10 +76,5 @@ def add_model_and_motion(parser, loads: bool = True) -> None:
 
 
 def output_folder(path) -> Path:
-    """``--out`` as a created folder, or one line saying why it cannot be."""
-    folder = Path(path)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise TrajoptInputError(f"--out {folder}: cannot create the folder ({error.strerror})") from None
-    return folder
+    """``--out`` as a created folder (emptied of an earlier trajopt run's files), or one line saying why it cannot be."""
+    return fresh_output(path)

@@ -15,6 +15,7 @@ and ``summary.md``.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from trajopt.analysis.external_loads import AppliedExternalLoads
 from trajopt.analysis.inverse_goals import EmgTracking
 from trajopt.analysis.inverse_tendons import ElasticTendons, RigidTendons
 from trajopt.analysis.muscle_inverse import MuscleDrivenInverse, mesh_intervals
+from trajopt.analysis.reaction_goal import JointReactionGoal
 from trajopt.errors import TrajoptInputError
 from trajopt.io import read_external_loads, read_motion, read_table
 from trajopt.musculoskeletal import MusculoskeletalModel
@@ -102,9 +104,20 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--active-force-width-scale", type=float, default=1.0,
                         help="scale of the active force-length curve's width (Moco's example: 1.5)")
     parser.add_argument("--elastic-tendons", action="store_true", help="compliant tendons (default: rigid)")
+    parser.add_argument("--joint-reaction", nargs=2, action="append", default=[], metavar=("JOINT", "WEIGHT"),
+                        help="also minimize the force (x, y in the parent frame) this joint applies to its parent "
+                             "body, as Moco's MocoJointReactionGoal with measures force-x, force-y; needs geometric "
+                             "paths (no --paths); repeat for several joints")
     parser.add_argument("--tolerance", type=float, default=1e-6, help="IPOPT tolerance (default 1e-6)")
     parser.add_argument("--out", required=True, help="folder for the results (created)")
     return parser
+
+
+def _number(text: str, what: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise TrajoptInputError(f"{what} must be a number, got {text!r}") from None
 
 
 def operators_from(args) -> list:
@@ -135,6 +148,10 @@ def main(argv=None) -> int:
                            ElasticTendons() if args.elastic_tendons else RigidTendons())
     if args.emg:
         inverse.goals.append(emg_goal(args.emg, inverse.model.muscle_names, args.emg_weight))
+    for joint, weight in args.joint_reaction:
+        goal = JointReactionGoal(joint, weight=_number(weight, "--joint-reaction weight"), forces=(0, 1), moments=())
+        goal.load_function(inverse.model)  # refuses non-geometric paths and unknown joints before the solve
+        inverse.goals.append(goal)
     loaded = time.perf_counter()
     print(f"trajopt muscle-inverse: {len(inverse.model.muscle_names)} muscles, "
           f"{len(inverse.model.coordinate_actuators)} actuators, t = {inverse.initial_time:g}..{inverse.final_time:g} s; "
@@ -142,8 +159,15 @@ def main(argv=None) -> int:
     solution = inverse.solve(HermiteSimpson(mesh_intervals(inverse.duration, args.mesh_interval)),
                              Ipopt(tol=args.tolerance, print_level=5))
     solved = time.perf_counter()
+    caveats = list(inverse.model.notes)
     folder = write_report(Path(args.out), solution, title=f"Muscle-driven inverse: {Path(args.coordinates).name}",
-                          timings={"load model and data": loaded - started, "build and solve": solved - loaded})
+                          timings={"load model and data": loaded - started, "build and solve": solved - loaded},
+                          caveats=caveats)
+    for caveat in caveats:
+        print(f"note: {caveat}", file=sys.stderr)
+    if not solution.success:
+        print(f"trajopt muscle-inverse: IPOPT did not converge ({solution.status}); worst constraint "
+              f"{solution.worst_constraint}; partial result in {folder}", file=sys.stderr)
     print(f"{solution.status}: objective {solution.objective:.6g}, {solution.iterations} iterations, "
           f"{solved - started:.1f} s; results in {folder}")
     return 0 if solution.success else 1

@@ -11,6 +11,7 @@ figures in ``DIR/figures`` and ``DIR/summary.md``.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -41,7 +42,7 @@ def main(argv=None) -> int:
     paths = read_paths(args.paths, data.osim)
     model = MusculoskeletalModel(data.osim, paths)
     loads = read_external_loads(args.external_loads) if args.external_loads else None
-    caveats = list(data.notes)
+    caveats = list(data.notes) + list(model.notes)
     wrapped = [m.name for m in data.osim.muscles if m.path.wraps] if args.paths is None else []
     if wrapped:
         caveats.append(f"geometric paths ignore wrap objects: {len(wrapped)} wrapped muscle(s) "
@@ -71,6 +72,6 @@ def main(argv=None) -> int:
               "dynamics, equality error, figures).", ""]
     (folder / "summary.md").write_text("\n".join(lines))
     for caveat in caveats:
-        print(f"note: {caveat.splitlines()[0][:300]}")
+        print(f"note: {caveat.splitlines()[0][:300]}", file=sys.stderr)
     print(f"static optimization of {result.times.size} frames: {result.status}; results in {folder}")
     return 0 if result.success else 1

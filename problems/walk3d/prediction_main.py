@@ -1,0 +1,239 @@
+"""``trajopt run walk3d-prediction [--intervals N] [--out DIR]``: 3D predictive walking with a quaternion pelvis.
+
+Builds ``problems.walk3d.prediction`` (half gait cycle, bilateral symmetry, coordinates.sto's speed, effort per
+distance), solves it from the coordinates.sto guess with IPOPT (exact Hessian, progress lines), and writes to
+``--out`` (default ./trajopt_results/walk3d-prediction): the half-cycle solution (trajopt's variables, quaternion
+pelvis), the full cycle's coordinates in OpenSim's labels and angles (pelvis tilt/list/rotation back from the
+quaternion: a motion OpenSim loads), the feet's ground reactions (.sto), figures of GRFs vs grf_walk.mot, joint
+angles vs coordinates.sto and activations vs electromyography.sto, a stick-figure GIF and summary.md. A failed
+solve still writes everything, with its status and worst constraint in the summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from trajopt.errors import TrajoptInputError
+from trajopt.gait.expansion import full_cycle, table_mirror
+from trajopt.gait.ground_reactions import center_of_pressure, mirror_ground_reactions
+from trajopt.gait.guess import free_joint_angles
+from trajopt.gait.labels import coordinate_paths
+from trajopt.io import read_table, write_sto
+from trajopt.table import Table
+
+from problems.walk3d.prediction import COORDINATES, GAIT_CYCLE, HERE, PELVIS, build_problem, solver_settings
+
+GRF = HERE / "grf_walk.mot"
+EMG = HERE / "electromyography.sto"
+# electromyography.sto column -> model muscle (right side), as Moco's example3DWalking pairs them.
+EMG_MUSCLES = {"soleus": "soleus_r", "gastrocnemius": "gasmed_r", "tibialis_anterior": "tibant_r",
+               "medial_hamstrings": "semiten_r", "biceps_femoris": "bflh_r", "vastus_lateralis": "vaslat_r",
+               "vastus_medius": "vasmed_r", "rectus_femoris": "recfem_r", "gluteus_maximus": "glmax2_r",
+               "gluteus_medius": "glmed2_r"}
+
+
+def solve(intervals: int, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4,
+          quaternion_pelvis: bool = True):
+    """(walk3d problem, solution, seconds including the model build and NLP construction)."""
+    started = time.perf_counter()
+    walk = build_problem(intervals, quaternion_pelvis=quaternion_pelvis)
+    solution = walk.problem.solve(walk.transcription, solver_settings(print_level, max_iterations, tol),
+                                  guess=walk.reference_guess())
+    return walk, solution, time.perf_counter() - started
+
+
+def full_cycle_tables(walk, solution):
+    """(full-cycle solution table, OpenSim coordinates table, ground reactions table) from the half cycle."""
+    built, model = walk.muscle_driven, walk.model
+    half = solution.table()
+    mirror = table_mirror(built, model.symmetry, half.labels)
+    mb = model.musculoskeletal.multibody
+    tx_label = half.labels[list(mb.coordinate_names).index("pelvis_tx")]
+    full = full_cycle(half, mirror, tx_label, name="walk3d_full_cycle")
+    q = full.data[:, :mb.nq]
+    u = full.data[:, mb.nq:mb.nq + mb.nv]
+    angles = free_joint_angles(model.original, mb, PELVIS, q) if walk.quaternion_pelvis else q
+    coordinates = Table(full.time, coordinate_paths(model.original), angles, name="walk3d_prediction_coordinates")
+    reactions = model.ground_reactions.map(full.time.size)(q.T, u.T)
+    right_force, left_force, right_torque, left_torque = (np.asarray(r).T for r in reactions)
+    columns, labels = [], []
+    for side, force, torque in (("r", right_force, right_torque), ("l", left_force, left_torque)):
+        point, free = center_of_pressure(force, torque)
+        columns += [force, point, np.column_stack([np.zeros_like(free), free, np.zeros_like(free)])]
+        labels += [f"ground_force_{side}_v{a}" for a in "xyz"] + [f"ground_force_{side}_p{a}" for a in "xyz"] + \
+            [f"ground_torque_{side}_{a}" for a in "xyz"]
+    grf = Table(full.time, tuple(labels), np.hstack(columns), name="walk3d_prediction_ground_reactions")
+    return full, coordinates, grf
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_comparisons(walk, full: Table, coordinates: Table, grf: Table, folder: Path) -> list[Path]:
+    """GRFs vs grf_walk.mot, joint angles vs coordinates.sto, activations vs electromyography.sto (% gait cycle)."""
+    plt = _plt()
+    written = []
+    percent = 100 * (full.time - full.time[0]) / (full.time[-1] - full.time[0])
+    measured_grf = read_table(GRF)
+    window = (measured_grf.time >= GAIT_CYCLE[0]) & (measured_grf.time <= GAIT_CYCLE[1])
+    measured_percent = 100 * (measured_grf.time[window] - GAIT_CYCLE[0]) / (GAIT_CYCLE[1] - GAIT_CYCLE[0])
+    figure, axes = plt.subplots(2, 3, figsize=(12, 6), sharex=True)
+    for row, side in enumerate("rl"):
+        for col, axis in enumerate("xyz"):
+            label = f"ground_force_{side}_v{axis}"
+            axes[row, col].plot(percent, grf.column(label), label="trajopt")
+            axes[row, col].plot(measured_percent, measured_grf.column(label)[window], "k:", label="grf_walk.mot")
+            axes[row, col].set_title(f"{label} (N)", fontsize=9)
+    axes[0, 0].legend(fontsize=7)
+    figure.tight_layout()
+    written.append(folder / "grfs.png")
+    figure.savefig(written[-1], dpi=80)
+    plt.close(figure)
+    reference = read_table(COORDINATES)
+    window = (reference.time >= GAIT_CYCLE[0]) & (reference.time <= GAIT_CYCLE[1])
+    reference_percent = 100 * (reference.time[window] - GAIT_CYCLE[0]) / (GAIT_CYCLE[1] - GAIT_CYCLE[0])
+    translations = ("pelvis_tx", "pelvis_ty", "pelvis_tz")
+    shown = [label for label in coordinates.labels
+             if label in reference.labels and label.split("/")[-2] not in translations]
+    figure, axes = plt.subplots(5, 6, figsize=(16, 12), sharex=True)
+    for axis, label in zip(axes.flat, shown):
+        axis.plot(percent, np.degrees(coordinates.column(label)), label="trajopt")
+        axis.plot(reference_percent, np.degrees(reference.column(label)[window]), "k:", label="coordinates.sto")
+        axis.set_title(label.split("/")[-2] + " (deg)", fontsize=8)
+    for axis in list(axes.flat)[len(shown):]:
+        axis.set_visible(False)
+    axes[0, 0].legend(fontsize=7)
+    figure.tight_layout()
+    written.append(folder / "joint_angles.png")
+    figure.savefig(written[-1], dpi=70)
+    plt.close(figure)
+    emg = read_table(EMG)
+    window = (emg.time >= GAIT_CYCLE[0]) & (emg.time <= GAIT_CYCLE[1])
+    emg_percent = 100 * (emg.time[window] - GAIT_CYCLE[0]) / (GAIT_CYCLE[1] - GAIT_CYCLE[0])
+    figure, axes = plt.subplots(2, 5, figsize=(15, 6), sharex=True, sharey=True)
+    paths = dict(zip(walk.model.musculoskeletal.muscle_names, walk.muscle_driven.problem.compile().states[2].labels))
+    for axis, (column, muscle) in zip(axes.flat, EMG_MUSCLES.items()):
+        axis.plot(percent, full.column(paths[muscle]), label=f"trajopt {muscle}")
+        axis.plot(emg_percent, emg.column(column)[window], "k:", label="EMG (normalized)")
+        axis.set_title(f"{column} / {muscle}", fontsize=8)
+    axes[0, 0].legend(fontsize=7)
+    figure.tight_layout()
+    written.append(folder / "activations.png")
+    figure.savefig(written[-1], dpi=70)
+    plt.close(figure)
+    return written
+
+
+def stick_figure(walk, full: Table, path: Path, frames: int = 30) -> Path:
+    """A 3D GIF of the body origins (pelvis, legs, torso, arms) over the gait cycle."""
+    plt = _plt()
+    from matplotlib.animation import FuncAnimation, PillowWriter
+
+    from trajopt.multibody import body_poses
+
+    mb = walk.model.musculoskeletal.multibody
+    picks = np.linspace(0, full.time.size - 1, frames).round().astype(int)
+    origins = [np.asarray(body_poses(mb, full.data[i, :mb.nq])[1]) for i in picks]
+    index = {b.name: mb.body_index(b.name) for b in mb.bodies}
+    chains = [[n for n in chain if n in index] for chain in (
+        ("torso", "pelvis"), ("pelvis", "femur_r", "tibia_r", "talus_r", "calcn_r", "toes_r"),
+        ("pelvis", "femur_l", "tibia_l", "talus_l", "calcn_l", "toes_l"),
+        ("torso", "humerus_r", "ulna_r", "radius_r", "hand_r"), ("torso", "humerus_l", "ulna_l", "radius_l", "hand_l"))]
+    figure = plt.figure(figsize=(5, 5))
+    axis = figure.add_subplot(projection="3d")
+    lines = [axis.plot([], [], [], "o-", markersize=2)[0] for _ in chains]
+    x_all = np.concatenate([o[0] for o in origins])
+    axis.set_xlim(x_all.min() - 0.3, x_all.max() + 0.3)
+    axis.set_ylim(-0.8, 0.8)
+    axis.set_zlim(0.0, 1.6)
+
+    def draw(frame):
+        o = origins[frame]
+        for line, chain in zip(lines, chains):
+            # OpenSim's y is up: plot (x, -z, y).
+            line.set_data_3d([o[0, index[b]] for b in chain], [-o[2, index[b]] for b in chain],
+                             [o[1, index[b]] for b in chain])
+        return lines
+
+    FuncAnimation(figure, draw, frames=len(picks)).save(path, writer=PillowWriter(fps=12), dpi=60)
+    plt.close(figure)
+    return path
+
+
+def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4,
+        quaternion_pelvis: bool = True) -> dict:
+    folder.mkdir(parents=True, exist_ok=True)
+    walk, solution, seconds = solve(intervals, print_level, max_iterations, tol, quaternion_pelvis)
+    print(f"walk3d-prediction: {solution.status} after {solution.iterations} iterations, {seconds:.1f} s "
+          f"(IPOPT {solution.wall_time:.1f} s), objective {solution.objective:.6g}, tf {solution.duration:.4f} s")
+    write_sto(folder / "half_cycle_solution.sto", solution.table())
+    full, coordinates, grf = full_cycle_tables(walk, solution)
+    write_sto(folder / "full_cycle_solution.sto", full)
+    write_sto(folder / "full_cycle_coordinates.sto", coordinates)
+    write_sto(folder / "full_cycle_ground_reactions.sto", grf)
+    figures = plot_comparisons(walk, full, coordinates, grf, folder)
+    figures.append(stick_figure(walk, full, folder / "stick_figure.gif"))
+    built = walk.muscle_driven
+    q = solution.value(built.q)
+    pelvis = walk.model.musculoskeletal.multibody.q_slice(PELVIS)
+    norm_error = float(np.abs(np.linalg.norm(q[pelvis.start:pelvis.start + 4], axis=0) - 1.0).max()) \
+        if walk.quaternion_pelvis else None
+    record = {"status": solution.status, "success": solution.success, "iterations": solution.iterations,
+              "objective": solution.objective, "final_time": solution.duration, "seconds": seconds,
+              "ipopt_seconds": solution.wall_time, "intervals": intervals, "speed": walk.speed,
+              "variables": int(solution.discrete.layout.size), "worst_constraint": solution.worst_constraint,
+              "max_quaternion_norm_error": norm_error, "pelvis": "quaternion" if walk.quaternion_pelvis else "euler"}
+    (folder / "walk3d_prediction.json").write_text(json.dumps(record, indent=1))
+    pelvis_kind = "quaternion" if walk.quaternion_pelvis else "Euler-angle (.osim CustomJoint)"
+    lines = [f"# 3D predictive walking (trajopt): half gait cycle, {pelvis_kind} pelvis", "",
+             f"Command: `trajopt run walk3d-prediction --intervals {intervals}"
+             f"{'' if walk.quaternion_pelvis else ' --euler-pelvis'}`. Model, problem and guess: "
+             "problems/walk3d/prediction.py.", "",
+             "| quantity | value |", "|---|---|",
+             f"| status | {solution.status} |", f"| IPOPT iterations | {solution.iterations} |",
+             f"| objective ∫ (Σ e³ + Σ c³) dt / distance | {solution.objective:.6g} |",
+             f"| half-cycle duration (s) | {solution.duration:.4f} |",
+             f"| average speed (m/s, from coordinates.sto's gait cycle) | {walk.speed:.4f} |",
+             f"| wall time: model, NLP construction and IPOPT (s) | {seconds:.1f} (IPOPT {solution.wall_time:.1f}) |",
+             f"| NLP variables | {record['variables']} |",
+             f"| worst constraint | {solution.worst_constraint} |",
+             *([f"| max abs(norm(Q) - 1) of the pelvis quaternion | {norm_error:.2g} |"] if norm_error is not None
+               else []), "",
+             "Caveats: the patellofemoral joints are welded (their couplers dropped; 0.07 kg patellae move with the "
+             "femurs); the actuator controls' cubes are added to the excitations' in the effort. "
+             + ("" if solution.success else "The solve did not converge: the files hold its last iterate."), "",
+             "Files: " + ", ".join(p.name for p in sorted(folder.iterdir()) if p.is_file())]
+    (folder / "summary.md").write_text("\n".join(lines) + "\n")
+    return record
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="trajopt run walk3d-prediction", description=__doc__.splitlines()[0])
+    parser.add_argument("--intervals", type=int, default=50, help="mesh intervals of the half cycle (default 50)")
+    parser.add_argument("--max-iterations", type=int, default=1000)
+    parser.add_argument("--tol", type=float, default=1e-4, help="IPOPT tolerance (default 1e-4)")
+    parser.add_argument("--print-level", type=int, default=5, help="IPOPT print level (5: a line per iteration)")
+    parser.add_argument("--euler-pelvis", action="store_true",
+                        help="the same problem with the .osim's pelvis angles instead of the quaternion (to compare)")
+    parser.add_argument("--out", type=Path, default=Path.cwd() / "trajopt_results" / "walk3d-prediction")
+    args = parser.parse_args(argv)
+    if args.intervals < 2:
+        raise TrajoptInputError(f"walk3d-prediction: --intervals must be >= 2, got {args.intervals}")
+    record = run(args.intervals, args.out, args.print_level, args.max_iterations, args.tol, not args.euler_pelvis)
+    print(f"wrote {args.out}")
+    return 0 if record["success"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,118 @@
+"""A first guess for a muscle-driven problem from a coordinates trajectory (e.g. a motion file's).
+
+Speeds are u = N(q)⁺ q̇ with q̇ by finite differences (u = q̇ when q has no quaternions), accelerations the
+finite differences of u; activations and excitations are a constant, actuator controls and residuals 0.
+Read the file with ``trajopt.io.read_motion(file, coordinates=model.coordinate_names)`` (angles in radians).
+"""
+
+from __future__ import annotations
+
+import casadi as ca
+import numpy as np
+
+from trajopt.errors import TrajoptInputError
+from trajopt.multibody import coordinate_rates_matrix
+from trajopt.ocp import Guess
+
+
+def speeds_from_coordinates(multibody, time, q) -> np.ndarray:
+    """u (frames x nv) from q (frames x nq) by finite differences (np.gradient) of q."""
+    qdot = np.gradient(q, time, axis=0)
+    if multibody.nq == multibody.nv:
+        return qdot
+    return np.vstack([np.linalg.pinv(np.asarray(coordinate_rates_matrix(multibody, ca.DM(q[k])))) @ qdot[k]
+                      for k in range(len(time))])
+
+
+def guess_from_coordinates(built, time, q, muscle_level: float = 0.05) -> Guess:
+    """A ``Guess`` for a ``MuscleDrivenProblem`` from q (frames x nq, model coordinate order) on ``time``."""
+    time, q = np.asarray(time, dtype=float), np.atleast_2d(np.asarray(q, dtype=float))
+    multibody = built.model.multibody
+    if q.shape != (time.size, multibody.nq):
+        raise TrajoptInputError(f"guess: q has shape {q.shape}, expected ({time.size}, {multibody.nq})")
+    u = speeds_from_coordinates(multibody, time, q)
+    guess = Guess(time)
+    guess.set(built.q, q).set(built.u, u)
+    if built.accelerations is not None and built.accelerations.is_symbolic():
+        guess.set(built.accelerations, np.gradient(u, time, axis=0))
+    muscles = np.full((time.size, len(built.model.muscle_names)), muscle_level)
+    guess.set(built.activations, muscles)
+    if built.excitations is not None:
+        guess.set(built.excitations, muscles)
+    for symbol in (built.actuator_controls, built.residuals):
+        if symbol is not None:
+            guess.set(symbol, np.zeros((time.size, symbol.numel())))
+    return guess
+
+
+def free_joint_motion(original, multibody, joint: str, names, data, fill_missing: bool = False) -> np.ndarray:
+    """q of ``multibody`` (whose ``joint`` is a quaternion FreeJoint, ``trajopt.osim.operators.FreeJointInQuaternions``)
+    from a motion of the ``original`` model (same joint with angles): data (frames x ``names``, radians, metres).
+
+    The joint's rotation R_FM(angles) of the original becomes the quaternion (sign kept continuous from frame to
+    frame, w >= 0 at the first); every other coordinate is copied by name.
+    """
+    from trajopt.multibody.rotations import rotation_to_quaternion
+
+    names = tuple(names)
+    data = np.atleast_2d(np.asarray(data, dtype=float))
+    source = original.joint(joint)
+    result = np.zeros((data.shape[0], multibody.nq))
+    target = multibody.q_slice(joint)
+    previous = None
+    for k, row in enumerate(data):
+        angles = np.array([row[names.index(n)] for n in source.coordinate_names])
+        rotation, translation = (np.asarray(x) for x in source.transform(ca.DM(angles)))
+        quaternion = np.asarray(rotation_to_quaternion(rotation), dtype=float).ravel()
+        if (previous is None and quaternion[0] < 0) or (previous is not None and quaternion @ previous < 0):
+            quaternion = -quaternion
+        previous = quaternion
+        result[k, target.start:target.start + 4] = quaternion
+        result[k, target.start + 4:target.stop] = translation.ravel()
+    joint_names = set(multibody.joint(joint).coordinate_names)
+    for i, name in enumerate(multibody.coordinate_names):
+        if name in joint_names:
+            continue
+        if name in names:
+            result[:, i] = data[:, names.index(name)]
+        elif fill_missing:
+            result[:, i] = multibody.default_q()[i]
+        else:
+            raise TrajoptInputError(f"free-joint motion: the motion has no coordinate '{name}'")
+    return result
+
+
+def free_joint_angles(original, multibody, joint: str, q) -> np.ndarray:
+    """The inverse of ``free_joint_motion``: q of ``multibody`` (frames x nq) -> the original model's coordinates
+    (frames x its nq), the quaternion turned back into the original joint's three body-fixed rotation angles.
+
+    The original joint's rotation axes must be ± unit axes (x, y or z) of distinct directions, as OpenSim's
+    pelvis CustomJoints are (tilt about z, list about x, rotation about y); other joints are an error.
+    """
+    from scipy.spatial.transform import Rotation
+
+    source = original.joint(joint)
+    axes = [np.asarray(a, dtype=float) for a in getattr(source, "_axes", [])[:3]]
+    letters, signs = "", []
+    for axis in axes:
+        k = int(np.argmax(np.abs(axis)))
+        if not np.isclose(abs(axis[k]), 1.0):
+            raise TrajoptInputError(f"free-joint angles: joint '{joint}' rotates about {axis.tolist()}, "
+                                    f"not a unit axis")
+        letters += "XYZ"[k]
+        signs.append(np.sign(axis[k]))
+    if len(set(letters)) != 3:
+        raise TrajoptInputError(f"free-joint angles: joint '{joint}' needs three distinct rotation axes, got {letters}")
+    q = np.atleast_2d(np.asarray(q, dtype=float))
+    target = multibody.q_slice(joint)
+    quaternion = q[:, target.start:target.start + 4]
+    angles = Rotation.from_quat(quaternion[:, [1, 2, 3, 0]]).as_euler(letters) * np.asarray(signs)
+    result = np.zeros((q.shape[0], original.nq))
+    names = tuple(multibody.coordinate_names)
+    rotation_names = [axis.coordinates[0] if axis.coordinates else None for axis in source.transform_axes[:3]]
+    for i, name in enumerate(original.coordinate_names):
+        if name in rotation_names:
+            result[:, i] = angles[:, rotation_names.index(name)]
+        else:
+            result[:, i] = q[:, names.index(name)]
+    return result

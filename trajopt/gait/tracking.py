@@ -1,0 +1,81 @@
+"""Muscle-driven tracking of coordinates and ground reactions (Moco's ``MocoTrack`` with foot contact).
+
+``track(built, coordinates, ...)`` adds to a ``MuscleDrivenProblem`` (``trajopt.prediction.muscle_driven_problem``)
+the goals of MocoTrack's example2DWalking step::
+
+    w_q ∫ Σ (q - q_ref)² dt + w_grf ∫ Σ ((F - F_ref) / (m g))² dt + w_e ∫ Σ e² dt + w_a ∫ Σ c² dt
+
+over the tracked coordinates (a ``Table`` labelled with coordinate names, e.g. ``trajopt.io.read_motion``), the
+feet's ground-reaction components (``GroundReactionReference``: a table such as referenceGRF.sto and the
+per-foot reactions Function of ``trajopt.gait.foot_ground_reactions``), the muscle excitations (or activations
+when they are controls) and the coordinate actuators' controls. References are interpolated linearly in time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import casadi as ca
+import numpy as np
+
+from trajopt.errors import TrajoptInputError
+from trajopt.ocp import Integral, Tracking
+from trajopt.table import Table
+
+
+@dataclass(frozen=True)
+class TrackingWeights:
+    """Weights of the tracking objective's terms (MocoTrack's example2DWalking values by default)."""
+
+    coordinates: float = 10.0
+    ground_reactions: float = 1.0
+    excitations: float = 10.0
+    actuator_controls: float = 1e-4
+
+
+@dataclass(frozen=True, eq=False)
+class GroundReactionReference:
+    """Measured ground reactions to track: ``table`` columns ``label.format(side=, axis=)`` for each foot side
+    (``r``, ``l``) and axis in ``axes``; ``reactions`` is ``ground_reactions(q, u) -> (right_force, left_force,
+    ...)``; forces are divided by ``normalization`` (e.g. the body weight m g) in the objective."""
+
+    table: Table
+    reactions: ca.Function
+    normalization: float
+    axes: tuple[str, ...] = ("x", "y")
+    label: str = "ground_force_{side}_v{axis}"
+
+    def expressions_and_reference(self, q, u) -> tuple[ca.SX, np.ndarray]:
+        right, left = self.reactions(q, u)[0:2]
+        index = {"x": 0, "y": 1, "z": 2}
+        unknown = [a for a in self.axes if a not in index]
+        if unknown or not self.normalization > 0:
+            raise TrajoptInputError(f"ground reaction tracking: axes must be among x, y, z (got {unknown}) and "
+                                    f"the normalization > 0 (got {self.normalization})")
+        expressions, columns = [], []
+        for side, force in (("r", right), ("l", left)):
+            for axis in self.axes:
+                expressions.append(force[index[axis]])
+                columns.append(self.table.column(self.label.format(side=side, axis=axis)))
+        return ca.vertcat(*expressions) / self.normalization, np.column_stack(columns) / self.normalization
+
+
+def track(built, coordinates: Table, ground_reactions: GroundReactionReference | None = None,
+          weights: TrackingWeights = TrackingWeights()) -> None:
+    """Add the tracking objective (module docstring) to ``built.problem``; ``coordinates`` columns are coordinate
+    names (a subset of the model's)."""
+    names = tuple(built.model.coordinate_names)
+    unknown = [label for label in coordinates.labels if label not in names]
+    if unknown:
+        raise TrajoptInputError(f"tracking: {coordinates.source or 'coordinates table'} has columns {unknown} that "
+                                f"are not coordinates of the model ({', '.join(names)})")
+    rows = [names.index(label) for label in coordinates.labels]
+    problem = built.problem
+    q = built.q if rows == list(range(len(names))) else ca.vertcat(*[built.q[i] for i in rows])
+    problem.minimize(weights.coordinates * Tracking(q, coordinates.time, coordinates.data))
+    if ground_reactions is not None:
+        forces, reference = ground_reactions.expressions_and_reference(built.q, built.u)
+        problem.minimize(weights.ground_reactions * Tracking(forces, ground_reactions.table.time, reference))
+    problem.minimize(weights.excitations * Integral(ca.sumsqr(built.muscle_controls)))
+    if built.actuator_controls is not None and weights.actuator_controls:
+        problem.minimize(weights.actuator_controls * Integral(ca.sumsqr(built.actuator_controls)))

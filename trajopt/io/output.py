@@ -1,0 +1,54 @@
+"""Where a run writes: ``./trajopt_results/<name>`` by default (never the source tree or site-packages), a folder
+the run owns and cleans of an earlier run's files, and a one-line error when the folder cannot be created.
+
+A folder is owned by trajopt when it holds the marker file ``.trajopt-output``; the marker is only put into a
+folder that is new or empty, so a run never deletes files it did not write (``--out .`` keeps the user's files).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Callable
+
+from trajopt.errors import TrajoptInputError
+
+MARKER = ".trajopt-output"
+DEFAULT_PARENT = "trajopt_results"
+
+
+def default_output(name: str) -> Path:
+    """``./trajopt_results/<name>`` in the current directory."""
+    return Path.cwd() / DEFAULT_PARENT / name
+
+
+def create_folder(path, option: str = "--out") -> Path:
+    """``path`` as an existing folder, or one line saying why it cannot be (a :class:`TrajoptInputError`)."""
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise TrajoptInputError(f"{option} {folder}: cannot create the folder ({error.strerror})") from None
+    return folder
+
+
+def fresh_output(path, owns: Callable[[str], bool] | None = None, option: str = "--out") -> Path:
+    """Create ``path`` and remove what an earlier trajopt run left in it, so no stale file sits beside new ones.
+
+    Only a folder trajopt owns (new, empty, or holding the marker) is cleaned. ``owns(name)`` says which entries
+    this run owns when runs share a folder (e.g. the gait2d variants); default: all of them."""
+    folder = create_folder(path, option)
+    marker = folder / MARKER
+    if not marker.exists():
+        if any(folder.iterdir()):
+            return folder  # not ours: write beside the user's files, delete nothing
+        marker.write_text("written by trajopt; a new run into this folder removes the files of the previous one\n")
+        return folder
+    for entry in folder.iterdir():
+        if entry.name == MARKER or (owns is not None and not owns(entry.name)):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+    return folder

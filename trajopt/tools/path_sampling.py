@@ -1,0 +1,143 @@
+"""The OpenSim path sampler: what a model's muscles cross (``describe_model``) and their lengths and moment arms
+at given configurations (``sample_paths``), computed by OpenSim in a child process (task
+``trajopt_opensim.sample_paths``); configurations go in batches with a progress line per batch.
+Configurations to sample at: ``trajopt.paths.sampling``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from trajopt.errors import MotionFileError, TrajoptInputError
+from trajopt.opensim_reference import run_opensim_task
+from trajopt.paths.samples import PathSamples
+
+
+@dataclass(frozen=True)
+class ModelPaths:
+    """What the sampler learns about a model: coordinates (ranges, locked, rotational) and muscles (chain, wraps)."""
+
+    model: str
+    coordinates: tuple[str, ...]
+    ranges: np.ndarray  # coordinates x 2
+    locked: np.ndarray
+    rotational: np.ndarray
+    muscles: tuple[str, ...]
+    chain: np.ndarray  # muscles x coordinates, True where the coordinate is on the muscle's body chain
+    wrapped: np.ndarray
+    coupled_dependent: tuple[str, ...]
+
+    def crosses(self, muscle: str) -> tuple[str, ...]:
+        m = self.muscles.index(muscle)
+        return tuple(c for c, on in zip(self.coordinates, self.chain[m]) if on)
+
+    def crossed_coordinates(self) -> tuple[str, ...]:
+        """Unlocked, independent coordinates that some muscle crosses."""
+        used = self.chain.any(axis=0)
+        return tuple(
+            c
+            for c, u, lock in zip(self.coordinates, used, self.locked)
+            if u and not lock and c not in self.coupled_dependent
+        )
+
+    def range_of(self, names) -> np.ndarray:
+        index = {c: i for i, c in enumerate(self.coordinates)}
+        missing = [c for c in names if c not in index]
+        if missing:
+            raise TrajoptInputError(f"{self.model}: no coordinates {missing} (have {', '.join(self.coordinates)})")
+        return self.ranges[[index[c] for c in names]]
+
+
+def describe_model(model_file) -> ModelPaths:
+    """Coordinates and muscles of an .osim file (read by OpenSim in a child process)."""
+    model_file = Path(model_file)
+    if not model_file.is_file():
+        raise TrajoptInputError(f"{model_file}: model file not found")
+    info = run_opensim_task("sample_paths", {"model": str(model_file.resolve())})
+    return ModelPaths(
+        str(model_file),
+        tuple(str(c) for c in np.atleast_1d(info["coordinate_names"])),
+        np.atleast_2d(info["coordinate_ranges"]),
+        np.atleast_1d(info["coordinate_locked"]).astype(bool),
+        np.atleast_1d(info["coordinate_rotational"]).astype(bool),
+        tuple(str(m) for m in np.atleast_1d(info["muscle_names"])),
+        np.atleast_2d(info["muscle_chain"]).astype(bool),
+        np.atleast_1d(info["muscle_wrapped"]).astype(bool),
+        tuple(str(c) for c in np.atleast_1d(info["coupled_dependent"])),
+    )
+
+
+def read_motion(file, coordinates) -> np.ndarray:
+    """Columns ``coordinates`` of an OpenSim .mot/.sto file (frames x coordinates), angles in radians when
+    the header says ``inDegrees=yes`` or has no such line (SIMM-style files store degrees)."""
+    file = Path(file)
+    try:
+        lines = file.read_text().splitlines()
+    except OSError as error:
+        raise MotionFileError(f"{file}: cannot read motion ({error.strerror})") from None
+    try:
+        end = next(i for i, line in enumerate(lines) if line.strip().lower() == "endheader")
+    except StopIteration:
+        raise MotionFileError(f"{file}: no 'endheader' line") from None
+    degrees = not any(line.replace(" ", "").lower() == "indegrees=no" for line in lines[:end])
+    header = lines[end + 1].split()
+    missing = [c for c in coordinates if c not in header]
+    if missing:
+        raise MotionFileError(f"{file}: no columns {missing}")
+    try:
+        data = np.loadtxt(lines[end + 2 :], ndmin=2)
+    except ValueError as error:
+        raise MotionFileError(f"{file}: non-numeric data after line {end + 2} ({error})") from None
+    values = data[:, [header.index(c) for c in coordinates]]
+    return np.deg2rad(values) if degrees else values
+
+
+def sample_paths(
+    model_file,
+    coordinates,
+    configurations: np.ndarray,
+    muscles=None,
+    batch: int = 1000,
+    progress=print,
+    info: ModelPaths | None = None,
+) -> PathSamples:
+    """Lengths and moment arms (OpenSim ``computeMomentArm``) of ``muscles`` (default all) at each row of
+    ``configurations`` (samples x ``coordinates``); all other coordinates stay at their defaults."""
+    model_file = Path(model_file).resolve()
+    info = info or describe_model(model_file)
+    coordinates = tuple(coordinates)
+    configurations = np.atleast_2d(np.asarray(configurations, dtype=float))
+    if configurations.shape[1] != len(coordinates):
+        raise TrajoptInputError(
+            f"{model_file}: configurations have {configurations.shape[1]} columns for {len(coordinates)} coordinates"
+        )
+    dependent = [c for c in coordinates if c in info.coupled_dependent]
+    if dependent:
+        raise TrajoptInputError(f"{model_file}: {dependent} follow coupler constraints; give independent coordinates")
+    muscles = tuple(muscles or info.muscles)
+    lengths, arms = [], []
+    start = time.perf_counter()
+    total = configurations.shape[0]
+    for first in range(0, total, batch):
+        chunk = configurations[first : first + batch]
+        result = run_opensim_task(
+            "sample_paths",
+            {
+                "model": str(model_file),
+                "coordinates": np.array(coordinates),
+                "configurations": chunk,
+                "muscles": np.array(muscles),
+                "batch": len(chunk),
+            },
+        )
+        lengths.append(np.atleast_2d(result["lengths"]))
+        arms.append(np.asarray(result["moment_arms"]).reshape(len(chunk), len(muscles), len(coordinates)))
+        if progress is not None:
+            done = first + len(chunk)
+            progress(f"sampled {done}/{total} configurations of {model_file.name} ({time.perf_counter() - start:.1f} s)")
+    crosses = {m: tuple(c for c in info.crosses(m) if c in coordinates) for m in muscles}
+    return PathSamples(coordinates, muscles, configurations, np.vstack(lengths), np.concatenate(arms), crosses)
