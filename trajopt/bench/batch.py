@@ -2,9 +2,9 @@
 one process and on a Dask LocalCluster (``--workers``, default 2), same plan and warm starts, in the same run.
 
 Reports wall times from the first submission to the last result (task transfer and shut-down included; the
-cluster's start-up is reported apart), speedup = serial / cluster and efficiency = speedup / workers, the summed task times of each mode, the load average
-before each run (on a shared machine the numbers are only as clean as that), and checks that both modes found
-the same solutions (largest objective and final-time difference over the tasks). Writes to ``--out`` (default
+cluster's start-up is reported apart), speedup = serial / cluster and efficiency = speedup / workers, the summed
+task times of each mode, the load average before each run (on a shared machine the numbers are only as clean as
+that), and checks that both modes found the same solutions (largest objective and final-time difference). Writes to ``--out`` (default
 ./trajopt_results/batch/): ``speedup.json``, ``summary.md``, the cluster run's ``aggregate.{csv,md,png}`` and both
 manifests; the task folders (solutions) stay in ``--work`` (default a temporary folder).
 """
@@ -94,7 +94,9 @@ def main(argv=None) -> int:
     shutil.copy(work / "serial" / "manifest.jsonl", out / "manifest_serial.jsonl")
     shutil.copy(work / "local" / "manifest.jsonl", out / "manifest_cluster.jsonl")
     command = " ".join(["trajopt bench batch", *(f"--set {s}" for s in args.set),
-                        *([f"--workers {args.workers}"] if args.workers != 2 else [])])
+                        *([f"--workers {args.workers}"] if args.workers != 2 else []),
+                        *([f"--out {args.out}"] if Path(args.out).resolve() != default_output("batch").resolve()
+                          else [])])
     lines = [f"# Batch: {spec.name}, serial vs Dask LocalCluster ({args.workers} workers)", "",
              f"Command: `{command}` (spec `{result['spec']}`). {len(spec.rows)} tasks, same plan and warm starts in "
              f"both modes.", "",
