@@ -19,6 +19,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from trajopt.helptext import description
 from trajopt.io.output import default_output
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -32,7 +33,7 @@ def _summaries(out: Path) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt bench batch", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="trajopt bench batch", description=description(__doc__))
     parser.add_argument("--spec", default=str(DEFAULT_SPEC), help="batch spec (default: the gait2d speed sweep)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="replace a spec input")
     parser.add_argument("--workers", type=int, default=2, help="LocalCluster workers (default 2)")
