@@ -245,8 +245,8 @@ def test_yaml_spec_reads_as_the_same_toml(tmp_path):
 
 @pytest.mark.slow
 def test_gait2d_sweep_task_warm_starts_and_meets_its_speed(tmp_path):
-    """Two speeds on 10 intervals, 1.4 m/s warm-started from 1.3 m/s; stride / (2 t_f) is the imposed speed."""
-    data = {"task": "gait2d-prediction", "inputs": {"intervals": 10, "final_time": [0.2, 1.0], "pelvis_tx": [0, 3]},
+    """Two speeds on 25 intervals, 1.4 m/s warm-started from 1.3 m/s; stride / (2 t_f) is the imposed speed."""
+    data = {"task": "gait2d-prediction", "inputs": {"intervals": 25, "final_time": [0.2, 1.0], "pelvis_tx": [0, 3]},
             "sweep": {"speed": [1.3, 1.4]}, "warm_start": {"along": "speed", "start": 1.3}}
     report = run_batch(parse_spec(data, "g.toml"), tmp_path, serial=True, progress=False)
     assert report.done == 2
@@ -284,3 +284,21 @@ def test_inverse_dynamics_task_over_two_motions_writes_what_the_command_writes(t
         assert (tmp_path / "out" / record["result"] / "inverse_dynamics.sto").read_text() == direct.read_text()
     assert "| elbow_flex_0_90_minjerk.mot | done |" in \
         (write_aggregate(parse_spec(data, "id.toml"), tmp_path / "out")[1]).read_text()
+
+
+def test_progress_bar_shows_done_failed_running_and_eta(tmp_path):
+    import io
+
+    from trajopt.batch.progress import ProgressBar
+
+    stream = io.StringIO()
+    spec = parse_spec(sleep_spec(sweep={"value": [1, 2, 3]}, inputs={"solver_failure_value": 3.0},
+                                 retry={"max_retries": 0}), "s.toml")
+    run_batch(spec, tmp_path, serial=True, stream=stream)
+    lines = stream.getvalue().splitlines()
+    assert lines[0].endswith("0/3: 0 done, 0 failed, 1 running, ETA ?")
+    assert "1/3: 1 done, 0 failed, 1 running, ETA 0:00:" in lines[1]
+    assert lines[-1].startswith("batch s [########################] 3/3: 2 done, 1 failed, 0 running, took 0:00:")
+    # Resumed tasks count as finished but not towards the rate: 1 new task in ~0 s, 1 left.
+    assert ProgressBar("x", 4, skipped=2).line(3, 0, 1).endswith("3/4: 3 done, 0 failed, 1 running, 2 resumed, "
+                                                                 "ETA 0:00:00")

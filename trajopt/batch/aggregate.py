@@ -50,16 +50,17 @@ def write_aggregate(spec: BatchSpec, out) -> list[Path]:
         writer.writerow(header)
         writer.writerows([[_cell(v) if isinstance(v, list) else ("" if v is None else v) for v in row]
                           for row in table])
-    lines = [f"| {' | '.join(header)} |", "|" + "---|" * len(header)]
+    named = [f"{name} ({definition.units[name]})" if name in definition.units else name for name in header]
+    lines = [f"| {' | '.join(named)} |", "|" + "---|" * len(header)]
     lines += [f"| {' | '.join(_cell(v) for v in row)} |" for row in table]
     (out / "aggregate.md").write_text("\n".join(lines) + "\n")
     written = [out / "aggregate.csv", out / "aggregate.md"]
     if spec.aggregate and records:
-        written.append(plot(records, spec.aggregate.x, spec.aggregate.y, out / "aggregate.png"))
+        written.append(plot(records, spec.aggregate.x, spec.aggregate.y, out / "aggregate.png", definition.units))
     return written
 
 
-def plot(records: list[dict], x: str, ys, path: Path) -> Path:
+def plot(records: list[dict], x: str, ys, path: Path, units=None) -> Path:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -72,8 +73,9 @@ def plot(records: list[dict], x: str, ys, path: Path) -> Path:
             points = [(a, b) for a, b in points if isinstance(b, (int, float))]
             if points:
                 axis.plot(*zip(*points), style, label=status)
-        axis.set_xlabel(x)
-        axis.set_title(y.replace("_", " "), fontsize=10)
+        units = units or {}
+        axis.set_xlabel(f"{x} ({units[x]})" if x in units else x)
+        axis.set_title(y.replace("_", " ") + (f"\n({units[y]})" if y in units else ""), fontsize=10)
         axis.grid(alpha=0.3)
     if any(r["status"] == "failed" for r in records):
         axes[0, 0].legend(fontsize=8)

@@ -44,14 +44,16 @@ class BatchReport:
     resumed: int = 0
     attempts: int = 0
     retried: int = 0
-    wall_seconds: float = 0.0
+    wall_seconds: float = 0.0  # first submission to last result, shut-down included
+    startup_seconds: float = 0.0  # starting or connecting to the cluster
     load_average: tuple = ()
     records: list = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return {"mode": self.mode, "workers": self.workers, "done": self.done, "failed": self.failed,
                 "resumed": self.resumed, "attempts": self.attempts, "retried": self.retried,
-                "wall_seconds": self.wall_seconds, "load_average_1_5_15_min_at_start": list(self.load_average)}
+                "wall_seconds": self.wall_seconds, "startup_seconds": self.startup_seconds,
+                "load_average_1_5_15_min_at_start": list(self.load_average)}
 
 
 class SerialExecutor:
@@ -124,10 +126,12 @@ class DaskExecutor:
     def running(self) -> int:
         try:
             processing = self.client.processing()
+            threads = sum(w.get("nthreads", 1) for w in self.client.scheduler_info().get("workers", {}).values())
         except Exception:  # the count is cosmetic; never let it stop a batch
             return 0
         keys = {future.key for future in self.futures}
-        return sum(1 for tasks in processing.values() for key in tasks if key in keys)
+        # A scheduler may hand a worker more tasks than it has threads (worker-saturation > 1): count what can run.
+        return min(threads or len(processing), sum(1 for tasks in processing.values() for key in tasks if key in keys))
 
     def wait(self, timeout: float) -> list[tuple[Job, TaskOutput]]:
         from distributed import wait
@@ -182,10 +186,13 @@ def run_batch(spec: BatchSpec, out, *, scheduler: str | None = None, workers: in
     out.mkdir(parents=True, exist_ok=True)
     (out / "spec.json").write_text(json.dumps({"task": spec.task, "name": spec.name, "source": spec.source,
                                                "swept": list(spec.swept), "rows": list(spec.rows)}, indent=1))
+    load = os.getloadavg()
+    starting = time.perf_counter()
     executor = SerialExecutor(spec.task) if serial else DaskExecutor(spec.task, scheduler, workers)
-    report = BatchReport(out, executor.mode, executor.workers, load_average=os.getloadavg())
+    report = BatchReport(out, executor.mode, executor.workers, load_average=load)
     bar = ProgressBar(f"batch {spec.name}", len(planned), stream=stream, enabled=progress)
     started = time.perf_counter()
+    report.startup_seconds = started - starting
 
     def release(index):
         for child in below.get(index, []):
@@ -204,7 +211,7 @@ def run_batch(spec: BatchSpec, out, *, scheduler: str | None = None, workers: in
         for root in below.get(None, []):
             start(tasks[root])
         bar.skipped = report.resumed
-        bar.update(report.done, report.failed, executor.running())
+        bar.update(report.resumed, report.failed, executor.running())
         while executor.pending():
             for job, output in executor.wait(timeout=1.0):
                 _record(out, manifest, spec, job, output, report, state, records)
@@ -223,7 +230,9 @@ def run_batch(spec: BatchSpec, out, *, scheduler: str | None = None, workers: in
                 else:
                     report.failed += 1
                 release(job.task.index)
+            bar.skipped = report.resumed
             bar.update(report.done + report.resumed, report.failed, executor.running(), report.retried)
+        bar.update(report.done + report.resumed, report.failed, 0, report.retried)
     finally:
         executor.close()
         bar.close()

@@ -63,6 +63,7 @@ class TaskDefinition:
     inputs: dict  # name -> Input
     metrics: tuple[str, ...] = ()  # summary keys an aggregate plots by default
     warm_starts: bool = False
+    units: dict = field(default_factory=dict)  # input or summary name -> unit, for tables and figures
 
     def function(self):
         module, _, name = self.function_name.partition(":")
@@ -168,7 +169,10 @@ TASKS: dict[str, TaskDefinition] = {
              "final_time": Input(Pair, default=[0.4, 0.6], help="bounds of the half cycle's duration in s"),
              "pelvis_tx": Input(Pair, default=[0.0, 1.0], help="bounds of pelvis_tx in m (Moco: [0, 1])"),
              "max_iterations": Input(int, default=1000, help="IPOPT iteration limit")},
-            metrics=("cost_of_transport", "stride_length", "cadence"), warm_starts=True),
+            metrics=("cost_of_transport", "stride_length", "cadence"), warm_starts=True,
+            units={"speed": "m/s", "stride_length": "m", "cadence": "steps/min", "final_time": "s",
+                   "cost_of_transport": "positive muscle work / (m g d)", "effort_per_distance": "1/m",
+                   "seconds": "s"}),
         TaskDefinition(
             "sleep", "trajopt.batch.testing",
             "a trivial task for tests: sleeps, fails or kills its worker on chosen attempts",

@@ -1,10 +1,10 @@
 """Benchmark ``trajopt bench batch``: a batch spec (default: the gait2d speed sweep, 13 speeds) run serially in
 one process and on a Dask LocalCluster (``--workers``, default 2), same plan and warm starts, in the same run.
 
-Reports wall times end to end (for the cluster: start-up, task transfer and shut-down included), speedup =
-serial / cluster and efficiency = speedup / workers, the summed task times of each mode, the load average
-before each run (on a shared machine the numbers are only as clean as that), and checks that both modes found
-the same solutions (largest objective and final-time difference over the tasks). Writes to ``--out`` (default
+Reports wall times from the first submission to the last result (task transfer and shut-down included; the
+cluster's start-up is reported apart), speedup = serial / cluster and efficiency = speedup / workers, the summed
+task times of each mode, the load average before each run (on a shared machine the numbers are only as clean as
+that), and checks that both modes found the same solutions (largest objective and final-time difference). Writes to ``--out`` (default
 ./trajopt_results/batch/): ``speedup.json``, ``summary.md``, the cluster run's ``aggregate.{csv,md,png}`` and both
 manifests; the task folders (solutions) stay in ``--work`` (default a temporary folder).
 """
@@ -41,7 +41,13 @@ def main(argv=None) -> int:
                         help="where the report goes (default ./trajopt_results/batch; the committed one: "
                              "--out results/batch)")
     parser.add_argument("--work", help="folder for the two runs (default: a temporary folder, removed)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="no runs: write the report from the runs already in --work")
     args = parser.parse_args(argv)
+    if args.report_only and not args.work:
+        from trajopt.errors import TrajoptInputError
+
+        raise TrajoptInputError("--report-only needs --work, the folder of an earlier run")
     from trajopt.batch import load_spec, run_batch, write_aggregate
 
     spec = load_spec(args.spec, args.set)
@@ -51,13 +57,15 @@ def main(argv=None) -> int:
     runs = {}
     for mode in ("serial", "local"):
         folder = work / mode
-        if folder.exists():
-            shutil.rmtree(folder)
-        print(f"{mode}: {len(spec.rows)} tasks", flush=True)
-        report = run_batch(spec, folder, serial=mode == "serial", workers=args.workers)
+        if not args.report_only:
+            if folder.exists():
+                shutil.rmtree(folder)
+            print(f"{mode}: {len(spec.rows)} tasks", flush=True)
+            run_batch(spec, folder, serial=mode == "serial", workers=args.workers)
         write_aggregate(spec, folder)
         records = _summaries(folder)
-        runs[mode] = {**report.as_dict(), "task_seconds_sum": sum(r["summary"].get("seconds", 0.0)
+        report = json.loads((folder / "batch.json").read_text())
+        runs[mode] = {**report, "task_seconds_sum": sum(r["summary"].get("seconds", 0.0)
                                                                   for r in records.values()),
                       "records": records}
     serial, local = runs["serial"], runs["local"]
@@ -69,7 +77,8 @@ def main(argv=None) -> int:
             if isinstance(a, float) and isinstance(b, float):
                 differences[name] = max(differences[name], abs(a - b))
     speedup = serial["wall_seconds"] / local["wall_seconds"]
-    result = {"spec": str(Path(args.spec).resolve().relative_to(ROOT)) if Path(args.spec).resolve().is_relative_to(ROOT)
+    critical = _critical_path(spec, local["records"])
+    result = {"critical_path_task_seconds": critical, "spec": str(Path(args.spec).resolve().relative_to(ROOT)) if Path(args.spec).resolve().is_relative_to(ROOT)
               else args.spec, "overrides": args.set, "tasks": len(spec.rows), "workers": args.workers,
               "serial_wall_s": serial["wall_seconds"], "cluster_wall_s": local["wall_seconds"],
               "speedup": speedup, "efficiency": speedup / args.workers,
@@ -86,12 +95,16 @@ def main(argv=None) -> int:
     shutil.copy(work / "serial" / "manifest.jsonl", out / "manifest_serial.jsonl")
     shutil.copy(work / "local" / "manifest.jsonl", out / "manifest_cluster.jsonl")
     command = " ".join(["trajopt bench batch", *(f"--set {s}" for s in args.set),
-                        *([f"--workers {args.workers}"] if args.workers != 2 else [])])
+                        *([f"--workers {args.workers}"] if args.workers != 2 else []),
+                        *([f"--out {args.out}"] if Path(args.out).resolve() != default_output("batch").resolve()
+                          else [])])
     lines = [f"# Batch: {spec.name}, serial vs Dask LocalCluster ({args.workers} workers)", "",
              f"Command: `{command}` (spec `{result['spec']}`). {len(spec.rows)} tasks, same plan and warm starts in "
              f"both modes.", "",
              "| | serial | LocalCluster |", "|---|---|---|",
-             f"| wall time, end to end (s) | {serial['wall_seconds']:.1f} | {local['wall_seconds']:.1f} |",
+             f"| wall time, first submission to last result (s) | {serial['wall_seconds']:.1f} | "
+             f"{local['wall_seconds']:.1f} |",
+             f"| cluster start-up (s; not in the wall time) | - | {_startup(local)} |",
              f"| sum of task times (s) | {serial['task_seconds_sum']:.1f} | {local['task_seconds_sum']:.1f} |",
              f"| load average (1, 5, 15 min) before the run | {_load(serial)} | {_load(local)} |",
              f"| done / failed / retried | {serial['done']} / {serial['failed']} / {serial['retried']} | "
@@ -99,7 +112,13 @@ def main(argv=None) -> int:
              f"Speedup {speedup:.2f}, efficiency {speedup / args.workers:.2f} on {os.cpu_count()} cores. Largest "
              f"difference between the modes: objective {differences['objective']:.2g}, final time "
              f"{differences['final_time']:.2g} s.", "",
-             "Per speed (cluster run): `aggregate.md`, `aggregate.png`; every attempt: `manifest_*.jsonl`.", "",
+             *_busy_note(serial, local),
+             f"The plan's longest warm-start chain (its critical path) took {critical:.1f} s of the cluster run's "
+             f"{local['task_seconds_sum']:.1f} s of task time: with these task times no number of workers beats a "
+             f"speedup of {local['task_seconds_sum'] / critical:.2f} over running the same tasks one after another.",
+             "",
+             "Per task (cluster run; every attempt in `manifest_*.jsonl`, figure `aggregate.png`):", "",
+             (work / "local" / "aggregate.md").read_text(), *_bound_note(local["records"]),
              "## The same sweep on a separately started cluster", "",
              "```bash",
              "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 dask scheduler --port 8786 &",
@@ -121,3 +140,41 @@ def main(argv=None) -> int:
 
 def _load(run: dict) -> str:
     return ", ".join(f"{x:.1f}" for x in run["load_average_1_5_15_min_at_start"])
+
+
+def _bound_note(records: dict) -> list[str]:
+    """Which tasks (by label) ended on a final-time bound, when the task reports it."""
+    flagged = [r for r in records.values() if "final_time_bound_active" in r["summary"]]
+    if not flagged:
+        return []
+    active = sorted(r["label"] for r in flagged if r["summary"]["final_time_bound_active"])
+    return [f"Final-time bound active: {', '.join(active) if active else 'at no task'}. Other bounds the solutions "
+            f"sit on are in the active_bounds column (coordinate, side, grid points).", ""]
+
+
+def _critical_path(spec, records: dict) -> float:
+    """The largest sum of task seconds along a warm-start chain (root to leaf) of the spec's plan."""
+    from trajopt.batch.sweep import plan
+
+    tasks = {t.index: t for t in plan(spec)}
+    seconds = {i: records[t.key]["summary"].get("seconds", 0.0) if t.key in records else 0.0
+               for i, t in tasks.items()}
+
+    def through(i):
+        parent = tasks[i].parent
+        return seconds[i] + (through(parent) if parent is not None else 0.0)
+
+    return max(through(i) for i in tasks) if tasks else 0.0
+
+
+def _busy_note(*runs) -> list[str]:
+    load = max(run["load_average_1_5_15_min_at_start"][0] for run in runs)
+    if load <= 0.5 * (os.cpu_count() or 1):
+        return []
+    return [f"**The machine was busy** (1-minute load average up to {load:.1f} on {os.cpu_count()} cores before the "
+            f"runs): the wall times, speedup and efficiency above are contaminated by other processes. Rerun the "
+            f"command on an idle machine.", ""]
+
+
+def _startup(run: dict) -> str:
+    return f"{run['startup_seconds']:.1f}" if "startup_seconds" in run else "not recorded"
