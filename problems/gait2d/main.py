@@ -1,7 +1,7 @@
 """``trajopt run gait2d-prediction [--intervals N] [--speed V] [--tracking | --mirror-excitations]``: Moco's example2DWalking.
 
 Solves the prediction from the reference-coordinates guess (or, with ``--tracking``, the tracking
-variant) and writes to results/gait2d/: half and full stride .sto (OpenSim state/control paths), ground
+variant) and writes to ./trajopt_results/gait2d/ (or --out): half and full stride .sto (OpenSim state/control paths), ground
 reactions .sto, figures vs Moco and the reference data, a stick-figure GIF, a forward re-simulation
 drift, the OpenSim cross-check (when opensim is installed) and summary.md. ``--mirror-excitations``
 also maps the excitations left<->right at the end (Moco's example leaves them free) and writes its
