@@ -154,3 +154,17 @@ def test_cli_writes_results(tmp_path):
     with pytest.raises(SystemExit) as exit_info:
         reaching.main(["--duration", "-1", "--out", str(tmp_path)])
     assert exit_info.value.code == 2
+
+
+def test_unreachable_target_exits_nonzero_with_status_and_worst_constraint(tmp_path, capsys):
+    """A target 7 m away: IPOPT reports infeasibility; the run says so in one line (status, worst constraint:
+    the hand's final x), exits 1, and still writes the partial result."""
+    code = reaching.main(["--target", "5", "5", "5", "--skip-comparisons", "--intervals", "8", "--no-animation",
+                          "--out", str(tmp_path)])
+    assert code == 1
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "did not converge" in error[0] and "worst constraint" in error[0]
+    assert "hand x" in error[0] or "hand y" in error[0]
+    assert (tmp_path / "reaching" / "solution.sto").exists()
+    summary = json.loads((tmp_path / "summary.json").read_text())["reaching"]["naive"]
+    assert not summary["success"] and summary["worst_constraint"] != "none"

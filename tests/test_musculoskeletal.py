@@ -5,6 +5,7 @@ speed is -R u; muscle power balance τ·u = -F·l̇. Parameters: the Thelen2003 
 of OpenSim's replaceMuscles, checked against the .osim XML read independently.
 """
 
+import json
 import warnings
 import xml.etree.ElementTree as ElementTree
 
@@ -100,6 +101,16 @@ def test_missing_path_names_the_muscles(arm26):
     partial = PolynomialPaths([path for path in arm26.paths if path.muscle != "BRA"])
     with pytest.raises(TrajoptInputError, match="BRA"):
         MusculoskeletalModel(arm26.osim, partial)
+
+
+def test_paths_for_muscles_the_model_lacks_are_a_note(arm26, tmp_path):
+    data = json.loads(PATHS.read_text())
+    data["paths"].append(dict(data["paths"][0], muscle="NOT_A_MUSCLE"))
+    (tmp_path / "paths.json").write_text(json.dumps(data))
+    model = MusculoskeletalModel(arm26.osim, PolynomialPaths.load(tmp_path / "paths.json"))
+    assert len(model.notes) == 1 and "1 muscle(s) the model lacks" in model.notes[0] and "NOT_A_MUSCLE" in model.notes[0]
+    assert arm26.notes == ()
+    assert model.muscle_names == arm26.muscle_names
 
 
 def test_load_from_files_equals_explicit_construction(arm26):

@@ -1,7 +1,7 @@
 """``trajopt run gait2d-prediction [--intervals N] [--speed V] [--tracking | --mirror-excitations]``: Moco's example2DWalking.
 
 Solves the prediction from the reference-coordinates guess (or, with ``--tracking``, the tracking
-variant) and writes to results/gait2d/: half and full stride .sto (OpenSim state/control paths), ground
+variant) and writes to ./trajopt_results/gait2d/ (or --out): half and full stride .sto (OpenSim state/control paths), ground
 reactions .sto, figures vs Moco and the reference data, a stick-figure GIF, a forward re-simulation
 drift, the OpenSim cross-check (when opensim is installed) and summary.md. ``--mirror-excitations``
 also maps the excitations left<->right at the end (Moco's example leaves them free) and writes its
@@ -220,6 +220,10 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
         lines += [f"**The solve did not converge: IPOPT status {solution.status} after {solution.iterations} "
                   f"iterations; worst constraint {solution.worst_constraint}.** The files below are this partial "
                   "result.", ""]
+    low, high = solution.discrete.problem.duration[:2]  # (lower, upper, guess)
+    if not tracking and high > low and min(solution.duration - low, high - solution.duration) < 1e-6:
+        lines += [f"**Caveat:** the half-cycle duration {solution.duration:.4f} s is at its bound [{low:g}, {high:g}] s: "
+                  "the optimum is constrained by the bound, not by the gait.", ""]
     if not same_problem:
         lines += [f"**Not Moco's problem:** the average speed is {speed:g} m/s, Moco's example solves {moco_speed:g} "
                   "m/s. The Moco column is a different problem (objective per distance at another speed): it is not "

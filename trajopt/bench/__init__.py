@@ -1,1 +1,2 @@
-"""Benchmarks: ``trajopt bench NAME`` runs ``trajopt.bench.NAME.main(argv)``, writing results/benchmarks/NAME.json."""
+"""Benchmarks: ``trajopt bench NAME`` runs ``trajopt.bench.NAME.main(argv)``, writing
+./trajopt_results/benchmarks/NAME.json (or --out)."""

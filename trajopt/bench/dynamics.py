@@ -6,7 +6,7 @@ Python on numpy arrays (includes casadi's Python overhead), one call of the Func
 all states divided by their number (the cost inside an optimizer's evaluation), and the same map
 compiled to C (casadi code generation + the system C compiler, -O2) when a compiler is found.
 OpenSim: InverseDynamicsSolver.solve and Model.realizeAcceleration after writing q and u (so
-kinematics are recomputed each call), forces off. Writes results/benchmarks/dynamics.json.
+kinematics are recomputed each call), forces off. Writes ./trajopt_results/benchmarks/dynamics.json (or --out).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.helptext import description
-from trajopt.io.output import create_folder, default_output
+from trajopt.io.output import add_report_argument, create_folder
 from trajopt.multibody import forward_dynamics, inverse_dynamics
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 from trajopt.osim import OsimIgnoredWarning, load_osim
@@ -83,8 +83,7 @@ def _trajopt_timings(model, q, u, udot, folder: Path | None) -> tuple[dict, np.n
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench dynamics", description=description(__doc__))
     parser.add_argument("--states", type=int, default=200, help="random states per model (default 200)")
-    parser.add_argument("--out", "--output", dest="output", type=Path, default=default_output("benchmarks") / "dynamics.json",
-                        help="the JSON report (default ./trajopt_results/benchmarks/dynamics.json; the committed one: --out results/benchmarks/dynamics.json)")
+    add_report_argument(parser, "dynamics", "--output")
     parser.add_argument("--no-codegen", action="store_true", help="skip the C-compiled variant")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(0)
@@ -117,7 +116,7 @@ def main(argv=None) -> int:
                 entry["max_abs_tau_difference"] = float(np.abs(tau - reference["tau"][:, order]).max())
             report["models"][name] = entry
             print(f"{name}: {json.dumps(entry, indent=1)}")
-    output = Path(args.output)
+    output = Path(args.out)
     create_folder(output.parent)
     output.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {output}")

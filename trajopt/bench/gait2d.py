@@ -6,7 +6,7 @@ Hermite-Simpson mesh intervals (implicit multibody dynamics, exact Hessian, MUMP
 time (problem build + NLP construction + IPOPT), the IPOPT part alone, process CPU time, iterations and
 status, against Moco's recorded 1467 s and 395 iterations for 50 intervals on this kind of 2-core
 machine (problems/gait2d/moco/moco_walk2d_info.json). The load average is recorded because other jobs
-sharing the cores slow every run. Writes results/benchmarks/gait2d.json.
+sharing the cores slow every run. Writes ./trajopt_results/benchmarks/gait2d.json (or --out).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from trajopt.helptext import description
-from trajopt.io.output import create_folder, default_output
+from trajopt.io.output import add_report_argument, create_folder
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MOCO_INFO = ROOT / "problems" / "gait2d" / "moco" / "moco_walk2d_info.json"
@@ -49,8 +49,7 @@ def main(argv=None) -> int:
     parser.add_argument("--intervals", type=int, nargs="+", default=[25, 50, 100],
                         help="mesh sizes to time (default 25 50 100; Moco used 50)")
     parser.add_argument("--repeat", type=int, default=1, help="solves per mesh size (the best and median are kept)")
-    parser.add_argument("--out", type=Path, default=default_output("benchmarks") / "gait2d.json",
-                        help="the JSON report (default ./trajopt_results/benchmarks/gait2d.json; the committed one: --out results/benchmarks/gait2d.json)")
+    add_report_argument(parser, "gait2d")
     args = parser.parse_args(argv)
     moco = json.loads(MOCO_INFO.read_text())["prediction"]
     runs = []

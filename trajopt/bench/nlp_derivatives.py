@@ -6,7 +6,8 @@ For arm26 reaching (Moco's problem, 50 Hermite-Simpson intervals) and the 2D gai
 graph) -- and records the construction time (process CPU and wall), the CPU time of one constraint
 Jacobian and one Lagrangian Hessian evaluation, the Hessian's nonzeros and the largest relative
 difference between the two Hessians at the initial guess. With ``--solve`` it also solves each problem
-both ways (end-to-end wall, IPOPT wall, iterations, objective). Writes results/benchmarks/nlp_derivatives.json.
+both ways (end-to-end wall, IPOPT wall, iterations, objective). Writes
+./trajopt_results/benchmarks/nlp_derivatives.json (or --out).
 CPU times are reported because other jobs share the cores and inflate wall times.
 """
 
@@ -24,7 +25,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.helptext import description
-from trajopt.io.output import create_folder, default_output
+from trajopt.io.output import add_report_argument, create_folder
 from trajopt.ocp import HermiteSimpson, Ipopt
 from trajopt.ocp.nlp import transcribe
 from trajopt.ocp.solver import initial_point
@@ -92,8 +93,7 @@ def main(argv=None) -> int:
     parser.add_argument("--gait-intervals", type=int, nargs="*", default=[25, 50],
                         help="2D gait mesh sizes to build (default 25 50)")
     parser.add_argument("--solve", action="store_true", help="also solve every problem both ways (slow for gait)")
-    parser.add_argument("--out", type=Path, default=default_output("benchmarks") / "nlp_derivatives.json",
-                        help="the JSON report (default ./trajopt_results/benchmarks/nlp_derivatives.json; the committed one: --out results/benchmarks/nlp_derivatives.json)")
+    add_report_argument(parser, "nlp_derivatives")
     args = parser.parse_args(argv)
     from problems.gait2d.main import PREDICTION_OBJECTIVE_SCALING, solver_settings
 

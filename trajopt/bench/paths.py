@@ -6,7 +6,7 @@ Surrogate timings: one call of the casadi Function from Python on a numpy array 
 overhead) and the Function mapped over all configurations divided by their number (the cost inside an
 optimizer). OpenSim (child process): per configuration, set both coordinates, realize Position, then
 GeometryPath.getLength and computeMomentArm about both coordinates for all 6 muscles.
-Writes results/benchmarks/paths.json.
+Writes ./trajopt_results/benchmarks/paths.json (or --out).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.helptext import description
-from trajopt.io.output import create_folder, default_output
+from trajopt.io.output import add_report_argument, create_folder
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 from trajopt.paths.fitting import StepwiseSettings, fit_paths
 from trajopt.paths.polynomial import PolynomialPaths
@@ -39,8 +39,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench paths", description=description(__doc__))
     parser.add_argument("--configurations", type=int, default=2000,
                         help="random arm26 configurations evaluated by both (default 2000)")
-    parser.add_argument("--out", type=Path, default=default_output("benchmarks") / "paths.json",
-                        help="the JSON report (default ./trajopt_results/benchmarks/paths.json; the committed one: --out results/benchmarks/paths.json)")
+    add_report_argument(parser, "paths")
     args = parser.parse_args(argv)
 
     paths = PolynomialPaths.load(ARM26 / "paths.json")

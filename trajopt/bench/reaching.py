@@ -9,7 +9,7 @@
   trapezoidal collocation on bioptim's 50 nodes (the NLP of bioptim's size; the target is judged on it) and
   Hermite-Simpson (midpoints double the variables), both implicit dynamics, exact Hessian.
 
-Writes results/benchmarks/reaching.json. Target: trajopt >= 20x faster than both.
+Writes ./trajopt_results/benchmarks/reaching.json (or --out). Target: trajopt >= 20x faster than both.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from trajopt.helptext import description
-from trajopt.io.output import create_folder, default_output
+from trajopt.io.output import add_report_argument, create_folder
 from trajopt.ocp import HermiteSimpson, Ipopt, Trapezoidal
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 
@@ -62,8 +62,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench reaching", description=description(__doc__))
     parser.add_argument("--repeats", type=int, default=5, help="timed end-to-end runs per problem (default 5)")
     parser.add_argument("--no-moco", action="store_true", help="use Moco's recorded run even with opensim")
-    parser.add_argument("--out", type=Path, default=default_output("benchmarks") / "reaching.json",
-                        help="the JSON report (default ./trajopt_results/benchmarks/reaching.json; the committed one: --out results/benchmarks/reaching.json)")
+    add_report_argument(parser, "reaching")
     args = parser.parse_args(argv)
     from problems.arm26_reaching import reaching, static_arm
 

@@ -10,7 +10,7 @@ Both with force-length-velocity, reserves 1 N·m on both coordinates, exponent 2
   dynamics, muscle quantities, one batched IPOPT solve of all frames at tolerance 1e-10); the
   model and its Functions are built before the clock starts. "first" includes building the IPOPT
   solver (cached per problem shape afterwards); "repeat" is the median of later runs.
-Writes results/benchmarks/static_optimization.json.
+Writes ./trajopt_results/benchmarks/static_optimization.json (or --out).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.helptext import description
-from trajopt.io.output import create_folder, default_output
+from trajopt.io.output import add_report_argument, create_folder
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -76,8 +76,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=5, help="timed runs of each side per round (default 5)")
     parser.add_argument("--rounds", type=int, default=2,
                         help="alternating rounds of trajopt and OpenSim runs, so both see the same machine load")
-    parser.add_argument("--out", type=Path, default=default_output("benchmarks") / "static_optimization.json",
-                        help="the JSON report (default ./trajopt_results/benchmarks/static_optimization.json; the committed one: --out results/benchmarks/static_optimization.json)")
+    add_report_argument(parser, "static_optimization")
     args = parser.parse_args(argv)
     report = {
         "what": "arm26 static optimization, elbow flexion 0 -> 90 deg, 101 frames, FLV on, reserves 1 N·m, p = 2",

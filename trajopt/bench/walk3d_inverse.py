@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from trajopt.helptext import description
-from trajopt.io.output import create_folder, default_output
+from trajopt.io.output import add_report_argument, create_folder
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -71,8 +71,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench walk3d-inverse", description=description(__doc__))
     parser.add_argument("--no-moco", action="store_true", help="do not run Moco (use its recorded run)")
     parser.add_argument("--moco-tight", action="store_true", help="also run Moco at tolerance 1e-5 (~1-2 min)")
-    parser.add_argument("--out", type=Path, default=default_output("benchmarks") / "walk3d_inverse.json",
-                        help="the JSON report (default ./trajopt_results/benchmarks/walk3d_inverse.json; the committed one: --out results/benchmarks/walk3d_inverse.json)")
+    add_report_argument(parser, "walk3d_inverse")
     args = parser.parse_args(argv)
     print("trajopt, rigid tendons ...", flush=True)
     report = {"machine": {"platform": platform.platform(), "cpus": os.cpu_count(),

@@ -52,3 +52,10 @@ def fresh_output(path, owns: Callable[[str], bool] | None = None, option: str = 
         else:
             entry.unlink()
     return folder
+
+
+def add_report_argument(parser, name: str, *aliases: str) -> None:
+    """A benchmark's ``--out``: its JSON report, by default ``./trajopt_results/benchmarks/<name>.json``
+    (``trajopt regenerate-results`` passes ``--out results/benchmarks/<name>.json``)."""
+    parser.add_argument("--out", *aliases, dest="out", type=Path, default=default_output("benchmarks") / f"{name}.json",
+                        help=f"the JSON report (default ./trajopt_results/benchmarks/{name}.json)")

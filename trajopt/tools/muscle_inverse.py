@@ -168,6 +168,11 @@ def main(argv=None) -> int:
                              Ipopt(tol=args.tolerance, print_level=5))
     solved = time.perf_counter()
     caveats = list(inverse.model.notes)
+    extra = [label for label in read_motion(args.coordinates).labels
+             if label not in inverse.model.coordinate_names and not label.endswith("/speed")]
+    if extra:
+        caveats.append(f"{args.coordinates}: {len(extra)} column(s) that are not coordinates of the model were "
+                       "ignored: " + ", ".join(extra[:6]) + (f" (+{len(extra) - 6} more)" if len(extra) > 6 else ""))
     folder = write_report(Path(args.out), solution, title=f"Muscle-driven inverse: {Path(args.coordinates).name}",
                           timings={"load model and data": loaded - started, "build and solve": solved - loaded},
                           caveats=caveats)
