@@ -135,6 +135,14 @@ def _coordinate(model, name, point):
     raise TrajoptInputError(f"path point '{point}': model '{model.name}' has no coordinate '{name}'")
 
 
+def point_position_in_ground(model, q, point):
+    c = point.location_in_body(model, q)
+    if point.body == GROUND:
+        return c
+    rotation, origin = body_pose(model, q, point.body)
+    return origin + ca.mtimes(rotation, c)
+
+
 def _safe(name):
     return re.sub(r"\W", "_", name)
 
@@ -142,10 +150,11 @@ def _safe(name):
 class GeometricPath:
     """A muscle path of straight segments between `points` on the bodies of `model`."""
 
-    def __init__(self, model, points, name: str = "path"):
+    def __init__(self, model, points, name: str = "path", wraps=()):
         self.model = model.finalize()
         self.points = tuple(points)
         self.name = str(name)
+        self.wraps = tuple(wraps)  # trajopt.paths.wrapping.PathWrapEntry, in PathWrapSet order
         if len(self.points) < 2:
             raise TrajoptInputError(f"geometric path '{self.name}': needs >= 2 points, got {len(self.points)}")
         for p in self.points:
@@ -193,6 +202,13 @@ class GeometricPath:
             rotations.append(rotation)
             positions.append(origin + ca.mtimes(rotation, c))
             velocities.append(velocity)
+        if any(w.surface.active for w in self.wraps):
+            length = self.wrapped_length(q, positions)
+            return ca.Function(
+                f"geometric_path_{_safe(self.name)}", [q, u],
+                [length, ca.jtimes(length, q, qdot), zero_wrenches(model),
+                 -ca.mtimes(n_matrix.T, ca.jacobian(length, q).T)],
+                ["q", "u"], ["length", "lengthening_speed", "wrenches", "generalized_forces"], {"cse": True})
         length = 0
         speed = 0
         wrenches = zero_wrenches(model)
@@ -231,6 +247,22 @@ class GeometricPath:
             ["length", "lengthening_speed", "wrenches", "generalized_forces"],
             {"cse": True},
         )
+
+    def wrapped_path(self, q, positions=None):
+        """OpenSim's wrapped path at q as a `trajopt.paths.wrapping.path.SlotPath`."""
+        from trajopt.paths.wrapping.path import wrapped_path
+
+        if positions is None:
+            positions = [point_position_in_ground(self.model, q, p) for p in self.points]
+        active = [p.active(self.model, q) for p in self.points]
+        single = len(self.wraps) == 1
+        placed = [w.surface.placed(self.model, q, single, w.first,
+                                   len(self.points) - 1 if w.last is None else w.last, w.method)
+                  for w in self.wraps]
+        return wrapped_path(positions, active, placed)
+
+    def wrapped_length(self, q, positions=None):
+        return self.wrapped_path(q, positions).length()
 
     def length(self, q):
         """Path length l(q) (m)."""
@@ -278,14 +310,11 @@ def geometric_path(osim_model, muscle: str) -> GeometricPath:
 
     Warns (`GeometricPathWarning`) when the muscle's path has wrap objects: they are ignored.
     """
+    from trajopt.paths.wrapping.surfaces import path_wraps
+
     spec_muscle = osim_model.muscle(muscle)
-    if spec_muscle.path.wraps:
-        names = [w.wrap_object for w in spec_muscle.path.wraps]
-        warnings.warn(f"{osim_model.spec.file}: muscle '{muscle}' wraps over {names}; its geometric path "
-                      f"ignores wrap objects (use a fitted surrogate for the wrapped length)",
-                      GeometricPathWarning, stacklevel=2)
     points = [_path_point(osim_model, p, muscle) for p in spec_muscle.path.points]
-    return GeometricPath(osim_model.multibody, points, name=muscle)
+    return GeometricPath(osim_model.multibody, points, name=muscle, wraps=path_wraps(osim_model, spec_muscle))
 
 
 def geometric_paths(osim_model) -> tuple[GeometricPath, ...]:
