@@ -8,11 +8,18 @@ skipped). With several wrap objects it repeats this up to 8 times (each pass see
 of the others) until the length changes by less than 0.5 mm, swapping the first two wrap objects
 after the first pass when the first does not wrap and the second has a point inside it.
 
+One OpenSim 4.6 behaviour matters for the numbers: a tangent point's ground location is cached
+(Point::getLocationInGround) the first time a length is computed after the point enters the path,
+and moving the point in a later pass does not refresh that cache. So the wrap computations see the
+tangent points where the latest pass put them, but the segment lengths (the path length, the
+convergence test and the choice between segments) use where they were first placed. Measured: on
+Moco's 3D walking model, gaslat's length is up to 7 mm off without this.
+
 Here the list is a fixed number of slots whose contents are `if_else` selections, so the whole
 procedure - including its iteration count - is one expression of q. A slot holds the point's ground
 position, a tag (0 for a path point, w + 1 for a tangent point of wrap w), the path point index
-(-1 for tangent points), the wrap length (on the second tangent point) and the tangent point in
-its wrap frame.
+(-1 for tangent points), the wrap length (on the second tangent point), the tangent point in its
+wrap frame and the ground position the lengths use (OpenSim's cached one).
 """
 
 from __future__ import annotations
@@ -48,8 +55,9 @@ class PlacedWrap:
         return self.origin + ca.mtimes(self.rotation, r)
 
 
-def _slot(position, tag, index, wrap_length=0, local=(0, 0, 0)):
-    return ca.vertcat(position, tag, index, wrap_length, *[local[k] for k in range(3)])
+def _slot(position, tag, index, wrap_length=0, local=(0, 0, 0), seen=None):
+    seen = position if seen is None else seen
+    return ca.vertcat(position, tag, index, wrap_length, *[local[k] for k in range(3)], seen)
 
 
 def _pad():
@@ -74,6 +82,10 @@ def _wrap_length(slot):
 
 def _local(slot):
     return slot[6:9]
+
+
+def _seen(slot):
+    return slot[9:12]
 
 
 class SlotPath:
@@ -116,15 +128,49 @@ class SlotPath:
         return SlotPath([ca.if_else(condition, a, b) for a, b in zip(self.slots, other.slots)],
                         ca.if_else(condition, self.count, other.count))
 
+    def tagged(self, tag):
+        """(present, first slot, second slot) of the two slots tagged `tag`."""
+        present, first, second = 0, _pad(), _pad()
+        for k in range(len(self.slots) - 1):
+            here = ca.logic_and(_tag(self.slots[k]) == tag, ca.logic_not(present))
+            first = ca.if_else(here, self.slots[k], first)
+            second = ca.if_else(here, self.slots[k + 1], second)
+            present = ca.logic_or(present, here)
+        return present, first, second
+
+
     def length(self):
         total = 0
         for k in range(len(self.slots) - 1):
             a, b = self.slots[k], self.slots[k + 1]
             same = ca.logic_and(_tag(a) > 0, _tag(a) == _tag(b))
-            piece = ca.if_else(same, _wrap_length(b), safe_norm(_pos(b) - _pos(a)))
+            piece = ca.if_else(same, _wrap_length(b), safe_norm(_seen(b) - _seen(a)))
             total = total + ca.if_else(k + 1 < self.count, piece, 0)
         return total
 
+
+@dataclass(frozen=True)
+class Cached:
+    """OpenSim's cached ground locations of one wrap's two tangent points (see the module notes)."""
+
+    valid: object
+    first: object
+    second: object
+
+    def select(self, condition, other):
+        return Cached(ca.if_else(condition, self.valid, other.valid), ca.if_else(condition, self.first, other.first),
+                      ca.if_else(condition, self.second, other.second))
+
+
+def _refresh(path, caches):
+    """A length computation: tangent points in the path without a cached location get one."""
+    new = []
+    for w, cache in enumerate(caches):
+        present, first, second = path.tagged(w + 1)
+        fill = ca.logic_and(present, ca.logic_not(cache.valid))
+        new.append(Cached(ca.logic_or(cache.valid, present), ca.if_else(fill, _pos(first), cache.first),
+                          ca.if_else(fill, _pos(second), cache.second)))
+    return new
 
 def _first_active(active, first, last, reverse=False):
     """Index of the first (last) active point in first..last, symbolic when activity is."""
@@ -138,7 +184,7 @@ def _first_active(active, first, last, reverse=False):
     return index
 
 
-def _wrap_once(path, w, wrap, active, n_points):
+def _wrap_once(path, w, wrap, active, n_points, cache):
     """One PathWrap's turn in a pass: remove its tangent points, find its best segment, insert them.
     Returns (path, result code)."""
     tag = w + 1
@@ -162,7 +208,9 @@ def _wrap_once(path, w, wrap, active, n_points):
         p1 = ca.if_else(valid, wrap.to_wrap(_pos(a)), FAR_1)
         p2 = ca.if_else(valid, wrap.to_wrap(_pos(b)), FAR_2)
         code, r1, r2, wrap_length = wrap.function(p1, p2)
-        change = safe_norm(r1 - p1) + wrap_length + safe_norm(p2 - r2) - safe_norm(p2 - p1)
+        r1_ground, r2_ground = wrap.to_ground(r1), wrap.to_ground(r2)
+        change = safe_norm(r1_ground - _seen(a)) + wrap_length + safe_norm(_seen(b) - r2_ground) \
+            - safe_norm(_seen(b) - _seen(a))
         result = ca.if_else(valid, code, result)
         mandatory = ca.logic_and(valid, code == MANDATORY_WRAP)
         better = ca.logic_and(ca.logic_and(valid, code == WRAPPED), change < best_change)
@@ -173,16 +221,17 @@ def _wrap_once(path, w, wrap, active, n_points):
         best_change = ca.if_else(better, change, best_change)
         take_any = ca.logic_or(take_any, take)
         done = ca.logic_or(done, mandatory)
-    first_point = _slot(wrap.to_ground(best_r1), tag, -1, 0, ca.vertsplit(best_r1))
-    second_point = _slot(wrap.to_ground(best_r2), tag, -1, best_length, ca.vertsplit(best_r2))
+    g1, g2 = wrap.to_ground(best_r1), wrap.to_ground(best_r2)
+    first_point = _slot(g1, tag, -1, 0, ca.vertsplit(best_r1), ca.if_else(cache.valid, cache.first, g1))
+    second_point = _slot(g2, tag, -1, best_length, ca.vertsplit(best_r2), ca.if_else(cache.valid, cache.second, g2))
     return path.insert_pair(where, first_point, second_point, take_any), result
 
 
-def _pass(path, wraps, order, active, n_points):
+def _pass(path, caches, wraps, order, active, n_points):
     results = {}
     for w in order:
-        path, results[w] = _wrap_once(path, w, wraps[w], active, n_points)
-    return path, results
+        path, results[w] = _wrap_once(path, w, wraps[w], active, n_points, caches[w])
+    return path, _refresh(path, caches), results
 
 
 def wrapped_path(positions, active, wraps):
@@ -202,10 +251,11 @@ def wrapped_path(positions, active, wraps):
         slots = [ca.if_else(ca.logic_and(on, k == count), point, s) for k, s in enumerate(slots)]
         count = count + on
     path = SlotPath(slots, count)
+    caches = [Cached(ca.SX(0), ca.SX.zeros(3), ca.SX.zeros(3)) for _ in wraps]
     identity = list(range(len(wraps)))
     passes = 1 if len(wraps) < 2 else MAX_PASSES
     swapped = [1, 0] + identity[2:] if len(wraps) >= 2 else identity
-    path, results = _pass(path, wraps, identity, active, n_points)
+    path, caches, results = _pass(path, caches, wraps, identity, active, n_points)
     last_length = path.length()
     stop = ca.SX(0)
     swap = ca.SX(0)
@@ -213,11 +263,13 @@ def wrapped_path(positions, active, wraps):
         if k == 1:
             swap = ca.logic_and(results[0] == NO_WRAP, results[1] == INSIDE_RADIUS)
             path = path.remove_tag(1).select(swap, path)
-        plain, _ = _pass(path, wraps, identity, active, n_points)
-        turned, _ = _pass(path, wraps, swapped, active, n_points)
+        plain, plain_caches, _ = _pass(path, caches, wraps, identity, active, n_points)
+        turned, turned_caches, _ = _pass(path, caches, wraps, swapped, active, n_points)
         new = turned.select(swap, plain)
+        new_caches = [t.select(swap, p) for t, p in zip(turned_caches, plain_caches)]
         length = new.length()
         path = path.select(stop, new)
+        caches = [old.select(stop, fresh) for old, fresh in zip(caches, new_caches)]
         converged = ca.fabs(length - last_length) < CONVERGENCE
         last_length = ca.if_else(stop, last_length, length)
         stop = ca.logic_or(stop, converged)
