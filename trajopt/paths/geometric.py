@@ -12,7 +12,8 @@ lengthening speed l̇(q, u) (from point velocities, moving points included), and
 tension applies: body wrenches (6 x nb, as `trajopt.multibody.dynamics`: moment about the body
 origin and force, ground axes) and the generalized forces moving points add (their location
 depends on q, so tension does work through that coordinate; Sherman et al. 2010 flag this).
-Wrap objects are not modelled: `geometric_path` warns when the .osim path has them.
+Wrap objects: cylinders and spheres as OpenSim computes them (`trajopt.paths.wrapping`); a path
+with another wrap surface is straight segments and `geometric_path` warns.
 """
 
 from __future__ import annotations
@@ -204,11 +205,11 @@ class GeometricPath:
             velocities.append(velocity)
         if any(w.surface.active for w in self.wraps):
             length = self.wrapped_length(q, positions)
+            gradient = ca.jacobian(length, q)
             return ca.Function(
                 f"geometric_path_{_safe(self.name)}", [q, u],
-                [length, ca.jtimes(length, q, qdot), zero_wrenches(model),
-                 -ca.mtimes(n_matrix.T, ca.jacobian(length, q).T)],
-                ["q", "u"], ["length", "lengthening_speed", "wrenches", "generalized_forces"], {"cse": True})
+                [length, ca.mtimes(gradient, qdot), zero_wrenches(model), -ca.mtimes(n_matrix.T, gradient.T)],
+                ["q", "u"], ["length", "lengthening_speed", "wrenches", "generalized_forces"])
         length = 0
         speed = 0
         wrenches = zero_wrenches(model)
@@ -264,6 +265,17 @@ class GeometricPath:
     def wrapped_length(self, q, positions=None):
         return self.wrapped_path(q, positions).length()
 
+    def generalized_force_moment_arms(self, q):
+        """Moment arms by the generalized-force method, as OpenSim's GeometryPath::computeMomentArm: the
+        generalized forces (nv) a unit tension applies along the path's straight segments, each tangent
+        point held fixed on its wrap object's body. Equal to −∂l/∂q without wrapping; with wrapping they
+        differ wherever OpenSim's path is not length-minimal (see `trajopt.paths.wrapping.forces`)."""
+        from trajopt.paths.wrapping.forces import generalized_force_moment_arms
+
+        if not any(w.surface.active for w in self.wraps):
+            return self.function(q, ca.DM.zeros(self.model.nv))[3]
+        return generalized_force_moment_arms(self, q)
+
     def length(self, q):
         """Path length l(q) (m)."""
         return self.function(q, ca.DM.zeros(self.model.nv))[0]
@@ -305,35 +317,51 @@ def _path_point(osim_model, point, muscle):
     return FixedPathPoint(point.name, body_point.body, body_point.location)
 
 
-def geometric_path(osim_model, muscle: str) -> GeometricPath:
+def geometric_path(osim_model, muscle: str, wrapping: bool = True) -> GeometricPath:
     """The geometric path of `muscle` of a loaded .osim model (`trajopt.osim.load_osim`).
 
-    Warns (`GeometricPathWarning`) when the muscle's path has wrap objects: they are ignored.
+    With `wrapping` (default) the path wraps over its cylinders and spheres as OpenSim computes it
+    (`trajopt.paths.wrapping`). A path with a wrap object trajopt does not model yet (WrapEllipsoid,
+    WrapTorus), or any wrapped path when `wrapping` is False, is straight segments between its points:
+    then `GeometricPathWarning` says so.
     """
-    from trajopt.paths.wrapping.surfaces import path_wraps
+    from trajopt.paths.wrapping.surfaces import path_wraps, unsupported_wraps
 
     spec_muscle = osim_model.muscle(muscle)
     points = [_path_point(osim_model, p, muscle) for p in spec_muscle.path.points]
+    if spec_muscle.path.wraps:
+        unsupported = unsupported_wraps(osim_model, spec_muscle)
+        if unsupported or not wrapping:
+            names = [w.wrap_object for w in spec_muscle.path.wraps]
+            why = (f"trajopt does not model wrapping over {', '.join(unsupported)} yet" if wrapping and unsupported
+                   else "wrapping is switched off")
+            warnings.warn(f"{osim_model.spec.file}: muscle '{muscle}' wraps over {names}; {why}, so its geometric "
+                          f"path ignores wrap objects (use a fitted surrogate for the wrapped length)",
+                          GeometricPathWarning, stacklevel=2)
+            return GeometricPath(osim_model.multibody, points, name=muscle)
     return GeometricPath(osim_model.multibody, points, name=muscle, wraps=path_wraps(osim_model, spec_muscle))
 
 
-def geometric_paths(osim_model) -> tuple[GeometricPath, ...]:
-    """Geometric paths of every muscle of the model, in file order (warns once per wrapped muscle)."""
-    return tuple(geometric_path(osim_model, m.name) for m in osim_model.muscles)
+def geometric_paths(osim_model, wrapping: bool = True) -> tuple[GeometricPath, ...]:
+    """Geometric paths of every muscle of the model, in file order (see `geometric_path`)."""
+    return tuple(geometric_path(osim_model, m.name, wrapping) for m in osim_model.muscles)
 
 
 class GeometricPaths:
     """The .osim's own geometric paths of every muscle as ``MusclePaths``: lengths and moment arms −∂l/∂q.
 
-    Straight segments between the path points (conditional and moving points included); wrap objects are
-    ignored, with a ``GeometricPathWarning`` per wrapped muscle and their names in ``wrapped_muscles``.
+    Straight segments between the path points (conditional and moving points included), wrapped over
+    cylinders and spheres as OpenSim computes it (`trajopt.paths.wrapping`). Muscles whose wrap objects
+    are ignored (an ellipsoid or torus, or ``wrapping=False``) warn (``GeometricPathWarning``) and are
+    listed in ``wrapped_muscles``.
     """
 
-    def __init__(self, osim_model):
+    def __init__(self, osim_model, wrapping: bool = True):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", GeometricPathWarning)
-            self.paths = geometric_paths(osim_model)
-        self.wrapped_muscles = tuple(m.name for m in osim_model.muscles if m.path.wraps)
+            self.paths = geometric_paths(osim_model, wrapping)
+        self.wrapped_muscles = tuple(p.name for p, m in zip(self.paths, osim_model.muscles)
+                                     if m.path.wraps and not p.wraps)
         for warning in caught:
             warnings.warn(warning.message, warning.category, stacklevel=2)
         self.multibody = osim_model.multibody

@@ -5,8 +5,9 @@ Writes ``DIR/lengths.sto`` (musculotendon lengths, m) and ``DIR/moment_arms_<coo
 dimensionless, one column per muscle) with OpenSim's ``computeMomentArm`` sign (positive when the muscle's
 shortening increases the coordinate). With CoordinateCouplerConstraints the moment arms are about the
 independent coordinates along the coupled motion (R C, the generalized-force method); the dependent coordinates
-get no file. Paths: ``--paths`` (.json or FunctionBasedPathSet .xml) or the model's geometric paths (wrap objects
-ignored: said on the terminal).
+get no file. Paths: ``--paths`` (.json or FunctionBasedPathSet .xml) or the model's geometric paths, wrapped over
+cylinders and spheres as OpenSim computes them (muscles over ellipsoids or tori are straight lines: said on the
+terminal).
 """
 
 from __future__ import annotations
@@ -49,8 +50,9 @@ def main(argv=None) -> int:
                                  Table(data.motion.time, muscles, arms[:, :, k], name=f"MomentArm_{coordinate}")))
     for note in data.notes:
         print(f"note: {note}")
-    wrapped = [m.name for m in data.osim.muscles if m.path.wraps] if args.paths is None else []
+    wrapped = list(getattr(paths, "wrapped_muscles", ()))
     if wrapped:
-        print(f"note: geometric paths ignore wrap objects; {len(wrapped)} wrapped muscle(s): {', '.join(wrapped[:6])}")
+        print(f"note: geometric paths ignore ellipsoid/torus wrap objects; {len(wrapped)} muscle(s) are straight "
+              f"lines: {', '.join(wrapped[:6])}")
     print(f"muscle analysis of {len(muscles)} muscles over {q.shape[0]} frames: {len(written)} files in {folder}")
     return 0

@@ -10,8 +10,8 @@ one side (axis and sign). OpenSim's steps, reproduced with their tolerances:
    and the wrap is dropped when both lie beyond the cylinder's ends;
 4. the wrap is a helix between the tangent points; when the path has several wrap objects OpenSim
    slides the tangent points along the axis until the straight parts are tangent to the helix to
-   within 0.1 degree (up to 100 passes) - reproduced here pass for pass as calls of one CasADi
-   Function, so the expression stays small.
+   within 0.1 degree (up to 100 passes) - reproduced here pass for pass (unrolled inside the
+   cylinder's Function, which paths call as one node).
 """
 
 from __future__ import annotations
@@ -118,11 +118,9 @@ def _spiral_pass(radius: float) -> ca.Function:
     adjusted1, r1_new = _adjust_tangent_point(p1, r1, spiral(r1, t))
     adjusted2, r2_new = _adjust_tangent_point(p2, r2, spiral(r1_new, 1 - t))
     again = ca.logic_and(check, ca.logic_or(adjusted1, adjusted2))
-    return ca.Function(f"cylinder_spiral_pass_{abs(hash(radius))}",
-                       [p1, p2, r1, r2, far, iterations, done],
+    return ca.Function("cylinder_spiral_pass", [p1, p2, r1, r2, far, iterations, done],
                        [select(again, r1_new, r1), select(again, r2_new, r2), iterations + again,
-                        ca.logic_or(done, ca.logic_not(again))],
-                       {"never_inline": True})
+                        ca.logic_or(done, ca.logic_not(again))])
 
 
 def _cylinder(radius: float, length: float, axis: int, sign: int, single_wrap: bool):

@@ -98,6 +98,13 @@ def wrap_surface(osim_model, wrap: spec.WrapObject) -> WrapSurface:
                        _SHAPES[type(wrap)](wrap), wrap.quadrant, wrap.active)
 
 
+def unsupported_wraps(osim_model, muscle) -> tuple[str, ...]:
+    """'WrapEllipsoid TRIlonghh'-style names of a muscle's wrap objects that trajopt cannot wrap over yet."""
+    objects = {w.name: w for w in osim_model.spec.wrap_objects}
+    return tuple(f"{objects[w.wrap_object].kind} '{w.wrap_object}'" for w in muscle.path.wraps
+                 if type(objects[w.wrap_object]) not in _SHAPES)
+
+
 def path_wraps(osim_model, muscle) -> tuple[PathWrapEntry, ...]:
     """The PathWrap entries of a muscle of a loaded model, in order."""
     objects = {w.name: w for w in osim_model.spec.wrap_objects}
