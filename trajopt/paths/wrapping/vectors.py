@@ -47,11 +47,15 @@ def unit(v):
 
 
 def safe_sqrt(x):
-    return ca.sqrt(ca.fmax(x, 0))
+    """sqrt(max(x, 0)) whose derivative stays finite (0 where x <= 0)."""
+    positive = x > 0
+    return ca.if_else(positive, ca.sqrt(ca.if_else(positive, x, 1)), 0)
 
 
 def safe_acos(x):
-    return ca.acos(ca.fmin(ca.fmax(x, -1), 1))
+    """acos of x clipped to [-1, 1], with finite derivatives (0 outside (-1, 1))."""
+    inside = ca.fabs(x) < 1
+    return ca.if_else(inside, ca.acos(ca.if_else(inside, x, 0)), ca.if_else(x >= 1, 0, ca.pi))
 
 
 def distance_squared(a, b):
