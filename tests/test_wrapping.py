@@ -107,3 +107,30 @@ def test_walk3d_all_muscles_match_opensim(opensim_task):
 @pytest.mark.slow
 def test_walk3d_all_muscles_match_opensim_300(opensim_task):
     _walk3d_check(opensim_task, 300, seed=18)
+
+
+@pytest.mark.opensim
+def test_muscle_analysis_without_paths_reports_opensims_values(opensim_task, tmp_path, capsys):
+    """`trajopt muscle-analysis` without --paths: wrapped geometric paths, computeMomentArm moment arms."""
+    from trajopt.cli import main
+    from trajopt.io import read_table
+
+    motion = ROOT / "tests" / "data" / "arm26" / "arm26_InverseKinematics.mot"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code = main(["muscle-analysis", str(ARM26), str(motion), "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0 and "TRIlong" in out and "BIClong" in out  # the ellipsoid-wrapped muscles are named
+    lengths = read_table(tmp_path / "lengths.sto")
+    shoulder, elbow = read_table(tmp_path / "moment_arms_r_shoulder_elev.sto"), read_table(tmp_path / "moment_arms_r_elbow_flex.sto")
+    table = read_table(motion)
+    names = [c.split("/")[-2] if "/" in c else c for c in table.labels]
+    configurations = np.column_stack([table.column(table.labels[names.index(c)]) for c in ("r_shoulder_elev", "r_elbow_flex")])
+    if "inDegrees=yes" in motion.read_text()[:500] or np.abs(configurations).max() > 7:
+        configurations = np.deg2rad(configurations)
+    muscles = ["TRIlat", "TRImed", "BRA"]
+    reference = _reference(opensim_task, ARM26, load_osim(ARM26).multibody, configurations, muscles)
+    for k, name in enumerate(muscles):
+        assert np.abs(lengths.column(name) - reference["lengths"][:, k]).max() <= TOLERANCE, name
+        assert np.abs(shoulder.column(name) - reference["moment_arms"][:, k, 0]).max() <= 1e-12, name
+        assert np.abs(elbow.column(name) - reference["moment_arms"][:, k, 1]).max() <= 1e-12, name

@@ -273,11 +273,13 @@ class GeometricPath:
         from trajopt.paths.wrapping.forces import generalized_force_moment_arms
 
         if not any(w.surface.active for w in self.wraps):
-            return self.function(q, ca.DM.zeros(self.model.nv))[3]
+            return -ca.mtimes(coordinate_rates_matrix(self.model, q).T, ca.jacobian(self.length(q), q).T)
         return generalized_force_moment_arms(self, q)
 
     def length(self, q):
         """Path length l(q) (m)."""
+        if any(w.surface.active for w in self.wraps):
+            return self.wrapped_length(q)
         return self.function(q, ca.DM.zeros(self.model.nv))[0]
 
     def lengthening_speed(self, q, u):
@@ -356,7 +358,11 @@ class GeometricPaths:
     listed in ``wrapped_muscles``.
     """
 
-    def __init__(self, osim_model, wrapping: bool = True):
+    def __init__(self, osim_model, wrapping: bool = True, generalized_force_moment_arms: bool = False):
+        # Moment arms: −∂l/∂q by default (what the dynamics use: the muscle's generalized force is then
+        # −T ∂l/∂q, so its power equals −T l̇ and fiber kinematics and forces agree); with
+        # ``generalized_force_moment_arms``, OpenSim's computeMomentArm (for analyses that report OpenSim's values).
+        self.generalized_force = bool(generalized_force_moment_arms)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", GeometricPathWarning)
             self.paths = geometric_paths(osim_model, wrapping)
@@ -376,7 +382,9 @@ class GeometricPaths:
             raise TrajoptInputError(f"geometric paths take the model's coordinates {self.multibody.coordinate_names}, "
                                     f"got {tuple(coordinates)}")
         q = ca.SX.sym("q", self.multibody.nq)
-        zero = ca.SX.zeros(self.multibody.nv)
-        lengths = ca.vertcat(*[p.function(q, zero)[0] for p in self.paths])
-        return ca.Function("geometric_paths", [q], [lengths, -ca.jacobian(lengths, q)], ["q"],
-                           ["lengths", "moment_arms"])
+        lengths = ca.vertcat(*[p.length(q) for p in self.paths])
+        if self.generalized_force:
+            arms = ca.horzcat(*[p.generalized_force_moment_arms(q) for p in self.paths]).T
+        else:
+            arms = -ca.jacobian(lengths, q)
+        return ca.Function("geometric_paths", [q], [lengths, arms], ["q"], ["lengths", "moment_arms"])

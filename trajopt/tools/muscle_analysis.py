@@ -6,7 +6,7 @@ dimensionless, one column per muscle) with OpenSim's ``computeMomentArm`` sign (
 shortening increases the coordinate). With CoordinateCouplerConstraints the moment arms are about the
 independent coordinates along the coupled motion (R C, the generalized-force method); the dependent coordinates
 get no file. Paths: ``--paths`` (.json or FunctionBasedPathSet .xml) or the model's geometric paths, wrapped over
-cylinders and spheres as OpenSim computes them (muscles over ellipsoids or tori are straight lines: said on the
+cylinders and spheres as OpenSim computes them, moment arms by OpenSim's generalized-force method (muscles over ellipsoids or tori are straight lines: said on the
 terminal).
 """
 
@@ -31,7 +31,13 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     folder = output_folder(args.out)
     data = load_tool_input(args.model, args.motion)
-    paths = read_paths(args.paths, data.osim)
+    if args.paths is None:
+        from trajopt.paths.geometric import GeometricPaths
+
+        # OpenSim's MuscleAnalysis reports computeMomentArm: the generalized-force method on the wrapped path.
+        paths = GeometricPaths(data.osim, generalized_force_moment_arms=True)
+    else:
+        paths = read_paths(args.paths, data.osim)
     mb = data.osim.multibody
     unknown = [m for m in paths.muscles if m not in {s.name for s in data.osim.muscles}]
     if unknown:
