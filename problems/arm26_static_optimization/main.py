@@ -47,12 +47,27 @@ REFERENCE = HERE / "reference"
 DEFAULT_OUT = ROOT / "results" / "arm26_static_optimization"
 
 
-def load_model() -> MusculoskeletalModel:
-    """arm26 with its polynomial muscle paths and DeGroote muscles (OpenSim constant set)."""
+def load_model(geometric: bool = False) -> MusculoskeletalModel:
+    """arm26 with its polynomial muscle paths (or, with `geometric`, its geometric paths wrapped as OpenSim
+    computes it: TRIlong and BIClong, which wrap over ellipsoids, are straight lines) and DeGroote muscles
+    (OpenSim constant set)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the loader lists optional elements it ignores (display, wrap geometry)
         osim = load_osim(MODEL)
+        if geometric:
+            from trajopt.paths.geometric import GeometricPaths
+
+            return MusculoskeletalModel(osim, GeometricPaths(osim))
     return MusculoskeletalModel(osim, PolynomialPaths.load(PATHS))
+
+
+def _paths_note(model) -> list[str]:
+    wrapped = list(getattr(model.paths, "wrapped_muscles", ()))
+    if not hasattr(model.paths, "wrapped_muscles"):
+        return []
+    return ["", f"Paths: the model's geometric paths (`--paths geometric`, trajopt.paths.wrapping), not paths.json;",
+            f"{', '.join(wrapped)} wrap over ellipsoids, which trajopt does not model yet: their paths are straight "
+            f"lines here." if wrapped else "every wrap object is modelled."]
 
 
 def build_problem(motion=ELBOW_MOTION, force_length_velocity: bool = True, passive_force: bool = False,
@@ -265,10 +280,10 @@ def _reactions(out: Path, model: MusculoskeletalModel, result: StaticOptimizatio
     return lines
 
 
-def _run_references(out: Path, with_opensim: bool) -> int:
+def _run_references(out: Path, with_opensim: bool, geometric: bool = False) -> int:
     start = time.perf_counter()
-    print("arm26 static optimization: loading arm26 and its polynomial paths ...")
-    model = load_model()
+    print(f"arm26 static optimization: loading arm26 and its {'geometric' if geometric else 'polynomial'} paths ...")
+    model = load_model(geometric)
     rows, id_rows = [], []
 
     print("elbow flexion 0 -> 90 deg (101 frames, no filter):")
@@ -326,17 +341,17 @@ def _run_references(out: Path, with_opensim: bool) -> int:
     else:
         print("opensim is not installed: no comparison with OpenSim's DeGroote static optimization")
     print("joint reactions with the muscle forces applied ...")
-    extra_lines = _reactions(out, model, results["SO_FLV"], with_opensim)
+    extra_lines = list(_reactions(out, model, results["SO_FLV"], with_opensim)) + _paths_note(model)
     summary = _write_summary(out, rows, id_rows, time.perf_counter() - start, extra_lines)
     print(summary.read_text())
     print(f"wrote {out} ({time.perf_counter() - start:.1f} s)")
     return 0
 
 
-def _run_motion(motion: Path, out: Path, cutoff: float | None) -> int:
+def _run_motion(motion: Path, out: Path, cutoff: float | None, geometric: bool = False) -> int:
     start = time.perf_counter()
     print(f"arm26 static optimization of {motion} (filter: {cutoff or 'none'}) ...")
-    model = load_model()
+    model = load_model(geometric)
     flv = _solve("SO_FLV", build_problem(motion, cutoff_frequency=cutoff, model=model), out, "SO_FLV")
     passive = _solve("SO_FLV_passive", build_problem(motion, passive_force=True, cutoff_frequency=cutoff, model=model),
                      out, "SO_FLV_passive")
@@ -354,7 +369,7 @@ def _run_motion(motion: Path, out: Path, cutoff: float | None) -> int:
     plot_joint_reactions(figures / "joint_reactions.png", inverse, ("r_shoulder", "r_elbow"),
                          "Joint reactions from inverse dynamics, muscle forces not applied")
     rows = [_compare("FLV, no passive", flv, None, None), _compare("FLV + passive", passive, None, None)]
-    summary = _write_summary(out, rows, [], time.perf_counter() - start)
+    summary = _write_summary(out, rows, [], time.perf_counter() - start, _paths_note(model))
     print(summary.read_text())
     print(f"wrote {out} ({time.perf_counter() - start:.1f} s)")
     return 0
@@ -367,11 +382,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cutoff", type=float, default=None, help="low-pass cutoff in Hz for --motion (default: none)")
     parser.add_argument("--no-opensim", action="store_true",
                         help="skip the comparison with OpenSim's DeGroote static optimization (run when opensim is installed)")
+    parser.add_argument("--paths", choices=("polynomial", "geometric"), default="polynomial",
+                        help="muscle paths: problems/arm26/paths.json (default) or the model's geometric paths, wrapped "
+                             "as OpenSim computes it (ellipsoid-wrapped TRIlong and BIClong stay straight lines)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
+    geometric = args.paths == "geometric"
     if args.motion is not None:
-        return _run_motion(args.motion, args.out, args.cutoff)
-    return _run_references(args.out, opensim_available() and not args.no_opensim)
+        return _run_motion(args.motion, args.out, args.cutoff, geometric)
+    return _run_references(args.out, opensim_available() and not args.no_opensim, geometric)
 
 
 if __name__ == "__main__":

@@ -34,6 +34,17 @@ class Sphere:
         return sphere_wrap(self.radius, axis, sign)
 
 
+@dataclass(frozen=True)
+class Inactive:
+    """An inactive wrap object of a shape trajopt does not wrap over yet: it only holds its place in the
+    PathWrapSet (OpenSim counts it in its passes)."""
+
+    kind: str
+
+    def wrap_function(self, axis, sign, single_wrap, method):
+        return None
+
+
 def quadrant_axis_sign(quadrant: str) -> tuple[int, int]:
     """(axis 0-2, sign -1/0/1) of an OpenSim quadrant name; sign 0 is 'all'."""
     name = quadrant.strip().lower()
@@ -52,7 +63,7 @@ class WrapSurface:
     body: str
     rotation: tuple
     translation: tuple[float, float, float]
-    shape: Cylinder | Sphere
+    shape: Cylinder | Sphere | Inactive
     quadrant: str = "all"
     active: bool = True
 
@@ -88,26 +99,27 @@ _SHAPES = {
 def wrap_surface(osim_model, wrap: spec.WrapObject) -> WrapSurface:
     """The WrapSurface of one of a loaded model's wrap objects (ModelFileError for shapes not yet
     supported)."""
-    if type(wrap) not in _SHAPES:
+    if type(wrap) not in _SHAPES and wrap.active:
         raise ModelFileError(f"{osim_model.spec.file}: {wrap.kind} '{wrap.name}': wrapping over a {wrap.kind} is "
                              f"not supported yet (supported: WrapCylinder, WrapSphere)")
     body, rotation, origin = osim_model.frames.pose(wrap.frame)
     own = np.asarray(xyz_body_fixed_rotation(wrap.xyz_body_rotation), dtype=float)
     return WrapSurface(wrap.name, body, tuple(map(tuple, rotation @ own)),
                        tuple(float(v) for v in origin + rotation @ np.asarray(wrap.translation)),
-                       _SHAPES[type(wrap)](wrap), wrap.quadrant, wrap.active)
+                       _SHAPES[type(wrap)](wrap) if type(wrap) in _SHAPES else Inactive(wrap.kind), wrap.quadrant,
+                       wrap.active)
 
 
 def unsupported_wraps(osim_model, muscle) -> tuple[str, ...]:
     """'WrapEllipsoid TRIlonghh'-style names of a muscle's wrap objects that trajopt cannot wrap over yet."""
     objects = {w.name: w for w in osim_model.spec.wrap_objects}
     return tuple(f"{objects[w.wrap_object].kind} '{w.wrap_object}'" for w in muscle.path.wraps
-                 if type(objects[w.wrap_object]) not in _SHAPES)
+                 if type(objects[w.wrap_object]) not in _SHAPES and objects[w.wrap_object].active)
 
 
 def path_wraps(osim_model, muscle) -> tuple[PathWrapEntry, ...]:
     """The PathWrap entries of a muscle of a loaded model, in order."""
-    objects = {w.name: w for w in osim_model.spec.wrap_objects}
+    objects = {w.name: w for w in osim_model.spec.wrap_objects}  # inactive ones stay: they count in OpenSim's passes
     n_points = len(muscle.path.points)
     entries = []
     for path_wrap in muscle.path.wraps:
