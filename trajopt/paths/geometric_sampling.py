@@ -45,12 +45,15 @@ def describe_geometric(model_file) -> ModelPaths:
         raise TrajoptInputError(f"{model_file}: geometric sampling needs scalar coordinates (the model has "
                                 f"ball or free joints); sample it with OpenSim")
     q = ca.SX.sym("q", model.nq)
-    chain = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", GeometricPathWarning)
-        for muscle in osim.muscles:
-            length = geometric_path(osim, muscle.name, wrapping=False).length(q)
-            chain.append([ca.depends_on(length, q[i]) for i in range(model.nq)])
+        lengths = ca.vertcat(*[geometric_path(osim, m.name, wrapping=False).length(q) for m in osim.muscles])
+    # A coordinate is on a muscle's chain when its straight-line length changes with it (5 random configurations).
+    ranges = np.array([c.range for c in model.coordinates], dtype=float)
+    ranges = np.where(np.isfinite(ranges), ranges, np.array([-1.0, 1.0]))
+    samples = ranges[:, 0] + (ranges[:, 1] - ranges[:, 0]) * np.random.default_rng(0).random((5, model.nq))
+    gradient = ca.Function("gradient", [q], [ca.jacobian(lengths, q)]).map(5)(samples.T)
+    chain = (np.abs(np.asarray(gradient)).reshape(len(osim.muscles), 5, model.nq) > 1e-9).any(axis=1)
     return ModelPaths(
         str(model_file), tuple(model.coordinate_names),
         np.array([c.range for c in model.coordinates], dtype=float),
