@@ -48,27 +48,11 @@ class PlacedWrap:
     last: int
     active: bool = True
 
-    @property
-    def skippable(self):
-        """(valid, p1, p2) -> wrap outputs: a switch that skips the wrap where `valid` is 0."""
-        return _skippable(self.function)
-
     def to_wrap(self, p):
         return ca.mtimes(self.rotation.T, p - self.origin)
 
     def to_ground(self, r):
         return self.origin + ca.mtimes(self.rotation, r)
-
-
-_SKIPPABLE = {}
-
-
-def _skippable(function):
-    if function not in _SKIPPABLE:
-        p1, p2 = ca.SX.sym("p1", 3), ca.SX.sym("p2", 3)
-        skip = ca.Function("no_wrap", [p1, p2], [ca.SX(NO_WRAP), p1, p2, ca.SX(0)])
-        _SKIPPABLE[function] = ca.Function.conditional(f"{function.name()}_where_valid", [skip], function)
-    return _SKIPPABLE[function]
 
 
 def _slot(position, tag, index, wrap_length=0, local=(0, 0, 0), seen=None):
@@ -223,7 +207,7 @@ def _wrap_once(path, w, wrap, active, n_points, cache):
         # Off-range slots get a harmless far-away segment so no NaN reaches the derivatives.
         p1 = ca.if_else(valid, wrap.to_wrap(_pos(a)), FAR_1)
         p2 = ca.if_else(valid, wrap.to_wrap(_pos(b)), FAR_2)
-        code, r1, r2, wrap_length = wrap.skippable(valid, p1, p2)
+        code, r1, r2, wrap_length = wrap.function(p1, p2)
         r1_ground, r2_ground = wrap.to_ground(r1), wrap.to_ground(r2)
         change = safe_norm(r1_ground - _seen(a)) + wrap_length + safe_norm(_seen(b) - r2_ground) \
             - safe_norm(_seen(b) - _seen(a))
