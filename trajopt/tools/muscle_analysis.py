@@ -42,8 +42,11 @@ def main(argv=None) -> int:
     unknown = [m for m in paths.muscles if m not in {s.name for s in data.osim.muscles}]
     if unknown:
         raise TrajoptInputError(f"{args.paths}: paths for muscles the model does not have: {unknown[:5]}")
+    if args.paths is None:
+        print(f"building the geometric paths of {len(paths.muscles)} muscles (wrapping as OpenSim) ...", flush=True)
     function = paths.lengths_and_moment_arms_function(tuple(mb.coordinate_names))
     q = data.motion.data
+    print(f"evaluating {q.shape[0]} frames ...", flush=True)
     lengths, arms = function.map(q.shape[0])(q.T)
     lengths = np.asarray(lengths).T  # (frames, muscles)
     arms = np.asarray(arms).reshape(len(paths.muscles), q.shape[0], mb.nq).transpose(1, 0, 2)  # [R(t0) | R(t1) ...]
