@@ -38,30 +38,35 @@ def generalized_force_moment_arms(path, q):
     placed = [w.surface.placed(model, q, single, 0, 0) for w in path.wraps]
     wrap_bodies = [_body_number(model, w.surface.body) for w in path.wraps]
     size = len(slots.slots)
+    # Everything the path procedure decides is a placeholder while differentiating: the derivative then
+    # involves only the bodies' poses, not the wrap computations.
     locals_ = [ca.SX.sym(f"tangent_{k}", 3) for k in range(size)]
     directions = [ca.SX.sym(f"direction_{k}", 3) for k in range(size - 1)]
+    tags = [ca.SX.sym(f"tag_{k}") for k in range(size)]
+    indices = [ca.SX.sym(f"index_{k}") for k in range(size)]
+    count = ca.SX.sym("count")
     where, bodies = [], []
-    for k, slot in enumerate(slots.slots):
+    for k in range(size):
         x, body = ca.SX.zeros(3), 0
         for i, (p, b) in enumerate(zip(positions, point_bodies)):
-            is_i = ca.logic_and(_tag(slot) == 0, _index(slot) == i)
+            is_i = ca.logic_and(tags[k] == 0, indices[k] == i)
             x, body = x + is_i * p, body + is_i * b
         for w, (wrap, b) in enumerate(zip(placed, wrap_bodies)):
-            is_w = _tag(slot) == w + 1
+            is_w = tags[k] == w + 1
             x, body = x + is_w * wrap.to_ground(locals_[k]), body + is_w * b
         where.append(x)
         bodies.append(body)
     energy = 0
     actual_directions = []
     for k in range(size - 1):
-        on = ca.logic_and(k + 1 < slots.count, bodies[k] != bodies[k + 1])
+        on = ca.logic_and(k + 1 < count, bodies[k] != bodies[k + 1])
         energy = energy + on * ca.dot(directions[k], where[k + 1] - where[k])
         actual_directions.append(normalize_or_zero(_seen(slots.slots[k + 1]) - _seen(slots.slots[k]))[0])
-    arms = -ca.jacobian(energy, q).T
-    n_matrix = _rates_matrix(model, q)
-    arms = ca.mtimes(n_matrix.T, arms)
-    return ca.substitute([arms], locals_ + directions,
-                         [_local(s) for s in slots.slots] + actual_directions)[0]
+    arms = ca.mtimes(_rates_matrix(model, q).T, -ca.jacobian(energy, q).T)
+    placeholders = locals_ + directions + tags + indices + [count]
+    values = ([_local(s) for s in slots.slots] + actual_directions + [_tag(s) for s in slots.slots]
+              + [_index(s) for s in slots.slots] + [slots.count])
+    return ca.substitute([arms], placeholders, values)[0]
 
 
 def _rates_matrix(model, q):
