@@ -134,3 +134,35 @@ def test_muscle_analysis_without_paths_reports_opensims_values(opensim_task, tmp
         assert np.abs(lengths.column(name) - reference["lengths"][:, k]).max() <= TOLERANCE, name
         assert np.abs(shoulder.column(name) - reference["moment_arms"][:, k, 0]).max() <= 1e-12, name
         assert np.abs(elbow.column(name) - reference["moment_arms"][:, k, 1]).max() <= 1e-12, name
+
+
+@pytest.mark.opensim
+def test_conditional_and_moving_points_with_a_cylinder(opensim_task, tmp_path):
+    """TRIlat over the TRI cylinder with its P4 conditional (elbow 0-1.8 rad) and its P3 moving with the elbow."""
+    text = ARM26.read_text()
+    block = re.search(r'<Thelen2003Muscle name="TRIlat">.*?</PathPointSet>', text, re.S).group(0)
+    p3 = re.search(r'<PathPoint name="TRIlat-P3">.*?</PathPoint>', block, re.S).group(0)
+    p4 = re.search(r'<PathPoint name="TRIlat-P4">.*?</PathPoint>', block, re.S).group(0)
+    elbow = "/jointset/r_elbow/r_elbow_flex"
+    moving = (f'<MovingPathPoint name="TRIlat-P3"><socket_parent_frame>/bodyset/r_humerus</socket_parent_frame>'
+              f'<x_location><LinearFunction><coefficients>0.01 -0.03184</coefficients></LinearFunction></x_location>'
+              f'<y_location><LinearFunction><coefficients>0.005 -0.22637</coefficients></LinearFunction></y_location>'
+              f'<z_location><Constant><value>-0.01217</value></Constant></z_location>'
+              f'<socket_x_coordinate>{elbow}</socket_x_coordinate><socket_y_coordinate>{elbow}</socket_y_coordinate>'
+              f'<socket_z_coordinate>{elbow}</socket_z_coordinate></MovingPathPoint>')
+    conditional = (f'<ConditionalPathPoint name="TRIlat-P4"><socket_parent_frame>/bodyset/r_humerus'
+                   f'</socket_parent_frame><location>-0.01743 -0.26757 -0.01208</location><range>0 1.8</range>'
+                   f'<socket_coordinate>{elbow}</socket_coordinate></ConditionalPathPoint>')
+    file = tmp_path / "arm26_points.osim"
+    file.write_text(text.replace(block, block.replace(p3, moving).replace(p4, conditional)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OsimIgnoredWarning)
+        osim = load_osim(file)
+    configurations = _random(osim.multibody, 300, seed=19)
+    reference = _reference(opensim_task, file, osim.multibody, configurations, ["TRIlat"])
+    path = geometric_path(osim, "TRIlat")
+    lengths = _lengths(path, configurations)
+    assert np.abs(lengths - reference["lengths"][:, 0]).max() <= TOLERANCE
+    wrapped = np.abs(lengths - _straight(path, configurations)) > 1e-4
+    inactive = configurations[:, 1] > 1.8
+    assert wrapped[inactive].any() and wrapped[~inactive].any()
