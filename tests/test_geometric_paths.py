@@ -80,7 +80,7 @@ def test_arm26_paths_equal_opensim_with_wrapping_switched_off(opensim_task):
     osim = load_osim(ARM26)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        paths = geometric_paths(osim)
+        paths = geometric_paths(osim, wrapping=False)
     warned = {str(w.message).split("muscle '")[1].split("'")[0] for w in caught if w.category is GeometricPathWarning}
     assert warned == {"TRIlong", "TRIlat", "TRImed", "BIClong", "BRA"}  # every muscle but BICshort wraps
     configurations, speeds = _random_configurations(osim.multibody, 50, seed=5)
@@ -95,13 +95,16 @@ def test_arm26_paths_equal_opensim_with_wrapping_switched_off(opensim_task):
         assert np.abs(by_force - reference["moment_arms"][:, k, :]).max() <= TOLERANCE, path.name
 
 
-def test_only_wrapped_muscles_warn():
+def test_only_muscles_whose_wraps_are_ignored_warn():
     osim = load_osim(ARM26)
-    with pytest.warns(GeometricPathWarning, match="ignores wrap objects"):
+    with pytest.warns(GeometricPathWarning, match="WrapEllipsoid 'TRIlonghh' yet, so its geometric path ignores"):
         geometric_path(osim, "TRIlong")
+    with pytest.warns(GeometricPathWarning, match="wrapping is switched off"):
+        geometric_path(osim, "BRA", wrapping=False)
     with warnings.catch_warnings():
         warnings.simplefilter("error", GeometricPathWarning)
         geometric_path(osim, "BICshort")
+        assert geometric_path(osim, "BRA").wraps  # a cylinder: wrapped, no warning
 
 
 def _conditional_boundaries(osim, model):

@@ -54,9 +54,15 @@ MOCO_FINAL_ELBOW = np.pi / 2
 
 
 @lru_cache(maxsize=None)
-def load_model() -> MusculoskeletalModel:
-    """arm26 with its polynomial paths (built once per process)."""
-    return MusculoskeletalModel(load_osim(MODEL_FILE), PolynomialPaths.load(PATHS_FILE))
+def load_model(geometric: bool = False) -> MusculoskeletalModel:
+    """arm26 with its polynomial paths, or with `geometric` its own geometric paths wrapped as OpenSim computes it
+    (TRIlong and BIClong, over ellipsoids, are straight lines) (built once per process)."""
+    osim = load_osim(MODEL_FILE)
+    if geometric:
+        from trajopt.paths.geometric import GeometricPaths
+
+        return MusculoskeletalModel(osim, GeometricPaths(osim))
+    return MusculoskeletalModel(osim, PolynomialPaths.load(PATHS_FILE))
 
 
 def path_box(model: MusculoskeletalModel) -> tuple[np.ndarray, np.ndarray]:
@@ -64,7 +70,7 @@ def path_box(model: MusculoskeletalModel) -> tuple[np.ndarray, np.ndarray]:
     ranges = {c.name: c.range for c in model.osim.spec.coordinates}
     lower = np.array([ranges[n][0] for n in model.coordinate_names])
     upper = np.array([ranges[n][1] for n in model.coordinate_names])
-    for path in model.paths:
+    for path in model.paths if isinstance(model.paths, PolynomialPaths) else ():
         for name, (lo, hi) in zip(path.coordinates, path.ranges):
             k = model.coordinate_names.index(name)
             lower[k], upper[k] = max(lower[k], lo), min(upper[k], hi)
@@ -108,9 +114,10 @@ def build_problem(target=DEFAULT_TARGET, duration=0.5, start=START, final_time_w
     return built
 
 
-def moco_problem(implicit: bool = True, duration: float = 0.5) -> MuscleDrivenProblem:
-    """The Moco reference study (bounds and goal as listed in its .omoco; its duration is 0.5 s)."""
-    model = load_model()
+def moco_problem(implicit: bool = True, duration: float = 0.5, geometric: bool = False) -> MuscleDrivenProblem:
+    """The Moco reference study (bounds and goal as listed in its .omoco; its duration is 0.5 s); `geometric`: with
+    arm26's geometric paths (see `load_model`)."""
+    model = load_model(geometric)
     built = muscle_driven_problem(
         model, duration,
         coordinates=StateBounds(([-np.pi / 2, 0.0], [np.pi, 2.2689280275926285]), initial=[0.0, 0.0],

@@ -54,12 +54,27 @@ NAME = "arm26_static_optimization"
 PAPER = "Appl. Sci. 2020, 10, 7760"  # the arm26 paper whose Figures 13-20 the figures follow
 
 
-def load_model() -> MusculoskeletalModel:
-    """arm26 with its polynomial muscle paths and DeGroote muscles (OpenSim constant set)."""
+def load_model(geometric: bool = False) -> MusculoskeletalModel:
+    """arm26 with its polynomial muscle paths (or, with `geometric`, its geometric paths wrapped as OpenSim
+    computes it: TRIlong and BIClong, which wrap over ellipsoids, are straight lines) and DeGroote muscles
+    (OpenSim constant set)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the loader lists optional elements it ignores (display, wrap geometry)
         osim = load_osim(MODEL)
+        if geometric:
+            from trajopt.paths.geometric import GeometricPaths
+
+            return MusculoskeletalModel(osim, GeometricPaths(osim))
     return MusculoskeletalModel(osim, PolynomialPaths.load(PATHS))
+
+
+def _paths_note(model) -> list[str]:
+    wrapped = list(getattr(model.paths, "wrapped_muscles", ()))
+    if not hasattr(model.paths, "wrapped_muscles"):
+        return []
+    return ["", f"Paths: the model's geometric paths (`--paths geometric`, trajopt.paths.wrapping), not paths.json;",
+            f"{', '.join(wrapped)} wrap over ellipsoids, which trajopt does not model yet: their paths are straight "
+            f"lines here." if wrapped else "every wrap object is modelled."]
 
 
 def build_problem(motion=ELBOW_MOTION, force_length_velocity: bool = True, passive_force: bool = False,
@@ -276,16 +291,16 @@ def _reactions(out: Path, model: MusculoskeletalModel, result: StaticOptimizatio
     return lines
 
 
-def _run_references(out: Path, with_opensim: bool) -> int:
+def _run_references(out: Path, with_opensim: bool, geometric: bool = False) -> int:
     with warnings.catch_warnings(record=True) as caught:  # filled as the run goes; its caveats go to summary.md
         warnings.simplefilter("always")
-        return _references(out, with_opensim, caught)
+        return _references(out, with_opensim, caught, geometric)
 
 
-def _references(out: Path, with_opensim: bool, caught: list) -> int:
+def _references(out: Path, with_opensim: bool, caught: list, geometric: bool = False) -> int:
     start = time.perf_counter()
-    print("arm26 static optimization: loading arm26 and its polynomial paths ...")
-    model = load_model()
+    print(f"arm26 static optimization: loading arm26 and its {'geometric' if geometric else 'polynomial'} paths ...")
+    model = load_model(geometric)
     rows, id_rows = [], []
 
     print("elbow flexion 0 -> 90 deg (101 frames, no filter):")
@@ -343,7 +358,7 @@ def _references(out: Path, with_opensim: bool, caught: list) -> int:
     else:
         print("opensim is not installed: no comparison with OpenSim's DeGroote static optimization")
     print("joint reactions with the muscle forces applied ...")
-    extra_lines = _reactions(out, model, results["SO_FLV"], with_opensim)
+    extra_lines = list(_reactions(out, model, results["SO_FLV"], with_opensim)) + _paths_note(model)
     caveats = _caveats(caught)
     if caveats:
         extra_lines = [*extra_lines, "", "## Caveats", "", *[f"- {c}" for c in caveats]]
@@ -372,10 +387,10 @@ def _caveats(caught) -> list[str]:
     return list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, kinds)))
 
 
-def _run_motion(motion: Path, out: Path, cutoff: float | None) -> int:
+def _run_motion(motion: Path, out: Path, cutoff: float | None, geometric: bool = False) -> int:
     start = time.perf_counter()
     print(f"arm26 static optimization of {motion} ({f'{cutoff:g} Hz low-pass' if cutoff else 'no filter'}) ...")
-    model = load_model()
+    model = load_model(geometric)
     caveats = _motion_notes(motion, model)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -400,10 +415,12 @@ def _run_motion(motion: Path, out: Path, cutoff: float | None) -> int:
              f"Command: `trajopt run arm26-static-optimization --motion {motion}"
              f"{f' --cutoff {cutoff:g}' if cutoff else ''}`. Low-pass filter: "
              f"{f'{cutoff:g} Hz' if cutoff else 'none'}. trajopt: DeGroote 2016 rigid-tendon muscles mapped from "
-             "arm26's Thelen2003 parameters, polynomial muscle paths (problems/arm26/paths.json), reserves 1 N·m, "
+             f"arm26's Thelen2003 parameters, {'geometric' if geometric else 'polynomial'} muscle paths "
+             f"({'the .osim' if geometric else 'problems/arm26/paths.json'}), reserves 1 N·m, "
              "weight 1, exponent 2. OpenSim has no stored run of this motion: nothing is compared.", ""]
     if caveats:
         lines += ["## Caveats", "", *[f"- {c}" for c in caveats], ""]
+    lines += [line for line in _paths_note(model) if line] + ([""] if geometric else [])
     lines += ["| case | frames | largest reserve (N·m) | max abs equality error (N·m) | IPOPT iterations | "
               "solve time (s) | status |", "|---|---|---|---|---|---|---|"]
     for case, r in (("FLV, no passive force", flv), ("FLV + passive force", passive)):
@@ -430,17 +447,20 @@ def main(argv: list[str] | None = None) -> int:
                              "(default: no filter)")
     parser.add_argument("--no-opensim", action="store_true",
                         help="skip the comparison with OpenSim's DeGroote static optimization (run when opensim is installed)")
+    parser.add_argument("--paths", choices=("polynomial", "geometric"), default="polynomial",
+                        help="muscle paths: problems/arm26/paths.json (default) or the model's geometric paths, wrapped "
+                             "as OpenSim computes it (ellipsoid-wrapped TRIlong and BIClong stay straight lines)")
     args = parser.parse_args(argv)
     if args.motion is None:
         if args.cutoff is not None:
             raise TrajoptInputError("--cutoff applies to --motion; the reference motions use OpenSim's settings "
                                     "(none for the elbow flexion, 6 Hz for arm26_InverseKinematics.mot)")
         return _run_references(fresh_output(args.out or default_output(NAME)),
-                               opensim_available() and not args.no_opensim)
+                               opensim_available() and not args.no_opensim, args.paths == "geometric")
     motion = read_motion(args.motion)
     cutoff = check_cutoff(args.cutoff, motion)
     out = fresh_output(args.out or default_output(f"{NAME}_{args.motion.stem}"))
-    return _run_motion(args.motion, out, cutoff)
+    return _run_motion(args.motion, out, cutoff, args.paths == "geometric")
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -69,7 +69,7 @@ def _reaction_function(model, expressed_in: str) -> tuple[ca.Function, tuple[str
     for k, name in enumerate(model.muscle_names):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", GeometricPathWarning)
-            path = geometric_path(model.osim, name)
+            path = geometric_path(model.osim, name, wrapping=False)  # loads on bodies: straight lines
         if any(issubclass(w.category, GeometricPathWarning) for w in caught):
             wrapped.append(name)
         _, _, unit_wrenches, unit_generalized = path.function(q, u)

@@ -72,7 +72,13 @@ def parse_geometry_path(reader, element, owner, where) -> spec.GeometryPath:
     for w, wrap_where in members(element.find("PathWrapSet"), f"{where}/PathWrapSet"):
         values = reader.properties(w, wrap_where,
                                    {"wrap_object": "", "method": "hybrid", "range": (-1.0, -1.0)})
-        wraps.append(spec.PathWrap(values["wrap_object"], values["method"], tuple(int(r) for r in values["range"])))
+        method = values["method"].lower() if values["method"] != "Unassigned" else "hybrid"
+        if method not in ("hybrid", "midpoint", "axial"):
+            raise reader.error(f"{wrap_where}/method", f"method must be hybrid, midpoint or axial, "
+                                                       f"got '{values['method']}'")
+        if any(r != int(r) for r in values["range"]):
+            raise reader.error(f"{wrap_where}/range", f"expected two integers, got {values['range']}")
+        wraps.append(spec.PathWrap(values["wrap_object"], method, tuple(int(r) for r in values["range"])))
     if len(points) < 2:
         raise reader.error(where, f"a muscle path needs >= 2 points, found {len(points)}")
     return spec.GeometryPath(points, tuple(wraps))

@@ -78,30 +78,43 @@ def parse_body(reader, element, where, frames: list) -> spec.Body:
                      inertia=tuple(inertia))
 
 
+_WRAP_TYPES = {"WrapCylinder": (spec.WrapCylinder, {"radius": 1.0, "length": 1.0}),
+               "WrapSphere": (spec.WrapSphere, {"radius": 0.05}),
+               "WrapEllipsoid": (spec.WrapEllipsoid, {"dimensions": (0.05, 0.05, 0.05)}),
+               "WrapTorus": (spec.WrapTorus, {"inner_radius": 0.01, "outer_radius": 0.05})}
+# OpenSim 3 display properties of wrap objects (visual only).
+_WRAP_VISUAL = frozenset({"display_preference", "color", "visible"})
+
+
+def parse_wrap_object(reader, element, frame_path, where) -> spec.WrapObject:
+    """One wrap object; an unknown type, property or quadrant, or a negative size, is a ModelFileError."""
+    if element.tag not in _WRAP_TYPES:
+        raise reader.error(where, f"unsupported wrap object type '{element.tag}' (supported: "
+                                  f"{', '.join(_WRAP_TYPES)})")
+    kind, sizes = _WRAP_TYPES[element.tag]
+    schema = {"active": True, "translation": (0.0,) * 3, "xyz_body_rotation": (0.0,) * 3,
+              "quadrant": "all", **sizes}
+    for child in element:
+        if isinstance(child.tag, str) and child.tag not in schema and child.tag not in VISUAL_ELEMENTS \
+                and child.tag not in _WRAP_VISUAL:
+            raise reader.error(f"{where}/{label(child)}", f"unsupported {element.tag} property '{child.tag}'")
+    values = reader.properties(element, where, schema, handled=_WRAP_VISUAL)
+    if values["quadrant"] in ("", "Unassigned"):
+        values["quadrant"] = "all"
+    if values["quadrant"] not in spec.WRAP_QUADRANTS:
+        raise reader.error(f"{where}/quadrant", f"quadrant must be all, x, -x, y, -y, z or -z, "
+                                               f"got '{values['quadrant']}'")
+    for size in sizes:
+        numbers = values[size] if isinstance(values[size], tuple) else (values[size],)
+        if any(math.isnan(v) or v < 0 for v in numbers):
+            raise reader.error(f"{where}/{size}", f"must be >= 0, got {values[size]}")
+    return kind(name=element.get("name", ""), frame=frame_path, **values)
+
+
 def parse_wrap_objects(reader, body_element, frame_path, where) -> list[spec.WrapObject]:
-    wraps = []
-    for wrap_set in body_element.findall("WrapObjectSet"):
-        for element, wrap_where in members(wrap_set, f"{where}/WrapObjectSet"):
-            dimensions = []
-            common = {"active": True, "translation": (0.0,) * 3, "xyz_body_rotation": (0.0,) * 3,
-                      "quadrant": "all"}
-            values = dict(common)
-            for child in element:
-                if not isinstance(child.tag, str) or child.tag in VISUAL_ELEMENTS:
-                    continue
-                child_where = f"{wrap_where}/{child.tag}"
-                if child.tag in common:
-                    values[child.tag] = reader.value(child, child_where, common[child.tag])
-                else:
-                    try:
-                        dimensions.append((child.tag, reader.numbers(child, child_where)))
-                    except ModelFileError:
-                        reader.ignored.append(child_where)
-            wraps.append(spec.WrapObject(name=element.get("name", ""), kind=element.tag, frame=frame_path,
-                                         translation=values["translation"],
-                                         xyz_body_rotation=values["xyz_body_rotation"], quadrant=values["quadrant"],
-                                         active=values["active"], dimensions=tuple(dimensions)))
-    return wraps
+    return [parse_wrap_object(reader, element, frame_path, wrap_where)
+            for wrap_set in body_element.findall("WrapObjectSet")
+            for element, wrap_where in members(wrap_set, f"{where}/WrapObjectSet")]
 
 
 def parse_coordinate(reader, element, joint, motion_type, where) -> spec.Coordinate:

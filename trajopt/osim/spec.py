@@ -258,23 +258,63 @@ class MovingPathPoint(PathPoint):
 
 @dataclass(frozen=True)
 class WrapObject:
-    """A wrap surface fixed to ``frame``: its type (WrapCylinder, WrapEllipsoid, ...) and numeric properties."""
+    """Common part of a wrap surface fixed to ``frame``: its pose in the frame (translation and body-fixed
+    XYZ rotation), the side it wraps on (``quadrant``: 'all', 'x', '-x', ..., OpenSim's spellings) and
+    whether it is active."""
 
     name: str
-    kind: str
     frame: str
-    translation: Vec3
-    xyz_body_rotation: Vec3
-    quadrant: str
-    active: bool
-    dimensions: tuple[tuple[str, tuple[float, ...]], ...]
+    translation: Vec3 = (0.0, 0.0, 0.0)
+    xyz_body_rotation: Vec3 = (0.0, 0.0, 0.0)
+    quadrant: str = "all"
+    active: bool = True
+
+    @property
+    def kind(self) -> str:
+        return type(self).__name__
+
+
+@dataclass(frozen=True)
+class WrapCylinder(WrapObject):
+    """A cylinder of ``radius`` and ``length`` along the wrap frame's z axis, centred at its origin."""
+
+    radius: float = 1.0
+    length: float = 1.0
+
+
+@dataclass(frozen=True)
+class WrapSphere(WrapObject):
+    radius: float = 0.05
+
+
+@dataclass(frozen=True)
+class WrapEllipsoid(WrapObject):
+    """An ellipsoid with semi-axes ``dimensions`` along the wrap frame's axes."""
+
+    dimensions: Vec3 = (0.05, 0.05, 0.05)
+
+
+@dataclass(frozen=True)
+class WrapTorus(WrapObject):
+    """A torus about the wrap frame's z axis (tube radius ``inner_radius``, centre-line radius
+    ``outer_radius``)."""
+
+    inner_radius: float = 0.01
+    outer_radius: float = 0.05
+
+
+WRAP_QUADRANTS = ("all", "All", "ALL", "x", "+x", "X", "+X", "-x", "-X", "y", "+y", "Y", "+Y", "-y", "-Y",
+                  "z", "+z", "Z", "+Z", "-z", "-Z")
 
 
 @dataclass(frozen=True)
 class PathWrap:
+    """One entry of a path's PathWrapSet: the wrap object, the method ('hybrid', 'midpoint' or 'axial';
+    only ellipsoids use it) and the 1-based range of path points it may wrap between (-1: path end)."""
+
     wrap_object: str
-    method: str
-    range: tuple[int, int]
+    method: str = "hybrid"
+    range: tuple[int, int] = (-1, -1)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,8 @@
 """``trajopt fit-paths MODEL.osim ... --out paths.json``: sample a model with OpenSim and fit polynomial paths.
 
+Without OpenSim (or with ``--geometric``) the samples come from the model's geometric paths in trajopt, wrapped
+as OpenSim computes it (`trajopt.paths.geometric_sampling`): fitting needs no OpenSim.
+
 Samples come from a Latin hypercube over the coordinates' ranges (training) and a second, independent one
 (held-out), or from CSV files written earlier (``--train-csv``/``--heldout-csv``). A table per muscle gives
 terms and RMS errors (mm) on both sets.
@@ -39,6 +42,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--tolerance", type=float, help="stop below this RMS (metres); default max(10%% of largest moment arm, 2 mm)")
     parser.add_argument("--quaternion", nargs="+", default=[], metavar="JOINT:SEQ:C1,C2,C3",
                         help="fit these three Euler coordinates as a constrained quaternion, e.g. SC:YZX:SC_y,SC_z,SC_x")
+    parser.add_argument("--geometric", action="store_true",
+                        help="sample the model's geometric paths in trajopt (the default when OpenSim is not installed)")
     parser.add_argument("--train-csv", type=Path, help="read training samples from this CSV instead of OpenSim")
     parser.add_argument("--heldout-csv", type=Path, help="read held-out samples from this CSV")
     parser.add_argument("--save-samples", type=Path, metavar="PREFIX",
@@ -111,7 +116,13 @@ def main(argv=None) -> int:
         else:
             from trajopt.paths.sampling import latin_hypercube, motion_with_noise
             from trajopt.tools.path_sampling import describe_model, read_motion, sample_paths
+            from trajopt.opensim_reference import opensim_available
+            from trajopt.paths.geometric_sampling import describe_geometric, sample_geometric_paths
 
+            if args.geometric or not opensim_available():
+                print(f"{args.model}: sampling the model's geometric paths (wrapping as OpenSim computes it; "
+                      f"{'--geometric' if args.geometric else 'OpenSim is not installed'})")
+                describe_model, sample_paths = describe_geometric, sample_geometric_paths
             info = describe_model(args.model)
             coordinates = tuple(args.coordinates or info.crossed_coordinates())
             ranges = _ranges(info, coordinates, args.range)

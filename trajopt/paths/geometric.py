@@ -12,7 +12,8 @@ lengthening speed l̇(q, u) (from point velocities, moving points included), and
 tension applies: body wrenches (6 x nb, as `trajopt.multibody.dynamics`: moment about the body
 origin and force, ground axes) and the generalized forces moving points add (their location
 depends on q, so tension does work through that coordinate; Sherman et al. 2010 flag this).
-Wrap objects are not modelled: `geometric_path` warns when the .osim path has them.
+Wrap objects: cylinders and spheres as OpenSim computes them (`trajopt.paths.wrapping`); a path
+with another wrap surface is straight segments and `geometric_path` warns.
 """
 
 from __future__ import annotations
@@ -135,6 +136,14 @@ def _coordinate(model, name, point):
     raise TrajoptInputError(f"path point '{point}': model '{model.name}' has no coordinate '{name}'")
 
 
+def point_position_in_ground(model, q, point):
+    c = point.location_in_body(model, q)
+    if point.body == GROUND:
+        return c
+    rotation, origin = body_pose(model, q, point.body)
+    return origin + ca.mtimes(rotation, c)
+
+
 def _safe(name):
     return re.sub(r"\W", "_", name)
 
@@ -142,10 +151,11 @@ def _safe(name):
 class GeometricPath:
     """A muscle path of straight segments between `points` on the bodies of `model`."""
 
-    def __init__(self, model, points, name: str = "path"):
+    def __init__(self, model, points, name: str = "path", wraps=()):
         self.model = model.finalize()
         self.points = tuple(points)
         self.name = str(name)
+        self.wraps = tuple(wraps)  # trajopt.paths.wrapping.PathWrapEntry, in PathWrapSet order
         if len(self.points) < 2:
             raise TrajoptInputError(f"geometric path '{self.name}': needs >= 2 points, got {len(self.points)}")
         for p in self.points:
@@ -193,6 +203,13 @@ class GeometricPath:
             rotations.append(rotation)
             positions.append(origin + ca.mtimes(rotation, c))
             velocities.append(velocity)
+        if any(w.surface.active for w in self.wraps):
+            length = self.wrapped_length(q, positions)
+            gradient = ca.jacobian(length, q)
+            return ca.Function(
+                f"geometric_path_{_safe(self.name)}", [q, u],
+                [length, ca.mtimes(gradient, qdot), zero_wrenches(model), -ca.mtimes(n_matrix.T, gradient.T)],
+                ["q", "u"], ["length", "lengthening_speed", "wrenches", "generalized_forces"])
         length = 0
         speed = 0
         wrenches = zero_wrenches(model)
@@ -232,8 +249,37 @@ class GeometricPath:
             {"cse": True},
         )
 
+    def wrapped_path(self, q, positions=None):
+        """OpenSim's wrapped path at q as a `trajopt.paths.wrapping.path.SlotPath`."""
+        from trajopt.paths.wrapping.path import wrapped_path
+
+        if positions is None:
+            positions = [point_position_in_ground(self.model, q, p) for p in self.points]
+        active = [p.active(self.model, q) for p in self.points]
+        single = len(self.wraps) == 1
+        placed = [w.surface.placed(self.model, q, single, w.first,
+                                   len(self.points) - 1 if w.last is None else w.last, w.method)
+                  for w in self.wraps]
+        return wrapped_path(positions, active, placed)
+
+    def wrapped_length(self, q, positions=None):
+        return self.wrapped_path(q, positions).length()
+
+    def generalized_force_moment_arms(self, q):
+        """Moment arms by the generalized-force method, as OpenSim's GeometryPath::computeMomentArm: the
+        generalized forces (nv) a unit tension applies along the path's straight segments, each tangent
+        point held fixed on its wrap object's body. Equal to −∂l/∂q without wrapping; with wrapping they
+        differ wherever OpenSim's path is not length-minimal (see `trajopt.paths.wrapping.forces`)."""
+        from trajopt.paths.wrapping.forces import generalized_force_moment_arms
+
+        if not any(w.surface.active for w in self.wraps):
+            return -ca.mtimes(coordinate_rates_matrix(self.model, q).T, ca.jacobian(self.length(q), q).T)
+        return generalized_force_moment_arms(self, q)
+
     def length(self, q):
         """Path length l(q) (m)."""
+        if any(w.surface.active for w in self.wraps):
+            return self.wrapped_length(q)
         return self.function(q, ca.DM.zeros(self.model.nv))[0]
 
     def lengthening_speed(self, q, u):
@@ -273,38 +319,55 @@ def _path_point(osim_model, point, muscle):
     return FixedPathPoint(point.name, body_point.body, body_point.location)
 
 
-def geometric_path(osim_model, muscle: str) -> GeometricPath:
+def geometric_path(osim_model, muscle: str, wrapping: bool = True) -> GeometricPath:
     """The geometric path of `muscle` of a loaded .osim model (`trajopt.osim.load_osim`).
 
-    Warns (`GeometricPathWarning`) when the muscle's path has wrap objects: they are ignored.
+    With `wrapping` (default) the path wraps over its cylinders and spheres as OpenSim computes it
+    (`trajopt.paths.wrapping`). A path with a wrap object trajopt does not model yet (WrapEllipsoid,
+    WrapTorus), or any wrapped path when `wrapping` is False, is straight segments between its points:
+    then `GeometricPathWarning` says so.
     """
+    from trajopt.paths.wrapping.surfaces import path_wraps, unsupported_wraps
+
     spec_muscle = osim_model.muscle(muscle)
-    if spec_muscle.path.wraps:
-        names = [w.wrap_object for w in spec_muscle.path.wraps]
-        warnings.warn(f"{osim_model.spec.file}: muscle '{muscle}' wraps over {names}; its geometric path "
-                      f"ignores wrap objects (use a fitted surrogate for the wrapped length)",
-                      GeometricPathWarning, stacklevel=2)
     points = [_path_point(osim_model, p, muscle) for p in spec_muscle.path.points]
-    return GeometricPath(osim_model.multibody, points, name=muscle)
+    if spec_muscle.path.wraps:
+        unsupported = unsupported_wraps(osim_model, spec_muscle)
+        if unsupported or not wrapping:
+            names = [w.wrap_object for w in spec_muscle.path.wraps]
+            why = (f"trajopt does not model wrapping over {', '.join(unsupported)} yet" if wrapping and unsupported
+                   else "wrapping is switched off")
+            warnings.warn(f"{osim_model.spec.file}: muscle '{muscle}' wraps over {names}; {why}, so its geometric "
+                          f"path ignores wrap objects (use a fitted surrogate for the wrapped length)",
+                          GeometricPathWarning, stacklevel=2)
+            return GeometricPath(osim_model.multibody, points, name=muscle)
+    return GeometricPath(osim_model.multibody, points, name=muscle, wraps=path_wraps(osim_model, spec_muscle))
 
 
-def geometric_paths(osim_model) -> tuple[GeometricPath, ...]:
-    """Geometric paths of every muscle of the model, in file order (warns once per wrapped muscle)."""
-    return tuple(geometric_path(osim_model, m.name) for m in osim_model.muscles)
+def geometric_paths(osim_model, wrapping: bool = True) -> tuple[GeometricPath, ...]:
+    """Geometric paths of every muscle of the model, in file order (see `geometric_path`)."""
+    return tuple(geometric_path(osim_model, m.name, wrapping) for m in osim_model.muscles)
 
 
 class GeometricPaths:
     """The .osim's own geometric paths of every muscle as ``MusclePaths``: lengths and moment arms −∂l/∂q.
 
-    Straight segments between the path points (conditional and moving points included); wrap objects are
-    ignored, with a ``GeometricPathWarning`` per wrapped muscle and their names in ``wrapped_muscles``.
+    Straight segments between the path points (conditional and moving points included), wrapped over
+    cylinders and spheres as OpenSim computes it (`trajopt.paths.wrapping`). Muscles whose wrap objects
+    are ignored (an ellipsoid or torus, or ``wrapping=False``) warn (``GeometricPathWarning``) and are
+    listed in ``wrapped_muscles``.
     """
 
-    def __init__(self, osim_model):
+    def __init__(self, osim_model, wrapping: bool = True, generalized_force_moment_arms: bool = False):
+        # Moment arms: −∂l/∂q by default (what the dynamics use: the muscle's generalized force is then
+        # −T ∂l/∂q, so its power equals −T l̇ and fiber kinematics and forces agree); with
+        # ``generalized_force_moment_arms``, OpenSim's computeMomentArm (for analyses that report OpenSim's values).
+        self.generalized_force = bool(generalized_force_moment_arms)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", GeometricPathWarning)
-            self.paths = geometric_paths(osim_model)
-        self.wrapped_muscles = tuple(m.name for m in osim_model.muscles if m.path.wraps)
+            self.paths = geometric_paths(osim_model, wrapping)
+        self.wrapped_muscles = tuple(p.name for p, m in zip(self.paths, osim_model.muscles)
+                                     if m.path.wraps and not p.wraps)
         for warning in caught:
             warnings.warn(warning.message, warning.category, stacklevel=2)
         self.multibody = osim_model.multibody
@@ -319,7 +382,9 @@ class GeometricPaths:
             raise TrajoptInputError(f"geometric paths take the model's coordinates {self.multibody.coordinate_names}, "
                                     f"got {tuple(coordinates)}")
         q = ca.SX.sym("q", self.multibody.nq)
-        zero = ca.SX.zeros(self.multibody.nv)
-        lengths = ca.vertcat(*[p.function(q, zero)[0] for p in self.paths])
-        return ca.Function("geometric_paths", [q], [lengths, -ca.jacobian(lengths, q)], ["q"],
-                           ["lengths", "moment_arms"])
+        lengths = ca.vertcat(*[p.length(q) for p in self.paths])
+        if self.generalized_force:
+            arms = ca.horzcat(*[p.generalized_force_moment_arms(q) for p in self.paths]).T
+        else:
+            arms = -ca.jacobian(lengths, q)
+        return ca.Function("geometric_paths", [q], [lengths, arms], ["q"], ["lengths", "moment_arms"])

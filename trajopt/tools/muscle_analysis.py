@@ -5,8 +5,9 @@ Writes ``DIR/lengths.sto`` (musculotendon lengths, m) and ``DIR/moment_arms_<coo
 dimensionless, one column per muscle) with OpenSim's ``computeMomentArm`` sign (positive when the muscle's
 shortening increases the coordinate). With CoordinateCouplerConstraints the moment arms are about the
 independent coordinates along the coupled motion (R C, the generalized-force method); the dependent coordinates
-get no file. Paths: ``--paths`` (.json or FunctionBasedPathSet .xml) or the model's geometric paths (wrap objects
-ignored: said on the terminal).
+get no file. Paths: ``--paths`` (.json or FunctionBasedPathSet .xml) or the model's geometric paths, wrapped over
+cylinders and spheres as OpenSim computes them, moment arms by OpenSim's generalized-force method (muscles over ellipsoids or tori are straight lines: said on the
+terminal).
 """
 
 from __future__ import annotations
@@ -30,13 +31,22 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     folder = output_folder(args.out)
     data = load_tool_input(args.model, args.motion)
-    paths = read_paths(args.paths, data.osim)
+    if args.paths is None:
+        from trajopt.paths.geometric import GeometricPaths
+
+        # OpenSim's MuscleAnalysis reports computeMomentArm: the generalized-force method on the wrapped path.
+        paths = GeometricPaths(data.osim, generalized_force_moment_arms=True)
+    else:
+        paths = read_paths(args.paths, data.osim)
     mb = data.osim.multibody
     unknown = [m for m in paths.muscles if m not in {s.name for s in data.osim.muscles}]
     if unknown:
         raise TrajoptInputError(f"{args.paths}: paths for muscles the model does not have: {unknown[:5]}")
+    if args.paths is None:
+        print(f"building the geometric paths of {len(paths.muscles)} muscles (wrapping as OpenSim) ...", flush=True)
     function = paths.lengths_and_moment_arms_function(tuple(mb.coordinate_names))
     q = data.motion.data
+    print(f"evaluating {q.shape[0]} frames ...", flush=True)
     lengths, arms = function.map(q.shape[0])(q.T)
     lengths = np.asarray(lengths).T  # (frames, muscles)
     arms = np.asarray(arms).reshape(len(paths.muscles), q.shape[0], mb.nq).transpose(1, 0, 2)  # [R(t0) | R(t1) ...]
@@ -49,8 +59,9 @@ def main(argv=None) -> int:
                                  Table(data.motion.time, muscles, arms[:, :, k], name=f"MomentArm_{coordinate}")))
     for note in data.notes:
         print(f"note: {note}")
-    wrapped = [m.name for m in data.osim.muscles if m.path.wraps] if args.paths is None else []
+    wrapped = list(getattr(paths, "wrapped_muscles", ()))
     if wrapped:
-        print(f"note: geometric paths ignore wrap objects; {len(wrapped)} wrapped muscle(s): {', '.join(wrapped[:6])}")
+        print(f"note: geometric paths ignore ellipsoid/torus wrap objects; {len(wrapped)} muscle(s) are straight "
+              f"lines: {', '.join(wrapped[:6])}")
     print(f"muscle analysis of {len(muscles)} muscles over {q.shape[0]} frames: {len(written)} files in {folder}")
     return 0

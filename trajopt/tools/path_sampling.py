@@ -7,49 +7,13 @@ Configurations to sample at: ``trajopt.paths.sampling``.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from trajopt.errors import MotionFileError, TrajoptInputError
 from trajopt.opensim_reference import run_opensim_task
-from trajopt.paths.samples import PathSamples
-
-
-@dataclass(frozen=True)
-class ModelPaths:
-    """What the sampler learns about a model: coordinates (ranges, locked, rotational) and muscles (chain, wraps)."""
-
-    model: str
-    coordinates: tuple[str, ...]
-    ranges: np.ndarray  # coordinates x 2
-    locked: np.ndarray
-    rotational: np.ndarray
-    muscles: tuple[str, ...]
-    chain: np.ndarray  # muscles x coordinates, True where the coordinate is on the muscle's body chain
-    wrapped: np.ndarray
-    coupled_dependent: tuple[str, ...]
-
-    def crosses(self, muscle: str) -> tuple[str, ...]:
-        m = self.muscles.index(muscle)
-        return tuple(c for c, on in zip(self.coordinates, self.chain[m]) if on)
-
-    def crossed_coordinates(self) -> tuple[str, ...]:
-        """Unlocked, independent coordinates that some muscle crosses."""
-        used = self.chain.any(axis=0)
-        return tuple(
-            c
-            for c, u, lock in zip(self.coordinates, used, self.locked)
-            if u and not lock and c not in self.coupled_dependent
-        )
-
-    def range_of(self, names) -> np.ndarray:
-        index = {c: i for i, c in enumerate(self.coordinates)}
-        missing = [c for c in names if c not in index]
-        if missing:
-            raise TrajoptInputError(f"{self.model}: no coordinates {missing} (have {', '.join(self.coordinates)})")
-        return self.ranges[[index[c] for c in names]]
+from trajopt.paths.samples import ModelPaths, PathSamples
 
 
 def describe_model(model_file) -> ModelPaths:

@@ -43,9 +43,9 @@ def main(argv=None) -> int:
     model = MusculoskeletalModel(data.osim, paths)
     loads = read_external_loads(args.external_loads) if args.external_loads else None
     caveats = list(data.notes) + list(model.notes)
-    wrapped = [m.name for m in data.osim.muscles if m.path.wraps] if args.paths is None else []
+    wrapped = list(getattr(paths, "wrapped_muscles", ()))
     if wrapped:
-        caveats.append(f"geometric paths ignore wrap objects: {len(wrapped)} wrapped muscle(s) "
+        caveats.append(f"geometric paths ignore ellipsoid/torus wrap objects: {len(wrapped)} muscle(s) "
                        f"({', '.join(wrapped[:5])}{' ...' if len(wrapped) > 5 else ''}) have straight-line lengths")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", StaticOptimizationWarning)

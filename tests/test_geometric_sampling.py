@@ -1,0 +1,46 @@
+"""Path samples from trajopt's geometric paths (no OpenSim) against OpenSim's sampler, and fit-paths using them."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from trajopt.errors import TrajoptInputError
+from trajopt.paths.geometric_sampling import describe_geometric, sample_geometric_paths
+from trajopt.paths.sampling import latin_hypercube, sample_paths
+
+ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
+COORDINATES = ("r_shoulder_elev", "r_elbow_flex")
+
+
+@pytest.mark.opensim
+def test_geometric_samples_equal_opensims(opensim_task):
+    info = describe_geometric(ARM26)
+    assert info.coordinates == COORDINATES and info.crossed_coordinates() == COORDINATES
+    assert info.crosses("BRA") == ("r_elbow_flex",) and info.crosses("TRIlong") == COORDINATES
+    q = latin_hypercube(info.range_of(COORDINATES), 100, 3)
+    muscles = ("TRIlat", "BRA")
+    ours = sample_geometric_paths(ARM26, COORDINATES, q, muscles, progress=None, info=info)
+    theirs = sample_paths(ARM26, COORDINATES, q, muscles, progress=None)
+    assert np.abs(ours.lengths - theirs.lengths).max() <= 1e-9
+    # moment arms: −dl/dq here, computeMomentArm there; they differ where OpenSim's path is not length-minimal
+    difference = np.abs(ours.moment_arms - theirs.moment_arms).max()
+    assert 1e-6 < difference < 5e-4, difference
+
+
+def test_ellipsoid_wrapped_muscles_are_refused():
+    with pytest.raises(TrajoptInputError, match=r"muscle 'TRIlong': .*WrapEllipsoid 'TRIlonghh'"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sample_geometric_paths(ARM26, COORDINATES, np.zeros((2, 2)), ("TRIlong",), progress=None)
+
+
+def test_fit_paths_without_opensim(tmp_path, capsys):
+    from trajopt.paths.cli import main
+
+    out = tmp_path / "paths.json"
+    assert main([str(ARM26), "--geometric", "--muscles", "BRA", "BICshort", "--samples", "200", "--heldout", "50",
+                 "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "sampling the model's geometric paths" in printed and out.is_file()

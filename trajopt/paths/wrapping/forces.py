@@ -1,0 +1,75 @@
+"""Moment arms of a wrapped path by the generalized-force method (OpenSim's computeMomentArm).
+
+OpenSim applies a unit tension along each straight part of the current path (between consecutive
+points on different bodies), pulling each end toward the other, with the tangent points fixed on
+their wrap object's body; the generalized forces of these point forces are the moment arms
+(GeometryPath::produceForces, MomentArmSolver). The directions use the ground locations OpenSim
+caches for the tangent points (see `trajopt.paths.wrapping.path`) and the forces act at the tangent
+points' current locations.
+
+Written as E(q) = sum_k d_k . (x_{k+1}(q) - x_k(q)) with the directions d_k and the tangent points'
+wrap-frame coordinates held constant, the moment arms are -dE/dq at those constants. Where the path is
+length-minimal (each straight part tangent to the surface, the wrap a geodesic) this equals -dl/dq;
+OpenSim's cylinder and ellipsoid paths are not exactly so, and the two differ.
+"""
+
+from __future__ import annotations
+
+import casadi as ca
+
+from trajopt.multibody.bodies import GROUND
+from trajopt.paths.wrapping.path import _index, _local, _seen, _tag
+from trajopt.paths.wrapping.vectors import normalize_or_zero
+
+
+def _body_number(model, body):
+    return -1 if body == GROUND else model.body_index(body)
+
+
+def generalized_force_moment_arms(path, q):
+    """OpenSim's computeMomentArm for every generalized speed (nv), of a wrapped `GeometricPath`."""
+    from trajopt.paths.geometric import point_position_in_ground
+
+    model = path.model
+    slots = path.wrapped_path(q)
+    positions = [point_position_in_ground(model, q, p) for p in path.points]
+    point_bodies = [_body_number(model, p.body) for p in path.points]
+    single = len(path.wraps) == 1
+    placed = [w.surface.placed(model, q, single, 0, 0) for w in path.wraps]
+    wrap_bodies = [_body_number(model, w.surface.body) for w in path.wraps]
+    size = len(slots.slots)
+    # Everything the path procedure decides is a placeholder while differentiating: the derivative then
+    # involves only the bodies' poses, not the wrap computations.
+    locals_ = [ca.SX.sym(f"tangent_{k}", 3) for k in range(size)]
+    directions = [ca.SX.sym(f"direction_{k}", 3) for k in range(size - 1)]
+    tags = [ca.SX.sym(f"tag_{k}") for k in range(size)]
+    indices = [ca.SX.sym(f"index_{k}") for k in range(size)]
+    count = ca.SX.sym("count")
+    where, bodies = [], []
+    for k in range(size):
+        x, body = ca.SX.zeros(3), 0
+        for i, (p, b) in enumerate(zip(positions, point_bodies)):
+            is_i = ca.logic_and(tags[k] == 0, indices[k] == i)
+            x, body = x + is_i * p, body + is_i * b
+        for w, (wrap, b) in enumerate(zip(placed, wrap_bodies)):
+            is_w = tags[k] == w + 1
+            x, body = x + is_w * wrap.to_ground(locals_[k]), body + is_w * b
+        where.append(x)
+        bodies.append(body)
+    energy = 0
+    actual_directions = []
+    for k in range(size - 1):
+        on = ca.logic_and(k + 1 < count, bodies[k] != bodies[k + 1])
+        energy = energy + on * ca.dot(directions[k], where[k + 1] - where[k])
+        actual_directions.append(normalize_or_zero(_seen(slots.slots[k + 1]) - _seen(slots.slots[k]))[0])
+    arms = ca.mtimes(_rates_matrix(model, q).T, -ca.jacobian(energy, q).T)
+    placeholders = locals_ + directions + tags + indices + [count]
+    values = ([_local(s) for s in slots.slots] + actual_directions + [_tag(s) for s in slots.slots]
+              + [_index(s) for s in slots.slots] + [slots.count])
+    return ca.substitute([arms], placeholders, values)[0]
+
+
+def _rates_matrix(model, q):
+    from trajopt.multibody.kinematics import coordinate_rates_matrix
+
+    return coordinate_rates_matrix(model, q)

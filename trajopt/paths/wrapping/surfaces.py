@@ -1,0 +1,135 @@
+"""Wrap surfaces placed on bodies, made from a loaded .osim model's wrap objects."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import casadi as ca
+import numpy as np
+
+from trajopt.errors import ModelFileError
+from trajopt.multibody.bodies import GROUND
+from trajopt.multibody.kinematics import body_pose
+from trajopt.multibody.rotations import xyz_body_fixed_rotation
+from trajopt.osim import spec
+from trajopt.paths.wrapping.cylinder import cylinder_wrap
+from trajopt.paths.wrapping.path import PlacedWrap
+from trajopt.paths.wrapping.sphere import sphere_wrap
+
+
+@dataclass(frozen=True)
+class Cylinder:
+    radius: float
+    length: float
+
+    def wrap_function(self, axis, sign, single_wrap, method):
+        return cylinder_wrap(self.radius, self.length, axis, sign, single_wrap)
+
+
+@dataclass(frozen=True)
+class Sphere:
+    radius: float
+
+    def wrap_function(self, axis, sign, single_wrap, method):
+        return sphere_wrap(self.radius, axis, sign)
+
+
+@dataclass(frozen=True)
+class Inactive:
+    """An inactive wrap object of a shape trajopt does not wrap over yet: it only holds its place in the
+    PathWrapSet (OpenSim counts it in its passes)."""
+
+    kind: str
+
+    def wrap_function(self, axis, sign, single_wrap, method):
+        return None
+
+
+def quadrant_axis_sign(quadrant: str) -> tuple[int, int]:
+    """(axis 0-2, sign -1/0/1) of an OpenSim quadrant name; sign 0 is 'all'."""
+    name = quadrant.strip().lower()
+    if name in ("all", "", "unassigned"):
+        return 0, 0
+    sign = -1 if name.startswith("-") else 1
+    return "xyz".index(name.lstrip("+-")), sign
+
+
+@dataclass(frozen=True)
+class WrapSurface:
+    """A wrap object on `body` (or ground): its frame's axes `rotation` and origin `translation` in the
+    body frame, its shape, quadrant and whether it is active."""
+
+    name: str
+    body: str
+    rotation: tuple
+    translation: tuple[float, float, float]
+    shape: Cylinder | Sphere | Inactive
+    quadrant: str = "all"
+    active: bool = True
+
+    def placed(self, model, q, single_wrap: bool, first: int, last: int, method: str = "hybrid") -> PlacedWrap:
+        rotation = ca.DM(np.asarray(self.rotation, dtype=float))
+        translation = ca.DM(self.translation)
+        if self.body == GROUND:
+            body_rotation, body_origin = ca.DM.eye(3), ca.DM.zeros(3, 1)
+        else:
+            body_rotation, body_origin = body_pose(model, q, self.body)
+        axis, sign = quadrant_axis_sign(self.quadrant)
+        return PlacedWrap(self.shape.wrap_function(axis, sign, single_wrap, method),
+                          ca.mtimes(body_rotation, rotation), body_origin + ca.mtimes(body_rotation, translation),
+                          first, last, self.active)
+
+
+@dataclass(frozen=True)
+class PathWrapEntry:
+    """One PathWrap of a path: the surface, the 0-based point range (None: to the path's end) and method."""
+
+    surface: WrapSurface
+    first: int = 0
+    last: int | None = None
+    method: str = "hybrid"
+
+
+_SHAPES = {
+    spec.WrapCylinder: lambda w: Cylinder(w.radius, w.length),
+    spec.WrapSphere: lambda w: Sphere(w.radius),
+}
+
+
+def wrap_surface(osim_model, wrap: spec.WrapObject) -> WrapSurface:
+    """The WrapSurface of one of a loaded model's wrap objects (ModelFileError for shapes not yet
+    supported)."""
+    if type(wrap) not in _SHAPES and wrap.active:
+        raise ModelFileError(f"{osim_model.spec.file}: {wrap.kind} '{wrap.name}': wrapping over a {wrap.kind} is "
+                             f"not supported yet (supported: WrapCylinder, WrapSphere)")
+    body, rotation, origin = osim_model.frames.pose(wrap.frame)
+    own = np.asarray(xyz_body_fixed_rotation(wrap.xyz_body_rotation), dtype=float)
+    return WrapSurface(wrap.name, body, tuple(map(tuple, rotation @ own)),
+                       tuple(float(v) for v in origin + rotation @ np.asarray(wrap.translation)),
+                       _SHAPES[type(wrap)](wrap) if type(wrap) in _SHAPES else Inactive(wrap.kind), wrap.quadrant,
+                       wrap.active)
+
+
+def unsupported_wraps(osim_model, muscle) -> tuple[str, ...]:
+    """'WrapEllipsoid TRIlonghh'-style names of a muscle's wrap objects that trajopt cannot wrap over yet."""
+    objects = {w.name: w for w in osim_model.spec.wrap_objects}
+    return tuple(f"{objects[w.wrap_object].kind} '{w.wrap_object}'" for w in muscle.path.wraps
+                 if type(objects[w.wrap_object]) not in _SHAPES and objects[w.wrap_object].active)
+
+
+def path_wraps(osim_model, muscle) -> tuple[PathWrapEntry, ...]:
+    """The PathWrap entries of a muscle of a loaded model, in order."""
+    objects = {w.name: w for w in osim_model.spec.wrap_objects}  # inactive ones stay: they count in OpenSim's passes
+    n_points = len(muscle.path.points)
+    entries = []
+    for path_wrap in muscle.path.wraps:
+        start, end = path_wrap.range
+        first = 0 if start < 1 else start - 1
+        last = n_points - 1 if end < 1 else end - 1
+        if not (0 <= first <= last < n_points):
+            raise ModelFileError(f"{osim_model.spec.file}: muscle '{muscle.name}' PathWrap over "
+                                 f"'{path_wrap.wrap_object}': range {path_wrap.range} is outside its "
+                                 f"{n_points} path points")
+        entries.append(PathWrapEntry(wrap_surface(osim_model, objects[path_wrap.wrap_object]), first, last,
+                                     path_wrap.method))
+    return tuple(entries)
