@@ -8,7 +8,8 @@ import pytest
 from conftest import ROOT
 from trajopt.errors import TrajoptInputError
 from trajopt.paths.geometric_sampling import describe_geometric, sample_geometric_paths
-from trajopt.paths.sampling import latin_hypercube, sample_paths
+from trajopt.paths.sampling import latin_hypercube
+from trajopt.tools.path_sampling import sample_paths
 
 ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
 COORDINATES = ("r_shoulder_elev", "r_elbow_flex")
