@@ -169,3 +169,17 @@ def test_joint_reaction_goal_refuses_paths_without_geometry(arm26_inverse):
         JointReactionGoal("r_elbow").load_function(surrogate)
     with pytest.raises(TrajoptInputError, match="no joint 'knee'"):
         JointReactionGoal("knee").load_function(model)
+
+
+def test_joint_reaction_goal_refuses_wrapped_paths():
+    """arm26's own paths wrap (cylinders, ellipsoids): their tension is applied as generalized forces, so the
+    goal cannot see their share of a joint's load and says so instead of minimizing a wrong one."""
+    from trajopt.analysis.reaction_goal import JointReactionGoal
+    from trajopt.errors import TrajoptInputError
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        osim = load_osim(DATA.parent.parent / "problems" / "arm26" / "arm26.osim")
+        model = MusculoskeletalModel(osim, GeometricPaths(osim))
+    with pytest.raises(TrajoptInputError, match="wrap over wrap objects"):
+        JointReactionGoal("r_elbow").load_function(model)

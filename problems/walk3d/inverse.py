@@ -5,10 +5,7 @@ grf_walk.xml, mtp welded, pelvis residuals (250 N·m, 50 N, controls ±1), DeGro
 no passive fiber force, active force-length width ×1.5, OpenSim's FunctionBasedPathSet paths, reserves of 1 N·m
 on every other coordinate, coordinates.sto prescribed on t = 0.48..1.61 s, Hermite-Simpson with a 0.02 s mesh
 interval. Variants: ``--emg`` adds Moco's EMG tracking (weight 50, right soleus, gastrocnemii and tibialis
-anterior, EMG scaled by Perry and Burnfield 2010 peaks), ``--elastic-tendons`` compliant tendons,
-``--knee-reaction`` also minimizes both knees' contact force (the Moco paper's MocoInverse variant:
-MocoJointReactionGoal weight 0.1 on walker_knee_r and walker_knee_l, force-x and force-y on the parent), which
-needs the muscles' geometric (wrapping) paths instead of the function-based ones.
+anterior, EMG scaled by Perry and Burnfield 2010 peaks), ``--elastic-tendons`` compliant tendons.
 Writes the solution, activations vs Moco's solutions (and EMG), and a summary with the settings table.
 """
 
@@ -23,7 +20,6 @@ from trajopt.helptext import description
 from trajopt.analysis.inverse_goals import EmgTracking
 from trajopt.analysis.inverse_tendons import ElasticTendons, RigidTendons
 from trajopt.analysis.muscle_inverse import mesh_intervals
-from trajopt.analysis.reaction_goal import JointReactionGoal
 from trajopt.io import read_table
 from trajopt.io.output import default_output, fresh_output
 from trajopt.ocp import HermiteSimpson, Ipopt
@@ -74,18 +70,10 @@ SETTINGS = [
 ]
 
 
-KNEE_REACTION_WEIGHT = 0.1  # the Moco paper's motion-prescribed walking (Dembia et al. 2020)
-
-
-def build(emg: bool = False, elastic_tendons: bool = False, mesh_interval: float = MESH_INTERVAL,
-          knee_reaction: bool = False):
-    """The MuscleDrivenInverse of Moco's example (optionally with EMG tracking, elastic tendons, or knee contact
-    force minimized with geometric paths)."""
+def build(emg: bool = False, elastic_tendons: bool = False, mesh_interval: float = MESH_INTERVAL):
+    """The MuscleDrivenInverse of Moco's example (optionally with EMG tracking or elastic tendons)."""
     goals = [EmgTracking(read_table(EMG), EMG_COLUMNS, EMG_SCALES, weight=50.0)] if emg else []
-    if knee_reaction:
-        goals += [JointReactionGoal(joint, KNEE_REACTION_WEIGHT, forces=(0, 1), moments=())
-                  for joint in ("walker_knee_r", "walker_knee_l")]
-    return load_inverse(MODEL, COORDINATES, OPERATORS, LOADS, None if knee_reaction else PATHS, WINDOW,
+    return load_inverse(MODEL, COORDINATES, OPERATORS, LOADS, PATHS, WINDOW,
                         ElasticTendons() if elastic_tendons else RigidTendons(), goals)
 
 
@@ -100,8 +88,6 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run walk3d-inverse", description=description(__doc__))
     parser.add_argument("--emg", action="store_true", help="add Moco's EMG tracking goal (weight 50)")
     parser.add_argument("--elastic-tendons", action="store_true", help="compliant tendons (implicit tendon force)")
-    parser.add_argument("--knee-reaction", action="store_true",
-                        help="also minimize both knees' contact force (weight 0.1, geometric paths)")
     parser.add_argument("--mesh-interval", type=float, default=MESH_INTERVAL, help="mesh interval in s (0.02)")
     parser.add_argument("--out", type=Path, default=None,
                         help="results folder, emptied of an earlier run's files (default "
@@ -109,14 +95,14 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     out = fresh_output(args.out or default_output("walk3d_inverse_emg" if args.emg else "walk3d_inverse"))
     started = time.perf_counter()
-    inverse = build(args.emg, args.elastic_tendons, args.mesh_interval, args.knee_reaction)
+    inverse = build(args.emg, args.elastic_tendons, args.mesh_interval)
     loaded = time.perf_counter()
     solution = solve(inverse, args.mesh_interval)
     solved = time.perf_counter()
     tight = read_table(REFERENCE / "MocoInverse_tol1e-5_solution.sto")
     default = json.loads((REFERENCE / "moco_inverse_info.json").read_text())
     tight_info = json.loads((REFERENCE / "moco_inverse_tol1e-5_info.json").read_text())
-    same_problem = not (args.emg or args.elastic_tendons or args.knee_reaction) and args.mesh_interval == MESH_INTERVAL
+    same_problem = not (args.emg or args.elastic_tendons) and args.mesh_interval == MESH_INTERVAL
     caveats = [] if same_problem else ["This variant is not Moco's problem: the comparison with Moco's solution shows "
                                        "how the variant changes activations, not agreement."]
     caveats.append(f"Moco's reference objective {default['objective']:.6g} (its default tolerance 1e-3, "

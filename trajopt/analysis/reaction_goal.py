@@ -11,7 +11,9 @@ evaluated at the grid points and interpolated linearly in time, like the inverse
 the grid points, which is where the collocation uses them). The muscles act on the bodies along their
 *geometric* paths (``trajopt.paths.geometric``), so the model must use geometric paths for its dynamics
 too: with function-based or polynomial paths the tensions are generalized forces, a joint's transmitted load
-does not depend on them, and the goal is refused rather than evaluated on a different path model.
+does not depend on them, and the goal is refused rather than evaluated on a different path model. Wrapped
+paths are refused too: trajopt applies their tension as generalized forces, not yet as forces on the bodies
+at the tangent points.
 """
 
 from __future__ import annotations
@@ -80,10 +82,19 @@ class JointReactionGoal:
         tensions = ca.SX.sym("muscle_forces", len(model.muscles))
         external = ca.SX.sym("external_wrenches", 6 * len(multibody.bodies))
         wrenches = ca.reshape(external, 6, len(multibody.bodies))
-        for k, name in enumerate(model.muscle_names):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", GeometricPathWarning)
-                path = geometric_path(model.osim, name)
+        paths, wrapped = [], []
+        for name in model.muscle_names:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", GeometricPathWarning)
+                paths.append(geometric_path(model.osim, name, wrapping=False))
+            if any(issubclass(w.category, GeometricPathWarning) for w in caught):
+                wrapped.append(name)
+        if wrapped:
+            raise TrajoptInputError(
+                f"JointReactionGoal {self.joint}: muscle(s) {', '.join(wrapped[:6])}"
+                f"{' ...' if len(wrapped) > 6 else ''} wrap over wrap objects; trajopt applies a wrapped path's "
+                "tension as generalized forces, not yet as forces on the bodies, so its joint loads are not available")
+        for k, path in enumerate(paths):
             wrenches = wrenches + tensions[k] * path.function(q, u)[2]
         forces, moments = joint_reaction_loads(multibody, q, u, udot, wrenches)  # on the child, ground axes
         k = names.index(self.joint)
