@@ -24,6 +24,7 @@ import numpy as np
 
 from trajopt.errors import TrajoptInputError
 from trajopt.ocp import Ipopt
+from trajopt.ocp.linear_algebra import linear_solver_options
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,7 @@ def _solver(m: int, j: int, frames_per_solve: int, exponent: float, residual_wei
         "print_level": print_level,
         "tol": tolerance,
         "max_iter": max_iterations,
-        "linear_solver": linear_solver,
+        **linear_solver_options(linear_solver),
         "constr_viol_tol": 1e-12,
         "sb": "yes",
         # the balance is linear in the unknowns, and so is the objective's gradient when p = 2
@@ -174,7 +175,7 @@ def optimize_frames(
     for first in range(0, n, frames_per_solve):
         k = min(frames_per_solve, n - first)
         rows = slice(first, first + k)
-        solver = _solver(m, j, k, float(exponent), tuple(weights), tuple(optimal), settings)
+        nlpsol = _solver(m, j, k, float(exponent), tuple(weights), tuple(optimal), settings)
         parameters = np.concatenate([
             # column-major (m, j) blocks, one per frame, as casadi.reshape reads them
             loads.moment_arms[rows].transpose(0, 2, 1).reshape(k, m * j).ravel(),
@@ -183,13 +184,14 @@ def optimize_frames(
             loads.generalized_forces[rows].T.ravel(order="F"),
         ])
         x0 = np.concatenate([np.tile(guess[:m], k), np.tile(guess[m:], k)])
-        result = solver(
-            x0=x0, p=parameters,
-            lbx=np.concatenate([np.tile(lower, k), np.full(j * k, -np.inf)]),
-            ubx=np.concatenate([np.tile(upper, k), np.full(j * k, np.inf)]),
-            lbg=0, ubg=0,
-        )
-        stats = solver.stats()
+        with solver.threads_set():
+            result = nlpsol(
+                x0=x0, p=parameters,
+                lbx=np.concatenate([np.tile(lower, k), np.full(j * k, -np.inf)]),
+                ubx=np.concatenate([np.tile(upper, k), np.full(j * k, np.inf)]),
+                lbg=0, ubg=0,
+            )
+        stats = nlpsol.stats()
         statuses.append(stats["return_status"])
         iterations += stats["iter_count"]
         x = np.asarray(result["x"]).ravel()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time as wallclock
 from dataclasses import dataclass, field
 
@@ -9,6 +10,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
+from trajopt.ocp.linear_algebra import linear_solver_options, set_blas_threads
 from trajopt.ocp.nlp import DiscreteProblem
 from trajopt.ocp.solution import Solution
 
@@ -108,12 +110,19 @@ def initial_point(discrete: DiscreteProblem, guess) -> tuple[np.ndarray, dict]:
 
 @dataclass(frozen=True)
 class Ipopt:
-    """IPOPT settings; `options` passes any IPOPT option through (e.g. {"mu_strategy": "adaptive"})."""
+    """IPOPT settings; `options` passes any IPOPT option through (e.g. {"mu_strategy": "adaptive"}).
+
+    `linear_solver`: "mumps" (with `trajopt.ocp.linear_algebra.MUMPS_OPTIONS`: METIS ordering, 100 % memory
+    margin), an HSL solver "ma27", "ma57", "ma86", "ma97" (needs the user's libhsl; "hsl" = ma57), or any name
+    IPOPT knows. `threads`: BLAS threads during the solve (casadi's OpenBLAS; 1 by default: these KKT
+    systems are too small for a second thread to pay; 0 leaves the library's setting).
+    """
 
     tol: float = 1e-8
     max_iterations: int = 3000
     hessian: str = "exact"  # or "limited-memory"
     linear_solver: str = "mumps"
+    threads: int = 1
     print_level: int = 0
     scale_from_bounds: bool = True
     expand: bool = True  # with point_derivatives=False: expand the MX graph to SX before differentiating
@@ -126,19 +135,31 @@ class Ipopt:
     def __post_init__(self):
         if self.hessian not in ("exact", "limited-memory"):
             raise TrajoptInputError(f"Ipopt hessian must be 'exact' or 'limited-memory', got {self.hessian!r}")
+        if int(self.threads) != self.threads or self.threads < 0:
+            raise TrajoptInputError(f"Ipopt threads must be an integer >= 0, got {self.threads!r}")
         if not self.tol > 0 or int(self.max_iterations) != self.max_iterations or self.max_iterations < 0:
             raise TrajoptInputError(f"Ipopt needs tol > 0 and integer max_iterations >= 0, got tol={self.tol}, "
                                     f"max_iterations={self.max_iterations}")
 
     def nlpsol_options(self, warm: bool) -> dict:
         ipopt = {"tol": self.tol, "max_iter": int(self.max_iterations),
-                 "hessian_approximation": self.hessian, "linear_solver": self.linear_solver,
+                 "hessian_approximation": self.hessian, **linear_solver_options(self.linear_solver),
                  "print_level": int(self.print_level), "sb": "yes"}
         if warm:
             ipopt.update({"warm_start_init_point": "yes", "warm_start_bound_push": 1e-9,
                           "warm_start_mult_bound_push": 1e-9, "mu_init": 1e-6})
         ipopt.update(self.options)
         return {"ipopt": ipopt, "print_time": False, "expand": self.expand, "error_on_fail": False}
+
+    @contextlib.contextmanager
+    def threads_set(self):
+        """Context in which casadi's BLAS uses `threads` threads (restored afterwards)."""
+        previous = set_blas_threads(self.threads) if self.threads else None
+        try:
+            yield
+        finally:
+            if previous is not None:
+                set_blas_threads(previous)
 
     def nlpsol(self, discrete: DiscreteProblem, warm: bool = False) -> ca.Function:
         """The casadi.nlpsol IPOPT solver of `discrete` with these settings (its construction is the NLP build)."""
@@ -151,10 +172,11 @@ class Ipopt:
         """Solve the NLP; always returns a Solution (marked failed when IPOPT did not converge)."""
         w0, multipliers = initial_point(discrete, guess)
         solver = self.nlpsol(discrete, warm=bool(multipliers))
-        started = wallclock.perf_counter()
-        result = solver(x0=w0, lbx=discrete.layout.lower(), ubx=discrete.layout.upper(),
-                        lbg=discrete.lower_g, ubg=discrete.upper_g, **multipliers)
-        wall_time = wallclock.perf_counter() - started
+        with self.threads_set():
+            started = wallclock.perf_counter()
+            result = solver(x0=w0, lbx=discrete.layout.lower(), ubx=discrete.layout.upper(),
+                            lbg=discrete.lower_g, ubg=discrete.upper_g, **multipliers)
+            wall_time = wallclock.perf_counter() - started
         stats = solver.stats()
         return Solution(discrete, np.asarray(result["x"]).flatten(), np.asarray(result["g"]).flatten(),
                         float(result["f"]), np.asarray(result["lam_x"]).flatten(),
