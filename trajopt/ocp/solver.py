@@ -131,6 +131,10 @@ class Ipopt:
     # (trajopt.ocp.derivatives): the expanded graph's values to rounding, built in milliseconds instead of
     # seconds. False: nlpsol differentiates the whole graph itself (expanded to SX if `expand`).
     point_derivatives: bool = True
+    # Compile the NLP functions to C (CasADi code generation + the system C compiler), cached on disk by the
+    # hash of the generated source (trajopt.ocp.compiled): the first solve of a problem structure compiles
+    # (seconds), later ones load the library. Skipped with a warning when no C compiler is found.
+    compiled: bool = False
 
     def __post_init__(self):
         if self.hessian not in ("exact", "limited-memory"):
@@ -164,6 +168,13 @@ class Ipopt:
     def nlpsol(self, discrete: DiscreteProblem, warm: bool = False) -> ca.Function:
         """The casadi.nlpsol IPOPT solver of `discrete` with these settings (its construction is the NLP build)."""
         options = self.nlpsol_options(warm)
+        if self.compiled and discrete.outer is not None:
+            from trajopt.ocp.compiled import compiled_nlp
+
+            compiled = compiled_nlp(discrete, hessian=self.hessian == "exact")
+            if compiled is not None:
+                nlp, extra = compiled.nlpsol_problem()
+                return ca.nlpsol("trajopt", "ipopt", nlp, {**options, **extra})
         if self.point_derivatives and discrete.outer is not None:
             options.update(discrete.derivative_functions(hessian=self.hessian == "exact"), expand=False)
         return ca.nlpsol("trajopt", "ipopt", discrete.nlp, options)
