@@ -78,7 +78,7 @@ def initial_point(discrete: DiscreteProblem, guess) -> tuple[np.ndarray, dict]:
     duration = float(np.clip(duration, blocks["duration"].lower[0, 0], blocks["duration"].upper[0, 0]))
     block_values = {"initial_time": t0, "duration": duration}
     control_tau = grid.tau[grid.control_points]
-    for kind, tau in (("states", grid.tau), ("controls", control_tau), ("algebraics", control_tau),
+    for kind, tau in (("states", grid.tau), ("controls", control_tau), ("algebraics", grid.tau[grid.algebraic_points]),
                       ("parameters", np.zeros(1))):
         variables = _variables(discrete.problem, kind)
         default = layout.unpack(layout.guess())[kind]
