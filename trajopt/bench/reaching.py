@@ -49,7 +49,8 @@ def _time_trajopt(build, guess_of, repeats: int, transcription=HermiteSimpson(50
         ipopts.append(solution.wall_time)
         last = solution
     # Best of the repeats: other jobs share the cores, and the least disturbed run is the best estimate.
-    return {"transcription": repr(transcription), "compiled": compiled, "total_seconds": min(totals), "ipopt_seconds": min(ipopts),
+    return {"transcription": repr(transcription), "compiled": compiled, "total_seconds": min(totals),
+            "ipopt_seconds": min(ipopts),
             "median_total_seconds": statistics.median(totals),
             "all_total_seconds": totals, "iterations": last.iterations, "objective": last.objective,
             "status": last.status, "success": bool(last.success), "variables": int(last.discrete.layout.size)}
