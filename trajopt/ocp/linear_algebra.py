@@ -14,6 +14,9 @@ Measured on the 2D gait prediction (Hermite-Simpson, 50 intervals; issue 14, /wo
   (duration, the end-point coordinates of a divide-by-displacement objective) QAMD needs ~1.7x the
   floating-point operations and ~2.5x the largest front of METIS: the time per iteration barely fell from
   50 to 25 intervals. METIS (``mumps_pivot_order`` 5) is the default here.
+- Larger KKT systems (100 intervals) have factors above glibc's mmap threshold: every factorization
+  mapped and unmapped them again (2.3 s of system time per solve). `keep_freed_memory()` raises glibc's
+  mmap and trim thresholds (1 GiB) so freed blocks are reused: system time 0.02 s, CPU 21.3 -> 17.4 s.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import ctypes
 import ctypes.util
 import functools
 import os
+import sys
 from pathlib import Path
 
 import casadi as ca
@@ -66,6 +70,24 @@ def set_blas_threads(threads: int) -> int | None:
     if threads != previous:
         library.openblas_set_num_threads(int(threads))
     return previous
+
+
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc mallopt parameters
+KEPT_MEMORY_BYTES = 1 << 30
+
+
+@functools.lru_cache(maxsize=1)
+def keep_freed_memory() -> bool:
+    """Let glibc reuse freed blocks up to 1 GiB instead of returning them to the system (process-wide, once);
+    False where the C library is not glibc."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        return bool(libc.mallopt(M_MMAP_THRESHOLD, KEPT_MEMORY_BYTES)) and \
+            bool(libc.mallopt(M_TRIM_THRESHOLD, KEPT_MEMORY_BYTES))
+    except (OSError, AttributeError):
+        return False
 
 
 @functools.lru_cache(maxsize=1)

@@ -10,7 +10,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
-from trajopt.ocp.linear_algebra import linear_solver_options, set_blas_threads
+from trajopt.ocp.linear_algebra import keep_freed_memory, linear_solver_options, set_blas_threads
 from trajopt.ocp.nlp import DiscreteProblem
 from trajopt.ocp.solution import Solution
 
@@ -157,7 +157,9 @@ class Ipopt:
 
     @contextlib.contextmanager
     def threads_set(self):
-        """Context in which casadi's BLAS uses `threads` threads (restored afterwards)."""
+        """Context in which casadi's BLAS uses `threads` threads (restored afterwards); freed memory is kept
+        for reuse (`trajopt.ocp.linear_algebra.keep_freed_memory`)."""
+        keep_freed_memory()
         previous = set_blas_threads(self.threads) if self.threads else None
         try:
             yield
