@@ -153,3 +153,18 @@ def test_pendulum_swing_up_trapezoidal_and_hermite_simpson_agree_with_radau(pend
 def test_pendulum_swing_up_radau_all_degrees_agree(degree, pendulum_reference):
     # Legendre-Gauss-Radau with d points converges at order 2d - 1 at the mesh points.
     _assert_agrees(lambda n: Radau(degree=degree, intervals=n), 2 * degree - 1, 10, pendulum_reference)
+
+
+def test_hermite_simpson_with_midpoint_controls_tied_to_the_mesh_points_mean():
+    """Moco's default: midpoint controls are the mean of their interval's mesh-point controls. The double
+    integrator's optimal control u = 6 - 12 t is linear, so the tied transcription finds it (J* = 12)."""
+    ocp, x, v, u = double_integrator()
+    tied = HermiteSimpson(10, interpolate_control_midpoints=True)
+    grid = tied.grid()
+    assert grid.control_points.tolist() == list(range(0, 21, 2))
+    solution = ocp.solve(tied, Ipopt(tol=1e-10))
+    assert solution.discrete.layout.size == HermiteSimpson(10).grid().tau.size * 2 + 11 + 2
+    controls = solution.value(u)
+    assert np.allclose(controls[1::2], 0.5 * (controls[0:-1:2] + controls[2::2]), rtol=0, atol=1e-12)
+    assert np.allclose(controls, 6.0 - 12.0 * solution.time, atol=1e-6)
+    assert solution.objective == pytest.approx(12.0, rel=1e-8)

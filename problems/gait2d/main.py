@@ -21,7 +21,7 @@ import numpy as np
 from trajopt.helptext import description
 from trajopt.errors import TrajoptInputError
 from trajopt.io.output import default_output, fresh_output
-from trajopt.ocp import Ipopt
+from trajopt.ocp import HermiteSimpson, Ipopt
 
 from problems.gait2d import outputs
 from problems.gait2d.model import MODEL_FILE, GaitModel
@@ -38,19 +38,25 @@ MIRRORED_EXCITATIONS_STEM = "prediction_mirror_excitations"
 PREDICTION_OBJECTIVE_SCALING = 100.0
 
 
-def solver_settings(print_level: int = 0, max_iterations: int = 1000, objective_scaling: float = 1.0) -> Ipopt:
-    """Moco's tolerances for the example (convergence and constraint tolerance 1e-4), exact Hessian."""
-    return Ipopt(tol=1e-4, max_iterations=max_iterations, print_level=print_level,
+def solver_settings(print_level: int = 0, max_iterations: int = 1000, objective_scaling: float = 1.0,
+                    compiled: bool = False) -> Ipopt:
+    """Moco's tolerances for the example (convergence and constraint tolerance 1e-4), exact Hessian;
+    `compiled`: NLP functions compiled to C and cached (trajopt.ocp.compiled)."""
+    return Ipopt(tol=1e-4, max_iterations=max_iterations, print_level=print_level, compiled=compiled,
                  options={"constr_viol_tol": 1e-4, "obj_scaling_factor": objective_scaling})
 
 
 def solve_prediction(intervals: int = 50, speed: float = 1.2, print_level: int = 0, model=None,
-                     mirror_excitations: bool = False):
-    """(gait problem, solution, seconds including NLP construction) from the reference-coordinates guess."""
+                     mirror_excitations: bool = False, moco_terms: bool = False, compiled: bool = False):
+    """(gait problem, solution, seconds including NLP construction) from the reference-coordinates guess.
+
+    `moco_terms`: midpoint controls tied to the mean of the mesh points' (Moco's transcription) instead of free.
+    """
     started = time.perf_counter()
     gait = build_problem(intervals, speed, model=model, mirror_excitations=mirror_excitations)
-    settings = solver_settings(print_level, objective_scaling=PREDICTION_OBJECTIVE_SCALING)
-    solution = gait.problem.solve(gait.transcription, settings, guess=gait.reference_guess())
+    settings = solver_settings(print_level, objective_scaling=PREDICTION_OBJECTIVE_SCALING, compiled=compiled)
+    transcription = HermiteSimpson(intervals, interpolate_control_midpoints=moco_terms)
+    solution = gait.problem.solve(transcription, settings, guess=gait.reference_guess())
     return gait, solution, time.perf_counter() - started
 
 

@@ -24,6 +24,8 @@ import numpy as np
 
 from trajopt.errors import TrajoptInputError
 from trajopt.ocp import Ipopt
+from trajopt.ocp.compiled import compile_functions, generic_nlp_functions
+from trajopt.ocp.linear_algebra import linear_solver_options
 
 
 @dataclass(frozen=True)
@@ -99,12 +101,14 @@ MAX_FRAMES_PER_SOLVE = 101
 
 # The solver settings of static optimization when none are given: a tight tolerance (the problem is a
 # small convex QP per frame for exponent 2, so tightness costs a few iterations only).
-DEFAULT_SOLVER = Ipopt(tol=1e-10)
+# NLP functions compiled to C and cached on disk (trajopt.ocp.compiled): a new process builds the solver in
+# milliseconds from the cache; without a C compiler they are evaluated uncompiled.
+DEFAULT_SOLVER = Ipopt(tol=1e-10, compiled=True)
 
 
 def _settings_key(solver: Ipopt) -> tuple:
     return (solver.tol, int(solver.max_iterations), int(solver.print_level), solver.linear_solver,
-            tuple(sorted(solver.options.items())))  # IPOPT option values are numbers or strings: hashable
+            tuple(sorted(solver.options.items())), bool(solver.compiled))  # IPOPT option values: hashable
 
 
 @functools.lru_cache(maxsize=32)
@@ -129,12 +133,12 @@ def _solver(m: int, j: int, frames_per_solve: int, exponent: float, residual_wei
         "f": ca.sum2(objective),
         "g": ca.vec(balance),
     }
-    tolerance, max_iterations, print_level, linear_solver, extra = settings
+    tolerance, max_iterations, print_level, linear_solver, extra, compiled = settings
     ipopt = {
         "print_level": print_level,
         "tol": tolerance,
         "max_iter": max_iterations,
-        "linear_solver": linear_solver,
+        **linear_solver_options(linear_solver),
         "constr_viol_tol": 1e-12,
         "sb": "yes",
         # the balance is linear in the unknowns, and so is the objective's gradient when p = 2
@@ -142,7 +146,15 @@ def _solver(m: int, j: int, frames_per_solve: int, exponent: float, residual_wei
         "hessian_constant": "yes" if exponent == 2 else "no",
     }
     ipopt.update(dict(extra))
-    return ca.nlpsol("static_optimization", "ipopt", nlp, {"expand": True, "print_time": False, "ipopt": ipopt})
+    options = {"expand": True, "print_time": False, "ipopt": ipopt}
+    if compiled:
+        # Compiled to C and cached on disk by the NLP's source: a new process loads it instead of differentiating.
+        oracle = ca.Function("nlp", [nlp["x"], nlp["p"]], [nlp["f"], nlp["g"]], ["x", "p"], ["f", "g"])
+        library = compile_functions(oracle, lambda: generic_nlp_functions(oracle, hessian=True), tag="static")
+        if library is not None:
+            nlp, extra_options = library.nlpsol_problem()
+            options.update(extra_options)
+    return ca.nlpsol("static_optimization", "ipopt", nlp, options)
 
 
 def optimize_frames(
@@ -174,7 +186,7 @@ def optimize_frames(
     for first in range(0, n, frames_per_solve):
         k = min(frames_per_solve, n - first)
         rows = slice(first, first + k)
-        solver = _solver(m, j, k, float(exponent), tuple(weights), tuple(optimal), settings)
+        nlpsol = _solver(m, j, k, float(exponent), tuple(weights), tuple(optimal), settings)
         parameters = np.concatenate([
             # column-major (m, j) blocks, one per frame, as casadi.reshape reads them
             loads.moment_arms[rows].transpose(0, 2, 1).reshape(k, m * j).ravel(),
@@ -183,13 +195,14 @@ def optimize_frames(
             loads.generalized_forces[rows].T.ravel(order="F"),
         ])
         x0 = np.concatenate([np.tile(guess[:m], k), np.tile(guess[m:], k)])
-        result = solver(
-            x0=x0, p=parameters,
-            lbx=np.concatenate([np.tile(lower, k), np.full(j * k, -np.inf)]),
-            ubx=np.concatenate([np.tile(upper, k), np.full(j * k, np.inf)]),
-            lbg=0, ubg=0,
-        )
-        stats = solver.stats()
+        with solver.threads_set():
+            result = nlpsol(
+                x0=x0, p=parameters,
+                lbx=np.concatenate([np.tile(lower, k), np.full(j * k, -np.inf)]),
+                ubx=np.concatenate([np.tile(upper, k), np.full(j * k, np.inf)]),
+                lbg=0, ubg=0,
+            )
+        stats = nlpsol.stats()
         statuses.append(stats["return_status"])
         iterations += stats["iter_count"]
         x = np.asarray(result["x"]).ravel()

@@ -130,7 +130,8 @@ def transcribe(problem: CompiledProblem, transcription: Transcription,
     _variable_blocks(layout, "states", problem.states, grid.tau, scale_from_bounds, boundary=True)
     control_tau = grid.tau[grid.control_points]
     _variable_blocks(layout, "controls", problem.controls, control_tau, scale_from_bounds, boundary=False)
-    _variable_blocks(layout, "algebraics", problem.algebraics, control_tau, scale_from_bounds, boundary=False)
+    _variable_blocks(layout, "algebraics", problem.algebraics, grid.tau[grid.algebraic_points], scale_from_bounds,
+                     boundary=False)
     _variable_blocks(layout, "parameters", problem.parameters, np.zeros(1), scale_from_bounds, boundary=False)
     for name, (lower, upper, guess) in (("initial_time", problem.initial_time),
                                         ("duration", problem.duration)):
@@ -140,7 +141,7 @@ def transcribe(problem: CompiledProblem, transcription: Transcription,
     states = layout.expression("states")
     extension = _sparse(grid.control_extension)
     controls = ca.mtimes(layout.expression("controls"), extension)
-    algebraics = ca.mtimes(layout.expression("algebraics"), extension)
+    algebraics = ca.mtimes(layout.expression("algebraics"), _sparse(grid.algebraic_extension))
     parameters = layout.expression("parameters")
     t0, duration = layout.expression("initial_time"), layout.expression("duration")
     times = t0 + duration * ca.DM(grid.tau).T

@@ -39,7 +39,7 @@ class Solution:
         extension = grid.control_extension
         self._states = blocks["states"]
         self._controls = blocks["controls"] @ extension
-        self._algebraics = blocks["algebraics"] @ extension
+        self._algebraics = blocks["algebraics"] @ grid.algebraic_extension
         self._parameters = blocks["parameters"][:, 0]
         self.time = self.initial_time + self.duration * grid.tau
         violation = np.maximum(np.maximum(discrete.lower_g - g, g - discrete.upper_g), 0.0)

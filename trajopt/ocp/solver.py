@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time as wallclock
 from dataclasses import dataclass, field
 
@@ -9,6 +10,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
+from trajopt.ocp.linear_algebra import keep_freed_memory, linear_solver_options, set_blas_threads
 from trajopt.ocp.nlp import DiscreteProblem
 from trajopt.ocp.solution import Solution
 
@@ -76,7 +78,7 @@ def initial_point(discrete: DiscreteProblem, guess) -> tuple[np.ndarray, dict]:
     duration = float(np.clip(duration, blocks["duration"].lower[0, 0], blocks["duration"].upper[0, 0]))
     block_values = {"initial_time": t0, "duration": duration}
     control_tau = grid.tau[grid.control_points]
-    for kind, tau in (("states", grid.tau), ("controls", control_tau), ("algebraics", control_tau),
+    for kind, tau in (("states", grid.tau), ("controls", control_tau), ("algebraics", grid.tau[grid.algebraic_points]),
                       ("parameters", np.zeros(1))):
         variables = _variables(discrete.problem, kind)
         default = layout.unpack(layout.guess())[kind]
@@ -108,12 +110,19 @@ def initial_point(discrete: DiscreteProblem, guess) -> tuple[np.ndarray, dict]:
 
 @dataclass(frozen=True)
 class Ipopt:
-    """IPOPT settings; `options` passes any IPOPT option through (e.g. {"mu_strategy": "adaptive"})."""
+    """IPOPT settings; `options` passes any IPOPT option through (e.g. {"mu_strategy": "adaptive"}).
+
+    `linear_solver`: "mumps" (with `trajopt.ocp.linear_algebra.MUMPS_OPTIONS`: METIS ordering, 100 % memory
+    margin), an HSL solver "ma27", "ma57", "ma86", "ma97" (needs the user's libhsl; "hsl" = ma57), or any name
+    IPOPT knows. `threads`: BLAS threads during the solve (casadi's OpenBLAS; 1 by default: these KKT
+    systems are too small for a second thread to pay; 0 leaves the library's setting).
+    """
 
     tol: float = 1e-8
     max_iterations: int = 3000
     hessian: str = "exact"  # or "limited-memory"
     linear_solver: str = "mumps"
+    threads: int = 1
     print_level: int = 0
     scale_from_bounds: bool = True
     expand: bool = True  # with point_derivatives=False: expand the MX graph to SX before differentiating
@@ -122,17 +131,23 @@ class Ipopt:
     # (trajopt.ocp.derivatives): the expanded graph's values to rounding, built in milliseconds instead of
     # seconds. False: nlpsol differentiates the whole graph itself (expanded to SX if `expand`).
     point_derivatives: bool = True
+    # Compile the NLP functions to C (CasADi code generation + the system C compiler), cached on disk by the
+    # hash of the generated source (trajopt.ocp.compiled): the first solve of a problem structure compiles
+    # (seconds), later ones load the library. Skipped with a warning when no C compiler is found.
+    compiled: bool = False
 
     def __post_init__(self):
         if self.hessian not in ("exact", "limited-memory"):
             raise TrajoptInputError(f"Ipopt hessian must be 'exact' or 'limited-memory', got {self.hessian!r}")
+        if int(self.threads) != self.threads or self.threads < 0:
+            raise TrajoptInputError(f"Ipopt threads must be an integer >= 0, got {self.threads!r}")
         if not self.tol > 0 or int(self.max_iterations) != self.max_iterations or self.max_iterations < 0:
             raise TrajoptInputError(f"Ipopt needs tol > 0 and integer max_iterations >= 0, got tol={self.tol}, "
                                     f"max_iterations={self.max_iterations}")
 
     def nlpsol_options(self, warm: bool) -> dict:
         ipopt = {"tol": self.tol, "max_iter": int(self.max_iterations),
-                 "hessian_approximation": self.hessian, "linear_solver": self.linear_solver,
+                 "hessian_approximation": self.hessian, **linear_solver_options(self.linear_solver),
                  "print_level": int(self.print_level), "sb": "yes"}
         if warm:
             ipopt.update({"warm_start_init_point": "yes", "warm_start_bound_push": 1e-9,
@@ -140,9 +155,28 @@ class Ipopt:
         ipopt.update(self.options)
         return {"ipopt": ipopt, "print_time": False, "expand": self.expand, "error_on_fail": False}
 
+    @contextlib.contextmanager
+    def threads_set(self):
+        """Context in which casadi's BLAS uses `threads` threads (restored afterwards); freed memory is kept
+        for reuse (`trajopt.ocp.linear_algebra.keep_freed_memory`)."""
+        keep_freed_memory()
+        previous = set_blas_threads(self.threads) if self.threads else None
+        try:
+            yield
+        finally:
+            if previous is not None:
+                set_blas_threads(previous)
+
     def nlpsol(self, discrete: DiscreteProblem, warm: bool = False) -> ca.Function:
         """The casadi.nlpsol IPOPT solver of `discrete` with these settings (its construction is the NLP build)."""
         options = self.nlpsol_options(warm)
+        if self.compiled and discrete.outer is not None:
+            from trajopt.ocp.compiled import compiled_nlp
+
+            compiled = compiled_nlp(discrete, hessian=self.hessian == "exact")
+            if compiled is not None:
+                nlp, extra = compiled.nlpsol_problem()
+                return ca.nlpsol("trajopt", "ipopt", nlp, {**options, **extra})
         if self.point_derivatives and discrete.outer is not None:
             options.update(discrete.derivative_functions(hessian=self.hessian == "exact"), expand=False)
         return ca.nlpsol("trajopt", "ipopt", discrete.nlp, options)
@@ -151,10 +185,11 @@ class Ipopt:
         """Solve the NLP; always returns a Solution (marked failed when IPOPT did not converge)."""
         w0, multipliers = initial_point(discrete, guess)
         solver = self.nlpsol(discrete, warm=bool(multipliers))
-        started = wallclock.perf_counter()
-        result = solver(x0=w0, lbx=discrete.layout.lower(), ubx=discrete.layout.upper(),
-                        lbg=discrete.lower_g, ubg=discrete.upper_g, **multipliers)
-        wall_time = wallclock.perf_counter() - started
+        with self.threads_set():
+            started = wallclock.perf_counter()
+            result = solver(x0=w0, lbx=discrete.layout.lower(), ubx=discrete.layout.upper(),
+                            lbg=discrete.lower_g, ubg=discrete.upper_g, **multipliers)
+            wall_time = wallclock.perf_counter() - started
         stats = solver.stats()
         return Solution(discrete, np.asarray(result["x"]).flatten(), np.asarray(result["g"]).flatten(),
                         float(result["f"]), np.asarray(result["lam_x"]).flatten(),

@@ -34,6 +34,14 @@ class Grid:
     path_points: np.ndarray  # indices into tau where path constraints hold
     quadrature: np.ndarray  # (M,) weights on normalized time: integral = T * sum(w * g)
     mesh_points: np.ndarray | None = None  # indices into tau of the mesh points (None: the path points)
+    # Where algebraics are decision variables and their extension to all points (default: the controls').
+    algebraic_points: np.ndarray | None = None
+    algebraic_extension: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.algebraic_points is None:
+            object.__setattr__(self, "algebraic_points", self.control_points)
+            object.__setattr__(self, "algebraic_extension", self.control_extension)
 
 
 def lagrange_weights(nodes: np.ndarray, x: float) -> np.ndarray:
@@ -127,9 +135,15 @@ class Trapezoidal(Transcription):
 
 @dataclass(frozen=True)
 class HermiteSimpson(Transcription):
-    """Separated Hermite-Simpson: states and controls at mesh points and midpoints, O(h^4)."""
+    """Separated Hermite-Simpson: states and controls at mesh points and midpoints, O(h^4).
+
+    `interpolate_control_midpoints`: midpoint controls are the mean of the two mesh points' instead of free
+    variables, as Moco's MocoCasADiSolver does by default ("Moco's terms"); algebraics (e.g. the
+    accelerations of implicit dynamics) stay free at every point, as Moco's derivative variables.
+    """
 
     intervals: int = 50
+    interpolate_control_midpoints: bool = False
 
     def __post_init__(self):
         _check_intervals(self.intervals)
@@ -161,8 +175,16 @@ class HermiteSimpson(Transcription):
         for k in range(n):
             quadrature[[2 * k, 2 * k + 1, 2 * k + 2]] += np.array([1.0, 4.0, 1.0]) * h / 6.0
         everywhere = np.arange(m)
-        return Grid(tau, a, b, everywhere, defect_tau, tuple(kinds), everywhere, np.eye(m),
-                    everywhere, quadrature, np.arange(0, m, 2))
+        control_points, extension = everywhere, np.eye(m)
+        if self.interpolate_control_midpoints:
+            control_points = np.arange(0, m, 2)
+            extension = np.zeros((n + 1, m))
+            extension[np.arange(n + 1), control_points] = 1.0
+            for k in range(n):
+                extension[[k, k + 1], 2 * k + 1] = 0.5
+        return Grid(tau, a, b, everywhere, defect_tau, tuple(kinds), control_points, extension,
+                    everywhere, quadrature, mesh_points=np.arange(0, m, 2), algebraic_points=everywhere,
+                    algebraic_extension=np.eye(m))
 
 
 @dataclass(frozen=True)
