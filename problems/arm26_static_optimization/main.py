@@ -35,7 +35,9 @@ from trajopt.io import Table, read_table, write_csv
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 from trajopt.osim import load_osim
+from trajopt.analysis.inverse_dynamics import read_model_motion
 from trajopt.paths.polynomial import PolynomialPaths
+from trajopt.paths.refit import paths_for_motion
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -47,12 +49,28 @@ REFERENCE = HERE / "reference"
 DEFAULT_OUT = ROOT / "results" / "arm26_static_optimization"
 
 
-def load_model() -> MusculoskeletalModel:
-    """arm26 with its polynomial muscle paths and DeGroote muscles (OpenSim constant set)."""
+def load_model(paths: PolynomialPaths | None = None) -> MusculoskeletalModel:
+    """arm26 with its polynomial muscle paths (default problems/arm26/paths.json) and DeGroote muscles."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the loader lists optional elements it ignores (display, wrap geometry)
         osim = load_osim(MODEL)
-    return MusculoskeletalModel(osim, PolynomialPaths.load(PATHS))
+    return MusculoskeletalModel(osim, paths or PolynomialPaths.load(PATHS))
+
+
+def paths_covering(motion: Path, with_opensim: bool, cache_dir=None) -> PolynomialPaths:
+    """problems/arm26/paths.json when ``motion`` stays in its domain; otherwise paths refitted (OpenSim samples,
+    a ±10 deg band around each frame, cached in the user cache directory) or, without OpenSim, a
+    ``PathDomainError`` naming coordinate, frame and value."""
+    paths = PolynomialPaths.load(PATHS)
+    osim = load_model(paths).osim
+    table = read_model_motion(motion, osim.multibody.coordinate_names,
+                              tuple(c.name for c in osim.spec.coordinates if c.motion_type == "rotational"))
+    sampler = None
+    if with_opensim:
+        from trajopt.paths.sampling import OpenSimPathSampler
+
+        sampler = OpenSimPathSampler(MODEL, progress=None)
+    return paths_for_motion(paths, table.data, table.labels, table.time, str(motion), sampler, cache_dir=cache_dir)
 
 
 def build_problem(motion=ELBOW_MOTION, force_length_velocity: bool = True, passive_force: bool = False,
@@ -333,10 +351,12 @@ def _run_references(out: Path, with_opensim: bool) -> int:
     return 0
 
 
-def _run_motion(motion: Path, out: Path, cutoff: float | None) -> int:
+def _run_motion(motion: Path, out: Path, cutoff: float | None, with_opensim: bool) -> int:
     start = time.perf_counter()
     print(f"arm26 static optimization of {motion} (filter: {cutoff or 'none'}) ...")
-    model = load_model()
+    paths = paths_covering(motion, with_opensim)
+    model = load_model(paths)
+    print(f"  muscle paths: {paths.domain.describe()[:160]}")
     flv = _solve("SO_FLV", build_problem(motion, cutoff_frequency=cutoff, model=model), out, "SO_FLV")
     passive = _solve("SO_FLV_passive", build_problem(motion, passive_force=True, cutoff_frequency=cutoff, model=model),
                      out, "SO_FLV_passive")
@@ -354,7 +374,16 @@ def _run_motion(motion: Path, out: Path, cutoff: float | None) -> int:
     plot_joint_reactions(figures / "joint_reactions.png", inverse, ("r_shoulder", "r_elbow"),
                          "Joint reactions from inverse dynamics, muscle forces not applied")
     rows = [_compare("FLV, no passive", flv, None, None), _compare("FLV + passive", passive, None, None)]
-    summary = _write_summary(out, rows, [], time.perf_counter() - start)
+    if with_opensim:
+        noflv = _solve("SO_noFLV", build_problem(motion, force_length_velocity=False, cutoff_frequency=cutoff,
+                                                 model=model), out, "SO_noFLV")
+        rows.append(_opensim_degroote("FLV, no passive", flv, motion, cutoff, True, out)[0])
+        rows.append(_opensim_degroote("no FLV, no passive", noflv, motion, cutoff, False, out)[0])
+    worst = max(paths, key=lambda p: p.report.heldout_moment_arm_rmse if p.report else 0.0)
+    extra = ["", f"Muscle paths: {paths.domain.describe()}.",
+             f"Largest held-out moment-arm RMS of the paths used: "
+             f"{worst.report.heldout_moment_arm_rmse * 1e3:.3f} mm ({worst.muscle})." if worst.report else ""]
+    summary = _write_summary(out, rows, [], time.perf_counter() - start, extra)
     print(summary.read_text())
     print(f"wrote {out} ({time.perf_counter() - start:.1f} s)")
     return 0
@@ -370,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     if args.motion is not None:
-        return _run_motion(args.motion, args.out, args.cutoff)
+        return _run_motion(args.motion, args.out, args.cutoff, opensim_available() and not args.no_opensim)
     return _run_references(args.out, opensim_available() and not args.no_opensim)
 
 

@@ -6,6 +6,7 @@ and a progress line is printed per batch.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,7 @@ import numpy as np
 
 from trajopt.errors import MotionFileError, TrajoptInputError
 from trajopt.opensim_reference import run_opensim_task
+from trajopt.paths.domain import latin_hypercube  # noqa: F401  (re-exported: configurations to sample)
 from trajopt.paths.samples import PathSamples
 
 
@@ -75,15 +77,6 @@ def grid_configurations(ranges, points: int) -> np.ndarray:
     """Full grid with ``points`` values per coordinate (points^coordinates x coordinates)."""
     axes = [np.linspace(lower, upper, points) for lower, upper in np.asarray(ranges, dtype=float)]
     return np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, len(axes))
-
-
-def latin_hypercube(ranges, samples: int, rng: np.random.Generator | int = 0) -> np.ndarray:
-    """Latin hypercube: each coordinate's range cut into ``samples`` strata, one point per stratum."""
-    rng = np.random.default_rng(rng)
-    ranges = np.asarray(ranges, dtype=float)
-    strata = np.column_stack([rng.permutation(samples) for _ in range(len(ranges))])
-    unit = (strata + rng.random(strata.shape)) / samples
-    return ranges[:, 0] + unit * (ranges[:, 1] - ranges[:, 0])
 
 
 def motion_with_noise(motion: np.ndarray, samples: int, noise: float | np.ndarray, rng=0) -> np.ndarray:
@@ -164,3 +157,31 @@ def sample_paths(
             progress(f"sampled {done}/{total} configurations of {model_file.name} ({time.perf_counter() - start:.1f} s)")
     crosses = {m: tuple(c for c in info.crosses(m) if c in coordinates) for m in muscles}
     return PathSamples(coordinates, muscles, configurations, np.vstack(lengths), np.concatenate(arms), crosses)
+
+
+class OpenSimPathSampler:
+    """``trajopt.paths.refit.PathSampler`` backed by OpenSim (child process) on an .osim file."""
+
+    def __init__(self, model_file, progress=print):
+        self.model_file = Path(model_file).resolve()
+        self.info = describe_model(self.model_file)
+        self.progress = progress
+
+    @property
+    def identity(self) -> str:
+        digest = hashlib.sha256(self.model_file.read_bytes()).hexdigest()[:16]
+        return f"opensim:{self.model_file.name}:{digest}"
+
+    @property
+    def coordinates(self) -> tuple[str, ...]:
+        return self.info.crossed_coordinates()
+
+    def coordinate_ranges(self, coordinates) -> np.ndarray:
+        return self.info.range_of(tuple(coordinates)).astype(float)
+
+    def is_rotational(self, coordinate: str) -> bool:
+        return bool(self.info.rotational[self.info.coordinates.index(coordinate)])
+
+    def sample(self, coordinates, configurations, muscles=None) -> PathSamples:
+        return sample_paths(self.model_file, coordinates, configurations, muscles, progress=self.progress,
+                            info=self.info)
