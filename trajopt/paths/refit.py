@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -21,8 +21,35 @@ import numpy as np
 from trajopt.errors import TrajoptInputError
 from trajopt.paths.domain import PathDomain, PathDomainError
 from trajopt.paths.fitting import ACCURATE, StepwiseSettings, fit_paths
+from trajopt.paths.piecewise import FORMAT as PIECEWISE_FORMAT
+from trajopt.paths.piecewise import PiecewisePolynomialPaths, split_frames
+from trajopt.paths.polynomial import FORMAT as POLYNOMIAL_FORMAT
 from trajopt.paths.polynomial import PolynomialPaths
 from trajopt.paths.samples import PathSamples
+
+# Refits for a motion: OpenSim PolynomialPathFitter's tolerances (0.1 mm length and moment-arm RMS).
+MOTION_REFIT = replace(ACCURATE, length_tolerance=1e-4, moment_arm_tolerance=1e-4)
+
+LOADERS = {POLYNOMIAL_FORMAT: PolynomialPaths.load, PIECEWISE_FORMAT: PiecewisePolynomialPaths.load}
+
+
+def load_paths(file):
+    """Polynomial or piecewise polynomial paths, by the file's ``format``."""
+    import json
+
+    try:
+        kind = json.loads(Path(file).read_text()).get("format")
+    except (OSError, ValueError, AttributeError) as error:
+        raise TrajoptInputError(f"{file}: cannot read muscle paths ({error})") from None
+    if kind not in LOADERS:
+        raise TrajoptInputError(f"{file}: unknown muscle-paths format {kind!r} (known: {', '.join(LOADERS)})")
+    return LOADERS[kind](file)
+
+
+def meets_targets(paths, plan: SamplingPlan) -> bool:
+    """Every path's held-out length and moment-arm RMS within the plan's targets."""
+    return all(p.report is not None and p.report.heldout_length_rmse <= plan.length_target
+               and p.report.heldout_moment_arm_rmse <= plan.moment_arm_target for p in paths)
 
 
 class PathSampler(Protocol):
@@ -63,6 +90,9 @@ class SamplingPlan:
     max_samples: int = 6000
     heldout_fraction: float = 0.2
     seed: int = 0
+    length_target: float = 0.5e-3  # held-out RMS a motion refit must reach, else it is fitted piecewise
+    moment_arm_target: float = 1e-3
+    piece_span_degrees: float = 15.0  # a piece's frames stay within this of its first frame
 
     def count(self, domain: PathDomain) -> int:
         if domain.is_band:
@@ -108,11 +138,12 @@ def settings_key(settings: StepwiseSettings, plan: SamplingPlan) -> str:
 
 
 def paths_for_motion(paths: PolynomialPaths, q: np.ndarray, coordinates, times=None, where: str = "motion",
-                     sampler: PathSampler | None = None, settings: StepwiseSettings = ACCURATE,
+                     sampler: PathSampler | None = None, settings: StepwiseSettings = MOTION_REFIT,
                      plan: SamplingPlan = SamplingPlan(), band_degrees: float = 10.0, cache_dir=None,
-                     progress=print) -> PolynomialPaths:
+                     progress=print):
     """``paths`` when every row of ``q`` (frames x ``coordinates``) is in their domain; otherwise, with a
-    ``sampler``, paths fitted to a ±``band_degrees`` band around the motion's frames (cached under
+    ``sampler``, paths fitted to a ±``band_degrees`` band around the motion's frames (piecewise along the
+    motion when one polynomial misses the plan's held-out targets; cached under
     ``cache_dir``, default ``user_cache_dir()/paths``, by sampler identity, domain and settings); without one
     the ``PathDomainError`` naming coordinate, frame and value."""
     coordinates = tuple(coordinates)
@@ -137,11 +168,22 @@ def paths_for_motion(paths: PolynomialPaths, q: np.ndarray, coordinates, times=N
     key = hashlib.sha256(f"{sampler.identity}|{domain.key()}|{settings_key(settings, plan)}".encode()).hexdigest()[:20]
     file = folder / f"{Path(paths.model or 'model').stem}-{key}.json"
     if file.is_file():
-        cached = PolynomialPaths.load(file)
+        cached = load_paths(file)
         if progress is not None:
             progress(f"using cached paths {file}")
         return cached
     fitted, *_ = fit_domain(sampler, domain, settings, plan, paths.model, paths.muscles, progress)
+    if not meets_targets(fitted, plan):
+        span = np.array([np.deg2rad(plan.piece_span_degrees) if sampler.is_rotational(c) else 0.05 for c in names])
+        pieces = split_frames(frames, span)
+        if progress is not None:
+            progress(f"one polynomial per muscle misses the held-out targets ({plan.length_target * 1e3:g} mm "
+                     f"length, {plan.moment_arm_target * 1e3:g} mm moment arm): fitting {len(pieces)} pieces")
+        fitted = PiecewisePolynomialPaths(
+            [fit_domain(sampler, motion_domain(sampler, names, frames[rows], band_degrees,
+                                               source=f"±{band_degrees:g} deg around frames {rows[0]}-{rows[-1]} "
+                                                      f"of {where}"),
+                        settings, plan, paths.model, paths.muscles, progress)[0] for rows in pieces], paths.model)
     fitted.check_domain(q, coordinates, times, where)
     fitted.save(file)
     if progress is not None:
