@@ -23,6 +23,10 @@ PROBLEMS = {
     "muscle-curves": ("trajopt.reports.muscle_curves", "plot the DeGroote 2016 curves to results/muscle_curves/"),
     "walk3d-inverse": ("problems.walk3d.inverse",
                        "Moco's 3D walking MocoInverse (80 muscles, GRFs, function-based paths); --emg, --elastic-tendons"),
+    "shoulder-reaching-polynomial": ("problems.shoulder_reaching.polynomial_paths",
+                                     "3D arm reach with polynomial paths in constrained-quaternion shoulder coordinates vs Euler"),
+    "path-fits": ("problems.path_fits.main",
+                  "held-out accuracy of path surrogates: trajopt vs OpenSim's PolynomialPathFitter vs Moco (results/path_fits/)"),
     "arm26-static-optimization": ("problems.arm26_static_optimization.main",
                                   "arm26 inverse dynamics + static optimization vs OpenSim (results/arm26_static_optimization/)"),
 }
