@@ -108,3 +108,41 @@ def test_motion_outside_the_domain_is_refitted_once_and_cached(tmp_path):
     beyond[-1, 1] = 2.5
     with pytest.raises(PathDomainError, match=r"coordinate 'knee' = 2.5 at frame 40 .*\[0, 2\]"):
         paths_for_motion(paths, beyond, COORDINATES, t, "toy.mot", sampler, cache_dir=tmp_path, progress=None)
+
+
+class JumpSampler(AnalyticSampler):
+    """Muscle 'a' gains 3 mm where hip > 0.6 (a wrap object switching sides), as arm26's BIClong near 31 deg."""
+
+    identity = "analytic-jump:1"
+
+    def sample(self, coordinates, configurations, muscles=None):
+        samples = super().sample(coordinates, configurations, muscles)
+        lengths = samples.lengths.copy()
+        lengths[:, 0] += 3e-3 * (samples.q[:, 0] > 0.6)
+        return PathSamples(samples.coordinates, samples.muscles, samples.q, lengths, samples.moment_arms,
+                           samples.crosses)
+
+
+def test_a_path_jump_is_fitted_piecewise_along_the_motion(tmp_path):
+    from trajopt.paths.piecewise import PiecewisePolynomialPaths
+    from trajopt.paths.refit import load_paths
+
+    sampler = JumpSampler()
+    paths = fit_domain(sampler, PathDomain.box(COORDINATES, [[-0.2, 0.2], [0.0, 0.5]]), plan=SamplingPlan(box_samples=300),
+                       model="toy.osim", progress=None)[0]
+    t = np.linspace(0, 1, 41)
+    motion = np.column_stack([1.2 * t, 0.3 + 0.5 * t])
+    refitted = paths_for_motion(paths, motion, COORDINATES, t, "toy.mot", sampler, band_degrees=5.0,
+                                plan=SamplingPlan(piece_span_degrees=10.0), cache_dir=tmp_path, progress=None)
+    assert isinstance(refitted, PiecewisePolynomialPaths) and len(refitted.pieces) >= 4
+    lengths, arms = _exact(motion)
+    lengths[:, 0] += 3e-3 * (motion[:, 0] > 0.6)
+    predicted, predicted_arms = refitted.lengths_and_moment_arms_function(COORDINATES).map(len(t))(motion.T)
+    error = np.abs(np.asarray(predicted)[0] - lengths[:, 0])
+    far = np.abs(motion[:, 0] - 0.6) > np.radians(5.0) + np.radians(10.0)  # beyond the band of the jump's piece
+    assert error[far].max() < 0.5e-3
+    again = load_paths(next(tmp_path.glob("toy-*.json")))
+    assert isinstance(again, PiecewisePolynomialPaths) and len(again.pieces) == len(refitted.pieces)
+    again.check_domain(motion, COORDINATES)
+    with pytest.raises(PathDomainError, match="coordinate 'knee'"):
+        again.check_domain(np.array([[0.3, 1.5]]), COORDINATES)
