@@ -1,5 +1,6 @@
 """Stepwise polynomial fitting: exact recovery, stopping rules, weighting, samples I/O, and arm26/gait2d vs OpenSim."""
 
+from dataclasses import replace
 from math import comb
 
 import numpy as np
@@ -249,3 +250,26 @@ def test_sampler_sets_coupled_coordinates_from_their_coupler(opensim_task):
                                              "configurations": np.hstack([shoulder, 0.5 * shoulder + 0.3])})
     assert list(coupled["coupled_dependent"]) == ["r_elbow_flex"]
     np.testing.assert_allclose(coupled["lengths"], explicit["lengths"], atol=1e-12)
+
+
+def test_accurate_defaults_grow_the_degree_until_the_targets_are_met():
+    # l = 0.3 + 0.02 sin(3 a) cos(b): degree 4 cannot reach 0.25 mm / 0.5 mm over a, b in [-1, 1]
+    rng = np.random.default_rng(4)
+    q = rng.uniform(-1, 1, (1500, 2))
+    fresh = rng.uniform(-1, 1, (500, 2))
+
+    def exact(x):
+        lengths = 0.3 + 0.02 * np.sin(3 * x[:, 0]) * np.cos(x[:, 1])
+        arms = -np.column_stack([0.06 * np.cos(3 * x[:, 0]) * np.cos(x[:, 1]),
+                                 -0.02 * np.sin(3 * x[:, 0]) * np.sin(x[:, 1])])
+        return lengths, arms
+
+    path = fit_polynomial_path("m", ("a", "b"), q, *exact(q), ACCURATE, ranges=[[-1, 1], [-1, 1]])
+    assert "degree" in path.report.stopped_because and int(path.report.stopped_because.split("degree ")[1][0]) > 4
+    assert path.report.length_rmse <= 0.25e-3 and path.report.moment_arm_rmse <= 0.5e-3
+    lengths, arms = exact(fresh)
+    predicted_lengths, predicted_arms = path.evaluate(fresh)
+    assert np.sqrt(np.mean((predicted_lengths - lengths) ** 2)) < 0.5e-3
+    assert np.sqrt(np.mean((predicted_arms - arms) ** 2)) < 1e-3
+    degree4 = fit_polynomial_path("m", ("a", "b"), q, *exact(q), replace(ACCURATE, max_degree=4))
+    assert degree4.report.moment_arm_rmse > 0.5e-3  # so growing was needed

@@ -112,8 +112,15 @@ def run_case(name: str, model: Path, domain: PathDomain, train_count: int, heldo
     """Sample, fit (trajopt, OpenSim's fitter, optionally Moco's shipped set) and score on held-out samples."""
     coordinates = domain.coordinates
     start = time.perf_counter()
-    train = sampler.sample(coordinates, domain.sample(train_count, 0), muscles)
-    heldout = sampler.sample(coordinates, domain.sample(heldout_count, 1), muscles)
+    cache = Path("/tmp") / f"trajopt_path_fits_samples_{name}_{domain.key()}_{train_count}_{heldout_count}"
+    if Path(f"{cache}_train.csv.gz").is_file() and Path(f"{cache}_heldout.csv.gz").is_file():
+        train = PathSamples.from_csv(f"{cache}_train.csv.gz")
+        heldout = PathSamples.from_csv(f"{cache}_heldout.csv.gz")
+    else:
+        train = sampler.sample(coordinates, domain.sample(train_count, 0), muscles)
+        train.to_csv(f"{cache}_train.csv.gz")
+        heldout = sampler.sample(coordinates, domain.sample(heldout_count, 1), muscles)
+        heldout.to_csv(f"{cache}_heldout.csv.gz")
     sampling = time.perf_counter() - start
     progress(f"{name}: sampled {train.size} + {heldout.size} configurations ({sampling:.0f} s)")
     ranges = {c: tuple(domain.ranges[i]) for i, c in enumerate(coordinates)}
@@ -222,7 +229,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run path-fits", description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=Path("trajopt_results") / "path_fits")
     parser.add_argument("--cases", nargs="+", default=["arm26", "gait2d", "walk3d", "walk3d-band"])
-    parser.add_argument("--walk3d-samples", type=int, default=2500)
+    parser.add_argument("--walk3d-samples", type=int, default=1500, help="training samples per leg (held-out: a fifth)")
+    parser.add_argument("--motion-every", type=int, default=100,
+                        help="walk3d: OpenSim's fitter uses every N-th frame of the walking motion")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     load = open("/proc/loadavg").read().split()[0] if Path("/proc/loadavg").exists() else "?"
@@ -238,7 +247,7 @@ def main(argv=None) -> int:
     for case in ("walk3d", "walk3d-band"):
         if case not in args.cases:
             continue
-        sampler = OpenSimPathSampler(WALK3D, progress=None)
+        sampler = OpenSimPathSampler(WALK3D, progress=None, chain_only=True)
         parts = []
         for side in ("r", "l"):
             coordinates = tuple(c for c in sampler.coordinates if c.endswith(f"_{side}"))
@@ -251,7 +260,7 @@ def main(argv=None) -> int:
                 domain = motion_domain(sampler, coordinates, _motion_frames(coordinates, 10), 10.0, "walking ±10 deg")
             parts.append(run_case(f"{case}_{side}", WALK3D, domain, args.walk3d_samples,
                                   args.walk3d_samples // 5, sampler, muscles, opensim_same_samples=False,
-                                  moco=True))
+                                  moco=True, motion_every=args.motion_every))
         cases[f"{case.replace('-band', '')} {'walking band' if case.endswith('band') else 'ranges'}"] = _merge(parts)
     store = args.out / "cases.json"  # earlier runs' cases (e.g. walk3d run separately) stay in the summary
     saved = json.loads(store.read_text()) if store.is_file() else {}

@@ -136,7 +136,7 @@ def polynomial_arm(arm: ShoulderArm, paths: QuaternionBallPaths) -> ShoulderArm:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run shoulder-reaching-polynomial", description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    parser.add_argument("--samples", type=int, default=3000)
+    parser.add_argument("--samples", type=int, default=1500, help="training configurations (held-out: 600)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     arm = shoulder_arm()

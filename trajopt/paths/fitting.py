@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from math import comb
 
 import numpy as np
 
@@ -99,6 +100,7 @@ class StepwiseResult:
     rms_history: tuple[float, ...]
     stopped_because: str
     degree: int = 0
+    targets_met: bool = False  # both accuracy tolerances reached (settings with accuracy targets only)
 
 
 def stepwise_fit(q, lengths, moment_arms, settings: StepwiseSettings = StepwiseSettings()) -> StepwiseResult:
@@ -173,20 +175,17 @@ def stepwise_fit(q, lengths, moment_arms, settings: StepwiseSettings = StepwiseS
             stopped = f"length and moment-arm RMS below {settings.length_tolerance * 1e3:.3g} and " \
                       f"{settings.moment_arm_tolerance * 1e3:.3g} mm"
     coefficients = np.linalg.lstsq(design[:, selected], target, rcond=None)[0] if selected else np.zeros(0)
-    return StepwiseResult(candidates[selected], coefficients, tuple(history), stopped, settings.degree)
+    met = bool(settings.accuracy_targets and selected and targets_met())
+    return StepwiseResult(candidates[selected], coefficients, tuple(history), stopped, settings.degree, met)
 
 
 def growing_fit(q, lengths, moment_arms, settings: StepwiseSettings) -> StepwiseResult:
     """``stepwise_fit`` at ``settings.degree``, then at higher degrees (up to ``max_degree`` and
     ``max_candidates`` candidates) while the accuracy tolerances are not met; the last fit is returned."""
-    from dataclasses import replace
-    from math import comb
-
     result = stepwise_fit(q, lengths, moment_arms, settings)
     degree, k = settings.degree, np.shape(q)[1]
     top = settings.max_degree or degree
-    while settings.accuracy_targets and not result.stopped_because.startswith("length and moment-arm RMS below") \
-            and degree < top and comb(k + degree + 1, k) <= settings.max_candidates:
+    while settings.accuracy_targets and not result.targets_met and degree < top and comb(k + degree + 1, k) <= settings.max_candidates:
         degree += 1
         result = stepwise_fit(q, lengths, moment_arms, replace(settings, degree=degree))
     return result

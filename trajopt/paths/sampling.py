@@ -120,6 +120,7 @@ def sample_paths(
     batch: int = 1000,
     progress=print,
     info: ModelPaths | None = None,
+    chain_only: bool = False,
 ) -> PathSamples:
     """Lengths and moment arms (OpenSim ``computeMomentArm``) of ``muscles`` (default all) at each row of
     ``configurations`` (samples x ``coordinates``); all other coordinates stay at their defaults."""
@@ -148,6 +149,7 @@ def sample_paths(
                 "configurations": chunk,
                 "muscles": np.array(muscles),
                 "batch": len(chunk),
+                "chain_only": chain_only,
             },
         )
         lengths.append(np.atleast_2d(result["lengths"]))
@@ -162,10 +164,11 @@ def sample_paths(
 class OpenSimPathSampler:
     """``trajopt.paths.refit.PathSampler`` backed by OpenSim (child process) on an .osim file."""
 
-    def __init__(self, model_file, progress=print):
+    def __init__(self, model_file, progress=print, chain_only: bool = False):
         self.model_file = Path(model_file).resolve()
         self.info = describe_model(self.model_file)
         self.progress = progress
+        self.chain_only = chain_only  # moment arms only about body-chain coordinates (faster; 0 elsewhere)
 
     @property
     def identity(self) -> str:
@@ -184,4 +187,4 @@ class OpenSimPathSampler:
 
     def sample(self, coordinates, configurations, muscles=None) -> PathSamples:
         return sample_paths(self.model_file, coordinates, configurations, muscles, progress=self.progress,
-                            info=self.info)
+                            info=self.info, chain_only=self.chain_only)
