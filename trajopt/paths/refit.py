@@ -11,6 +11,7 @@ sampler a motion outside the domain is refused with a ``PathDomainError``.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -35,8 +36,6 @@ LOADERS = {POLYNOMIAL_FORMAT: PolynomialPaths.load, PIECEWISE_FORMAT: PiecewiseP
 
 def load_paths(file):
     """Polynomial or piecewise polynomial paths, by the file's ``format``."""
-    import json
-
     try:
         kind = json.loads(Path(file).read_text()).get("format")
     except (OSError, ValueError, AttributeError) as error:
