@@ -33,6 +33,7 @@ from trajopt.opensim_reference import run_opensim_task
 from trajopt.osim.function_based_paths import read_function_based_path_set
 from trajopt.paths.domain import PathDomain
 from trajopt.paths.fitting import ACCURATE, fit_paths
+from trajopt.paths.refit import motion_domain
 from trajopt.paths.samples import PathSamples
 from trajopt.paths.sampling import OpenSimPathSampler
 
@@ -108,7 +109,7 @@ def _opensim_fitter(request: dict) -> dict:
 
 def run_case(name: str, model: Path, domain: PathDomain, train_count: int, heldout_count: int, sampler,
              muscles=None, opensim_same_samples: bool = True, moco: bool = False, motion_every: int = 50,
-             progress=print) -> dict:
+             opensim_fitter: bool = True, progress=print) -> dict:
     """Sample, fit (trajopt, OpenSim's fitter, optionally Moco's shipped set) and score on held-out samples."""
     coordinates = domain.coordinates
     start = time.perf_counter()
@@ -144,35 +145,16 @@ def run_case(name: str, model: Path, domain: PathDomain, train_count: int, heldo
         request = {"model": str(model), "coordinates": np.array(names), "configurations": frames,
                    "output_directory": str(out), "samples_per_frame": 25, "bounds_degrees": 10.0}
         note = f"{len(frames)} frames of the walking motion (every {motion_every}th) x 25 samples, ±10 deg"
-    progress(f"{name}: OpenSim PolynomialPathFitter ({note}) ...")
-    fitted = _opensim_fitter(request)
-    opensim = _function_based(fitted["path_set"], coordinates, heldout, crossed)
-    opensim.seconds, opensim.note = float(fitted["seconds"]), note
-    results["opensim"] = opensim
+    if opensim_fitter:
+        progress(f"{name}: OpenSim PolynomialPathFitter ({note}) ...")
+        fitted = _opensim_fitter(request)
+        opensim = _function_based(fitted["path_set"], coordinates, heldout, crossed)
+        opensim.seconds, opensim.note = float(fitted["seconds"]), note
+        results["opensim"] = opensim
     if moco:
         results["moco"] = _function_based(WALK3D_PATHS, coordinates, heldout, crossed)
         results["moco"].note = "shipped with Moco's example3DWalking"
     return results
-
-
-def _merge(parts: list[dict]) -> dict:
-    """Merge per-leg results of one case."""
-    merged = {"sampling_seconds": sum(p["sampling_seconds"] for p in parts), "train": parts[0]["train"],
-              "heldout": parts[0]["heldout"], "crossed": {}}
-    for p in parts:
-        merged["crossed"].update(p["crossed"])
-    for method in ("trajopt", "opensim", "moco"):
-        if method not in parts[0]:
-            continue
-        shared = method != "trajopt"  # OpenSim's fitter ran once for both legs; Moco's set has no fit time
-        scores = Scores(note=parts[0][method].note, seconds=parts[0][method].seconds if shared
-                        else sum(p[method].seconds for p in parts))
-        for p in parts:
-            scores.length.update(p[method].length)
-            scores.arm.update(p[method].arm)
-            scores.terms.update(p[method].terms)
-        merged[method] = scores
-    return merged
 
 
 def _row(case: str, method: str, scores: Scores, muscles: int) -> str:
@@ -214,12 +196,16 @@ def write_summary(out: Path, cases: dict, load: str) -> Path:
         for muscle in result["trajopt"].length:
             cells = [muscle, ", ".join(result["crossed"][muscle]), str(result["trajopt"].terms[muscle])]
             cells += [f"{result['trajopt'].length[muscle] * 1e3:.3f}", f"{result['trajopt'].arm[muscle] * 1e3:.3f}"]
-            cells += [str(result["opensim"].terms.get(muscle, "")), f"{result['opensim'].length[muscle] * 1e3:.3f}",
-                      f"{result['opensim'].arm[muscle] * 1e3:.3f}"]
+            if "opensim" in result:
+                cells += [str(result["opensim"].terms.get(muscle, "")), f"{result['opensim'].length[muscle] * 1e3:.3f}",
+                          f"{result['opensim'].arm[muscle] * 1e3:.3f}"]
+            else:
+                cells += ["not run", "", ""]
             if "moco" in result:
                 cells += [f"{result['moco'].length[muscle] * 1e3:.3f}", f"{result['moco'].arm[muscle] * 1e3:.3f}"]
             table.append("| " + " | ".join(cells) + " |")
-        (out / f"{case.split(' ')[0]}_{'band' if 'band' in case else 'ranges'}.md").write_text("\n".join(table) + "\n")
+        file = case.replace("(", "").replace(")", "").replace(" ", "_")
+        (out / f"{file}.md").write_text("\n".join(table) + "\n")
     path = out / "summary.md"
     path.write_text("\n".join(lines))
     return path
@@ -228,8 +214,11 @@ def write_summary(out: Path, cases: dict, load: str) -> Path:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run path-fits", description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=Path("trajopt_results") / "path_fits")
-    parser.add_argument("--cases", nargs="+", default=["arm26", "gait2d", "walk3d", "walk3d-band"])
+    parser.add_argument("--cases", nargs="+", default=["arm26", "gait2d", "walk3d", "walk3d-band"],
+                        help="cases to run ('none': only rewrite the summary from OUT/cases.json)")
     parser.add_argument("--walk3d-samples", type=int, default=1500, help="training samples per leg (held-out: a fifth)")
+    parser.add_argument("--sides", nargs="+", default=["r", "l"], help="walk3d legs to run (each is its own case)")
+    parser.add_argument("--no-opensim-fitter", action="store_true", help="walk3d: skip OpenSim's PolynomialPathFitter")
     parser.add_argument("--motion-every", type=int, default=100,
                         help="walk3d: OpenSim's fitter uses every N-th frame of the walking motion")
     args = parser.parse_args(argv)
@@ -248,20 +237,17 @@ def main(argv=None) -> int:
         if case not in args.cases:
             continue
         sampler = OpenSimPathSampler(WALK3D, progress=None, chain_only=True)
-        parts = []
-        for side in ("r", "l"):
+        for side in args.sides:
             coordinates = tuple(c for c in sampler.coordinates if c.endswith(f"_{side}"))
             muscles = tuple(m for m in sampler.info.muscles if m.endswith(f"_{side}"))
             if case == "walk3d":
                 domain = PathDomain.box(coordinates, sampler.coordinate_ranges(coordinates), "ranges")
             else:
-                from trajopt.paths.refit import motion_domain
-
                 domain = motion_domain(sampler, coordinates, _motion_frames(coordinates, 10), 10.0, "walking ±10 deg")
-            parts.append(run_case(f"{case}_{side}", WALK3D, domain, args.walk3d_samples,
-                                  args.walk3d_samples // 5, sampler, muscles, opensim_same_samples=False,
-                                  moco=True, motion_every=args.motion_every))
-        cases[f"{case.replace('-band', '')} {'walking band' if case.endswith('band') else 'ranges'}"] = _merge(parts)
+            label = f"walk3d {'walking band' if case.endswith('band') else 'ranges'} ({'right' if side == 'r' else 'left'} leg)"
+            cases[label] = run_case(f"{case}_{side}", WALK3D, domain, args.walk3d_samples, args.walk3d_samples // 5,
+                                    sampler, muscles, opensim_same_samples=False, moco=True,
+                                    motion_every=args.motion_every, opensim_fitter=not args.no_opensim_fitter)
     store = args.out / "cases.json"  # earlier runs' cases (e.g. walk3d run separately) stay in the summary
     saved = json.loads(store.read_text()) if store.is_file() else {}
     for case, result in cases.items():
