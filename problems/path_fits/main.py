@@ -85,9 +85,11 @@ def _function_based(file, coordinates, heldout, crossed) -> Scores:
 
 
 def _motion_frames(coordinates, every: int) -> np.ndarray:
+    """Frames of Moco's walking motion; coordinates it lacks (mtp angles, locked in Moco's run) at 0."""
     table = read_table(WALK3D_MOTION)
     leaf = {label.split("/")[-2] if label.endswith("/value") else label: i for i, label in enumerate(table.labels)}
-    return table.data[::every][:, [leaf[c] for c in coordinates]]
+    data = table.data[::every]
+    return np.column_stack([data[:, leaf[c]] if c in leaf else np.zeros(len(data)) for c in coordinates])
 
 
 def _motion_coordinates() -> tuple[str, ...]:

@@ -139,24 +139,32 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run shoulder-reaching-polynomial", description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--samples", type=int, default=1500, help="training configurations (held-out: 600)")
+    parser.add_argument("--reuse-fits", action="store_true", help="load the fits saved in --out by an earlier run")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     arm = shoulder_arm()
     sampler = GeometricArmSampler(arm)
     train, heldout = sampler.sample(VARIABLES, DOMAIN.sample(args.samples, 0)), sampler.sample(VARIABLES, DOMAIN.sample(600, 1))
     start = time.perf_counter()
-    quaternion_paths, _ = fit_paths(train, ACCURATE, ranges={c: tuple(r) for c, r in zip(VARIABLES, DOMAIN.ranges)},
-                                    model="shoulder_arm")
+    saved = args.out / "paths_quaternion.json"
+    if args.reuse_fits and saved.is_file():
+        quaternion_paths = PolynomialPaths.load(saved)
+    else:
+        quaternion_paths, _ = fit_paths(train, ACCURATE, model="shoulder_arm",
+                                        ranges={c: tuple(r) for c, r in zip(VARIABLES, DOMAIN.ranges)})
+        quaternion_paths = PolynomialPaths(list(quaternion_paths), "shoulder_arm", DOMAIN)
+        quaternion_paths.save(saved)
     quaternion_seconds = time.perf_counter() - start
-    quaternion_paths = PolynomialPaths(list(quaternion_paths), "shoulder_arm", DOMAIN)
-    quaternion_paths.save(args.out / "paths_quaternion.json")
     euler_train, _ = euler_samples(sampler, train)
     euler_heldout, euler_spatial = euler_samples(sampler, heldout)
     start = time.perf_counter()
-    euler_paths, _ = fit_paths(euler_train, EULER_SETTINGS, model="shoulder_arm",
+    saved_euler = args.out / "paths_euler_yzy.json"
+    euler_paths = PolynomialPaths.load(saved_euler) if args.reuse_fits and saved_euler.is_file() else None
+    euler_paths = euler_paths or fit_paths(euler_train, EULER_SETTINGS, model="shoulder_arm",
                                ranges={c: (min(euler_train.q[:, i].min(), euler_heldout.q[:, i].min()),
                                            max(euler_train.q[:, i].max(), euler_heldout.q[:, i].max()))
-                                       for i, c in enumerate(EULER_VARIABLES)})
+                                       for i, c in enumerate(EULER_VARIABLES)})[0]
+    euler_paths.save(saved_euler)
     euler_seconds = time.perf_counter() - start
     _, spatial = sampler.spatial(np.column_stack([np.sqrt(1 - np.sum(heldout.q[:, :3] ** 2, axis=1)), heldout.q]))
     q_errors = spatial_errors(quaternion_paths, heldout, spatial, euler=False)
@@ -168,7 +176,7 @@ def main(argv=None) -> int:
     built = build_problem(arm=poly_arm)
     naive, warm, coarse = solve_naive_and_warm(built)
     q = naive.value(built.q)
-    forces = naive.value(built.forces)
+    forces = naive.value(built.tendon_forces)
     inside = not paths.paths.domain.outside(paths.variables_of(q.T, arm.multibody.coordinate_names)).any()
     # torques: polynomial moment arms (chain rule through Q* (Q)) vs geometric spatial moment arms
     n = q.shape[1]
