@@ -212,7 +212,10 @@ def main(argv=None) -> int:
         a, b = q_errors[muscle], e_errors[muscle]
         lines.append(f"| {muscle} | {a[3]} | {a[0]:.3f} | {a[1]:.3f} [{a[2]:.2f}] | {b[3]} | {b[0]:.3f} | "
                      f"{b[1]:.3f} [{b[2]:.2f}] |")
-    lines += ["", f"Fitting time: quaternion {quaternion_seconds:.1f} s, Euler {euler_seconds:.1f} s (shared machine).",
+    reused = args.reuse_fits and saved.is_file() and saved_euler.is_file()
+    timing = "fits loaded from an earlier run (--reuse-fits)" if reused else \
+        f"quaternion {quaternion_seconds:.1f} s, Euler {euler_seconds:.1f} s (shared machine)"
+    lines += ["", f"Fitting time: {timing}.",
               "Quaternion fit: `ACCURATE`; Euler fit: `ACCURATE` capped at degree 6 and 120 terms (run time).",
               "The Euler fit's spatial moment arms are (Jᵀ)⁻¹ r_E: near the YZY gimbal lock (arm hanging, inside this",
               "domain) J is singular and small errors in r_E become large torque errors.", "",
