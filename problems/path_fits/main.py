@@ -188,7 +188,18 @@ def write_summary(out: Path, cases: dict, load: str) -> Path:
             if method in result:
                 lines.append(_row(f"{case} ({result['train']} train / {result['heldout']} held-out)", method,
                                   result[method], muscles))
-    lines += ["", "Per-muscle tables: the `<case>.md` files here. DAS3 serratus (Euler vs quaternion coordinates):",
+    lines += ["", "Notes:",
+              "- Muscles missing the targets have discontinuous or switching OpenSim geometry: wrap objects that switch",
+              "  (arm26 BIClong at 31 deg and TRIlong at 70 deg shoulder elevation: length jumps of 1.8 and 2.9 mm;",
+              "  walk3d glmax, iliacus, psoas, vaslat), ConditionalPathPoints (2D_gait rect_fem, vasti). No single",
+              "  polynomial follows a jump; motion refits (`trajopt.paths.refit`) fall back to pieces along the motion.",
+              "- walk3d is sampled per leg over that leg's 6 coordinates; the two legs are mirror images, hence the",
+              "  equal trajopt rows. Moco's set was fitted around its walking motion with the mtp joints locked, so it",
+              "  misses the mtp dependence of the toe muscles (ehl, fdl, fhl, edl) in these domains (mtp sampled ±10 deg",
+              "  about 0 in the band), and over the full ranges it is far outside its domain.",
+              "- OpenSim's PolynomialPathFitter was not run on walk3d (its run on the whole 40-coordinate model costs far",
+              "  more than trajopt's per-leg sampling on this shared machine: 1368 s for 2D_gait's 3000 frames).",
+              "", "Per-muscle tables: the `<case>.md` files here. DAS3 serratus (Euler vs quaternion coordinates):",
               "[das3_serratus.md](das3_serratus.md).", ""]
     for case, result in cases.items():
         table = [f"# {case}: held-out RMS per muscle (mm)", "",
