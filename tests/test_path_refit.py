@@ -146,3 +146,16 @@ def test_a_path_jump_is_fitted_piecewise_along_the_motion(tmp_path):
     again.check_domain(motion, COORDINATES)
     with pytest.raises(PathDomainError, match="coordinate 'knee'"):
         again.check_domain(np.array([[0.3, 1.5]]), COORDINATES)
+
+
+def test_path_jumps_are_found_between_the_frames_they_lie_between():
+    from trajopt.paths.piecewise import path_jumps, split_frames
+
+    t = np.linspace(0, 1, 41)
+    motion = np.column_stack([1.2 * t, 0.3 + 0.5 * t])
+    samples = JumpSampler().sample(COORDINATES, motion)
+    jumps = path_jumps(samples)
+    first_beyond = int(np.argmax(motion[:, 0] > 0.6))
+    assert jumps == [first_beyond - 1]
+    pieces = split_frames(motion, np.array([10.0, 10.0]), jumps)
+    assert [p[0] for p in pieces] == [0, first_beyond]

@@ -24,17 +24,28 @@ from trajopt.paths.polynomial import PolynomialPath, PolynomialPaths
 FORMAT = "trajopt.piecewise_polynomial_paths/1"
 
 
-def split_frames(frames: np.ndarray, span: np.ndarray) -> list[np.ndarray]:
+def split_frames(frames: np.ndarray, span: np.ndarray, breaks=()) -> list[np.ndarray]:
     """Consecutive frame indices, a new piece whenever a coordinate has moved more than ``span`` (per
-    coordinate) from the first frame of the current piece."""
+    coordinate) from the first frame of the current piece, and after each frame index in ``breaks``."""
     frames = np.atleast_2d(np.asarray(frames, dtype=float))
+    breaks = set(int(b) for b in breaks)
     pieces, start = [], 0
     for k in range(1, len(frames)):
-        if np.any(np.abs(frames[k] - frames[start]) > span):
+        if k - 1 in breaks or np.any(np.abs(frames[k] - frames[start]) > span):
             pieces.append(np.arange(start, k))
             start = k
     pieces.append(np.arange(start, len(frames)))
     return pieces
+
+
+def path_jumps(samples, threshold: float = 3e-4) -> list[int]:
+    """Frame indices k after which some muscle's length jumps: |Δl + ½ (r_k + r_k+1)·Δq| > ``threshold`` (m)
+    between consecutive frames (``samples`` at the motion's frames; trapezoidal rule on -∂l/∂q)."""
+    dq = np.diff(samples.q, axis=0)
+    dl = np.diff(samples.lengths, axis=0)  # frames-1 x muscles
+    mean_arms = 0.5 * (samples.moment_arms[1:] + samples.moment_arms[:-1])  # frames-1 x muscles x coordinates
+    mismatch = np.abs(dl + np.einsum("fmc,fc->fm", mean_arms, dq))
+    return [int(k) for k in np.flatnonzero(np.nanmax(mismatch, axis=1) > threshold)]
 
 
 class PiecewisePolynomialPaths:

@@ -23,7 +23,7 @@ from trajopt.errors import TrajoptInputError
 from trajopt.paths.domain import PathDomain, PathDomainError
 from trajopt.paths.fitting import ACCURATE, StepwiseSettings, fit_paths
 from trajopt.paths.piecewise import FORMAT as PIECEWISE_FORMAT
-from trajopt.paths.piecewise import PiecewisePolynomialPaths, split_frames
+from trajopt.paths.piecewise import PiecewisePolynomialPaths, path_jumps, split_frames
 from trajopt.paths.polynomial import FORMAT as POLYNOMIAL_FORMAT
 from trajopt.paths.polynomial import PolynomialPaths
 from trajopt.paths.samples import PathSamples
@@ -92,6 +92,7 @@ class SamplingPlan:
     length_target: float = 0.5e-3  # held-out RMS a motion refit must reach, else it is fitted piecewise
     moment_arm_target: float = 1e-3
     piece_span_degrees: float = 15.0  # a piece's frames stay within this of its first frame
+    cut_at_jumps: bool = False  # pieces next to a path jump sample only their side of it (jump_normals; mixed results)
 
     def count(self, domain: PathDomain) -> int:
         if domain.is_band:
@@ -101,13 +102,21 @@ class SamplingPlan:
 
 def fit_domain(sampler: PathSampler, domain: PathDomain, settings: StepwiseSettings = ACCURATE,
                plan: SamplingPlan = SamplingPlan(), model: str = "", muscles=None,
-               progress=print) -> tuple[PolynomialPaths, PathSamples, PathSamples, dict]:
+               progress=print, keep=None) -> tuple[PolynomialPaths, PathSamples, PathSamples, dict]:
     """Sample ``domain`` (training and held-out sets) and fit every muscle; the paths carry the domain.
+    ``keep`` (configurations -> mask) drops drawn configurations (e.g. beyond a path jump).
     Returns the paths, both sample sets and the fitting time per muscle (s)."""
     count = plan.count(domain)
-    train = sampler.sample(domain.coordinates, domain.sample(count, plan.seed), muscles)
-    heldout = sampler.sample(domain.coordinates, domain.sample(max(50, int(plan.heldout_fraction * count)),
-                                                                plan.seed + 1), muscles)
+
+    def draw(number, seed):
+        if keep is None:
+            return domain.sample(number, seed)
+        configurations = domain.sample(3 * number, seed)
+        return configurations[keep(configurations)][:number]
+
+    train = sampler.sample(domain.coordinates, draw(count, plan.seed), muscles)
+    heldout = sampler.sample(domain.coordinates, draw(max(50, int(plan.heldout_fraction * count)), plan.seed + 1),
+                             muscles)
     low, high = (train.q.min(axis=0), train.q.max(axis=0))
     ranges = {c: (min(low[i], domain.ranges[i, 0]), max(high[i], domain.ranges[i, 1]))
               for i, c in enumerate(domain.coordinates)}
@@ -130,6 +139,51 @@ def motion_domain(sampler: PathSampler, coordinates, frames: np.ndarray, band_de
     ranges = sampler.coordinate_ranges(coordinates)
     PathDomain.box(coordinates, ranges, "the model's coordinate ranges").check(frames, where=source)
     return PathDomain.around_motion(tuple(coordinates), frames, band, ranges, source)
+
+
+def jump_normals(sampler: PathSampler, coordinates, frames: np.ndarray, jumps, muscles=None,
+                 step: float = np.radians(2.0), threshold: float = 3e-4) -> dict:
+    """Jump index k -> normal of the surface where a path jumps between frames k and k+1: probing ±``step``
+    along each coordinate axis from the midpoint, the axes along which some length jumps (|Δl + r̄·Δq| >
+    ``threshold``), signed along the motion; the motion step when no axis shows it."""
+    if not jumps:
+        return {}
+    k = len(coordinates)
+    probes = []
+    for jump in jumps:
+        mid = 0.5 * (frames[jump] + frames[jump + 1])
+        for j in range(k):
+            for sign in (-1.0, 1.0):
+                point = mid.copy()
+                point[j] += sign * step
+                probes.append(point)
+    samples = sampler.sample(coordinates, np.array(probes), muscles)
+    lengths = samples.lengths.reshape(len(jumps), k, 2, -1)
+    arms = samples.moment_arms.reshape(len(jumps), k, 2, lengths.shape[-1], k)
+    normals = {}
+    for i, jump in enumerate(jumps):
+        motion = frames[jump + 1] - frames[jump]
+        normal = np.zeros(k)
+        for j in range(k):
+            mean_arm = 0.5 * (arms[i, j, 0, :, j] + arms[i, j, 1, :, j])
+            mismatch = np.abs(lengths[i, j, 1] - lengths[i, j, 0] + mean_arm * 2 * step)
+            if np.nanmax(mismatch) > threshold:
+                normal[j] = np.sign(motion[j]) or 1.0
+        normals[jump] = normal if normal.any() else motion
+    return normals
+
+
+def _same_side(frames: np.ndarray, rows: np.ndarray, normals: dict):
+    """Configurations -> mask: on this piece's side of the planes through the midpoints of the jumps that bound
+    it (normals from ``jump_normals``); None when no jump bounds it."""
+    planes = []
+    if rows[0] - 1 in normals:
+        planes.append((0.5 * (frames[rows[0] - 1] + frames[rows[0]]), normals[rows[0] - 1]))
+    if rows[-1] in normals and rows[-1] + 1 < len(frames):
+        planes.append((0.5 * (frames[rows[-1]] + frames[rows[-1] + 1]), -normals[rows[-1]]))
+    if not planes:
+        return None
+    return lambda x: np.all([(x - mid) @ normal >= 0 for mid, normal in planes], axis=0)
 
 
 def settings_key(settings: StepwiseSettings, plan: SamplingPlan) -> str:
@@ -174,15 +228,20 @@ def paths_for_motion(paths: PolynomialPaths, q: np.ndarray, coordinates, times=N
     fitted, *_ = fit_domain(sampler, domain, settings, plan, paths.model, paths.muscles, progress)
     if not meets_targets(fitted, plan):
         span = np.array([np.deg2rad(plan.piece_span_degrees) if sampler.is_rotational(c) else 0.05 for c in names])
-        pieces = split_frames(frames, span)
+        jumps = path_jumps(sampler.sample(names, frames, paths.muscles))
+        pieces = split_frames(frames, span, jumps)
+        normals = jump_normals(sampler, names, frames, jumps, paths.muscles) if plan.cut_at_jumps else {}
         if progress is not None:
             progress(f"one polynomial per muscle misses the held-out targets ({plan.length_target * 1e3:g} mm "
-                     f"length, {plan.moment_arm_target * 1e3:g} mm moment arm): fitting {len(pieces)} pieces")
+                     f"length, {plan.moment_arm_target * 1e3:g} mm moment arm): fitting {len(pieces)} pieces"
+                     + (f", split where a path jumps (after frames {jumps})" if jumps else ""))
         fitted = PiecewisePolynomialPaths(
             [fit_domain(sampler, motion_domain(sampler, names, frames[rows], band_degrees,
                                                source=f"±{band_degrees:g} deg around frames {rows[0]}-{rows[-1]} "
                                                       f"of {where}"),
-                        settings, plan, paths.model, paths.muscles, progress)[0] for rows in pieces], paths.model)
+                        settings, plan, paths.model, paths.muscles, progress,
+                        _same_side(frames, rows, normals))[0]
+             for rows in pieces], paths.model)
     fitted.check_domain(q, coordinates, times, where)
     fitted.save(file)
     if progress is not None:
