@@ -1,5 +1,6 @@
 """Stepwise polynomial fitting: exact recovery, stopping rules, weighting, samples I/O, and arm26/gait2d vs OpenSim."""
 
+from dataclasses import replace
 from math import comb
 
 import numpy as np
@@ -8,6 +9,7 @@ import pytest
 from conftest import ROOT
 from trajopt.errors import MotionFileError
 from trajopt.paths.fitting import (
+    ACCURATE,
     StepwiseSettings,
     crossed_coordinates,
     fit_paths,
@@ -189,18 +191,16 @@ def test_gait2d_paths_meet_targets_on_committed_heldout_opensim_samples():
     _check_targets(paths, samples)
 
 
-def test_fit_paths_on_committed_arm26_samples_meets_targets():
+def test_fit_paths_on_committed_arm26_samples_meets_targets_on_heldout_opensim_samples():
+    # training and held-out sets are independent OpenSim 4.6 samples; the accuracy-driven defaults must reach
+    # the issue's targets (0.5 mm length, 1 mm moment arm) on the held-out set, inside the sampled box
     train = PathSamples.from_csv(ROOT / "problems" / "arm26" / "path_samples_train.csv.gz")
     heldout = PathSamples.from_csv(ROOT / "problems" / "arm26" / "path_samples_heldout.csv.gz")
-    settings = StepwiseSettings(min_relative_improvement=0.02, tolerance=2e-4)
-    committed = PolynomialPaths.load(ROOT / "problems" / "arm26" / "paths.json")
-    box = {"r_shoulder_elev": committed["BIClong"].ranges[0], "r_elbow_flex": committed["BRA"].ranges[0]}
-    paths, seconds = fit_paths(train, settings, heldout, ranges=box)
+    box = {"r_shoulder_elev": (np.radians(-45.0), np.radians(25.0)), "r_elbow_flex": (0.0, 2.26892803)}  # sampled
+    paths, seconds = fit_paths(train, ACCURATE, heldout, ranges=box)
     assert set(seconds) == set(train.muscles)
-    _check_targets(paths, heldout)
-    for path in paths:  # the committed file is what this fit produces
-        assert path.exponents == committed[path.muscle].exponents
-        np.testing.assert_allclose(path.coefficients, committed[path.muscle].coefficients, rtol=1e-6, atol=1e-12)
+    errors = _check_targets(paths, heldout, length_target=0.5e-3, arm_target=1e-3)
+    assert len(errors) == 6 and all(p.report.heldout_samples == heldout.size for p in paths)
     assert paths["TRIlat"].coordinates == ("r_elbow_flex",)
 
 
@@ -210,8 +210,7 @@ def test_fit_paths_command_from_committed_samples(tmp_path, capsys):
     out = tmp_path / "paths.json"
     arm26 = ROOT / "problems" / "arm26"
     code = main(["fit-paths", str(arm26 / "arm26.osim"), "--train-csv", str(arm26 / "path_samples_train.csv.gz"),
-                 "--heldout-csv", str(arm26 / "path_samples_heldout.csv.gz"), "--min-improvement", "0.02",
-                 "--tolerance", "0.0002", "--out", str(out)])
+                 "--heldout-csv", str(arm26 / "path_samples_heldout.csv.gz"), "--out", str(out)])
     printed = capsys.readouterr().out
     assert code == 0 and "BICshort" in printed and "len held" in printed
     paths = PolynomialPaths.load(out)
@@ -223,13 +222,17 @@ def test_fit_paths_command_in_quaternion_coordinates(tmp_path, capsys):
 
     out = tmp_path / "serratus.json"
     das3 = ROOT / "problems" / "das3_serratus"
-    code = main(["fit-paths", "das3.osim", "--train-csv", str(das3 / "heldout.csv.gz"), "--muscles", "serr_ant_5",
+    code = main(["fit-paths", "das3.osim", "--train-csv", str(das3 / "train.csv.gz"), "--heldout-csv",
+                 str(das3 / "heldout.csv.gz"), "--muscles", "serr_ant_5", "--das3-rules",
                  "--quaternion", "SC:YZX:SC_y,SC_z,SC_x", "AC:YZX:AC_y,AC_z,AC_x", "--min-improvement", "0.04",
                  "--out", str(out)])
     assert code == 0
     path = PolynomialPaths.load(out)["serr_ant_5"]
     assert set(path.coordinates) <= {"SC_q1", "SC_q2", "SC_q3", "AC_q1", "AC_q2", "AC_q3"}
-    assert path.report.length_rmse < 2.36e-3  # the paper's quaternion length RMSE
+    # held-out OpenSim samples (another draw of the same distribution), mapped into quaternion coordinates
+    # the same way: the fit generalizes (measured 1.06 mm held-out length RMSE with the DAS3 rules)
+    assert path.report.heldout_samples >= 490
+    assert path.report.heldout_length_rmse < 1.2e-3
     code = main(["fit-paths", "das3.osim", "--train-csv", str(das3 / "heldout.csv.gz"), "--quaternion", "SC:YZX:SC_y",
                  "--out", str(out)])
     assert code == 2 and "--quaternion 'SC:YZX:SC_y': a ball joint needs three Euler coordinates" in capsys.readouterr().err
@@ -247,3 +250,26 @@ def test_sampler_sets_coupled_coordinates_from_their_coupler(opensim_task):
                                              "configurations": np.hstack([shoulder, 0.5 * shoulder + 0.3])})
     assert list(coupled["coupled_dependent"]) == ["r_elbow_flex"]
     np.testing.assert_allclose(coupled["lengths"], explicit["lengths"], atol=1e-12)
+
+
+def test_accurate_defaults_grow_the_degree_until_the_targets_are_met():
+    # l = 0.3 + 0.02 sin(3 a) cos(b): degree 4 cannot reach 0.25 mm / 0.5 mm over a, b in [-1, 1]
+    rng = np.random.default_rng(4)
+    q = rng.uniform(-1, 1, (1500, 2))
+    fresh = rng.uniform(-1, 1, (500, 2))
+
+    def exact(x):
+        lengths = 0.3 + 0.02 * np.sin(3 * x[:, 0]) * np.cos(x[:, 1])
+        arms = -np.column_stack([0.06 * np.cos(3 * x[:, 0]) * np.cos(x[:, 1]),
+                                 -0.02 * np.sin(3 * x[:, 0]) * np.sin(x[:, 1])])
+        return lengths, arms
+
+    path = fit_polynomial_path("m", ("a", "b"), q, *exact(q), ACCURATE, ranges=[[-1, 1], [-1, 1]])
+    assert "degree" in path.report.stopped_because and int(path.report.stopped_because.split("degree ")[1][0]) > 4
+    assert path.report.length_rmse <= 0.25e-3 and path.report.moment_arm_rmse <= 0.5e-3
+    lengths, arms = exact(fresh)
+    predicted_lengths, predicted_arms = path.evaluate(fresh)
+    assert np.sqrt(np.mean((predicted_lengths - lengths) ** 2)) < 0.5e-3
+    assert np.sqrt(np.mean((predicted_arms - arms) ** 2)) < 1e-3
+    degree4 = fit_polynomial_path("m", ("a", "b"), q, *exact(q), replace(ACCURATE, max_degree=4))
+    assert degree4.report.moment_arm_rmse > 0.5e-3  # so growing was needed

@@ -1,4 +1,4 @@
-"""PolynomialPath: derivatives against finite differences, JSON round trip, training-range warning."""
+"""PolynomialPath: derivatives against finite differences, JSON round trip, domain refusal."""
 
 import warnings
 
@@ -8,7 +8,8 @@ import pytest
 
 from conftest import ROOT
 from trajopt.errors import TrajoptInputError
-from trajopt.paths.polynomial import PathRangeWarning, PolynomialPath, PolynomialPaths
+from trajopt.paths.domain import PathDomain, PathDomainError
+from trajopt.paths.polynomial import PolynomialPath, PolynomialPaths
 
 ARM26_PATHS = ROOT / "problems" / "arm26" / "paths.json"
 
@@ -98,24 +99,41 @@ def test_set_function_matches_each_path():
     assert arms[paths.muscles.index("TRIlat"), 0] == 0.0
 
 
-def test_warns_once_outside_training_range():
+def test_numeric_evaluation_outside_training_range_is_refused():
     path = _cubic_path()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        path.length([0.5, 1.0])
-        assert not caught
-        path.length([1.5, 1.0])
-        path.moment_arms([2.0, 1.0])
-        path.evaluate(np.array([[3.0, 1.0]]))
-    assert [w.category for w in caught] == [PathRangeWarning]
-    assert "test_muscle" in str(caught[0].message)
+    assert float(path.length([0.5, 1.0])) > 0
+    for call in (lambda: path.length([1.5, 1.0]), lambda: path.moment_arms([0.0, 2.5]),
+                 lambda: path.evaluate(np.array([[0.0, 1.0], [3.0, 1.0]]))):
+        with pytest.raises(PathDomainError, match=r"test_muscle.*coordinate '(a|b)' = (1.5|2.5|3) is outside"):
+            call()
 
 
-def test_symbolic_evaluation_does_not_warn():
+def test_symbolic_evaluation_is_not_checked():
     path = _cubic_path()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         path.length(casadi.SX.sym("q", 2))
+
+
+def test_domain_is_saved_and_checked(tmp_path):
+    paths = PolynomialPaths.load(ARM26_PATHS)
+    frames = np.radians([[0.0, 10.0], [5.0, 40.0], [10.0, 80.0]])
+    domain = PathDomain.around_motion(("r_shoulder_elev", "r_elbow_flex"), frames, np.radians(10.0),
+                                      [[-1.0, 1.0], [0.0, 2.2]], "test motion")
+    banded = PolynomialPaths(list(paths), "arm26.osim", domain)
+    banded.save(tmp_path / "p.json")
+    again = PolynomialPaths.load(tmp_path / "p.json")
+    np.testing.assert_array_equal(again.domain.frames, frames)
+    assert again.domain.key() == domain.key()
+    # inside the band of frame 1, but between frames 0 and 2 far from both: refused, naming the coordinate
+    again.check_domain(np.radians([[4.0, 45.0]]), ("r_shoulder_elev", "r_elbow_flex"))
+    with pytest.raises(PathDomainError, match=r"m.mot: coordinate 'r_elbow_flex' = 1.0472 at frame 1 \(t = 0.5 s\)"):
+        again.check_domain(np.radians([[4.0, 45.0], [0.0, 60.0]]), ("r_shoulder_elev", "r_elbow_flex"),
+                           times=[0.0, 0.5], where="m.mot")
+    # an older file without a stored domain: the box of the paths' ranges
+    assert paths.domain.coordinates == ("r_shoulder_elev", "r_elbow_flex")
+    with pytest.raises(PathDomainError, match=r"coordinate 'r_shoulder_elev' = 1.0472 at frame 0 .*\[-0.785398, 0.436332\]"):
+        paths.check_domain(np.radians([[60.0, 10.0]]), ("r_shoulder_elev", "r_elbow_flex"))
 
 
 def test_bad_files_and_entries_raise_input_errors(tmp_path):

@@ -19,6 +19,7 @@ import pytest
 
 from conftest import ROOT
 from problems.arm26_static_optimization.main import ELBOW_MOTION, IK_MOTION, REFERENCE, build_problem, load_model
+from trajopt.paths.domain import PathDomainError
 from trajopt.analysis.static_optimization import Residuals, StaticOptimization, StaticOptimizationWarning
 from trajopt.errors import MotionFileError
 from trajopt.io import Table, read_motion, read_table
@@ -193,11 +194,13 @@ def test_minimum_activation_and_exponent_options(model):
     assert cubic.activations.max() < square.activations.max()
 
 
-def test_motion_outside_the_fitted_path_range_is_warned(model):
-    """problems/arm26/paths.json was fitted for shoulder elevation up to 25 deg; 60 deg extrapolates."""
+def test_motion_outside_the_path_domain_is_refused(model):
+    """problems/arm26/paths.json was fitted for shoulder elevation up to 25 deg; 60 deg is refused, naming the
+    coordinate, frame and value (never extrapolated with a warning)."""
     motion = read_motion(ELBOW_MOTION, rotational=ROTATIONAL)
     data = motion.data.copy()
     data[:, 0] = np.radians(60.0)
     raised = Table(motion.time, motion.labels, data, source="raised.mot")
-    with pytest.warns(StaticOptimizationWarning, match=r"raised.mot: muscle paths evaluated outside.*BIClong: 101 frames"):
+    with pytest.raises(PathDomainError, match=r"raised.mot: coordinate 'r_shoulder_elev' = 1.0472 at frame 0 "
+                                              r"\(t = 0 s\) is outside .*101 of 101 frames"):
         StaticOptimization(model, raised)

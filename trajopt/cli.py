@@ -26,6 +26,10 @@ PROBLEMS = {
                        "Moco's 3D walking MocoInverse (80 muscles, GRFs, function-based paths); --emg, --elastic-tendons"),
     "walk3d-prediction": ("problems.walk3d.prediction_main",
                           "3D predictive walking, half gait cycle, quaternion pelvis, 80 muscles, foot contact"),
+    "shoulder-reaching-polynomial": ("problems.shoulder_reaching.polynomial_paths",
+                                     "3D arm reach with polynomial paths in constrained-quaternion shoulder coordinates vs Euler"),
+    "path-fits": ("problems.path_fits.main",
+                  "held-out accuracy of path surrogates: trajopt vs OpenSim's PolynomialPathFitter vs Moco"),
     "arm26-static-optimization": ("problems.arm26_static_optimization.main",
                                   "arm26 inverse dynamics + static optimization vs OpenSim (the main job)"),
 }

@@ -54,6 +54,9 @@ class MusclePaths(Protocol):
 
     def lengths_and_moment_arms_function(self, coordinates: tuple[str, ...]) -> ca.Function: ...
 
+    def check_domain(self, q, coordinates: tuple[str, ...], times=None, where: str = "motion") -> None:
+        """Raise ``trajopt.paths.domain.PathDomainError`` when a configuration is outside the paths' domain."""
+
 
 @runtime_checkable
 class MuscleDrivenModel(Protocol):
@@ -283,20 +286,10 @@ class MusculoskeletalModel:
             ["activations", "q", "u"], ["generalized_forces"],
         )
 
-    def frames_outside_path_ranges(self, q) -> dict[str, np.ndarray]:
-        """Muscle -> indices of the configurations (rows of q, model coordinate order) outside the
-        range its path was fitted on; empty when the paths do not say (no ``outside_training_range``)."""
-        q = np.atleast_2d(np.asarray(q, dtype=float))
-        result = {}
-        for name in self.muscle_names:
-            path = self.paths[name] if hasattr(self.paths, "__getitem__") else None
-            if path is None or not hasattr(path, "outside_training_range"):
-                continue
-            columns = [self.coordinate_names.index(c) for c in path.coordinates]
-            outside = np.flatnonzero(path.outside_training_range(q[:, columns]))
-            if outside.size:
-                result[name] = outside
-        return result
+    def check_path_domain(self, q, times=None, where: str = "motion") -> None:
+        """Raise ``PathDomainError`` (coordinate, frame, value) when a configuration (rows of q, model
+        coordinate order) lies outside the domain the muscle paths were fitted on."""
+        self.paths.check_domain(q, self.coordinate_names, times, where)
 
     def muscle_quantities(self, activations, q, u) -> dict[str, np.ndarray]:
         """Every named output of each muscle's ``quantities`` Function per frame: name -> (frames, muscles).

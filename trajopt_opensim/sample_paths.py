@@ -7,6 +7,8 @@ Request
   (radians, metres). Coordinates not listed keep their default values.
 - ``muscles`` (optional): names of the muscles to report (default: every muscle).
 - ``batch`` (optional): configurations per progress line (default 500).
+- ``chain_only`` (optional, default false): compute moment arms only about coordinates on the muscle's body
+  chain (others are reported as 0; OpenSim gives ~1e-16 there when no wrap object moves with them).
 
 Result
 - Always a description: ``coordinate_names``, ``coordinate_ranges`` (n x 2), ``coordinate_locked``,
@@ -151,6 +153,10 @@ def run(request):
     moment_arms = np.zeros((samples, len(muscles), len(given)))
     for coordinate in coordinates:
         coordinate.setLocked(state, False)
+    on_chain = np.ones((len(muscles), len(given)), dtype=bool)
+    if bool(request.get("chain_only", False)):
+        rows = [list(result["muscle_names"]).index(name) for name in muscle_names]
+        on_chain = result["muscle_chain"][rows][:, [all_names.index(name) for name in given]].astype(bool)
     start = time.perf_counter()
     for k in range(samples):
         for coordinate, value in zip(given_coordinates, configurations[k]):
@@ -165,7 +171,8 @@ def run(request):
             path = muscle.getGeometryPath()
             lengths[k, m] = path.getLength(state)
             for c, coordinate in enumerate(given_coordinates):
-                moment_arms[k, m, c] = path.computeMomentArm(state, coordinate)
+                if on_chain[m, c]:
+                    moment_arms[k, m, c] = path.computeMomentArm(state, coordinate)
         if (k + 1) % batch == 0 or k + 1 == samples:
             print(
                 f"sample_paths: {k + 1}/{samples} configurations ({time.perf_counter() - start:.1f} s)",

@@ -74,6 +74,9 @@ class StraightLinePaths:
     def muscles(self) -> tuple[str, ...]:
         return tuple(path.name for path in self.paths)
 
+    def check_domain(self, q, coordinates, times=None, where: str = "motion") -> None:
+        """Straight-line paths hold at every configuration: nothing to check."""
+
     def lengths_and_moment_arms_function(self, coordinates):
         model = self.multibody
         names = tuple(model.coordinate_names)

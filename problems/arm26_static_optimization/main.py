@@ -40,7 +40,9 @@ from trajopt.io.output import default_output, fresh_output
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 from trajopt.osim import load_osim
-from trajopt.paths.polynomial import PathRangeWarning, PolynomialPaths
+from trajopt.analysis.inverse_dynamics import read_model_motion
+from trajopt.paths.polynomial import PolynomialPaths
+from trajopt.paths.refit import paths_for_motion
 from trajopt.tools.common import check_cutoff
 
 HERE = Path(__file__).resolve().parent
@@ -54,10 +56,10 @@ NAME = "arm26_static_optimization"
 PAPER = "Appl. Sci. 2020, 10, 7760"  # the arm26 paper whose Figures 13-20 the figures follow
 
 
-def load_model(geometric: bool = False) -> MusculoskeletalModel:
-    """arm26 with its polynomial muscle paths (or, with `geometric`, its geometric paths wrapped as OpenSim
-    computes it: TRIlong and BIClong, which wrap over ellipsoids, are straight lines) and DeGroote muscles
-    (OpenSim constant set)."""
+def load_model(paths: PolynomialPaths | None = None, geometric: bool = False) -> MusculoskeletalModel:
+    """arm26 with its polynomial muscle paths (default problems/arm26/paths.json) or, with `geometric`, its
+    geometric paths wrapped as OpenSim computes it (TRIlong and BIClong, which wrap over ellipsoids, are straight
+    lines), and DeGroote muscles (OpenSim constant set)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the loader lists optional elements it ignores (display, wrap geometry)
         osim = load_osim(MODEL)
@@ -65,7 +67,23 @@ def load_model(geometric: bool = False) -> MusculoskeletalModel:
             from trajopt.paths.geometric import GeometricPaths
 
             return MusculoskeletalModel(osim, GeometricPaths(osim))
-    return MusculoskeletalModel(osim, PolynomialPaths.load(PATHS))
+    return MusculoskeletalModel(osim, paths or PolynomialPaths.load(PATHS))
+
+
+def paths_covering(motion: Path, with_opensim: bool, cache_dir=None) -> PolynomialPaths:
+    """problems/arm26/paths.json when ``motion`` stays in its domain; otherwise paths refitted (OpenSim samples,
+    a ±10 deg band around each frame, cached in the user cache directory) or, without OpenSim, a
+    ``PathDomainError`` naming coordinate, frame and value."""
+    paths = PolynomialPaths.load(PATHS)
+    osim = load_model(paths).osim
+    table = read_model_motion(motion, osim.multibody.coordinate_names,
+                              tuple(c.name for c in osim.spec.coordinates if c.motion_type == "rotational"))
+    sampler = None
+    if with_opensim:
+        from trajopt.tools.path_sampling import OpenSimPathSampler
+
+        sampler = OpenSimPathSampler(MODEL, progress=None)
+    return paths_for_motion(paths, table.data, table.labels, table.time, str(motion), sampler, cache_dir=cache_dir)
 
 
 def _paths_note(model) -> list[str]:
@@ -383,14 +401,17 @@ def _motion_notes(motion: Path, model: MusculoskeletalModel) -> list[str]:
 
 def _caveats(caught) -> list[str]:
     """The warnings of a run (extrapolated paths, frames the muscles cannot carry), once each, for summary.md."""
-    kinds = (StaticOptimizationWarning, PathRangeWarning)
+    kinds = (StaticOptimizationWarning,)
     return list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, kinds)))
 
 
-def _run_motion(motion: Path, out: Path, cutoff: float | None, geometric: bool = False) -> int:
+def _run_motion(motion: Path, out: Path, cutoff: float | None, with_opensim: bool, geometric: bool = False) -> int:
     start = time.perf_counter()
     print(f"arm26 static optimization of {motion} ({f'{cutoff:g} Hz low-pass' if cutoff else 'no filter'}) ...")
-    model = load_model(geometric)
+    paths = None if geometric else paths_covering(motion, with_opensim)
+    model = load_model(paths, geometric)
+    if paths is not None:
+        print(f"  muscle paths: {paths.domain.describe()[:160]}")
     caveats = _motion_notes(motion, model)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -411,25 +432,25 @@ def _run_motion(motion: Path, out: Path, cutoff: float | None, geometric: bool =
                 flv.reserve_names, flv.residual_forces, extra=("with passive force", passive.times, passive.residual_forces))
     plot_joint_reactions(figures / "joint_reactions.png", inverse, ("r_shoulder", "r_elbow"),
                          "Joint reactions from inverse dynamics, muscle forces not applied")
-    lines = [f"# arm26 static optimization of {motion.name} (no OpenSim reference)", "",
-             f"Command: `trajopt run arm26-static-optimization --motion {motion}"
-             f"{f' --cutoff {cutoff:g}' if cutoff else ''}`. Low-pass filter: "
-             f"{f'{cutoff:g} Hz' if cutoff else 'none'}. trajopt: DeGroote 2016 rigid-tendon muscles mapped from "
-             f"arm26's Thelen2003 parameters, {'geometric' if geometric else 'polynomial'} muscle paths "
-             f"({'the .osim' if geometric else 'problems/arm26/paths.json'}), reserves 1 N·m, "
-             "weight 1, exponent 2. OpenSim has no stored run of this motion: nothing is compared.", ""]
+    rows = [_compare("FLV, no passive", flv, None, None), _compare("FLV + passive", passive, None, None)]
+    if with_opensim:
+        noflv = _solve("SO_noFLV", build_problem(motion, force_length_velocity=False, cutoff_frequency=cutoff,
+                                                 model=model), out, "SO_noFLV")
+        rows.append(_opensim_degroote("FLV, no passive", flv, motion, cutoff, True, out)[0])
+        rows.append(_opensim_degroote("no FLV, no passive", noflv, motion, cutoff, False, out)[0])
+    if paths is not None:
+        worst = max(paths, key=lambda p: p.report.heldout_moment_arm_rmse if p.report else 0.0)
+        extra = ["", f"Muscle paths: {paths.domain.describe()}.",
+                 f"Largest held-out moment-arm RMS of the paths used: "
+                 f"{worst.report.heldout_moment_arm_rmse * 1e3:.3f} mm ({worst.muscle})." if worst.report else ""]
+    else:
+        extra = _paths_note(model)
+    if not with_opensim:
+        extra += ["", "OpenSim is not installed (or --no-opensim): nothing is compared with OpenSim."]
     if caveats:
-        lines += ["## Caveats", "", *[f"- {c}" for c in caveats], ""]
-    lines += [line for line in _paths_note(model) if line] + ([""] if geometric else [])
-    lines += ["| case | frames | largest reserve (N·m) | max abs equality error (N·m) | IPOPT iterations | "
-              "solve time (s) | status |", "|---|---|---|---|---|---|---|"]
-    for case, r in (("FLV, no passive force", flv), ("FLV + passive force", passive)):
-        lines.append(f"| {case} | {r.times.size} | {np.abs(r.residual_forces).max():.4g} | "
-                     f"{np.abs(r.equality_error).max():.1e} | {r.iterations} | {r.solve_time:.3f} | {r.status} |")
-    lines += ["", "Figures: `figures/inverse_dynamics.png`, `activations.png`, `forces.png`, `residuals.png`, "
-              "`joint_reactions.png`.", "", f"Total run time: {time.perf_counter() - start:.1f} s.", ""]
-    (out / "summary.md").write_text("\n".join(lines))
-    print("\n".join(lines))
+        extra += ["", "## Caveats", "", *[f"- {c}" for c in caveats]]
+    summary = _write_summary(out, rows, [], time.perf_counter() - start, extra)
+    print(summary.read_text())
     for caveat in caveats:
         print(f"caveat: {caveat.splitlines()[0][:300]}", file=sys.stderr)
     print(f"wrote {out} ({time.perf_counter() - start:.1f} s)")
@@ -460,7 +481,8 @@ def main(argv: list[str] | None = None) -> int:
     motion = read_motion(args.motion)
     cutoff = check_cutoff(args.cutoff, motion)
     out = fresh_output(args.out or default_output(f"{NAME}_{args.motion.stem}"))
-    return _run_motion(args.motion, out, cutoff, args.paths == "geometric")
+    return _run_motion(args.motion, out, cutoff, opensim_available() and not args.no_opensim,
+                       args.paths == "geometric")
 
 if __name__ == "__main__":
     raise SystemExit(main())

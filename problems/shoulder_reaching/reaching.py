@@ -94,9 +94,10 @@ def build_problem(euler_sequence: str | None = None, target=None, duration: floa
                   start_elbow: float = START_ELBOW, residual_weight: float = RESIDUAL_WEIGHT,
                   fix_euler_start: bool = False, norm_stabilization: float = NORM_STABILIZATION,
                   unit_quaternion_constraint: bool = False, explicit_dynamics: bool = False,
-                  residuals_in_humerus_axes: bool = False) -> ReachingProblem:
-    """The reach in quaternion (``euler_sequence`` None) or Euler shoulder coordinates; see the module docstring."""
-    arm = shoulder_arm(euler_sequence)
+                  residuals_in_humerus_axes: bool = False, arm: ShoulderArm | None = None) -> ReachingProblem:
+    """The reach in quaternion (``euler_sequence`` None) or Euler shoulder coordinates; see the module docstring.
+    ``arm``: the same arm with other muscle paths (e.g. polynomial surrogates), default the geometric one."""
+    arm = arm or shoulder_arm(euler_sequence)
     model = arm.multibody
     target = default_target() if target is None else np.asarray(target, dtype=float).reshape(-1)
     if target.size != 3 or not np.all(np.isfinite(target)):

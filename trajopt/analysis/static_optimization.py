@@ -199,13 +199,9 @@ class StaticOptimization:
             applied_forces = model_expression_forces(model.osim)
         self.inverse_dynamics = solve_inverse_dynamics(model.multibody, kinematics, model.rotational_coordinates,
                                                        external_loads=external_loads, applied_forces=applied_forces)
-        outside = model.frames_outside_path_ranges(kinematics.q)
-        if outside:
-            where = "; ".join(f"{name}: {frames.size} frames from t={kinematics.times[frames[0]]:.4g} s"
-                              for name, frames in outside.items())
-            warnings.warn(f"{table.source or 'motion'}: muscle paths evaluated outside the range they were fitted "
-                          f"on (lengths and moment arms are extrapolated): {where}", StaticOptimizationWarning,
-                          stacklevel=2)
+        # Paths are never extrapolated: a frame outside their domain is an error (refit them for the motion
+        # with trajopt.paths.refit.paths_for_motion).
+        model.check_path_domain(kinematics.q, kinematics.times, table.source or "motion")
 
     def activation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         lower = self.model.min_activations if self.minimum_activation is None else \

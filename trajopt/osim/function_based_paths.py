@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 from trajopt.errors import ModelFileError
-from trajopt.paths.function_based import FunctionBasedPath, FunctionBasedPaths, MultivariatePolynomial
+from trajopt.paths.function_based import FunctionBasedPath, FunctionBasedPaths, MultivariatePolynomial, polynomial_exponents
 
 _UNSUPPORTED = ("moment_arm_functions", "lengthening_speed_function")
 
@@ -75,3 +75,54 @@ def read_function_based_path_set(path) -> FunctionBasedPaths:
         raise ModelFileError(f"{path}: no <FunctionBasedPath> element")
     paths = [function_based_path(e, f"{path}: FunctionBasedPath[{e.get('name', '?')}]") for e in elements]
     return FunctionBasedPaths(paths, str(path))
+
+
+def coordinate_paths(model_file) -> dict[str, str]:
+    """Coordinate name -> OpenSim component path ``/jointset/<joint>/<coordinate>`` of an .osim file."""
+    import warnings
+
+    from trajopt.osim.load import load_osim
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # elements the loader ignores do not matter here
+        spec = load_osim(model_file).spec
+    return {c.name: f"/jointset/{c.joint}/{c.name}" for c in spec.coordinates}
+
+
+def _dense_coefficients(path, where: str) -> tuple[int, list[float]]:
+    """(order, coefficients in MultivariatePolynomialFunction order) of a ``PolynomialPath``."""
+    dimension = len(path.coordinates)
+    order = max((sum(row) for row in path.exponents), default=0)
+    index = {tuple(int(e) for e in row): k for k, row in enumerate(polynomial_exponents(dimension, order))}
+    dense = [0.0] * len(index)
+    for row, coefficient in zip(path.exponents, path.coefficients):
+        dense[index[tuple(row)]] += float(coefficient)
+    return order, dense
+
+
+def write_function_based_path_set(paths, file, coordinate_paths: dict[str, str] | None = None) -> Path:
+    """Write polynomial paths (``trajopt.paths.PolynomialPaths``) as OpenSim's FunctionBasedPathSet, usable with
+    ``ModOpReplacePathsWithFunctionBasedPaths``. ``coordinate_paths`` maps coordinate names to component
+    paths (``coordinate_paths(model_file)``); a path over a coordinate without one is refused. Coefficients are
+    written with Python's shortest exact repr (doubles round-trip)."""
+    file = Path(file)
+    mapping = dict(coordinate_paths or {})
+    root = ElementTree.Element("OpenSimDocument", Version="40600")
+    objects = ElementTree.SubElement(ElementTree.SubElement(root, "Set_FunctionBasedPath_"), "objects")
+    for path in paths:
+        missing = [c for c in path.coordinates if c not in mapping]
+        if missing:
+            raise ModelFileError(f"{file}: path of '{path.muscle}' uses coordinates {missing} that are not model "
+                                 f"coordinates (e.g. quaternion components); OpenSim cannot evaluate it")
+        order, coefficients = _dense_coefficients(path, str(file))
+        element = ElementTree.SubElement(objects, "FunctionBasedPath", name=f"/forceset/{path.muscle}")
+        ElementTree.SubElement(element, "coordinate_paths").text = " ".join(mapping[c] for c in path.coordinates)
+        function = ElementTree.SubElement(ElementTree.SubElement(element, "length_function"),
+                                          "MultivariatePolynomialFunction")
+        ElementTree.SubElement(function, "coefficients").text = " ".join(repr(float(c)) for c in coefficients)
+        ElementTree.SubElement(function, "dimension").text = str(len(path.coordinates))
+        ElementTree.SubElement(function, "order").text = str(order)
+    ElementTree.indent(root, "\t")
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text('<?xml version="1.0" encoding="UTF-8" ?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n")
+    return file

@@ -1,24 +1,31 @@
 """``trajopt fit-paths MODEL.osim ... --out paths.json``: sample a model with OpenSim and fit polynomial paths.
 
+The domain is the model's coordinate ranges (``--range`` narrows one), or with ``--motion`` a band of
+±``--band`` degrees around each frame (as OpenSim's PolynomialPathFitter); it is stored in the paths file.
+Samples come from a Latin hypercube over the domain (training, ``--samples`` or ``--samples-per-frame``) and a
+second, independent one (held-out), or from CSV files written earlier (``--train-csv``/``--heldout-csv``; the
+domain is then the training samples' box). The default fit grows terms and degree (up to 9) until length RMS
+<= 0.25 mm and moment-arm RMS <= 0.5 mm on the training set; ``--das3-rules`` uses the DAS3 stop rules. A table
+per muscle gives terms and RMS errors (mm) on both sets. ``--opensim-xml`` also writes OpenSim's
+FunctionBasedPathSet.
+
 Without OpenSim (or with ``--geometric``) the samples come from the model's geometric paths in trajopt, wrapped
 as OpenSim computes it (`trajopt.paths.geometric_sampling`): fitting needs no OpenSim.
-
-Samples come from a Latin hypercube over the coordinates' ranges (training) and a second, independent one
-(held-out), or from CSV files written earlier (``--train-csv``/``--heldout-csv``). A table per muscle gives
-terms and RMS errors (mm) on both sets.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from trajopt.helptext import description
 from trajopt.errors import TrajoptInputError
-from trajopt.paths.fitting import StepwiseSettings, fit_paths
+from trajopt.paths.domain import PathDomain
+from trajopt.paths.fitting import ACCURATE, StepwiseSettings, fit_paths
 from trajopt.paths.polynomial import PolynomialPaths
 from trajopt.paths.quaternion import euler_to_constrained_quaternion
 from trajopt.paths.samples import PathSamples
@@ -32,14 +39,19 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--range", nargs="+", default=[], metavar="NAME=LOW:HIGH",
                         help="training range of a coordinate (degrees for rotational coordinates)")
     parser.add_argument("--muscles", nargs="+", help="muscles to fit (default: all)")
-    parser.add_argument("--samples", type=int, default=2000, help="training configurations (Latin hypercube)")
-    parser.add_argument("--heldout", type=int, default=300, help="held-out random configurations")
-    parser.add_argument("--motion", type=Path, help="sample frames of this .mot/.sto (with --noise) instead of a Latin hypercube")
-    parser.add_argument("--noise", type=float, default=2.0, help="std of the noise added to motion frames (degrees/metres)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed of the sampled configurations (default 0)")
-    parser.add_argument("--degree", type=int, default=4, help="largest total degree of a term")
-    parser.add_argument("--min-improvement", type=float, default=0.05, help="stop below this relative RMS improvement")
-    parser.add_argument("--tolerance", type=float, help="stop below this RMS (metres); default max(10%% of largest moment arm, 2 mm)")
+    parser.add_argument("--samples", type=int, default=3000, help="training configurations over a box domain")
+    parser.add_argument("--heldout", type=int, default=600, help="held-out configurations (another Latin hypercube)")
+    parser.add_argument("--motion", type=Path, help="fit a band around each frame of this .mot/.sto instead of the ranges")
+    parser.add_argument("--band", type=float, default=10.0, help="half-width of the band around motion frames (degrees)")
+    parser.add_argument("--samples-per-frame", type=int, default=25, help="training configurations per motion frame")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-degree", type=int, default=9, help="largest total degree the fit may grow to")
+    parser.add_argument("--das3-rules", action="store_true",
+                        help="DAS3 stop rules: degree --degree, stop below --min-improvement or below --tolerance")
+    parser.add_argument("--degree", type=int, default=4, help="largest total degree of a term (--das3-rules)")
+    parser.add_argument("--min-improvement", type=float, default=0.05, help="stop below this relative RMS improvement (--das3-rules)")
+    parser.add_argument("--tolerance", type=float, help="stop below this RMS (metres; --das3-rules); default max(10%% of largest moment arm, 2 mm)")
+    parser.add_argument("--opensim-xml", type=Path, help="also write the paths as OpenSim's FunctionBasedPathSet")
     parser.add_argument("--quaternion", nargs="+", default=[], metavar="JOINT:SEQ:C1,C2,C3",
                         help="fit these three Euler coordinates as a constrained quaternion, e.g. SC:YZX:SC_y,SC_z,SC_x")
     parser.add_argument("--geometric", action="store_true",
@@ -105,62 +117,80 @@ def _table(paths: PolynomialPaths) -> str:
     return "\n".join(lines)
 
 
+def _settings(args) -> StepwiseSettings:
+    if args.das3_rules:
+        return StepwiseSettings(degree=args.degree, min_relative_improvement=args.min_improvement, tolerance=args.tolerance)
+    return replace(ACCURATE, max_degree=args.max_degree, degree=min(ACCURATE.degree, args.max_degree))
+
+
+def _sampler(args):
+    """OpenSim's paths (child process), or the model's geometric paths in trajopt with --geometric or without
+    OpenSim."""
+    from trajopt.opensim_reference import opensim_available
+
+    if args.geometric or not opensim_available():
+        from trajopt.paths.geometric_sampling import GeometricPathSampler
+
+        print(f"{args.model}: sampling the model's geometric paths (wrapping as OpenSim computes it; "
+              f"{'--geometric' if args.geometric else 'OpenSim is not installed'})")
+        return GeometricPathSampler(args.model)
+    from trajopt.tools.path_sampling import OpenSimPathSampler
+
+    return OpenSimPathSampler(args.model)
+
+
+def _from_model(args, settings):
+    from trajopt.paths.refit import SamplingPlan, fit_domain, motion_domain
+    from trajopt.tools.path_sampling import read_motion
+
+    sampler = _sampler(args)
+    coordinates = tuple(args.coordinates or sampler.coordinates)
+    if args.motion is not None:
+        domain = motion_domain(sampler, coordinates, read_motion(args.motion, coordinates), args.band,
+                               source=f"±{args.band:g} deg around {args.motion.name}")
+        plan = SamplingPlan(samples_per_frame=args.samples_per_frame, max_samples=max(args.samples, 6000), seed=args.seed)
+    else:
+        domain = PathDomain.box(coordinates, _ranges(sampler.info, coordinates, args.range), "model coordinate ranges"
+                                + (" (narrowed by --range)" if args.range else ""))
+        plan = SamplingPlan(box_samples=args.samples, seed=args.seed)
+    plan = replace(plan, heldout_fraction=args.heldout / plan.count(domain))
+    print(f"{args.model}: domain {domain.describe()[:300]}")
+    paths, train, heldout, seconds = fit_domain(sampler, domain, settings, plan, args.model.name, args.muscles)
+    if args.save_samples is not None:
+        train.to_csv(f"{args.save_samples}_train.csv.gz")
+        heldout.to_csv(f"{args.save_samples}_heldout.csv.gz")
+    return paths, seconds
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
-        settings = StepwiseSettings(degree=args.degree, min_relative_improvement=args.min_improvement, tolerance=args.tolerance)
-        box = None
-        if args.train_csv is not None:
+        settings = _settings(args)
+        if args.train_csv is None:
+            if args.quaternion:
+                raise TrajoptInputError("--quaternion needs --train-csv (samples in Euler coordinates to map)")
+            paths, seconds = _from_model(args, settings)
+        else:
             train = PathSamples.from_csv(args.train_csv, coordinates=args.coordinates, muscles=args.muscles)
             heldout = PathSamples.from_csv(args.heldout_csv, coordinates=train.coordinates, muscles=train.muscles) if args.heldout_csv else None
-        else:
-            from trajopt.paths.sampling import latin_hypercube, motion_with_noise
-            from trajopt.tools.path_sampling import describe_model, read_motion, sample_paths
-            from trajopt.opensim_reference import opensim_available
-            from trajopt.paths.geometric_sampling import describe_geometric, sample_geometric_paths
+            for spec in args.quaternion:
+                try:
+                    joint, sequence, names = spec.split(":")
+                except ValueError:
+                    raise TrajoptInputError(f"--quaternion '{spec}': expected JOINT:SEQUENCE:C1,C2,C3") from None
+                names = tuple(names.split(","))
+                if len(names) != 3:
+                    raise TrajoptInputError(f"--quaternion '{spec}': a ball joint needs three Euler coordinates, got {len(names)}")
+                train = to_quaternion_coordinates(train, joint, sequence, names)
+                heldout = heldout and to_quaternion_coordinates(heldout, joint, sequence, names)
+            domain = PathDomain.box(train.coordinates, np.column_stack([train.q.min(axis=0), train.q.max(axis=0)]),
+                                    f"box of the training samples in {args.train_csv.name}")
+            fitted, seconds = fit_paths(train, settings, heldout, model=args.model.name)
+            paths = PolynomialPaths(list(fitted), args.model.name, domain)
+        if args.opensim_xml is not None:
+            from trajopt.osim.function_based_paths import write_function_based_path_set
 
-            if args.geometric or not opensim_available():
-                print(f"{args.model}: sampling the model's geometric paths (wrapping as OpenSim computes it; "
-                      f"{'--geometric' if args.geometric else 'OpenSim is not installed'})")
-                describe_model, sample_paths = describe_geometric, sample_geometric_paths
-            info = describe_model(args.model)
-            coordinates = tuple(args.coordinates or info.crossed_coordinates())
-            ranges = _ranges(info, coordinates, args.range)
-            print(f"{args.model}: sampling {', '.join(coordinates)} within "
-                  + ", ".join(f"[{lo:.3f}, {hi:.3f}]" for lo, hi in ranges))
-            box = {c: tuple(r) for c, r in zip(coordinates, ranges)}
-            if args.motion is not None:
-                frames = read_motion(args.motion, coordinates)
-                scale = np.where(info.rotational[[info.coordinates.index(c) for c in coordinates]], np.pi / 180, 1.0)
-
-                def draw(count, seed):
-                    return motion_with_noise(frames, count, args.noise * scale, seed)
-
-                box = None  # the training range is the extent of the noisy frames
-            else:
-
-                def draw(count, seed):
-                    return latin_hypercube(ranges, count, seed)
-
-            train = sample_paths(args.model, coordinates, draw(args.samples, args.seed), args.muscles, info=info)
-            heldout = None
-            if args.heldout > 0:
-                heldout = sample_paths(args.model, coordinates, draw(args.heldout, args.seed + 1), args.muscles, info=info)
-            if args.save_samples is not None:
-                train.to_csv(f"{args.save_samples}_train.csv.gz")
-                if heldout is not None:
-                    heldout.to_csv(f"{args.save_samples}_heldout.csv.gz")
-        for spec in args.quaternion:
-            try:
-                joint, sequence, names = spec.split(":")
-            except ValueError:
-                raise TrajoptInputError(f"--quaternion '{spec}': expected JOINT:SEQUENCE:C1,C2,C3") from None
-            names = tuple(names.split(","))
-            if len(names) != 3:
-                raise TrajoptInputError(f"--quaternion '{spec}': a ball joint needs three Euler coordinates, got {len(names)}")
-            train = to_quaternion_coordinates(train, joint, sequence, names)
-            heldout = heldout and to_quaternion_coordinates(heldout, joint, sequence, names)
-        paths, seconds = fit_paths(train, settings, heldout, model=args.model.name, ranges=box)
+            write_function_based_path_set(paths, args.opensim_xml, coordinate_paths=_coordinate_paths(args))
     except TrajoptInputError as error:
         print(f"trajopt fit-paths: error: {error}", file=sys.stderr)
         return 2
@@ -169,8 +199,16 @@ def main(argv=None) -> int:
         print("moment-arm errors are about the fitted coordinates (constrained quaternions for the joints given)")
     print(f"fitting time: {sum(seconds.values()):.2f} s for {len(paths)} muscles")
     paths.save(args.out)
-    print(f"wrote {args.out}")
+    print(f"wrote {args.out}" + (f" and {args.opensim_xml}" if args.opensim_xml else ""))
     return 0
+
+
+def _coordinate_paths(args) -> dict:
+    """Coordinate name -> OpenSim component path (/jointset/<joint>/<coordinate>) from the .osim file, read
+    without OpenSim; empty when the file cannot be read (names then stay plain)."""
+    from trajopt.osim.function_based_paths import coordinate_paths
+
+    return coordinate_paths(args.model) if args.model.is_file() else {}
 
 
 if __name__ == "__main__":

@@ -7,13 +7,20 @@ for coordinate j holds -∂monomial/∂q_j (moment arm = -∂l/∂q). Each coord
 count as much as large ones. Terms are added one at a time (forward selection), each time the candidate that
 lowers the RMS residual most, until the relative improvement drops below a threshold (the term is then not
 added) or the RMS falls below a tolerance.
+
+``ACCURATE`` (the default of ``trajopt fit-paths`` and of refits) stops on accuracy instead: the unweighted
+length RMS and moment-arm RMS must both fall below their tolerances; a term that improves by less than 0.1 %
+does not stop the search until ``patience`` such terms in a row; when all candidates of degree N are used
+or the search stalls above tolerance, the fit restarts with degree N + 1, up to ``max_degree`` (9, as
+PredSim's polynomial fits), without exceeding ``max_candidates`` candidate terms.
 """
 
 from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from math import comb
 
 import numpy as np
 
@@ -34,11 +41,26 @@ class StepwiseSettings:
     tolerance_floor: float = 0.002
     max_terms: int | None = None
     moment_arm_scale_floor: float = 1e-3  # metres: a coordinate's rows are never scaled up by more than this allows
+    length_tolerance: float | None = None  # metres; with moment_arm_tolerance: stop when both RMS are below
+    moment_arm_tolerance: float | None = None
+    patience: int = 1  # consecutive small-improvement terms before stopping (1: stop at the first, DAS3)
+    max_degree: int | None = None  # grow the degree up to this while the tolerances are not met
+    max_candidates: int = 2500
+    length_weight: float = 1.0  # scales the length rows against the moment-arm rows
+
+    @property
+    def accuracy_targets(self) -> bool:
+        return self.length_tolerance is not None and self.moment_arm_tolerance is not None
 
     def tolerance_for(self, largest_moment_arm: float) -> float:
         if self.tolerance is not None:
             return self.tolerance
         return max(self.tolerance_fraction * largest_moment_arm, self.tolerance_floor)
+
+
+# Accuracy-driven defaults: training RMS of half the issue's held-out targets (0.5 mm length, 1 mm moment arm).
+ACCURATE = StepwiseSettings(degree=4, min_relative_improvement=1e-3, length_tolerance=2.5e-4,
+                            moment_arm_tolerance=5e-4, patience=8, max_degree=9)
 
 
 def monomial_exponents(coordinates: int, degree: int) -> np.ndarray:
@@ -77,6 +99,8 @@ class StepwiseResult:
     coefficients: np.ndarray
     rms_history: tuple[float, ...]
     stopped_because: str
+    degree: int = 0
+    targets_met: bool = False  # both accuracy tolerances reached (settings with accuracy targets only)
 
 
 def stepwise_fit(q, lengths, moment_arms, settings: StepwiseSettings = StepwiseSettings()) -> StepwiseResult:
@@ -88,8 +112,8 @@ def stepwise_fit(q, lengths, moment_arms, settings: StepwiseSettings = StepwiseS
     largest_all = float(largest.max()) if k else 0.0
     scale = np.maximum(largest, settings.moment_arm_scale_floor)
     weights = max(largest_all, settings.moment_arm_scale_floor) / scale
-    blocks = [monomials(q, candidates)]
-    targets = [np.asarray(lengths, dtype=float)]
+    blocks = [monomials(q, candidates) * settings.length_weight]
+    targets = [np.asarray(lengths, dtype=float) * settings.length_weight]
     for j in range(k):
         blocks.append(-monomial_derivatives(q, candidates, j) * weights[j])
         targets.append(moment_arms[:, j] * weights[j])
@@ -107,7 +131,19 @@ def stepwise_fit(q, lengths, moment_arms, settings: StepwiseSettings = StepwiseS
     history: list[float] = []
     rms = np.sqrt(residual @ residual / rows)
     stopped = f"all {max_terms} candidate terms used"
+    arm_weights = np.repeat(1.0 / weights, n) if k else np.zeros(0)
+    small_steps = 0
+
+    def targets_met() -> bool:
+        length_rms = np.sqrt(np.mean(residual[:n] ** 2)) / settings.length_weight
+        arm_rms = np.sqrt(np.mean((residual[n:] * arm_weights) ** 2)) if k else 0.0
+        return length_rms <= settings.length_tolerance and arm_rms <= settings.moment_arm_tolerance
+
     while len(selected) < max_terms:
+        if settings.accuracy_targets and selected and targets_met():
+            stopped = f"length and moment-arm RMS below {settings.length_tolerance * 1e3:.3g} and " \
+                      f"{settings.moment_arm_tolerance * 1e3:.3g} mm"
+            break
         norms = np.sum(work**2, axis=0)
         usable = norms > 1e-12 * np.maximum(original_norms, 1e-300)
         usable[selected] = False
@@ -118,19 +154,41 @@ def stepwise_fit(q, lengths, moment_arms, settings: StepwiseSettings = StepwiseS
         best = int(np.argmax(gains))
         new_rms = np.sqrt(max(residual @ residual - gains[best], 0.0) / rows)
         if selected and (rms - new_rms) / rms < settings.min_relative_improvement:
-            stopped = f"relative improvement {(rms - new_rms) / rms:.3f} < {settings.min_relative_improvement}"
-            break
+            small_steps += 1
+            if small_steps >= settings.patience:
+                stopped = f"relative improvement {(rms - new_rms) / rms:.3g} < {settings.min_relative_improvement}" + (
+                    f" for {small_steps} terms in a row" if settings.patience > 1 else "")
+                break
+        else:
+            small_steps = 0
         column = work[:, best] / np.sqrt(norms[best])
         residual -= column * (column @ residual)
         work -= np.outer(column, column @ work)
         selected.append(best)
         rms = np.sqrt(residual @ residual / rows)
         history.append(float(rms))
-        if rms <= tolerance:
+        if not settings.accuracy_targets and rms <= tolerance:
             stopped = f"RMS {rms * 1000:.3f} mm <= tolerance {tolerance * 1000:.3f} mm"
             break
+    else:
+        if settings.accuracy_targets and selected and targets_met():
+            stopped = f"length and moment-arm RMS below {settings.length_tolerance * 1e3:.3g} and " \
+                      f"{settings.moment_arm_tolerance * 1e3:.3g} mm"
     coefficients = np.linalg.lstsq(design[:, selected], target, rcond=None)[0] if selected else np.zeros(0)
-    return StepwiseResult(candidates[selected], coefficients, tuple(history), stopped)
+    met = bool(settings.accuracy_targets and selected and targets_met())
+    return StepwiseResult(candidates[selected], coefficients, tuple(history), stopped, settings.degree, met)
+
+
+def growing_fit(q, lengths, moment_arms, settings: StepwiseSettings) -> StepwiseResult:
+    """``stepwise_fit`` at ``settings.degree``, then at higher degrees (up to ``max_degree`` and
+    ``max_candidates`` candidates) while the accuracy tolerances are not met; the last fit is returned."""
+    result = stepwise_fit(q, lengths, moment_arms, settings)
+    degree, k = settings.degree, np.shape(q)[1]
+    top = settings.max_degree or degree
+    while settings.accuracy_targets and not result.targets_met and degree < top and comb(k + degree + 1, k) <= settings.max_candidates:
+        degree += 1
+        result = stepwise_fit(q, lengths, moment_arms, replace(settings, degree=degree))
+    return result
 
 
 def path_errors(path: PolynomialPath, q: np.ndarray, lengths: np.ndarray, moment_arms: np.ndarray) -> tuple[float, float]:
@@ -161,7 +219,10 @@ def fit_polynomial_path(
             f"path '{muscle}': need samples x coordinates data, got q {q.shape}, moment arms {moment_arms.shape}, "
             f"coordinates {list(coordinates)}"
         )
-    result = stepwise_fit(q, lengths, moment_arms, settings)
+    finite = np.isfinite(lengths) & np.all(np.isfinite(moment_arms), axis=1) & np.all(np.isfinite(q), axis=1)
+    dropped = int((~finite).sum())
+    q, lengths, moment_arms = q[finite], np.asarray(lengths, dtype=float)[finite], moment_arms[finite]
+    result = growing_fit(q, lengths, moment_arms, settings)
     box = np.column_stack([q.min(axis=0), q.max(axis=0)]) if ranges is None else np.asarray(ranges, dtype=float)
     ranges = tuple((float(a), float(b)) for a, b in box)
     path = PolynomialPath(
@@ -177,11 +238,12 @@ def fit_polynomial_path(
         training_samples=q.shape[0],
         length_rmse=length_rmse,
         moment_arm_rmse=arm_rmse,
-        stopped_because=result.stopped_because,
+        stopped_because=result.stopped_because + (f"; degree {result.degree}" if settings.max_degree else "")
+        + (f"; {dropped} samples without a finite length or moment arm dropped" if dropped else ""),
     )
     if heldout is not None:
         hq, hl, ha = heldout
-        inside = ~path.outside_training_range(hq)
+        inside = ~path.outside_training_range(hq) & np.isfinite(hl) & np.all(np.isfinite(ha), axis=1)
         if inside.any():
             hl_rmse, ha_rmse = path_errors(path, hq[inside], hl[inside], ha[inside])
             report.update(heldout_samples=int(inside.sum()), heldout_length_rmse=hl_rmse, heldout_moment_arm_rmse=ha_rmse)

@@ -102,6 +102,9 @@ class FunctionBasedPaths:
         return ca.Function("function_based_paths", [q], [lengths, -ca.jacobian(lengths, q)], ["q"],
                            ["lengths", "moment_arms"])
 
+    def check_domain(self, q, coordinates, times=None, where: str = "motion") -> None:
+        """OpenSim's FunctionBasedPathSet stores no domain: nothing to check against (accepted as given)."""
+
     @cached_property
     def coordinates(self) -> tuple[str, ...]:
         seen: dict[str, None] = {}

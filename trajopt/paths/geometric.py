@@ -376,6 +376,9 @@ class GeometricPaths:
     def muscles(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.paths)
 
+    def check_domain(self, q, coordinates, times=None, where: str = "motion") -> None:
+        """Geometric paths hold at every configuration: nothing to check."""
+
     def lengths_and_moment_arms_function(self, coordinates) -> ca.Function:
         """q (the model's coordinates) -> (lengths, −∂l/∂q)."""
         if tuple(coordinates) != tuple(self.multibody.coordinate_names):

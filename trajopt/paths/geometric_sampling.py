@@ -11,6 +11,7 @@ does not wrap yet (ellipsoid, torus) is refused: its straight-line length would 
 
 from __future__ import annotations
 
+import hashlib
 import time
 import warnings
 from pathlib import Path
@@ -123,3 +124,31 @@ def sample_geometric_paths(model_file, coordinates, configurations: np.ndarray, 
     return PathSamples(coordinates, muscles, configurations, np.vstack(all_lengths), np.concatenate(all_arms),
                        crosses)
 
+
+
+class GeometricPathSampler:
+    """``trajopt.paths.refit.PathSampler`` backed by the model's geometric paths in trajopt (no OpenSim)."""
+
+    def __init__(self, model_file, progress=print):
+        self.model_file = Path(model_file).resolve()
+        self.info = describe_geometric(self.model_file)
+        self.progress = progress
+
+    @property
+    def identity(self) -> str:
+        digest = hashlib.sha256(self.model_file.read_bytes()).hexdigest()[:16]
+        return f"geometric:{self.model_file.name}:{digest}"
+
+    @property
+    def coordinates(self) -> tuple[str, ...]:
+        return self.info.crossed_coordinates()
+
+    def coordinate_ranges(self, coordinates) -> np.ndarray:
+        return self.info.range_of(tuple(coordinates)).astype(float)
+
+    def is_rotational(self, coordinate: str) -> bool:
+        return bool(self.info.rotational[self.info.coordinates.index(coordinate)])
+
+    def sample(self, coordinates, configurations, muscles=None) -> PathSamples:
+        return sample_geometric_paths(self.model_file, coordinates, configurations, muscles, progress=self.progress,
+                                      info=self.info)

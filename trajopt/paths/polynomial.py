@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -18,12 +17,9 @@ import casadi
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
+from trajopt.paths.domain import PathDomain, PathDomainError
 
 FORMAT = "trajopt.polynomial_paths/1"
-
-
-class PathRangeWarning(UserWarning):
-    """A polynomial path was evaluated outside the range of coordinates it was fitted on."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +57,6 @@ class PolynomialPath:
     coefficients: tuple[float, ...]
     ranges: tuple[tuple[float, float], ...]
     report: FitReport | None = None
-    _warned: list = field(default_factory=list, compare=False, repr=False, init=False)
 
     def __post_init__(self):
         n = len(self.coordinates)
@@ -131,28 +126,30 @@ class PolynomialPath:
         return np.any((values < lower - margin) | (values > upper + margin), axis=1)
 
     def _check_range(self, q) -> None:
-        if self._warned or not _numeric(q):
+        """Numeric configurations outside the training box are refused (never extrapolated with a warning)."""
+        if not _numeric(q):
             return
-        outside = self.outside_training_range(casadi.DM(q).full().ravel())
+        values = np.atleast_2d(casadi.DM(q).full().ravel()) if not isinstance(q, np.ndarray) or q.ndim == 1 else q
+        outside = self.outside_training_range(values)
         if outside.any():
-            self._warned.append(True)
-            warnings.warn(
-                f"polynomial path '{self.muscle}' evaluated outside its training range "
-                f"{dict(zip(self.coordinates, self.ranges))} (warned once per path)",
-                PathRangeWarning,
-                stacklevel=3,
+            row = values[int(np.argmax(outside))]
+            lower, upper = np.array(self.ranges).T
+            j = int(np.argmax((row < lower - 1e-9) | (row > upper + 1e-9)))
+            raise PathDomainError(
+                f"polynomial path '{self.muscle}': coordinate '{self.coordinates[j]}' = {row[j]:.6g} is outside "
+                f"the range [{lower[j]:.6g}, {upper[j]:.6g}] it was fitted on"
             )
 
     def evaluate(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Lengths (samples,) and moment arms (samples x coordinates) at many configurations at once."""
+        """Lengths (samples,) and moment arms (samples x coordinates) at many configurations at once (all inside
+        the training range; ``length_function`` evaluates anywhere)."""
         values = np.atleast_2d(np.asarray(q, dtype=float))
         if values.shape[1] != len(self.coordinates):
             raise TrajoptInputError(
                 f"path '{self.muscle}': configurations have {values.shape[1]} columns, "
                 f"expected {len(self.coordinates)} ({', '.join(self.coordinates)})"
             )
-        if not self._warned and self.outside_training_range(values).any():
-            self._check_range(values[np.argmax(self.outside_training_range(values))])
+        self._check_range(values)
         lengths = self.length_function.map(values.shape[0])(values.T).full().ravel()
         arms = self.moment_arms_function.map(values.shape[0])(values.T).full().T
         return lengths, arms
@@ -198,9 +195,33 @@ def polynomial_value(q, exponents, coefficients):
 class PolynomialPaths:
     """The polynomial paths of a model's muscles: ``paths["BIClong"]``, ``paths.save(file)``, ``PolynomialPaths.load(file)``."""
 
-    def __init__(self, paths, model: str = ""):
+    def __init__(self, paths, model: str = "", domain: PathDomain | None = None):
         self._paths = {path.muscle: path for path in paths}
         self.model = model
+        self._domain = domain
+
+    @property
+    def domain(self) -> PathDomain:
+        """The domain the paths were fitted on (stored in the file; for older files the box of the paths'
+        ranges)."""
+        if self._domain is not None:
+            return self._domain
+        ranges: dict[str, list[float]] = {}
+        for path in self:
+            for name, (low, high) in zip(path.coordinates, path.ranges):
+                lo, hi = ranges.get(name, (-np.inf, np.inf))
+                ranges[name] = [max(lo, low), min(hi, high)]
+        return PathDomain.box(tuple(ranges), np.array(list(ranges.values())).reshape(-1, 2), "paths' ranges")
+
+    def check_domain(self, q, coordinates, times=None, where: str = "motion") -> None:
+        """Raise ``PathDomainError`` (coordinate, frame, value) when a row of ``q`` (configurations x
+        ``coordinates``) lies outside the domain the paths were fitted on."""
+        domain = self.domain
+        coordinates = tuple(coordinates)
+        missing = [c for c in domain.coordinates if c not in coordinates]
+        if missing:
+            raise TrajoptInputError(f"{where}: no values for the paths' coordinates {missing}")
+        domain.check(q, coordinates, times, where)
 
     def __getitem__(self, muscle: str) -> PolynomialPath:
         try:
@@ -252,7 +273,10 @@ class PolynomialPaths:
         )
 
     def save(self, file) -> None:
-        data = {"format": FORMAT, "model": self.model, "paths": [path.to_json() for path in self]}
+        data = {"format": FORMAT, "model": self.model}
+        if self._domain is not None:
+            data["domain"] = self._domain.to_json()
+        data["paths"] = [path.to_json() for path in self]
         Path(file).parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(data, indent=1)
         # Lists of numbers on one line each: a path stays readable (one row per term).
@@ -270,4 +294,5 @@ class PolynomialPaths:
             raise TrajoptInputError(f"{file}: not valid JSON (line {error.lineno}: {error.msg})") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise TrajoptInputError(f"{file}: not a polynomial-paths file (expected format '{FORMAT}')")
-        return cls([PolynomialPath.from_json(entry, str(file)) for entry in data["paths"]], data.get("model", ""))
+        domain = None if data.get("domain") is None else PathDomain.from_json(data["domain"], str(file))
+        return cls([PolynomialPath.from_json(entry, str(file)) for entry in data["paths"]], data.get("model", ""), domain)

@@ -8,20 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from trajopt.paths.domain import latin_hypercube  # noqa: F401  (configurations to sample at)
+
 
 def grid_configurations(ranges, points: int) -> np.ndarray:
     """Full grid with ``points`` values per coordinate (points^coordinates x coordinates)."""
     axes = [np.linspace(lower, upper, points) for lower, upper in np.asarray(ranges, dtype=float)]
     return np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, len(axes))
-
-
-def latin_hypercube(ranges, samples: int, rng: np.random.Generator | int = 0) -> np.ndarray:
-    """Latin hypercube: each coordinate's range cut into ``samples`` strata, one point per stratum."""
-    rng = np.random.default_rng(rng)
-    ranges = np.asarray(ranges, dtype=float)
-    strata = np.column_stack([rng.permutation(samples) for _ in range(len(ranges))])
-    unit = (strata + rng.random(strata.shape)) / samples
-    return ranges[:, 0] + unit * (ranges[:, 1] - ranges[:, 0])
 
 
 def motion_with_noise(motion: np.ndarray, samples: int, noise: float | np.ndarray, rng=0) -> np.ndarray:

@@ -6,6 +6,7 @@ Configurations to sample at: ``trajopt.paths.sampling``.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from pathlib import Path
 
@@ -68,6 +69,7 @@ def sample_paths(
     batch: int = 1000,
     progress=print,
     info: ModelPaths | None = None,
+    chain_only: bool = False,
 ) -> PathSamples:
     """Lengths and moment arms (OpenSim ``computeMomentArm``) of ``muscles`` (default all) at each row of
     ``configurations`` (samples x ``coordinates``); all other coordinates stay at their defaults."""
@@ -96,6 +98,7 @@ def sample_paths(
                 "configurations": chunk,
                 "muscles": np.array(muscles),
                 "batch": len(chunk),
+                "chain_only": chain_only,
             },
         )
         lengths.append(np.atleast_2d(result["lengths"]))
@@ -105,3 +108,32 @@ def sample_paths(
             progress(f"sampled {done}/{total} configurations of {model_file.name} ({time.perf_counter() - start:.1f} s)")
     crosses = {m: tuple(c for c in info.crosses(m) if c in coordinates) for m in muscles}
     return PathSamples(coordinates, muscles, configurations, np.vstack(lengths), np.concatenate(arms), crosses)
+
+
+class OpenSimPathSampler:
+    """``trajopt.paths.refit.PathSampler`` backed by OpenSim (child process) on an .osim file."""
+
+    def __init__(self, model_file, progress=print, chain_only: bool = False):
+        self.model_file = Path(model_file).resolve()
+        self.info = describe_model(self.model_file)
+        self.progress = progress
+        self.chain_only = chain_only  # moment arms only about body-chain coordinates (faster; 0 elsewhere)
+
+    @property
+    def identity(self) -> str:
+        digest = hashlib.sha256(self.model_file.read_bytes()).hexdigest()[:16]
+        return f"opensim:{self.model_file.name}:{digest}"
+
+    @property
+    def coordinates(self) -> tuple[str, ...]:
+        return self.info.crossed_coordinates()
+
+    def coordinate_ranges(self, coordinates) -> np.ndarray:
+        return self.info.range_of(tuple(coordinates)).astype(float)
+
+    def is_rotational(self, coordinate: str) -> bool:
+        return bool(self.info.rotational[self.info.coordinates.index(coordinate)])
+
+    def sample(self, coordinates, configurations, muscles=None) -> PathSamples:
+        return sample_paths(self.model_file, coordinates, configurations, muscles, progress=self.progress,
+                            info=self.info, chain_only=self.chain_only)
