@@ -101,9 +101,12 @@ MAX_FRAMES_PER_SOLVE = 101
 
 # The solver settings of static optimization when none are given: a tight tolerance (the problem is a
 # small convex QP per frame for exponent 2, so tightness costs a few iterations only).
-# NLP functions compiled to C and cached on disk (trajopt.ocp.compiled): a new process builds the solver in
-# milliseconds from the cache; without a C compiler they are evaluated uncompiled.
-DEFAULT_SOLVER = Ipopt(tol=1e-10, compiled=True)
+# Not compiled by default: compiling a large model's batch (80 muscles x 101 frames) takes gcc minutes and
+# gigabytes. ``Ipopt(tol=1e-10, compiled=True)`` compiles the NLP functions to C and caches them on disk
+# (trajopt.ocp.compiled): later processes then build the solver in milliseconds (trajopt bench
+# static-optimization measures it on arm26).
+DEFAULT_SOLVER = Ipopt(tol=1e-10)
+COMPILED_SOLVER = Ipopt(tol=1e-10, compiled=True)
 
 
 def _settings_key(solver: Ipopt) -> tuple:
