@@ -214,9 +214,9 @@ def _format(value: float, digits: str = ".4f") -> str:
 
 
 def _write_summary(out: Path, rows: list[Row], id_rows: list[tuple[str, int, float]], total: float,
-                   extra_lines: list[str] = ()) -> Path:
+                   extra_lines: list[str] = (), title: str = "# arm26 static optimization vs OpenSim 4.6") -> Path:
     lines = [
-        "# arm26 static optimization vs OpenSim 4.6",
+        title,
         "",
         "trajopt: DeGroote 2016 rigid-tendon muscles mapped from arm26's Thelen2003 parameters, polynomial",
         "muscle paths (problems/arm26/paths.json), batched IPOPT solve of all frames. OpenSim: AnalyzeTool +",
@@ -449,7 +449,9 @@ def _run_motion(motion: Path, out: Path, cutoff: float | None, with_opensim: boo
         extra += ["", "OpenSim is not installed (or --no-opensim): nothing is compared with OpenSim."]
     if caveats:
         extra += ["", "## Caveats", "", *[f"- {c}" for c in caveats]]
-    summary = _write_summary(out, rows, [], time.perf_counter() - start, extra)
+    title = f"# arm26 static optimization of {motion.name}" + (
+        " vs OpenSim 4.6 (DeGroote static optimization, same motion)" if with_opensim else " (no OpenSim reference)")
+    summary = _write_summary(out, rows, [], time.perf_counter() - start, extra, title)
     print(summary.read_text())
     for caveat in caveats:
         print(f"caveat: {caveat.splitlines()[0][:300]}", file=sys.stderr)

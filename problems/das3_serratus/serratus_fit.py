@@ -40,12 +40,20 @@ def to_quaternion(angles: np.ndarray, euler_arms: np.ndarray) -> tuple[np.ndarra
     return np.hstack([sc, ac]), np.hstack([sc_arms, ac_arms])
 
 
+def _evaluate_anywhere(path: PolynomialPath, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The fitted polynomial at every row of q, also outside its training box: the paper's held-out set lies
+    partly outside it, and the table reports that fraction (``PolynomialPath.evaluate`` refuses such rows)."""
+    lengths = path.length_function.map(q.shape[0])(q.T).full().ravel()
+    arms = path.moment_arms_function.map(q.shape[0])(q.T).full().T
+    return lengths, arms
+
+
 def euler_prediction(path: PolynomialPath, angles: np.ndarray, quaternion_form: bool) -> tuple[np.ndarray, np.ndarray]:
     """Lengths and moment arms about the six Euler angles predicted by a fitted path."""
     if not quaternion_form:
-        return path.evaluate(angles)
+        return _evaluate_anywhere(path, angles)
     coordinates, _ = to_quaternion(angles, np.zeros_like(angles))
-    lengths, arms = path.evaluate(coordinates)
+    lengths, arms = _evaluate_anywhere(path, coordinates)
     euler = np.hstack(
         [constrained_quaternion_to_euler(angles[:, :3], arms[:, :3], SEQUENCE),
          constrained_quaternion_to_euler(angles[:, 3:], arms[:, 3:], SEQUENCE)]

@@ -1,5 +1,5 @@
-"""Held-out accuracy of polynomial path surrogates over whole domains: trajopt's fit vs OpenSim's
-PolynomialPathFitter vs the FunctionBasedPathSet shipped with Moco's 3D walking model.
+"""Held-out accuracy of polynomial path surrogates over whole domains (trajopt's fit vs OpenSim's
+PolynomialPathFitter vs the FunctionBasedPathSet shipped with Moco's 3D walking model).
 
 ``trajopt run path-fits`` (OpenSim needed) samples each model with OpenSim (child process) over its domain, fits
 with trajopt's defaults (``trajopt.paths.fitting.ACCURATE``), runs OpenSim 4.6's PolynomialPathFitter and writes
@@ -28,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.helptext import description
+from trajopt.io.output import default_output
 from trajopt.io import read_table
 from trajopt.opensim_reference import run_opensim_task
 from trajopt.osim.function_based_paths import read_function_based_path_set
@@ -225,8 +227,9 @@ def write_summary(out: Path, cases: dict, load: str) -> Path:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt run path-fits", description=__doc__.split("\n")[0])
-    parser.add_argument("--out", type=Path, default=Path("trajopt_results") / "path_fits")
+    parser = argparse.ArgumentParser(prog="trajopt run path-fits", description=description(__doc__))
+    parser.add_argument("--out", type=Path, default=default_output("path_fits"),
+                        help="results folder (default ./trajopt_results/path_fits)")
     parser.add_argument("--cases", nargs="+", default=["arm26", "gait2d", "walk3d", "walk3d-band"],
                         help="cases to run ('none': only rewrite the summary from OUT/cases.json)")
     parser.add_argument("--walk3d-samples", type=int, default=1500, help="training samples per leg (held-out: a fifth)")

@@ -1,5 +1,5 @@
-"""``trajopt run shoulder-reaching-polynomial``: the 3D-arm reach with polynomial muscle paths fitted in
-constrained-quaternion shoulder coordinates, compared with a fit in YZY Euler angles.
+"""The 3D-arm reach with polynomial muscle paths fitted in constrained-quaternion shoulder coordinates, compared
+with a fit in YZY Euler angles (``trajopt run shoulder-reaching-polynomial``).
 
 The arm's 9 straight-line geometric paths (problems/shoulder_reaching/model.py) are the sampler: lengths and
 moment arms about the body angular velocity of the humerus (spatial moment arms) and the elbow, at Latin-
@@ -22,6 +22,8 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
+from trajopt.helptext import description
+from trajopt.io.output import default_output
 from trajopt.multibody import coordinate_rates_matrix, rotations
 from trajopt.paths.domain import PathDomain
 from trajopt.paths.fitting import ACCURATE, fit_paths
@@ -36,7 +38,7 @@ SHOULDER_JOINT = BallJointQuaternion(SHOULDER, ("shoulder_qw", "shoulder_qx", "s
 VARIABLES = (*SHOULDER_JOINT.variables, "elbow_flexion")
 EULER_VARIABLES = ("shoulder_1_y", "shoulder_2_z", "shoulder_3_y", "elbow_flexion")
 DOMAIN = PathDomain.box(VARIABLES, [[-0.55, 0.55]] * 3 + [list(ELBOW_RANGE)], "Q* box (|Q*_i| <= 0.55), elbow range")
-DEFAULT_OUT = Path("results") / "shoulder_reaching_polynomial"
+NAME = "shoulder_reaching_polynomial"
 # The Euler fit stalls above the targets near gimbal lock; capped (degree 6, 120 terms) to bound its run time.
 EULER_SETTINGS = replace(ACCURATE, max_degree=6, max_terms=120)
 
@@ -136,8 +138,9 @@ def polynomial_arm(arm: ShoulderArm, paths: QuaternionBallPaths) -> ShoulderArm:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="trajopt run shoulder-reaching-polynomial", description=__doc__.split("\n")[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser = argparse.ArgumentParser(prog="trajopt run shoulder-reaching-polynomial", description=description(__doc__))
+    parser.add_argument("--out", type=Path, default=default_output(NAME),
+                        help=f"results folder (default ./trajopt_results/{NAME})")
     parser.add_argument("--samples", type=int, default=1500, help="training configurations (held-out: 600)")
     parser.add_argument("--reuse-fits", action="store_true", help="load the fits saved in --out by an earlier run")
     args = parser.parse_args(argv)

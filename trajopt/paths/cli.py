@@ -44,7 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--motion", type=Path, help="fit a band around each frame of this .mot/.sto instead of the ranges")
     parser.add_argument("--band", type=float, default=10.0, help="half-width of the band around motion frames (degrees)")
     parser.add_argument("--samples-per-frame", type=int, default=25, help="training configurations per motion frame")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="random seed of the sampled configurations (default 0)")
     parser.add_argument("--max-degree", type=int, default=9, help="largest total degree the fit may grow to")
     parser.add_argument("--das3-rules", action="store_true",
                         help="DAS3 stop rules: degree --degree, stop below --min-improvement or below --tolerance")
