@@ -11,7 +11,6 @@ does not wrap yet (ellipsoid, torus) is refused: its straight-line length would 
 
 from __future__ import annotations
 
-import hashlib
 import time
 import warnings
 from pathlib import Path
@@ -20,8 +19,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
-from trajopt.paths.samples import PathSamples
-from trajopt.paths.samples import ModelPaths
+from trajopt.paths.samples import ModelFileSampler, ModelPaths, PathSamples
 
 
 def _load(model_file):
@@ -125,29 +123,13 @@ def sample_geometric_paths(model_file, coordinates, configurations: np.ndarray, 
                        crosses)
 
 
-
-class GeometricPathSampler:
+class GeometricPathSampler(ModelFileSampler):
     """``trajopt.paths.refit.PathSampler`` backed by the model's geometric paths in trajopt (no OpenSim)."""
 
+    source = "geometric"
+
     def __init__(self, model_file, progress=print):
-        self.model_file = Path(model_file).resolve()
-        self.info = describe_geometric(self.model_file)
-        self.progress = progress
-
-    @property
-    def identity(self) -> str:
-        digest = hashlib.sha256(self.model_file.read_bytes()).hexdigest()[:16]
-        return f"geometric:{self.model_file.name}:{digest}"
-
-    @property
-    def coordinates(self) -> tuple[str, ...]:
-        return self.info.crossed_coordinates()
-
-    def coordinate_ranges(self, coordinates) -> np.ndarray:
-        return self.info.range_of(tuple(coordinates)).astype(float)
-
-    def is_rotational(self, coordinate: str) -> bool:
-        return bool(self.info.rotational[self.info.coordinates.index(coordinate)])
+        super().__init__(model_file, describe_geometric(Path(model_file).resolve()), progress)
 
     def sample(self, coordinates, configurations, muscles=None) -> PathSamples:
         return sample_geometric_paths(self.model_file, coordinates, configurations, muscles, progress=self.progress,

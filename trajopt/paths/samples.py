@@ -9,6 +9,7 @@ between a muscle's origin and insertion. ``.csv.gz`` files are read and written 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,3 +166,30 @@ class ModelPaths:
         if missing:
             raise TrajoptInputError(f"{self.model}: no coordinates {missing} (have {', '.join(self.coordinates)})")
         return self.ranges[[index[c] for c in names]]
+
+
+class ModelFileSampler:
+    """The ``trajopt.paths.refit.PathSampler`` members that follow from a model file and its ``ModelPaths``;
+    a subclass names its ``source`` (part of the cache identity) and implements ``sample``."""
+
+    source = "model"
+
+    def __init__(self, model_file, info: ModelPaths, progress=print):
+        self.model_file = Path(model_file).resolve()
+        self.info = info
+        self.progress = progress
+
+    @property
+    def identity(self) -> str:
+        digest = hashlib.sha256(self.model_file.read_bytes()).hexdigest()[:16]
+        return f"{self.source}:{self.model_file.name}:{digest}"
+
+    @property
+    def coordinates(self) -> tuple[str, ...]:
+        return self.info.crossed_coordinates()
+
+    def coordinate_ranges(self, coordinates) -> np.ndarray:
+        return self.info.range_of(tuple(coordinates)).astype(float)
+
+    def is_rotational(self, coordinate: str) -> bool:
+        return bool(self.info.rotational[self.info.coordinates.index(coordinate)])

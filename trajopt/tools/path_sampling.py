@@ -6,7 +6,6 @@ Configurations to sample at: ``trajopt.paths.sampling``.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import numpy as np
 
 from trajopt.errors import MotionFileError, TrajoptInputError
 from trajopt.opensim_reference import run_opensim_task
-from trajopt.paths.samples import ModelPaths, PathSamples
+from trajopt.paths.samples import ModelFileSampler, ModelPaths, PathSamples
 
 
 def describe_model(model_file) -> ModelPaths:
@@ -110,29 +109,14 @@ def sample_paths(
     return PathSamples(coordinates, muscles, configurations, np.vstack(lengths), np.concatenate(arms), crosses)
 
 
-class OpenSimPathSampler:
+class OpenSimPathSampler(ModelFileSampler):
     """``trajopt.paths.refit.PathSampler`` backed by OpenSim (child process) on an .osim file."""
 
+    source = "opensim"
+
     def __init__(self, model_file, progress=print, chain_only: bool = False):
-        self.model_file = Path(model_file).resolve()
-        self.info = describe_model(self.model_file)
-        self.progress = progress
+        super().__init__(model_file, describe_model(Path(model_file).resolve()), progress)
         self.chain_only = chain_only  # moment arms only about body-chain coordinates (faster; 0 elsewhere)
-
-    @property
-    def identity(self) -> str:
-        digest = hashlib.sha256(self.model_file.read_bytes()).hexdigest()[:16]
-        return f"opensim:{self.model_file.name}:{digest}"
-
-    @property
-    def coordinates(self) -> tuple[str, ...]:
-        return self.info.crossed_coordinates()
-
-    def coordinate_ranges(self, coordinates) -> np.ndarray:
-        return self.info.range_of(tuple(coordinates)).astype(float)
-
-    def is_rotational(self, coordinate: str) -> bool:
-        return bool(self.info.rotational[self.info.coordinates.index(coordinate)])
 
     def sample(self, coordinates, configurations, muscles=None) -> PathSamples:
         return sample_paths(self.model_file, coordinates, configurations, muscles, progress=self.progress,
