@@ -38,6 +38,18 @@ EMG_MUSCLES = {"soleus": "soleus_r", "gastrocnemius": "gasmed_r", "tibialis_ante
                "gluteus_medius": "glmed2_r"}
 
 
+def _gait_cycle_percent(time):
+    """(mask of the samples in GAIT_CYCLE, their time in percent of the cycle)."""
+    window = (time >= GAIT_CYCLE[0]) & (time <= GAIT_CYCLE[1])
+    return window, 100 * (time[window] - GAIT_CYCLE[0]) / (GAIT_CYCLE[1] - GAIT_CYCLE[0])
+
+
+def _save(plt, figure, path, dpi: int):
+    figure.tight_layout()
+    figure.savefig(path, dpi=dpi)
+    plt.close(figure)
+    return path
+
 def solve(intervals: int, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4,
           quaternion_pelvis: bool = True):
     """(walk3d problem, solution, seconds including the model build and NLP construction)."""
@@ -87,8 +99,7 @@ def plot_comparisons(walk, full: Table, coordinates: Table, grf: Table, folder: 
     written = []
     percent = 100 * (full.time - full.time[0]) / (full.time[-1] - full.time[0])
     measured_grf = read_table(GRF)
-    window = (measured_grf.time >= GAIT_CYCLE[0]) & (measured_grf.time <= GAIT_CYCLE[1])
-    measured_percent = 100 * (measured_grf.time[window] - GAIT_CYCLE[0]) / (GAIT_CYCLE[1] - GAIT_CYCLE[0])
+    window, measured_percent = _gait_cycle_percent(measured_grf.time)
     figure, axes = plt.subplots(2, 3, figsize=(12, 6), sharex=True)
     for row, side in enumerate("rl"):
         for col, axis in enumerate("xyz"):
@@ -97,13 +108,9 @@ def plot_comparisons(walk, full: Table, coordinates: Table, grf: Table, folder: 
             axes[row, col].plot(measured_percent, measured_grf.column(label)[window], "k:", label="grf_walk.mot")
             axes[row, col].set_title(f"{label} (N)", fontsize=9)
     axes[0, 0].legend(fontsize=7)
-    figure.tight_layout()
-    written.append(folder / "grfs.png")
-    figure.savefig(written[-1], dpi=80)
-    plt.close(figure)
+    written.append(_save(plt, figure, folder / "grfs.png", 80))
     reference = read_table(COORDINATES)
-    window = (reference.time >= GAIT_CYCLE[0]) & (reference.time <= GAIT_CYCLE[1])
-    reference_percent = 100 * (reference.time[window] - GAIT_CYCLE[0]) / (GAIT_CYCLE[1] - GAIT_CYCLE[0])
+    window, reference_percent = _gait_cycle_percent(reference.time)
     translations = ("pelvis_tx", "pelvis_ty", "pelvis_tz")
     shown = [label for label in coordinates.labels
              if label in reference.labels and label.split("/")[-2] not in translations]
@@ -115,13 +122,9 @@ def plot_comparisons(walk, full: Table, coordinates: Table, grf: Table, folder: 
     for axis in list(axes.flat)[len(shown):]:
         axis.set_visible(False)
     axes[0, 0].legend(fontsize=7)
-    figure.tight_layout()
-    written.append(folder / "joint_angles.png")
-    figure.savefig(written[-1], dpi=70)
-    plt.close(figure)
+    written.append(_save(plt, figure, folder / "joint_angles.png", 70))
     emg = read_table(EMG)
-    window = (emg.time >= GAIT_CYCLE[0]) & (emg.time <= GAIT_CYCLE[1])
-    emg_percent = 100 * (emg.time[window] - GAIT_CYCLE[0]) / (GAIT_CYCLE[1] - GAIT_CYCLE[0])
+    window, emg_percent = _gait_cycle_percent(emg.time)
     figure, axes = plt.subplots(2, 5, figsize=(15, 6), sharex=True, sharey=True)
     paths = dict(zip(walk.model.musculoskeletal.muscle_names, walk.muscle_driven.problem.compile().states[2].labels))
     for axis, (column, muscle) in zip(axes.flat, EMG_MUSCLES.items()):
@@ -129,10 +132,7 @@ def plot_comparisons(walk, full: Table, coordinates: Table, grf: Table, folder: 
         axis.plot(emg_percent, emg.column(column)[window], "k:", label="EMG (normalized)")
         axis.set_title(f"{column} / {muscle}", fontsize=8)
     axes[0, 0].legend(fontsize=7)
-    figure.tight_layout()
-    written.append(folder / "activations.png")
-    figure.savefig(written[-1], dpi=70)
-    plt.close(figure)
+    written.append(_save(plt, figure, folder / "activations.png", 70))
     return written
 
 
