@@ -56,14 +56,12 @@ class MuscleJointReactions:
         return [write_sto(folder / f"{prefix}.sto", self.table()), write_csv(folder / f"{prefix}.csv", self.table())]
 
 
-def _reaction_function(model, expressed_in: str) -> tuple[ca.Function, tuple[str, ...]]:
+def straight_line_muscle_loads(model, q, u, tensions) -> tuple[ca.SX, ca.SX, tuple[str, ...]]:
+    """(body wrenches 6 x bodies, generalized forces nv, wrapped muscles) of ``tensions`` pulling along the
+    muscles' straight-line geometric paths at (q, u). Wrapped muscles are listed: their straight lines are not the
+    paths a solve with wrapping or surrogates used."""
     multibody = model.multibody
-    q = ca.SX.sym("q", multibody.nq)
-    u = ca.SX.sym("u", multibody.nv)
-    udot = ca.SX.sym("udot", multibody.nv)
-    tensions = ca.SX.sym("muscle_forces", len(model.muscles))
-    external = ca.SX.sym("external_wrenches", 6 * len(multibody.bodies))
-    wrenches = ca.reshape(external, 6, len(multibody.bodies))
+    wrenches = ca.SX.zeros(6, len(multibody.bodies))
     mobility = ca.SX.zeros(multibody.nv)
     wrapped = []
     for k, name in enumerate(model.muscle_names):
@@ -75,13 +73,25 @@ def _reaction_function(model, expressed_in: str) -> tuple[ca.Function, tuple[str
         _, _, unit_wrenches, unit_generalized = path.function(q, u)
         wrenches = wrenches + tensions[k] * unit_wrenches
         mobility = mobility + tensions[k] * unit_generalized
+    return wrenches, mobility, tuple(wrapped)
+
+
+def _reaction_function(model, expressed_in: str) -> tuple[ca.Function, tuple[str, ...]]:
+    multibody = model.multibody
+    q = ca.SX.sym("q", multibody.nq)
+    u = ca.SX.sym("u", multibody.nv)
+    udot = ca.SX.sym("udot", multibody.nv)
+    tensions = ca.SX.sym("muscle_forces", len(model.muscles))
+    external = ca.SX.sym("external_wrenches", 6 * len(multibody.bodies))
+    muscle_wrenches, mobility, wrapped = straight_line_muscle_loads(model, q, u, tensions)
+    wrenches = ca.reshape(external, 6, len(multibody.bodies)) + muscle_wrenches
     forces, moments = joint_reaction_loads(multibody, q, u, udot, wrenches, expressed_in=expressed_in)
     left = inverse_dynamics(multibody, q, u, udot, wrenches) - mobility
     function = ca.Function("joint_reactions_with_muscles", [q, u, udot, tensions, external],
                            [ca.vec(forces), ca.vec(moments), left],
                            ["q", "u", "udot", "muscle_forces", "external_wrenches"],
                            ["reaction_forces", "reaction_moments", "joint_generalized_forces"])
-    return function, tuple(wrapped)
+    return function, wrapped
 
 
 def muscle_joint_reactions(model, kinematics: MotionKinematics, muscle_forces: np.ndarray,

@@ -18,17 +18,17 @@ at the tangent points.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import casadi as ca
 import numpy as np
 
+from trajopt.analysis.joint_reactions import straight_line_muscle_loads
 from trajopt.errors import TrajoptInputError
 from trajopt.multibody import joint_reaction_loads, point_position
 from trajopt.multibody.kinematics import body_pose
 from trajopt.ocp import Integral
-from trajopt.paths.geometric import GeometricPaths, GeometricPathWarning, geometric_path
+from trajopt.paths.geometric import GeometricPaths
 
 XYZ = (0, 1, 2)
 
@@ -81,21 +81,13 @@ class JointReactionGoal:
         udot = ca.SX.sym("udot", multibody.nv)
         tensions = ca.SX.sym("muscle_forces", len(model.muscles))
         external = ca.SX.sym("external_wrenches", 6 * len(multibody.bodies))
-        wrenches = ca.reshape(external, 6, len(multibody.bodies))
-        paths, wrapped = [], []
-        for name in model.muscle_names:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", GeometricPathWarning)
-                paths.append(geometric_path(model.osim, name, wrapping=False))
-            if any(issubclass(w.category, GeometricPathWarning) for w in caught):
-                wrapped.append(name)
+        muscle_wrenches, _, wrapped = straight_line_muscle_loads(model, q, u, tensions)
         if wrapped:
             raise TrajoptInputError(
                 f"JointReactionGoal {self.joint}: muscle(s) {', '.join(wrapped[:6])}"
                 f"{' ...' if len(wrapped) > 6 else ''} wrap over wrap objects; trajopt applies a wrapped path's "
                 "tension as generalized forces, not yet as forces on the bodies, so its joint loads are not available")
-        for k, path in enumerate(paths):
-            wrenches = wrenches + tensions[k] * path.function(q, u)[2]
+        wrenches = ca.reshape(external, 6, len(multibody.bodies)) + muscle_wrenches
         forces, moments = joint_reaction_loads(multibody, q, u, udot, wrenches)  # on the child, ground axes
         k = names.index(self.joint)
         force, moment = forces[:, k], moments[:, k]
