@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from trajopt.helptext import description
-from trajopt.io.output import add_report_argument, create_folder
+from trajopt.io.output import add_report_argument, write_report
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MOCO_INFO = ROOT / "problems" / "gait2d" / "moco" / "moco_walk2d_info.json"
@@ -124,8 +124,7 @@ def main(argv=None) -> int:
         result["speedup_vs_moco_50_intervals_median_run"] = moco["wall_s"] / median
         converged = all(r["success"] for r in runs if r["intervals"] == 50)
         result["meets_target_median_run"] = bool(converged and median <= TARGET_SECONDS)
-    create_folder(args.out.parent)
-    args.out.write_text(json.dumps(result, indent=1))
+    write_report(args.out, result)
     print(f"wrote {args.out}")
     return 0
 

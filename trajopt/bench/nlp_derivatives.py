@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 import platform
 import time
@@ -25,7 +24,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.helptext import description
-from trajopt.io.output import add_report_argument, create_folder
+from trajopt.io.output import add_report_argument, write_report
 from trajopt.ocp import HermiteSimpson, Ipopt
 from trajopt.ocp.nlp import transcribe
 from trajopt.ocp.solver import initial_point
@@ -121,8 +120,7 @@ def main(argv=None) -> int:
                           "python": platform.python_version(), "casadi": ca.__version__,
                           "load_average_at_end": list(os.getloadavg())},
               "runs": runs}
-    create_folder(args.out.parent)
-    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    write_report(args.out, report)
     print(f"wrote {args.out}")
     return 0
 

@@ -15,14 +15,13 @@ left out of the geometric error columns) are timed the same way, lengths with co
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 from pathlib import Path
 
 import numpy as np
 
 from trajopt.helptext import description
-from trajopt.io.output import add_report_argument, create_folder
+from trajopt.io.output import add_report_argument, write_report
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 from trajopt.paths.fitting import StepwiseSettings, fit_paths
 from trajopt.paths.polynomial import PolynomialPaths
@@ -119,8 +118,7 @@ def main(argv=None) -> int:
     _, seconds = fit_paths(train, ARM26_SETTINGS, ranges=dict(zip(COORDINATES, box)))
     result["fit_samples"] = train.size
     result["fit_seconds_per_muscle"] = seconds
-    create_folder(args.out.parent)
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    write_report(args.out, result)
     for key, value in result.items():
         print(f"{key}: {value}")
     print(f"wrote {args.out}")

@@ -15,7 +15,6 @@ Writes ./trajopt_results/benchmarks/reaching.json (or --out). Target: trajopt >=
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -23,7 +22,7 @@ import time
 from pathlib import Path
 
 from trajopt.helptext import description
-from trajopt.io.output import add_report_argument, create_folder
+from trajopt.io.output import add_report_argument, write_report
 from trajopt.ocp import HermiteSimpson, Ipopt, Trapezoidal
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 
@@ -117,8 +116,7 @@ def main(argv=None) -> int:
     report["meets_target"] = bool(min(report["moco_problem"]["speedup_end_to_end"],
                                       report["moco_problem"]["speedup_vs_recorded_moco"]) >= TARGET_SPEEDUP
                                   and report["static_arm"]["speedup_end_to_end"] >= TARGET_SPEEDUP)
-    create_folder(args.out.parent)
-    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    write_report(args.out, report)
     print(f"Moco problem: trajopt {trajopt_moco['total_seconds']:.2f} s end to end ({trajopt_moco['ipopt_seconds']:.2f} s "
           f"IPOPT, {trajopt_moco['iterations']} iterations, objective {trajopt_moco['objective']:.5f}); Moco "
           f"{moco_seconds:.1f} s ({moco['iterations']} iterations, objective {moco['objective']:.5f}): "

@@ -17,7 +17,6 @@ Writes ./trajopt_results/benchmarks/static_optimization.json (or --out).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import time
@@ -27,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.helptext import description
-from trajopt.io.output import add_report_argument, create_folder
+from trajopt.io.output import add_report_argument, write_report
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -136,8 +135,7 @@ def main(argv=None) -> int:
               f"{report['speedup_first_run_vs_opensim_thelen']:.1f}x (target {TARGET_SPEEDUP:.0f}x)")
     else:
         report["opensim"] = "not installed: no comparison"
-    create_folder(args.out.parent)
-    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    write_report(args.out, report)
     print(f"wrote {args.out}")
     return 0
 

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from trajopt.helptext import description
-from trajopt.io.output import add_report_argument, create_folder
+from trajopt.io.output import add_report_argument, write_report
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -91,8 +91,7 @@ def main(argv=None) -> int:
         report["moco"] = {"recorded": True, "end_to_end_seconds": recorded["wall_s"], **recorded}
     report["speedup_end_to_end"] = report["moco"]["end_to_end_seconds"] / report["trajopt_rigid"]["end_to_end_seconds"]
     report["load_average_after"] = os.getloadavg()
-    create_folder(args.out.parent)
-    args.out.write_text(json.dumps(report, indent=1))
+    write_report(args.out, report)
     print(f"trajopt {report['trajopt_rigid']['end_to_end_seconds']:.2f} s (elastic "
           f"{report['trajopt_elastic']['end_to_end_seconds']:.2f} s) vs Moco {report['moco']['end_to_end_seconds']:.1f} s"
           f"{' (recorded)' if report['moco'].get('recorded') else ''}: {report['speedup_end_to_end']:.0f}x; "

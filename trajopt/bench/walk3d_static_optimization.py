@@ -27,7 +27,6 @@ over the frames. Writes ./trajopt_results/benchmarks/walk3d_static_optimization.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import tempfile
@@ -38,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.helptext import description
-from trajopt.io.output import create_folder, default_output
+from trajopt.io.output import default_output, write_report
 from trajopt.opensim_reference import opensim_available, run_opensim_task
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -164,8 +163,7 @@ def main(argv=None) -> int:
                   f"({corrected.muscle_names[k]}); median over frames of the largest "
                   f"{np.median(np.max(gaps, axis=1)):.3g} "
                   f"(without: {np.median(per_frame):.3g})")
-    create_folder(args.out.parent)
-    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    write_report(args.out, report)
     print(f"wrote {args.out}")
     return 0
 

@@ -7,6 +7,8 @@ folder that is new or empty, so a run never deletes files it did not write (``--
 
 from __future__ import annotations
 
+import json
+
 import shutil
 from pathlib import Path
 from typing import Callable
@@ -59,3 +61,11 @@ def add_report_argument(parser, name: str, *aliases: str) -> None:
     (``trajopt regenerate-results`` passes ``--out results/benchmarks/<name>.json``)."""
     parser.add_argument("--out", *aliases, dest="out", type=Path, default=default_output("benchmarks") / f"{name}.json",
                         help=f"the JSON report (default ./trajopt_results/benchmarks/{name}.json)")
+
+
+def write_report(path, report: dict) -> Path:
+    """A benchmark's JSON report at ``path`` (its folder created, or one line saying why it cannot be)."""
+    path = Path(path)
+    create_folder(path.parent)
+    path.write_text(json.dumps(report, indent=1) + "\n")
+    return path
