@@ -183,3 +183,16 @@ def test_joint_reaction_goal_refuses_wrapped_paths():
         model = MusculoskeletalModel(osim, GeometricPaths(osim))
     with pytest.raises(TrajoptInputError, match="wrap over wrap objects"):
         JointReactionGoal("r_elbow").load_function(model)
+
+
+def test_failed_solve_names_status_and_worst_constraint(tmp_path, capsys):
+    """A solve cut off after one iteration: exit 1, one stderr line with IPOPT's status and the worst constraint,
+    and the partial result written."""
+    from trajopt.tools.muscle_inverse import main
+
+    code = main([str(MODEL), str(MOTION), "--final-time", "0.2", "--tolerance", "1e-12", "--max-iterations", "1",
+                 "--out", str(tmp_path)])
+    assert code == 1
+    lines = [line for line in capsys.readouterr().err.splitlines() if "did not converge" in line]
+    assert len(lines) == 1 and "Maximum_Iterations_Exceeded" in lines[0] and "worst constraint" in lines[0]
+    assert (tmp_path / "activations.sto").exists()

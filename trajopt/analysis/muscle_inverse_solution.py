@@ -65,6 +65,11 @@ class MuscleInverseSolution:
     def iterations(self) -> int:
         return int(self.solution.iterations)
 
+    @property
+    def worst_constraint(self) -> str:
+        """The constraint furthest from satisfied at the last iterate (``ocp.Solution.worst_constraint``)."""
+        return self.solution.worst_constraint
+
     # -- values ---------------------------------------------------------------------------------------
     def _rows(self, expression) -> np.ndarray:
         values = np.asarray(self.solution.value(expression), dtype=float)

@@ -90,7 +90,7 @@ def summary_lines(solution, title: str, settings: list[tuple[str, str, str]] | N
         lines.append(f"Solve succeeded ({solution.status}) in {solution.iterations} IPOPT iterations.")
     else:
         lines.append(f"**Solve FAILED: {solution.status}** after {solution.iterations} iterations; worst "
-                     f"constraint: {solution.solution.worst_constraint}. The files hold the last iterate.")
+                     f"constraint: {solution.worst_constraint}. The files hold the last iterate.")
     forces = solution.actuator_forces
     if forces.size:
         worst = np.max(np.abs(forces), axis=0)

@@ -115,6 +115,7 @@ def _parser() -> argparse.ArgumentParser:
                              "body, as Moco's MocoJointReactionGoal with measures force-x, force-y; needs geometric "
                              "paths (no --paths); repeat for several joints")
     parser.add_argument("--tolerance", type=float, default=1e-6, help="IPOPT tolerance (default 1e-6)")
+    parser.add_argument("--max-iterations", type=int, default=3000, help="IPOPT iteration limit (default 3000)")
     parser.add_argument("--out", required=True, help="folder for the results (created)")
     return parser
 
@@ -165,7 +166,7 @@ def main(argv=None) -> int:
           f"{len(inverse.model.coordinate_actuators)} actuators, t = {inverse.initial_time:g}..{inverse.final_time:g} s; "
           f"solving (IPOPT iterations below)", flush=True)
     solution = inverse.solve(HermiteSimpson(mesh_intervals(inverse.duration, args.mesh_interval)),
-                             Ipopt(tol=args.tolerance, print_level=5))
+                             Ipopt(tol=args.tolerance, print_level=5, max_iterations=args.max_iterations))
     solved = time.perf_counter()
     caveats = list(inverse.model.notes)
     extra = [label for label in read_motion(args.coordinates).labels
