@@ -23,6 +23,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.helptext import description
+from trajopt.io import write_sto
 from trajopt.io.output import default_output
 from trajopt.multibody import coordinate_rates_matrix, rotations
 from trajopt.paths.domain import PathDomain
@@ -236,7 +237,7 @@ def main(argv=None) -> int:
               f"{identity:.2e} m",
               "- the geometric-path run of the same problem: results/shoulder_reaching/summary.md", ""]
     (args.out / "summary.md").write_text("\n".join(lines))
-    naive.write_sto(args.out / "solution.sto")
+    write_sto(args.out / "solution.sto", naive.table())
     print("\n".join(lines))
     return 0
 
