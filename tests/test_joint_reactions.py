@@ -3,7 +3,9 @@
 - no muscle force: the reactions are inverse dynamics' (identity);
 - BICshort has no wrap object in arm26, so its straight-line path is OpenSim's: with only its
   force applied, trajopt's reactions and the generalized forces left for the joints must equal
-  OpenSim's JointReaction loads (Joint::calcReactionOnChildExpressedInGround) to rounding.
+  OpenSim's JointReaction loads (Joint::calcReactionOnChildExpressedInGround) to rounding;
+- TRIlat, TRImed and BRA wrap over the humerus' cylinder: with their forces applied at the path and
+  tangent points of OpenSim's wrapped path, the same must hold.
 """
 
 import warnings
@@ -37,7 +39,8 @@ def test_without_muscle_forces_reactions_are_inverse_dynamics(setup):
     np.testing.assert_allclose(reactions.forces, inverse.reaction_forces, rtol=0, atol=1e-10)
     np.testing.assert_allclose(reactions.moments, inverse.reaction_moments, rtol=0, atol=1e-10)
     np.testing.assert_allclose(reactions.joint_generalized_forces, inverse.generalized_forces, rtol=0, atol=1e-10)
-    assert "BICshort" not in reactions.wrapped_muscles and "BIClong" in reactions.wrapped_muscles
+    # wrapped_muscles: those whose wrap objects the loads ignore (ellipsoids), not those on cylinders
+    assert set(reactions.wrapped_muscles) == {"TRIlong", "BIClong"}
 
 
 def test_written_table_has_opensim_labels(setup, tmp_path):
@@ -76,3 +79,30 @@ def test_static_optimization_exposes_reactions_with_its_muscle_forces(setup):
     # muscles pull the forearm into the elbow: far larger loads than the weight alone
     elbow = reactions.joint_names.index("r_elbow")
     assert np.abs(reactions.forces[:, elbow]).max() > 5 * np.abs(result.inverse_dynamics.reaction_forces[:, elbow]).max()
+
+
+@pytest.mark.opensim
+def test_wrapped_muscle_reactions_equal_opensim_joint_reaction(setup, opensim_task):
+    from trajopt.paths.geometric import geometric_path
+
+    model, inverse = setup
+    k = inverse.kinematics
+    names = ("TRIlat", "TRImed", "BRA")
+    forces = np.zeros((k.times.size, len(model.muscles)))
+    for j, name in enumerate(names):
+        forces[:, model.muscle_names.index(name)] = np.linspace(50.0, 300.0, k.times.size) * (1 + j)
+    # the elbow motion wraps them over the cylinder on part of the frames: a straight line would not do
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        wrapped = [float(geometric_path(model.osim, "BRA").length(q)) for q in k.q]
+        straight = [float(geometric_path(model.osim, "BRA", wrapping=False).length(q)) for q in k.q]
+    assert np.max(np.subtract(wrapped, straight)) > 1e-3
+    reactions = muscle_joint_reactions(model, k, forces)
+    reference = opensim_task("osim_joint_reaction_muscles", {
+        "model": str(ARM26), "q": k.q, "u": k.u, "udot": k.udot,
+        "muscle_names": np.array(model.muscle_names), "muscle_forces": forces})
+    assert reference["udot_error"] <= 1e-10
+    # measured: forces 2.9e-10 N (of 1650 N), moments 5.6e-12 N·m, generalized forces 3.3e-13 N·m
+    np.testing.assert_allclose(reactions.forces, reference["forces_ground"], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(reactions.moments, reference["moments_ground"], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(reactions.joint_generalized_forces, reference["actuator_forces"], rtol=0, atol=1e-9)

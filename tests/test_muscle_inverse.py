@@ -155,7 +155,7 @@ def test_joint_reaction_goal_matches_moco(arm26_inverse, opensim_task):
         assert np.max(np.abs(solution.activations[:, k] - moco_activation)) < 5e-4  # measured <= 2.6e-4
 
 
-def test_joint_reaction_goal_refuses_paths_without_geometry(arm26_inverse):
+def test_joint_reaction_goal_states_other_paths_and_refuses_unknown_joints(arm26_inverse):
     from trajopt.analysis.reaction_goal import JointReactionGoal
     from trajopt.errors import TrajoptInputError
 
@@ -163,17 +163,17 @@ def test_joint_reaction_goal_refuses_paths_without_geometry(arm26_inverse):
 
     import copy
 
+    assert JointReactionGoal("r_elbow").caveats(model)  # −∂l/∂q dynamics, tensions along the path: said
     surrogate = copy.copy(model)
     surrogate.paths = object()  # any MusclePaths that is not GeometricPaths, e.g. a polynomial surrogate
-    with pytest.raises(TrajoptInputError, match="geometric paths"):
-        JointReactionGoal("r_elbow").load_function(surrogate)
+    assert "moment arms" in JointReactionGoal("r_elbow").caveats(surrogate)[0]
     with pytest.raises(TrajoptInputError, match="no joint 'knee'"):
         JointReactionGoal("knee").load_function(model)
 
 
-def test_joint_reaction_goal_refuses_wrapped_paths():
-    """arm26's own paths wrap (cylinders, ellipsoids): their tension is applied as generalized forces, so the
-    goal cannot see their share of a joint's load and says so instead of minimizing a wrong one."""
+def test_joint_reaction_goal_refuses_ignored_wrap_objects():
+    """arm26's TRIlong and BIClong wrap over ellipsoids, which trajopt ignores: the elbow goal would minimize a
+    load OpenSim's paths do not produce, and says so."""
     from trajopt.analysis.reaction_goal import JointReactionGoal
     from trajopt.errors import TrajoptInputError
 
@@ -181,8 +181,8 @@ def test_joint_reaction_goal_refuses_wrapped_paths():
         warnings.simplefilter("ignore")
         osim = load_osim(DATA.parent.parent / "problems" / "arm26" / "arm26.osim")
         model = MusculoskeletalModel(osim, GeometricPaths(osim))
-    with pytest.raises(TrajoptInputError, match="wrap over wrap objects"):
-        JointReactionGoal("r_elbow").load_function(model)
+    with pytest.raises(TrajoptInputError, match="TRIlong, BIClong wrap over ellipsoid"):
+        JointReactionGoal("r_elbow").acting_muscles(model)
 
 
 def test_failed_solve_names_status_and_worst_constraint(tmp_path, capsys):

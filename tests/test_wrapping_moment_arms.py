@@ -107,3 +107,23 @@ def test_walk3d_moment_arms(opensim_task):
     for name, (kept, worst, gap) in report.items():
         assert kept > 0.8, (name, kept)
         assert worst <= 1e-6, (name, worst)
+
+
+def test_wrapped_unit_tension_loads_give_the_generalized_force_moment_arms():
+    """The body wrenches of a wrapped path's tension (at the path and tangent points) are OpenSim's point forces:
+    their generalized forces Σ J_bᵀ w_b (plus moving points') must equal the generalized-force moment arms."""
+    from trajopt.paths.moment_arms import generalized_forces
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OsimIgnoredWarning)
+        osim, _ = load_processed(WALK3D)
+    configurations = _random(osim.multibody, 20, seed=23)
+    q = ca.SX.sym("q", osim.multibody.nq)
+    for name in ("gasmed_r", "vasint_l", "semimem_r"):  # two cylinders; one; one
+        path = geometric_path(osim, name)
+        arms = ca.Function("arms", [q], [path.generalized_force_moment_arms(q)]).map(len(configurations))
+        expected = np.asarray(arms(configurations.T))
+        from_loads = np.column_stack([np.asarray(generalized_forces(path, c)).ravel() for c in configurations])
+        wrenches, _ = path.unit_tension_loads(configurations[0])
+        assert np.abs(np.asarray(ca.DM(wrenches))).max() > 0.5  # the loads are on the bodies, not generalized forces
+        assert np.abs(from_loads - expected).max() <= 1e-14, name  # measured 1.3e-15

@@ -227,7 +227,7 @@ def _write_summary(out: Path, rows: list[Row], id_rows: list[tuple[str, int, flo
         "has no OpenSim counterpart. Rows 'vs OpenSim DeGroote' rerun OpenSim (child process, tolerance 1e-8)",
         "with arm26's muscles replaced by DeGrooteFregly2016Muscle (rigid tendon): the like-for-like comparison.",
         "Joint reactions in the SO outputs come from inverse dynamics without muscle forces (polynomial",
-        "paths give no points of application); the last table applies the muscle forces along straight-line paths.",
+        "paths give no points of application); the last table applies the muscle forces along the .osim's wrapped paths.",
         "",
         "## Inverse dynamics",
         "",
@@ -272,7 +272,7 @@ def _opensim_degroote(case: str, result: StaticOptimizationResult, motion: Path,
 
 def _reactions(out: Path, model: MusculoskeletalModel, result: StaticOptimizationResult,
                with_opensim: bool) -> list[str]:
-    """Joint reactions with the static-optimization muscle forces applied (straight-line paths), vs
+    """Joint reactions with the static-optimization muscle forces applied (the .osim's wrapped paths), vs
     OpenSim's JointReaction loads with the same forces on its wrapped paths; summary lines."""
     kinematics = result.inverse_dynamics.kinematics
     with_muscles = muscle_joint_reactions(model, kinematics, result.muscle_forces)
@@ -284,8 +284,9 @@ def _reactions(out: Path, model: MusculoskeletalModel, result: StaticOptimizatio
             "model": str(MODEL), "q": kinematics.q, "u": kinematics.u, "udot": kinematics.udot,
             "muscle_names": np.array(result.muscle_names), "muscle_forces": result.muscle_forces})
     lines = ["", "## Joint reactions with the muscle forces applied (elbow flexion, FLV, no passive force)", "",
-             "trajopt applies the static-optimization muscle forces along straight lines between the .osim path",
-             f"points (wrap objects ignored: {', '.join(with_muscles.wrapped_muscles)}); OpenSim (child process)",
+             "trajopt applies the static-optimization muscle forces along the .osim's paths wrapped over cylinders",
+             "as OpenSim computes it, at the path and tangent points (ellipsoid wrap objects ignored: "
+             f"{', '.join(with_muscles.wrapped_muscles)}); OpenSim (child process)",
              "applies the same forces along its wrapped paths (JointReaction: parent on child, ground axes).", "",
              "| joint | max abs reaction force, OpenSim (N) | max abs Δ, trajopt with muscles (N) "
              "| max abs Δ, trajopt without muscles (N) |", "|---|---|---|---|"]
@@ -297,7 +298,7 @@ def _reactions(out: Path, model: MusculoskeletalModel, result: StaticOptimizatio
                     None if reference is None else kinematics.times,
                     None if reference is None else reference["forces_ground"][:, j],
                     reference_name="OpenSim JointReaction (wrapped paths)",
-                    ours_name="trajopt (straight-line paths)",
+                    ours_name="trajopt (wrapped paths, ellipsoids ignored)",
                     extra=("trajopt, muscles not applied", free.times, free.reaction_forces[:, j]))
         if reference is not None:
             opensim_forces = reference["forces_ground"][:, j]

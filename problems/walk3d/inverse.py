@@ -5,7 +5,9 @@ grf_walk.xml, mtp welded, pelvis residuals (250 N·m, 50 N, controls ±1), DeGro
 no passive fiber force, active force-length width ×1.5, OpenSim's FunctionBasedPathSet paths, reserves of 1 N·m
 on every other coordinate, coordinates.sto prescribed on t = 0.48..1.61 s, Hermite-Simpson with a 0.02 s mesh
 interval. Variants: ``--emg`` adds Moco's EMG tracking (weight 50, right soleus, gastrocnemii and tibialis
-anterior, EMG scaled by Perry and Burnfield 2010 peaks), ``--elastic-tendons`` compliant tendons.
+anterior, EMG scaled by Perry and Burnfield 2010 peaks), ``--elastic-tendons`` compliant tendons,
+``--knee-reaction WEIGHT`` Moco's MocoJointReactionGoal on both knees beside the effort (the muscles pull on the
+bodies along the .osim's wrapped geometric paths; compared with the effort-only solution).
 Writes the solution, activations vs Moco's solutions (and EMG), and a summary with the settings table.
 """
 
@@ -20,6 +22,7 @@ from trajopt.helptext import description
 from trajopt.analysis.inverse_goals import EmgTracking
 from trajopt.analysis.inverse_tendons import ElasticTendons, RigidTendons
 from trajopt.analysis.muscle_inverse import mesh_intervals
+from trajopt.analysis.reaction_goal import JointReactionGoal
 from trajopt.io import read_table
 from trajopt.io.output import default_output, fresh_output
 from trajopt.ocp import HermiteSimpson, Ipopt
@@ -35,6 +38,7 @@ EMG = HERE / "electromyography.sto"
 REFERENCE = HERE / "moco_inverse_reference"
 WINDOW = (0.48, 1.61)
 MESH_INTERVAL = 0.02
+KNEES = ("walker_knee_r", "walker_knee_l")
 # Moco's example: right-leg excitations track EMG, scaled to peak levels (Perry and Burnfield 2010).
 EMG_COLUMNS = {"soleus_r": "soleus", "gasmed_r": "gastrocnemius", "gaslat_r": "gastrocnemius",
                "tibant_r": "tibialis_anterior"}
@@ -83,42 +87,56 @@ def solve(inverse, mesh_interval: float = MESH_INTERVAL, tolerance: float = 1e-6
 
 
 def main(argv=None) -> int:
-    from trajopt.reports.muscle_inverse import write_report
+    from trajopt.reports.muscle_inverse import reaction_goal_section, write_report
 
     parser = argparse.ArgumentParser(prog="trajopt run walk3d-inverse", description=description(__doc__))
     parser.add_argument("--emg", action="store_true", help="add Moco's EMG tracking goal (weight 50)")
     parser.add_argument("--elastic-tendons", action="store_true", help="compliant tendons (implicit tendon force)")
+    parser.add_argument("--knee-reaction", type=float, metavar="WEIGHT",
+                        help="add Moco's MocoJointReactionGoal on both knees (walker_knee_r/l: force-x and force-y "
+                             "on the femur, in its frame) with this weight beside the effort; also solves the effort "
+                             "alone to compare (default folder ./trajopt_results/walk3d_inverse_knee)")
     parser.add_argument("--mesh-interval", type=float, default=MESH_INTERVAL, help="mesh interval in s (0.02)")
     parser.add_argument("--out", type=Path, default=None,
                         help="results folder, emptied of an earlier run's files (default "
                              "./trajopt_results/walk3d_inverse, with --emg ./trajopt_results/walk3d_inverse_emg)")
     args = parser.parse_args(argv)
-    out = fresh_output(args.out or default_output("walk3d_inverse_emg" if args.emg else "walk3d_inverse"))
+    variant = "walk3d_inverse" + ("_emg" if args.emg else "") + ("_knee" if args.knee_reaction is not None else "")
+    out = fresh_output(args.out or default_output(variant))
     started = time.perf_counter()
     inverse = build(args.emg, args.elastic_tendons, args.mesh_interval)
+    knee_goals = [] if args.knee_reaction is None else [
+        JointReactionGoal(joint, weight=args.knee_reaction, forces=(0, 1), moments=()) for joint in KNEES]
     loaded = time.perf_counter()
+    baseline = solve(inverse, args.mesh_interval) if knee_goals else None
+    compared = time.perf_counter()
+    inverse.goals += knee_goals
     solution = solve(inverse, args.mesh_interval)
     solved = time.perf_counter()
     tight = read_table(REFERENCE / "MocoInverse_tol1e-5_solution.sto")
     default = json.loads((REFERENCE / "moco_inverse_info.json").read_text())
     tight_info = json.loads((REFERENCE / "moco_inverse_tol1e-5_info.json").read_text())
-    same_problem = not (args.emg or args.elastic_tendons) and args.mesh_interval == MESH_INTERVAL
+    same_problem = not (args.emg or args.elastic_tendons or knee_goals) and args.mesh_interval == MESH_INTERVAL
     caveats = [] if same_problem else ["This variant is not Moco's problem: the comparison with Moco's solution shows "
                                        "how the variant changes activations, not agreement."]
     caveats.append(f"Moco's reference objective {default['objective']:.6g} (its default tolerance 1e-3, "
                    f"{default['iterations']} iterations, {default['wall_s']:.1f} s) is 5 % above the optimum: with "
                    f"tolerance 1e-5 Moco reaches {tight_info['objective']:.6g} ({tight_info['iterations']} iterations, "
                    f"{tight_info['wall_s']:.1f} s). The comparison below is against that converged solution.")
-    caveats.append("Joint reactions apply the muscle tensions along the .osim's straight-line path points (wrap "
-                   "objects ignored) with the ground reactions; the solve used the function-based paths, whose "
-                   "moment arms differ: the difference is in joint_reactions' generalized forces.")
+    caveats.append("Joint reactions apply the muscle tensions along the .osim's geometric paths (OpenSim's wrapped "
+                   "paths: path and tangent points) with the ground reactions; the solve used the function-based "
+                   "paths, whose moment arms differ slightly: the difference is in joint_reactions' generalized forces.")
+    caveats += list(dict.fromkeys(c.replace(goal.joint, "knee") for goal in knee_goals
+                                  for c in goal.caveats(inverse.model)))
+    sections = [] if baseline is None else reaction_goal_section(out, knee_goals, solution, baseline)
     emg = inverse.goals[0] if args.emg else None
     folder = write_report(out, solution, "Muscle-driven inverse of Moco's 3D walking example", reference=tight,
                           reference_name="Moco (tolerance 1e-5)",
                           reference_objective=tight_info["objective"] if same_problem else None,
-                          settings=SETTINGS, caveats=caveats, emg=emg,
+                          settings=SETTINGS, caveats=caveats, emg=emg, sections=sections,
                           timings={"load model, paths, loads, motion": loaded - started,
-                                   "build NLP and solve (IPOPT)": solved - loaded, "end to end": solved - started})
+                                   **({"effort-only solve (the comparison)": compared - loaded} if knee_goals else {}),
+                                   "build NLP and solve (IPOPT)": solved - compared, "end to end": solved - started})
     print(f"{solution.status}: objective {solution.objective:.6g} (Moco converged {tight_info['objective']:.6g}, "
           f"Moco default {default['objective']:.6g}), {solution.iterations} iterations, {solved - started:.1f} s; "
           f"results in {folder}")

@@ -1,12 +1,15 @@
 """Joint reaction loads with muscle forces applied, as OpenSim's JointReaction analysis after static optimization.
 
-A muscle's tension acts on the bodies at its path points; the joints then carry the rest of the
-load. Polynomial paths give lengths and moment arms but no points, so the loads use the muscles'
-*geometric* paths (``trajopt.paths.geometric``): straight segments between the .osim path points,
-wrap objects ignored. Where a path wraps, its straight-line moment arms differ from the wrapped
-(polynomial) ones the static optimization used; the joints then transmit the difference as a
-generalized force, reported as ``joint_generalized_forces`` (ID forces minus the straight-line
-muscles' generalized forces: ≈ residual actuators when the two path models agree).
+A muscle's tension acts on the bodies where its path touches them; the joints then carry the rest of
+the load. Polynomial and function-based paths give lengths and moment arms but no points, so the loads
+use the muscles' *geometric* paths from the .osim (``trajopt.paths.geometric``): the tension pulls along
+each straight part of OpenSim's wrapped path, at the path points and at the tangent points on the wrap
+objects' bodies (cylinders and spheres as OpenSim computes them; muscles whose ellipsoid or torus wrap
+objects are ignored are listed in ``wrapped_muscles``). The generalized forces of these loads are
+OpenSim's ``computeMomentArm``; where the solve used other moment arms (−∂l/∂q, polynomial or
+function-based paths) the joints transmit the difference as a generalized force, reported as
+``joint_generalized_forces`` (ID forces minus the muscles' generalized forces: the residual actuators
+when the path models agree).
 
 Loads: for each joint, what its parent applies to its child body (moment about the child joint
 frame's origin), in ``expressed_in`` axes ('ground', 'child', 'parent' or a body name).
@@ -15,6 +18,7 @@ frame's origin), in ``expressed_in`` axes ('ground', 'child', 'parent' or a body
 from __future__ import annotations
 
 import warnings
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,9 +26,10 @@ import casadi as ca
 import numpy as np
 
 from trajopt.analysis.inverse_dynamics import MotionKinematics
+from trajopt.errors import TrajoptInputError
 from trajopt.io import Table, write_csv, write_sto
 from trajopt.multibody import inverse_dynamics, joint_reaction_loads
-from trajopt.paths.geometric import GeometricPathWarning, geometric_path
+from trajopt.paths.geometric import GeometricPaths, GeometricPathWarning, geometric_path
 
 
 @dataclass(frozen=True)
@@ -39,7 +44,7 @@ class MuscleJointReactions:
     moments: np.ndarray
     speed_names: tuple[str, ...]
     joint_generalized_forces: np.ndarray  # (frames, speeds) still transmitted along the joints' free axes
-    wrapped_muscles: tuple[str, ...]  # whose wrap objects the straight-line paths ignore
+    wrapped_muscles: tuple[str, ...]  # whose (ellipsoid, torus) wrap objects the lines of action ignore
 
     def table(self) -> Table:
         """OpenSim JointReaction-style labels ``<joint>_on_<child>_in_<frame>_fx ... _mz``."""
@@ -56,42 +61,85 @@ class MuscleJointReactions:
         return [write_sto(folder / f"{prefix}.sto", self.table()), write_csv(folder / f"{prefix}.csv", self.table())]
 
 
-def straight_line_muscle_loads(model, q, u, tensions) -> tuple[ca.SX, ca.SX, tuple[str, ...]]:
-    """(body wrenches 6 x bodies, generalized forces nv, wrapped muscles) of ``tensions`` pulling along the
-    muscles' straight-line geometric paths at (q, u). Wrapped muscles are listed: their straight lines are not the
-    paths a solve with wrapping or surrogates used."""
-    multibody = model.multibody
-    wrenches = ca.SX.zeros(6, len(multibody.bodies))
-    mobility = ca.SX.zeros(multibody.nv)
-    wrapped = []
-    for k, name in enumerate(model.muscle_names):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", GeometricPathWarning)
-            path = geometric_path(model.osim, name, wrapping=False)  # loads on bodies: straight lines
-        if any(issubclass(w.category, GeometricPathWarning) for w in caught):
-            wrapped.append(name)
-        _, _, unit_wrenches, unit_generalized = path.function(q, u)
-        wrenches = wrenches + tensions[k] * unit_wrenches
-        mobility = mobility + tensions[k] * unit_generalized
-    return wrenches, mobility, tuple(wrapped)
+_GEOMETRIC_PATHS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _reaction_function(model, expressed_in: str) -> tuple[ca.Function, tuple[str, ...]]:
-    multibody = model.multibody
+def geometric_paths_of(model) -> tuple[tuple, tuple[str, ...]]:
+    """(the .osim's geometric path of every muscle, muscles whose wrap objects are ignored), built once per model."""
+    if model not in _GEOMETRIC_PATHS:
+        if isinstance(model.paths, GeometricPaths) and tuple(model.paths.muscles) == tuple(model.muscle_names):
+            _GEOMETRIC_PATHS[model] = (tuple(model.paths.paths), tuple(model.paths.wrapped_muscles))
+        elif getattr(model, "osim", None) is None:
+            raise TrajoptInputError(f"{type(model).__name__}: joint reactions with muscle forces need the muscles' "
+                                    "geometric paths, from a model loaded from an .osim")
+        else:
+            paths, ignored = [], []
+            for name in model.muscle_names:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", GeometricPathWarning)
+                    paths.append(geometric_path(model.osim, name))
+                if any(issubclass(w.category, GeometricPathWarning) for w in caught):
+                    ignored.append(name)
+            _GEOMETRIC_PATHS[model] = (tuple(paths), tuple(ignored))
+    return _GEOMETRIC_PATHS[model]
+
+
+def _unit_loads_function(path) -> ca.Function:
+    if any(w.surface.active for w in path.wraps):
+        return path.wrapped_loads_function
+    q = ca.SX.sym("q", path.model.nq)
+    wrenches, generalized = path.unit_tension_loads(q)
+    return ca.Function(f"{path.name}_unit_tension_loads", [q], [ca.vec(wrenches), generalized], {"cse": True})
+
+
+@dataclass(frozen=True)
+class MuscleUnitLoads:
+    """What a tension of 1 N in each muscle applies at each frame: ``wrenches`` (frames, muscles, 6, bodies; moment
+    about the body origin then force, ground axes) and ``generalized_forces`` (frames, muscles, nv) of moving path
+    points. ``ignored_wraps``: muscles whose (ellipsoid, torus) wrap objects the lines of action ignore."""
+
+    muscle_names: tuple[str, ...]
+    wrenches: np.ndarray
+    generalized_forces: np.ndarray
+    ignored_wraps: tuple[str, ...]
+
+    def applied(self, muscle_forces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(wrenches frames x 6 x bodies, generalized forces frames x nv) of ``muscle_forces`` (frames x muscles)."""
+        forces = np.asarray(muscle_forces, dtype=float)
+        return (np.einsum("fm,fmij->fij", forces, self.wrenches),
+                np.einsum("fm,fmv->fv", forces, self.generalized_forces))
+
+
+def muscle_unit_loads(model, q: np.ndarray, muscles=None) -> MuscleUnitLoads:
+    """The loads of unit tensions along the .osim's geometric paths of ``model``'s muscles (default all; others
+    zero) at the configurations ``q`` (frames x nq)."""
+    paths, ignored = geometric_paths_of(model)
+    q = np.atleast_2d(np.asarray(q, dtype=float))
+    frames, nb, nv = q.shape[0], len(model.multibody.bodies), model.multibody.nv
+    names = tuple(model.muscle_names)
+    chosen = names if muscles is None else tuple(muscles)
+    wrenches = np.zeros((frames, len(names), 6, nb))
+    generalized = np.zeros((frames, len(names), nv))
+    for name in chosen:
+        k = names.index(name)
+        w, g = _unit_loads_function(paths[k]).map(frames)(q.T)
+        wrenches[:, k] = np.asarray(w).T.reshape(frames, nb, 6).transpose(0, 2, 1)
+        generalized[:, k] = np.asarray(g).T
+    return MuscleUnitLoads(names, wrenches, generalized, tuple(m for m in ignored if m in chosen))
+
+
+def reaction_function(multibody, expressed_in: str = "ground") -> ca.Function:
+    """(q, u, udot, wrenches 6 nb) -> (reaction forces 3 x joints, moments 3 x joints, inverse-dynamics generalized
+    forces): affine in the wrenches."""
     q = ca.SX.sym("q", multibody.nq)
     u = ca.SX.sym("u", multibody.nv)
     udot = ca.SX.sym("udot", multibody.nv)
-    tensions = ca.SX.sym("muscle_forces", len(model.muscles))
-    external = ca.SX.sym("external_wrenches", 6 * len(multibody.bodies))
-    muscle_wrenches, mobility, wrapped = straight_line_muscle_loads(model, q, u, tensions)
-    wrenches = ca.reshape(external, 6, len(multibody.bodies)) + muscle_wrenches
+    external = ca.SX.sym("wrenches", 6 * len(multibody.bodies))
+    wrenches = ca.reshape(external, 6, len(multibody.bodies))
     forces, moments = joint_reaction_loads(multibody, q, u, udot, wrenches, expressed_in=expressed_in)
-    left = inverse_dynamics(multibody, q, u, udot, wrenches) - mobility
-    function = ca.Function("joint_reactions_with_muscles", [q, u, udot, tensions, external],
-                           [ca.vec(forces), ca.vec(moments), left],
-                           ["q", "u", "udot", "muscle_forces", "external_wrenches"],
-                           ["reaction_forces", "reaction_moments", "joint_generalized_forces"])
-    return function, wrapped
+    return ca.Function("joint_reactions", [q, u, udot, external],
+                       [ca.vec(forces), ca.vec(moments), inverse_dynamics(multibody, q, u, udot, wrenches)],
+                       ["q", "u", "udot", "wrenches"], ["reaction_forces", "reaction_moments", "generalized_forces"])
 
 
 def muscle_joint_reactions(model, kinematics: MotionKinematics, muscle_forces: np.ndarray,
@@ -99,13 +147,16 @@ def muscle_joint_reactions(model, kinematics: MotionKinematics, muscle_forces: n
     """Reactions of ``model`` (a ``MusculoskeletalModel``) along ``kinematics`` with ``muscle_forces``
     (frames x muscles, tensions in N) applied along the muscles' straight-line paths, and optional
     ``external_wrenches`` (frames x 6 x bodies, ground axes, as ``ExternalLoads.wrenches``)."""
-    function, wrapped = _reaction_function(model, expressed_in)
     n = kinematics.times.size
     nb = len(model.multibody.bodies)
-    external = np.zeros((6 * nb, n)) if external_wrenches is None else \
-        np.asarray(external_wrenches, float).transpose(1, 2, 0).reshape(6 * nb, n, order="F")
-    forces, moments, left = (np.asarray(x) for x in function.map(n)(
-        kinematics.q.T, kinematics.u.T, kinematics.udot.T, np.asarray(muscle_forces, float).T, external))
+    loads = muscle_unit_loads(model, kinematics.q)
+    wrenches, mobility = loads.applied(muscle_forces)
+    if external_wrenches is not None:
+        wrenches = wrenches + np.asarray(external_wrenches, float)
+    function = reaction_function(model.multibody, expressed_in)
+    forces, moments, tau = (np.asarray(x) for x in function.map(n)(
+        kinematics.q.T, kinematics.u.T, kinematics.udot.T, wrenches.transpose(0, 2, 1).reshape(n, 6 * nb).T))
+    left = tau - mobility.T
     joints = model.multibody.joints
     return MuscleJointReactions(
         times=kinematics.times,
@@ -116,5 +167,5 @@ def muscle_joint_reactions(model, kinematics: MotionKinematics, muscle_forces: n
         moments=moments.T.reshape(n, len(joints), 3),
         speed_names=tuple(model.speed_names),
         joint_generalized_forces=left.T,
-        wrapped_muscles=wrapped,
+        wrapped_muscles=loads.ignored_wraps,
     )

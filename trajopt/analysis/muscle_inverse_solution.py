@@ -141,8 +141,8 @@ class MuscleInverseSolution:
     def joint_reactions(self, expressed_in: str = "ground"):
         """Joint reaction loads at the grid points with the muscle forces applied along their .osim paths and the
         applied loads' wrenches (``trajopt.analysis.joint_reactions``; it states which muscles' wrap objects it
-        ignores). With function-based or polynomial paths the solve used other moment arms than these straight
-        lines: the difference is carried as ``joint_generalized_forces``."""
+        ignores). With function-based or polynomial paths the solve used other moment arms than these paths':
+        the difference is carried as ``joint_generalized_forces``."""
         from trajopt.analysis.joint_reactions import muscle_joint_reactions
 
         kinematics = self.variables.data.kinematics

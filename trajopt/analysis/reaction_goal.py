@@ -8,12 +8,15 @@ or the parent to the child, about that frame's origin and expressed in its axes 
 
 With the motion prescribed the load is affine in the muscle tensions: r(t) = r₀(t) + J(t)·F. Both are
 evaluated at the grid points and interpolated linearly in time, like the inverse's other grid data (exact at
-the grid points, which is where the collocation uses them). The muscles act on the bodies along their
-*geometric* paths (``trajopt.paths.geometric``), so the model must use geometric paths for its dynamics
-too: with function-based or polynomial paths the tensions are generalized forces, a joint's transmitted load
-does not depend on them, and the goal is refused rather than evaluated on a different path model. Wrapped
-paths are refused too: trajopt applies their tension as generalized forces, not yet as forces on the bodies
-at the tangent points.
+the grid points, which is where the collocation uses them). The muscles act on the bodies along the .osim's
+geometric paths (``trajopt.analysis.joint_reactions``: OpenSim's wrapped path, the tension applied at the
+path points and at the tangent points on the wrap objects' bodies), which is what OpenSim's
+``Joint::calcReactionOnParentExpressedInGround`` sees with ``GeometryPath`` muscles. Muscles whose ellipsoid
+or torus wrap objects trajopt ignores are refused. When the solve's paths are not those geometric paths
+(function-based or polynomial surrogates), the goal still applies the tensions along the geometric lines
+of action while the dynamics use the surrogate's moment arms: ``caveats`` says so, for the summary.
+(Moco's FunctionBasedPath applies generalized forces only, so with such paths OpenSim's reaction does not
+see the muscles at all.)
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 import casadi as ca
 import numpy as np
 
-from trajopt.analysis.joint_reactions import straight_line_muscle_loads
+from trajopt.analysis.joint_reactions import geometric_paths_of, muscle_unit_loads
 from trajopt.errors import TrajoptInputError
 from trajopt.multibody import joint_reaction_loads, point_position
 from trajopt.multibody.kinematics import body_pose
@@ -64,32 +67,25 @@ class JointReactionGoal:
             raise TrajoptInputError(f"JointReactionGoal {self.joint}: {len(self.component_weights)} component "
                                     f"weights for {count} components")
 
-    # -- the load as a function of the state and the tensions --------------------------------------------
-    def load_function(self, model) -> ca.Function:
-        """``load(q, u, udot, muscle_forces, external_wrenches)`` -> the chosen components (forces first)."""
-        if not isinstance(model.paths, GeometricPaths):
-            raise TrajoptInputError(
-                f"JointReactionGoal {self.joint}: the model's muscle paths are {type(model.paths).__name__}; a joint "
-                "reaction needs the muscles' geometric paths (load the model with geometric paths)")
-        multibody = model.multibody
-        names = [j.name for j in multibody.joints]
+    # -- the load as a function of the state and the bodies' wrenches ----------------------------------------
+    def joint_in(self, model):
+        names = [j.name for j in model.multibody.joints]
         if self.joint not in names:
             raise TrajoptInputError(f"JointReactionGoal: no joint {self.joint!r} in the model (joints: {names})")
-        joint = multibody.joints[names.index(self.joint)]
+        return model.multibody.joints[names.index(self.joint)]
+
+    def load_function(self, model) -> ca.Function:
+        """``load(q, u, udot, wrenches)`` -> the chosen components (forces first); ``wrenches`` 6 x bodies (moment
+        about the body origin, then force; ground axes), flattened body by body. Affine in the wrenches."""
+        multibody = model.multibody
+        joint = self.joint_in(model)
         q = ca.SX.sym("q", multibody.nq)
         u = ca.SX.sym("u", multibody.nv)
         udot = ca.SX.sym("udot", multibody.nv)
-        tensions = ca.SX.sym("muscle_forces", len(model.muscles))
-        external = ca.SX.sym("external_wrenches", 6 * len(multibody.bodies))
-        muscle_wrenches, _, wrapped = straight_line_muscle_loads(model, q, u, tensions)
-        if wrapped:
-            raise TrajoptInputError(
-                f"JointReactionGoal {self.joint}: muscle(s) {', '.join(wrapped[:6])}"
-                f"{' ...' if len(wrapped) > 6 else ''} wrap over wrap objects; trajopt applies a wrapped path's "
-                "tension as generalized forces, not yet as forces on the bodies, so its joint loads are not available")
-        wrenches = ca.reshape(external, 6, len(multibody.bodies)) + muscle_wrenches
+        external = ca.SX.sym("wrenches", 6 * len(multibody.bodies))
+        wrenches = ca.reshape(external, 6, len(multibody.bodies))
         forces, moments = joint_reaction_loads(multibody, q, u, udot, wrenches)  # on the child, ground axes
-        k = names.index(self.joint)
+        k = [j.name for j in multibody.joints].index(self.joint)
         force, moment = forces[:, k], moments[:, k]
         child_rotation, _ = body_pose(multibody, q, joint.child.body)
         frame_rotation = ca.mtimes(child_rotation, ca.DM(joint.child.rotation))
@@ -103,26 +99,66 @@ class JointReactionGoal:
         force = ca.mtimes(frame_rotation.T, force)
         moment = ca.mtimes(frame_rotation.T, moment)
         chosen = ca.vertcat(*[force[i] for i in self.forces], *[moment[i] for i in self.moments])
-        return ca.Function(f"reaction_{self.joint}", [q, u, udot, tensions, external], [chosen],
-                           ["q", "u", "udot", "muscle_forces", "external_wrenches"], ["load"])
+        return ca.Function(f"reaction_{self.joint}", [q, u, udot, external], [chosen],
+                           ["q", "u", "udot", "wrenches"], ["load"])
+
+    def acting_muscles(self, model) -> tuple[str, ...]:
+        """The muscles whose path touches a body distal to the joint (the others cannot change its load);
+        refuses those whose wrap objects trajopt ignores."""
+        multibody = model.multibody
+        distal = {self.joint_in(model).child.body}
+        grown = True
+        while grown:
+            grown = False
+            for j in multibody.joints:
+                if j.parent.body in distal and j.child.body not in distal:
+                    distal.add(j.child.body)
+                    grown = True
+        paths, ignored = geometric_paths_of(model)
+        acting = tuple(name for name, path in zip(model.muscle_names, paths)
+                       if {p.body for p in path.points} & distal or {w.surface.body for w in path.wraps} & distal)
+        refused = [m for m in acting if m in ignored]
+        if refused:
+            raise TrajoptInputError(
+                f"JointReactionGoal {self.joint}: muscle(s) {', '.join(refused[:6])}{' ...' if len(refused) > 6 else ''} "
+                "wrap over ellipsoid or torus wrap objects, which trajopt ignores: their loads on the bodies are not "
+                "OpenSim's")
+        return acting
+
+    def caveats(self, model) -> list[str]:
+        """What the summary must say about this goal on ``model``."""
+        if isinstance(model.paths, GeometricPaths) and model.paths.generalized_force:
+            return []
+        what = ("geometric paths with moment arms −∂l/∂q" if isinstance(model.paths, GeometricPaths)
+                else f"{type(model.paths).__name__} moment arms")
+        return [f"The {self.joint} reaction goal applies the muscle tensions along the .osim's geometric (wrapped) "
+                f"paths, while the dynamics use {what}: the two lines of action agree only as well as those moment "
+                "arms agree with OpenSim's computeMomentArm."]
 
     def affine_load(self, model, kinematics, external_wrenches=None):
         """(r₀ frames x components, J frames x components x muscles): load = r₀ + J · tensions at each frame."""
         load = self.load_function(model)
-        tensions = ca.SX.sym("F", len(model.muscles))
-        args = [ca.SX.sym(n, load.size1_in(i)) for i, n in enumerate(("q", "u", "udot"))]
-        external = ca.SX.sym("w", load.size1_in(4))
-        value = load(*args, tensions, external)
-        parts = ca.Function("affine", [*args, external],
-                            [ca.substitute(value, tensions, ca.DM.zeros(tensions.shape)), ca.jacobian(value, tensions)])
         n = kinematics.times.size
         nb = len(model.multibody.bodies)
-        ext = np.zeros((6 * nb, n)) if external_wrenches is None else \
-            np.asarray(external_wrenches, float).transpose(1, 2, 0).reshape(6 * nb, n, order="F")
-        offset, jacobian = parts.map(n)(kinematics.q.T, kinematics.u.T, kinematics.udot.T, ext)
-        components = load.size1_out(0)
-        return (np.asarray(offset).T,
-                np.asarray(jacobian).reshape(components, n, -1).transpose(1, 0, 2))
+        units = muscle_unit_loads(model, kinematics.q, self.acting_muscles(model))
+        ext = np.zeros((n, 6, nb)) if external_wrenches is None else np.asarray(external_wrenches, float)
+
+        def flat(wrenches):  # frames x 6 x bodies -> 6 nb x frames, body by body
+            return wrenches.transpose(0, 2, 1).reshape(wrenches.shape[0], 6 * nb).T
+
+        states = (kinematics.q.T, kinematics.u.T, kinematics.udot.T)
+        offset = np.asarray(load.map(n)(*states, flat(ext))).T
+        at_zero = np.asarray(load.map(n)(*states, np.zeros((6 * nb, n)))).T
+        muscles = units.wrenches.shape[1]
+        repeated = [np.repeat(x, muscles, axis=1) for x in states]
+        unit = np.asarray(load.map(n * muscles)(*repeated, flat(units.wrenches.reshape(n * muscles, 6, nb)))).T
+        jacobian = unit.reshape(n, muscles, -1) - at_zero[:, None, :]
+        return offset, jacobian.transpose(0, 2, 1)
+
+    def load_at(self, model, kinematics, muscle_forces, external_wrenches=None) -> np.ndarray:
+        """The chosen load components (frames x components, N and N·m) with ``muscle_forces`` (frames x muscles)."""
+        offset, jacobian = self.affine_load(model, kinematics, external_wrenches)
+        return offset + np.einsum("fcm,fm->fc", jacobian, np.asarray(muscle_forces, dtype=float))
 
     # -- the goal on a built inverse problem ----------------------------------------------------------------
     def goal(self, variables):

@@ -25,8 +25,8 @@ capacity omits cos α, the pennation factor; trajopt keeps it, as the muscle's t
 Joint reactions: the result carries those of inverse dynamics without muscle forces
 (``trajopt.analysis.inverse_dynamics``; polynomial paths have no points of application).
 ``StaticOptimization.joint_reactions(result)`` applies the muscle forces along the muscles'
-straight-line .osim paths (wrap objects ignored; ``trajopt.analysis.joint_reactions``): exact
-for unwrapped muscles, approximate for wrapped ones.
+.osim paths (``trajopt.analysis.joint_reactions``: OpenSim's wrapped paths over cylinders and spheres, at
+the path and tangent points; muscles whose ellipsoid or torus wrap objects are ignored are listed).
 """
 
 from __future__ import annotations
@@ -269,7 +269,7 @@ class StaticOptimization:
         )
 
     def joint_reactions(self, result: StaticOptimizationResult, expressed_in: str = "ground"):
-        """Joint reactions with ``result``'s muscle forces applied along straight-line paths (see module doc)."""
+        """Joint reactions with ``result``'s muscle forces applied along the .osim's paths (see module doc)."""
         from trajopt.analysis.joint_reactions import muscle_joint_reactions
 
         return muscle_joint_reactions(self.model, self.inverse_dynamics.kinematics, result.muscle_forces, expressed_in)

@@ -279,17 +279,41 @@ class GeometricPath:
     def length(self, q):
         """Path length l(q) (m)."""
         if any(w.surface.active for w in self.wraps):
-            return self.wrapped_length(q)
+            return self.wrapped_length_function(q)
         return self.function(q, ca.DM.zeros(self.model.nv))[0]
+
+    @cached_property
+    def wrapped_length_function(self) -> ca.Function:
+        """casadi Function q -> the wrapped path's length, built once in SX (callable on numbers too: the path's
+        selections evaluate both branches, so it is never evaluated as numbers directly)."""
+        q = ca.SX.sym("q", self.model.nq)
+        return ca.Function(f"geometric_path_{_safe(self.name)}_length", [q], [self.wrapped_length(q)], ["q"],
+                           ["length"], {"cse": True})
 
     def lengthening_speed(self, q, u):
         """l̇(q, u) (m/s), exact from the velocities of the path points."""
         return self.function(q, u)[1]
 
     def unit_tension_loads(self, q):
-        """(wrenches 6 x nb, generalized forces nv) a tension of 1 N applies to the model."""
+        """(wrenches 6 x nb, generalized forces nv) a tension of 1 N applies to the model: forces on the bodies
+        at the path points (and at the tangent points of a wrapped path, on the wrap object's body), and the
+        generalized forces of moving points. Their generalized forces are OpenSim's computeMomentArm."""
+        if any(w.surface.active for w in self.wraps):
+            wrenches, generalized = self.wrapped_loads_function(q)
+            return ca.reshape(wrenches, 6, len(self.model.bodies)), generalized
         result = self.function(q, ca.DM.zeros(self.model.nv))
         return result[2], result[3]
+
+    @cached_property
+    def wrapped_loads_function(self) -> ca.Function:
+        """casadi Function q -> (wrenches as a 6 nb vector, body by body; generalized forces nv) of a unit tension
+        along the wrapped path (`trajopt.paths.wrapping.forces.unit_tension_loads`)."""
+        from trajopt.paths.wrapping.forces import unit_tension_loads
+
+        q = ca.SX.sym("q", self.model.nq)
+        wrenches, generalized = unit_tension_loads(self, q)
+        return ca.Function(f"geometric_path_{_safe(self.name)}_loads", [q], [ca.vec(wrenches), generalized],
+                           ["q"], ["wrenches", "generalized_forces"], {"cse": True})
 
     def __repr__(self):
         return f"GeometricPath({self.name!r}, points={len(self.points)})"

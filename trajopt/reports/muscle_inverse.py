@@ -123,8 +123,9 @@ def summary_lines(solution, title: str, settings: list[tuple[str, str, str]] | N
 
 def write_report(folder, solution, title: str, reference=None, reference_name: str = "Moco",
                  reference_objective: float | None = None, settings=None, timings=None, caveats=(),
-                 emg=None) -> Path:
-    """Solution files, figures and ``summary.md`` in ``folder`` (created); returns the folder."""
+                 emg=None, sections=()) -> Path:
+    """Solution files, figures and ``summary.md`` in ``folder`` (created); returns the folder. ``sections``:
+    extra markdown lines placed before the list of files."""
     from trajopt.io.output import fresh_output
 
     folder = fresh_output(folder)
@@ -135,8 +136,44 @@ def write_report(folder, solution, title: str, reference=None, reference_name: s
     lines = summary_lines(solution, title, settings, comparison, reference_objective, timings)
     if caveats:
         lines[2:2] = ["**Caveats**", ""] + [f"- {c}" for c in caveats] + [""]
+    lines += list(sections)
     lines += ["## Files", "", "`solution.sto` (Moco's labels), `activations.sto`, `excitations.sto`, `actuators.sto` "
               "(actuator forces), `forces.sto` (tendon and actuator forces), `joint_reactions.sto` (each also .csv); "
               "`figures/activations.png`.", ""]
     (folder / "summary.md").write_text("\n".join(lines))
     return folder
+
+
+def reaction_goal_section(folder, goals, solution, baseline, baseline_name: str = "effort only") -> list[str]:
+    """Markdown lines and a figure (``figures/joint_reactions_goal.png``) comparing the loads the
+    ``JointReactionGoal``s minimize at ``solution`` with those at ``baseline`` (the same problem without them)."""
+    plt = _pyplot()
+    inverse = solution.inverse
+    kinematics = solution.variables.data.kinematics
+    wrenches = solution.variables.external_wrenches
+    lines = ["## Joint reaction goals", "",
+             f"Resultant of each goal's load components (N), at the grid points, with and without the goal "
+             f"({baseline_name}: objective {baseline.objective:.6g}).", "",
+             "| joint (components) | peak, with goal | peak, " + baseline_name + " | mean, with goal | mean, "
+             + baseline_name + " |", "|---|---|---|---|---|"]
+    figure, axes = plt.subplots(len(goals), 1, figsize=(7, 2.6 * len(goals)), squeeze=False)
+    for goal, axis in zip(goals, axes[:, 0]):
+        with_goal = np.linalg.norm(goal.load_at(inverse.model, kinematics, solution.muscle_forces, wrenches), axis=1)
+        without = np.linalg.norm(goal.load_at(inverse.model, kinematics, baseline.muscle_forces, wrenches), axis=1)
+        parts = ", ".join([f"force-{'xyz'[i]}" for i in goal.forces] + [f"moment-{'xyz'[i]}" for i in goal.moments])
+        lines.append(f"| {goal.joint} ({parts}) | {with_goal.max():.1f} | {without.max():.1f} | "
+                     f"{with_goal.mean():.1f} | {without.mean():.1f} |")
+        axis.plot(solution.times, without, label=baseline_name)
+        axis.plot(solution.times, with_goal, label=f"with the {goal.joint} goal (weight {goal.weight:g})")
+        axis.set_ylabel(f"{goal.joint} (N)")
+        axis.legend(fontsize=7)
+    axes[-1, 0].set_xlabel("time (s)")
+    figure.tight_layout()
+    (Path(folder) / "figures").mkdir(parents=True, exist_ok=True)
+    figure.savefig(Path(folder) / "figures" / "joint_reactions_goal.png", dpi=110)
+    plt.close(figure)
+    effort = solution.effort_terms()
+    lines += ["", "Effort terms with the goals: " + ", ".join(f"{k} {v:.6g}" for k, v in effort.items())
+              + "; without: " + ", ".join(f"{k} {v:.6g}" for k, v in baseline.effort_terms().items()) + ".",
+              "Figure: `figures/joint_reactions_goal.png`.", ""]
+    return lines

@@ -38,6 +38,7 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("muscle-curves", ("run", "muscle-curves", "--out", "{results}/muscle_curves")),
     ("walk3d-inverse", ("run", "walk3d-inverse", "--out", "{results}/walk3d_inverse")),
     ("walk3d-inverse emg", ("run", "walk3d-inverse", "--emg", "--out", "{results}/walk3d_inverse_emg")),
+    ("walk3d-inverse knee", ("run", "walk3d-inverse", "--knee-reaction", "0.1", "--out", "{results}/walk3d_inverse_knee")),
     *((f"bench {name}", ("bench", name, "--out", f"{{results}}/benchmarks/{name.replace('-', '_')}.json"))
       for name in ("dynamics", "paths", "static-optimization", "reaching", "gait2d", "nlp-derivatives",
                    "walk3d-inverse", "walk3d-static-optimization")),

@@ -157,9 +157,11 @@ def main(argv=None) -> int:
                            ElasticTendons() if args.elastic_tendons else RigidTendons())
     if args.emg:
         inverse.goals.append(emg_goal(args.emg, inverse.model.muscle_names, args.emg_weight))
+    goal_caveats = []
     for joint, weight in args.joint_reaction:
         goal = JointReactionGoal(joint, weight=_number(weight, "--joint-reaction weight"), forces=(0, 1), moments=())
-        goal.load_function(inverse.model)  # refuses non-geometric paths and unknown joints before the solve
+        goal.acting_muscles(inverse.model)  # refuses unknown joints and ignored wrap objects before the solve
+        goal_caveats += goal.caveats(inverse.model)
         inverse.goals.append(goal)
     loaded = time.perf_counter()
     print(f"trajopt muscle-inverse: {len(inverse.model.muscle_names)} muscles, "
@@ -168,7 +170,7 @@ def main(argv=None) -> int:
     solution = inverse.solve(HermiteSimpson(mesh_intervals(inverse.duration, args.mesh_interval)),
                              Ipopt(tol=args.tolerance, print_level=5, max_iterations=args.max_iterations))
     solved = time.perf_counter()
-    caveats = list(inverse.model.notes)
+    caveats = list(inverse.model.notes) + goal_caveats
     extra = [label for label in read_motion(args.coordinates).labels
              if label not in inverse.model.coordinate_names and not label.endswith("/speed")]
     if extra:

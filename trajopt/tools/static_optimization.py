@@ -4,7 +4,7 @@
 Per frame: minimize Σ a² + Σ r² with muscles and reserve actuators (optimal force ``--reserves``, on every
 coordinate) reproducing inverse dynamics. With CoordinateCouplerConstraints the balance is written about the
 independent coordinates (the reduced form). Writes ``DIR/activations.sto``, ``DIR/forces.sto``,
-``DIR/reserves.sto``, ``DIR/joint_reactions.sto`` (muscle forces applied along the .osim's straight-line paths),
+``DIR/reserves.sto``, ``DIR/joint_reactions.sto`` (muscle forces applied along the .osim's wrapped paths),
 figures in ``DIR/figures`` and ``DIR/summary.md``.
 """
 
