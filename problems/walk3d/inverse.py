@@ -128,7 +128,8 @@ def main(argv=None) -> int:
                    "paths, whose moment arms differ slightly: the difference is in joint_reactions' generalized forces.")
     caveats += list(dict.fromkeys(c.replace(goal.joint, "knee") for goal in knee_goals
                                   for c in goal.caveats(inverse.model)))
-    sections = [] if baseline is None else reaction_goal_section(out, knee_goals, solution, baseline)
+    sections = None if baseline is None else (
+        lambda folder: reaction_goal_section(folder, knee_goals, solution, baseline))
     emg = inverse.goals[0] if args.emg else None
     folder = write_report(out, solution, "Muscle-driven inverse of Moco's 3D walking example", reference=tight,
                           reference_name="Moco (tolerance 1e-5)",

@@ -123,9 +123,9 @@ def summary_lines(solution, title: str, settings: list[tuple[str, str, str]] | N
 
 def write_report(folder, solution, title: str, reference=None, reference_name: str = "Moco",
                  reference_objective: float | None = None, settings=None, timings=None, caveats=(),
-                 emg=None, sections=()) -> Path:
+                 emg=None, sections=None) -> Path:
     """Solution files, figures and ``summary.md`` in ``folder`` (created); returns the folder. ``sections``:
-    extra markdown lines placed before the list of files."""
+    ``folder -> markdown lines`` placed before the list of files (it may write figures there)."""
     from trajopt.io.output import fresh_output
 
     folder = fresh_output(folder)
@@ -136,7 +136,8 @@ def write_report(folder, solution, title: str, reference=None, reference_name: s
     lines = summary_lines(solution, title, settings, comparison, reference_objective, timings)
     if caveats:
         lines[2:2] = ["**Caveats**", ""] + [f"- {c}" for c in caveats] + [""]
-    lines += list(sections)
+    if sections is not None:
+        lines += list(sections(folder))
     lines += ["## Files", "", "`solution.sto` (Moco's labels), `activations.sto`, `excitations.sto`, `actuators.sto` "
               "(actuator forces), `forces.sto` (tendon and actuator forces), `joint_reactions.sto` (each also .csv); "
               "`figures/activations.png`.", ""]
