@@ -20,9 +20,14 @@ from trajopt.helptext import description
 from trajopt.errors import TrajoptInputError
 
 # (label, trajopt arguments with {results} for the results folder); in order (the gait2d prediction's summary
-# reads the mirrored-excitations record, so that variant runs first).
+# reads the mirrored-excitations record, so that variant runs first; the arm26 motion runs write inside the main
+# job's folder, which the main job empties, so they run after it).
 COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("arm26-static-optimization", ("run", "arm26-static-optimization", "--out", "{results}/arm26_static_optimization")),
+    *((f"arm26-static-optimization motion {stem}",
+       ("run", "arm26-static-optimization", "--motion", f"problems/arm26_static_optimization/{stem}.mot",
+        "--out", f"{{results}}/arm26_static_optimization/motion_{stem}"))
+      for stem in ("shoulder_elbow_0_90_minjerk", "shoulder60_elbow90_minjerk")),
     ("arm26-reaching", ("run", "arm26-reaching", "--out", "{results}/arm26_reaching")),
     ("arm26-reaching free duration", ("run", "arm26-reaching", "--duration", "free", "--final-time-weight", "0.1",
                                       "--skip-comparisons", "--out", "{results}/arm26_reaching")),
