@@ -1,0 +1,280 @@
+"""Wrapping over an ellipsoid as OpenSim 4.6 computes it (WrapEllipsoid::wrapLine).
+
+The ellipsoid has semi-axes `radii` along the wrap frame's axes, centred at its origin. OpenSim scales
+all coordinates by 3 / sum(radii) and then:
+1. a point inside the ellipsoid: no wrap (INSIDE_RADIUS); the two points in line with the centre, or a
+   segment that does not cross the ellipsoid: NO_WRAP; otherwise the wrap is MANDATORY_WRAP;
+2. a point c1 on the surface fixes the wrap plane (through both points and c1). 'hybrid' blends two
+   estimates by how parallel the segment is to a coordinate axis: Frans' (the closest surface point to
+   where the segment crosses that axis' coordinate plane) and the fan (the mean direction from 298
+   points of the chord inside the ellipsoid to their closest surface points); 'axial' uses Frans',
+   'midpoint' the closest point to the chord's midpoint. A quadrant mirrors c1 onto the active side
+   (pulled back toward the mirror plane by the fan's weight);
+3. the tangent points are where lines from each point in the plane touch the plane's ellipse
+   (OpenSim solves this by Levenberg-Marquardt from c1 to a residual of 1e-8; here in closed form, by
+   mapping the ellipsoid to the unit sphere, where the plane's ellipse is a circle);
+4. the wrap length is the polyline of floor(chord / 1 mm) segments (at most 499) between the tangent
+   points, through the surface points at equal angles about the point where the plane meets the
+   coordinate axis most normal to it. With a quadrant, a first or last piece that turns back toward
+   its end point means the wrap goes the long way round the plane's ellipse instead.
+
+The closest-point problems are OpenSim's Newton iterations on Eberly's polynomials (Graphics Gems IV),
+unrolled to a fixed count (measured: <= 19 iterations converge in 99.9 % of random points).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import casadi as ca
+
+from trajopt.paths.wrapping.vectors import (
+    INSIDE_RADIUS, MANDATORY_WRAP, NO_WRAP, ROUNDOFF_ERROR, dsign, normalize_or_zero, safe_acos, safe_sqrt, select,
+    unit,
+)
+
+TOLERANCE_1 = 1e-4  # ELLIPSOID_TOLERANCE_1
+MU_BLEND_MIN = 0.7073  # 100 % fan
+MU_BLEND_MAX = 0.9  # 100 % Frans
+FAN_SAMPLES = 300
+SV_BOUNDARY_BLEND = 0.3
+SEGMENT = 0.001  # m, CalcDistanceOnEllipsoid's desired segment length
+MAX_SEGMENTS = 499
+NEWTON = 24  # iterations of the closest-point Newton solves (OpenSim: up to 64, stopping at |f| < 1e-9)
+
+
+def _guard(x):
+    """x, or 1 where x is 0 (a denominator whose other branch is selected)."""
+    return ca.if_else(x == 0, 1, x)
+
+
+def _near_zero(x):
+    return ca.fabs(x) <= ROUNDOFF_ERROR
+
+
+def _ellipse_newton(a, b, u, v):
+    """WrapEllipsoid::closestPointToEllipse away from the axes: (x, y)."""
+    a2, b2 = a * a, b * b
+    a2u2, b2v2 = a2 * u * u, b2 * v * v
+    t = ca.if_else((u / a) ** 2 + (v / b) ** 2 < 1, 0, max(a, b) * ca.sqrt(u * u + v * v))
+    for _ in range(NEWTON):
+        p, q = t + a2, t + b2
+        f = p * p * q * q - a2u2 * q * q - b2v2 * p * p
+        fp = 2 * (p * q * (p + q) - a2u2 * q - b2v2 * p)
+        t = t - f / _guard(fp)
+    return a2 * u / _guard(t + a2), b2 * v / _guard(t + b2)
+
+
+def _closest_to_ellipse(a, b, u, v):
+    """Closest point (x, y) on the ellipse (x/a)^2 + (y/b)^2 = 1 to (u, v), with OpenSim's cases near
+    the axes."""
+    near_u, near_v = _near_zero(u), _near_zero(v)
+    # both near the origin
+    both = (select(u < 0, -a, a), v) if a < b else (u, select(v < 0, -b, b))
+    # u == 0
+    if a >= b:
+        on_u = (u, select(v >= 0, b, -b))
+    else:
+        y = b * b * v / (b * b - a * a)
+        inner = (a * ca.sqrt(ca.fabs(1 - (y / b) ** 2)), y)
+        far = ca.fabs(v) >= b - a * a / b
+        on_u = (select(far, u, inner[0]), select(far, select(v >= 0, b, -b), inner[1]))
+    # v == 0
+    if b >= a:
+        on_v = (select(u >= 0, a, -a), v)
+    else:
+        x = a * a * u / (a * a - b * b)
+        inner = (x, b * ca.sqrt(ca.fabs(1 - (x / a) ** 2)))
+        far = ca.fabs(u) >= a - b * b / a
+        on_v = (select(far, select(u >= 0, a, -a), inner[0]), select(far, v, inner[1]))
+    general = _ellipse_newton(a, b, u, v)
+    return tuple(select(ca.logic_and(near_u, near_v), both[k], select(near_u, on_u[k], select(near_v, on_v[k],
+                                                                                              general[k])))
+                 for k in range(2))
+
+
+def _closest_in_plane(radii, point, axis):
+    """findClosestPoint with specialCaseAxis `axis`: the point keeps its `axis` coordinate, the other two
+    are the closest point of the cross-section ellipse (OpenSim's orders: yz, zx, xy)."""
+    j, k = {0: (1, 2), 1: (2, 0), 2: (0, 1)}[axis]
+    x_j, x_k = _closest_to_ellipse(radii[j], radii[k], point[j], point[k])
+    out = [None, None, None]
+    out[axis], out[j], out[k] = point[axis], x_j, x_k
+    return ca.vertcat(*out)
+
+
+@lru_cache(maxsize=None)
+def _closest_general(radii: tuple) -> ca.Function:
+    """findClosestPoint's general case (Newton on the sextic in t): u -> closest surface point."""
+    u = ca.SX.sym("u", 3)
+    a2 = [r * r for r in radii]
+    c = [a2[i] * u[i] ** 2 for i in range(3)]
+    t = ca.if_else(sum((u[i] / radii[i]) ** 2 for i in range(3)) < 1, 0, max(radii) * ca.norm_2(u))
+    for _ in range(NEWTON):
+        p, q, r = t + a2[0], t + a2[1], t + a2[2]
+        f = (p * q * r) ** 2 - c[0] * (q * r) ** 2 - c[1] * (p * r) ** 2 - c[2] * (p * q) ** 2
+        fp = 2 * (p * q * r * (q * r + p * r + p * q) - c[0] * q * r * (q + r) - c[1] * p * r * (p + r)
+                  - c[2] * p * q * (p + q))
+        t = t - f / _guard(fp)
+    x = ca.vertcat(*[a2[i] * u[i] / _guard(t + a2[i]) for i in range(3)])
+    return ca.Function("ellipsoid_closest_point", [u], [x])
+
+
+def _closest(radii, point):
+    """findClosestPoint(..., specialCaseAxis=-1): points within 2e-13 of a coordinate plane use the
+    narrowest such cross-section."""
+    result = _closest_general(tuple(radii))(point)
+    sums = [sum(radii) - radii[i] for i in range(3)]
+    for i in sorted(range(3), key=lambda i: -sums[i]):  # narrowest last, so it wins
+        result = select(_near_zero(point[i]), _closest_in_plane(radii, point, i), result)
+    return result
+
+
+def _tangent_point(point, e, start, radii, vs, vs4):
+    """The tangent point from `point` to the ellipse where the plane vs . x + vs4 = 0 cuts the ellipsoid,
+    the one of the two nearer `start` (OpenSim's Levenberg-Marquardt starts there); `point` itself when
+    it is on the surface (|e| < 1e-4)."""
+    a = ca.DM(radii)
+    normal = vs * a
+    size = ca.norm_2(normal)
+    n, d = normal / size, vs4 / size
+    centre = -d * n
+    rho2 = 1 - d * d
+    y = point / a
+    offset, distance = normalize_or_zero(y - centre)
+    foot = centre + rho2 / _guard(distance) * offset
+    half = ca.sqrt(rho2) * safe_sqrt(1 - rho2 / _guard(distance ** 2))
+    across = ca.cross(n, offset)
+    plus, minus = a * (foot + half * across), a * (foot - half * across)
+    nearer = select(ca.sumsqr(plus - start) <= ca.sumsqr(minus - start), plus, minus)
+    return select(ca.fabs(e) < TOLERANCE_1, point, nearer)
+
+
+def _surface_points(r1, r2, radii, vs, vs4, factor, far_side, count):
+    """CalcDistanceOnEllipsoid: (length, first interior point, last interior point, segments)."""
+    a = ca.DM(radii)
+    chord = ca.norm_2(r1 - r2) / factor
+    segments = ca.fmin(ca.floor(chord / SEGMENT), MAX_SEGMENTS)
+    short = chord < SEGMENT
+    axis_weights = [ca.fabs(vs[i]) for i in range(3)]
+    imax = select(axis_weights[1] > axis_weights[0], 1, 0)
+    imax = select(axis_weights[2] > select(imax == 1, axis_weights[1], axis_weights[0]), 2, imax)
+    u = ca.vertcat(*[imax == i for i in range(3)])
+    mu = -vs4 / _guard(ca.dot(vs, u))
+    a0 = mu * u
+    ar1, _ = normalize_or_zero(r1 - a0)
+    ar2, _ = normalize_or_zero(r2 - a0)
+    phi0 = safe_acos(ca.dot(ar1, ar2))
+    n = ca.fmax(segments, 1)
+    dphi = select(far_side, -(2 * math.pi - phi0) / n, phi0 / n)
+    vsz, _ = normalize_or_zero(ca.cross(ar1, ar2))
+    vsy = ca.cross(vsz, ar1)
+    f2 = a0 / a
+    previous, length = r1, 0
+    first, last = r1, r1
+    for k in range(1, count + 1):
+        phi = k * dphi
+        r = ca.cos(phi) * ar1 + ca.sin(phi) * vsy
+        f1 = r / a
+        aa, bb, cc = ca.dot(f1, f1), 2 * ca.dot(f1, f2), ca.dot(f2, f2) - 1
+        mu3 = (-bb + safe_sqrt(bb * bb - 4 * aa * cc)) / (2 * aa)
+        here = select(k < segments, a0 + mu3 * r, r2)
+        length = length + select(k <= segments, ca.norm_2(here - previous), 0)
+        first = select(k == 1, here, first)
+        last = select(k == segments - 1, here, last)
+        previous = here
+    return select(short, ca.norm_2(r1 - r2), length), first, last, select(short, 1, segments)
+
+
+def _plane_point(p1, p2, r1, r2, radii, method):
+    """(c1, sv-independent start points, mu after blending, fan weight or -inf): the wrap plane's point."""
+    p1p2 = p1 - p2
+    r1r2 = r2 - r1
+    mu_all = [ca.fabs(v) for v in ca.vertsplit(unit(p1p2))]
+    t = [-r1[i] / _guard(r1r2[i]) for i in range(3)]
+    frans = [_closest_in_plane(radii, r1 + t[i] * r1r2, i) for i in range(3)]
+    best = select(mu_all[1] > mu_all[0], 1, 0)
+    best = select(mu_all[2] > select(best == 1, mu_all[1], mu_all[0]), 2, best)
+    mu = sum((best == i) * mu_all[i] for i in range(3))
+    t_best = sum((best == i) * t[i] for i in range(3))
+    c1_frans = sum((best == i) * frans[i] for i in range(3))
+    if method == "midpoint":
+        c1 = _closest(radii, r1 + 0.5 * r1r2)
+        return c1, c1, c1, mu, -ca.inf
+    if method == "axial":
+        inside = ca.logic_and(t_best > 0, t_best < 1)
+        return c1_frans, select(inside, c1_frans, r1), select(inside, c1_frans, r2), mu, -ca.inf
+    s = select(ca.logic_or(t_best < 0, t_best > 1), 0,
+               select(t_best < SV_BOUNDARY_BLEND, t_best / SV_BOUNDARY_BLEND,
+                      select(t_best > 1 - SV_BOUNDARY_BLEND, (1 - t_best) / SV_BOUNDARY_BLEND, 1)))
+    mu = select(ca.logic_and(mu > MU_BLEND_MIN, s < 1), MU_BLEND_MIN + s * (mu - MU_BLEND_MIN), mu)
+    samples = ca.horzcat(*[r1 + (i / FAN_SAMPLES) * r1r2 for i in range(1, FAN_SAMPLES - 1)])
+    closest = _closest_general(tuple(radii)).map(FAN_SAMPLES - 2)(samples)
+    blades = closest - samples
+    blades = blades / ca.repmat(ca.if_else(ca.sum1(blades ** 2) > 0, ca.sqrt(ca.sum1(blades ** 2)), 1), 3, 1)
+    direction = unit(ca.sum2(blades))
+    fan_c1 = _closest(radii, r1 + 0.5 * r1r2 + direction)
+    tt = (mu - MU_BLEND_MIN) / (MU_BLEND_MAX - MU_BLEND_MIN)
+    blended = _closest(radii, tt * c1_frans + (1 - tt) * fan_c1)
+    c1 = select(mu <= MU_BLEND_MIN, fan_c1, select(mu < MU_BLEND_MAX, blended, c1_frans))
+    fan_weight = select(mu <= MU_BLEND_MIN, 1, select(mu < MU_BLEND_MAX, 1 - tt, -ca.inf))
+    return c1, c1, c1, mu, fan_weight
+
+
+def _ellipsoid(radii_m, axis, sign, method):
+    p1_m, p2_m = ca.SX.sym("p1", 3), ca.SX.sym("p2", 3)
+    factor = 3.0 / sum(radii_m)
+    radii = tuple(r * factor for r in radii_m)
+    a = ca.DM(radii)
+    p1, p2 = p1_m * factor, p2_m * factor
+    p1e, p2e = ca.sumsqr(p1 / a) - 1, ca.sumsqr(p2 / a) - 1
+    inside = ca.logic_or(p1e < -TOLERANCE_1, p2e < -TOLERANCE_1)
+    collinear = ca.fabs(ca.dot(unit(p1), unit(p2)) - 1) < TOLERANCE_1
+    p1p2 = p1 - p2
+    f1, f2 = p1p2 / a, p2 / a
+    aa, bb, cc = ca.dot(f1, f1), 2 * ca.dot(f1, f2), ca.dot(f2, f2) - 1
+    disc = bb * bb - 4 * aa * cc
+    l1 = (-bb + safe_sqrt(disc)) / (2 * _guard(aa))
+    l2 = (-bb - safe_sqrt(disc)) / (2 * _guard(aa))
+    crosses = ca.logic_and(disc >= 0, ca.logic_and(ca.logic_and(l1 > 0, l1 < 1), ca.logic_and(l2 > 0, l2 < 1)))
+    # Off the crossing case the intersection points are made up so that every branch stays finite.
+    r1 = select(crosses, p2 + l1 * p1p2, ca.DM([radii[0], 0, 0]))
+    r2 = select(crosses, p2 + l2 * p1p2, ca.DM([0, radii[1], 0]))
+    c1, start1, start2, mu, fan_weight = _plane_point(p1, p2, r1, r2, radii, method)
+    if sign != 0:
+        flip = dsign(c1[axis]) != sign
+        mirrored = ca.vertcat(*[-c1[i] if i == axis else c1[i] for i in range(3)])
+        weight = select(fan_weight == -ca.inf, 1 - (mu - MU_BLEND_MIN) / (MU_BLEND_MAX - MU_BLEND_MIN), fan_weight)
+        weight = ca.fmin(weight, 1)
+        pulled = ca.vertcat(*[mirrored[i] * (1 - weight) if i == axis else mirrored[i] for i in range(3)])
+        mirrored_c1 = select(weight > 0, _closest(radii, pulled), mirrored)
+        start1, start2 = select(flip, mirrored, start1), select(flip, mirrored, start2)
+        c1 = select(flip, mirrored_c1, c1)
+    vs = unit(ca.cross(p1p2, p1 - c1))
+    vs4 = -ca.dot(vs, c1)
+    t1 = _tangent_point(p1, p1e, start1, radii, vs, vs4)
+    t2 = _tangent_point(p2, p2e, start2, radii, vs, vs4)
+    count = min(MAX_SEGMENTS, int(math.ceil(2 * max(radii_m) / SEGMENT)) + 2)  # chords are at most 2 max(radii)
+    length, w1, w2, segments = _surface_points(t1, t2, radii, vs, vs4, factor, 0, count)
+    if sign != 0:
+        back1 = ca.dot(unit(p1 - t1), unit(w1 - t1)) > 0
+        back2 = ca.dot(unit(p2 - t2), unit(w2 - t2)) > 0
+        far = ca.logic_and(segments >= 2, ca.logic_or(back1, back2))
+        far_length, _, _, _ = _surface_points(t1, t2, radii, vs, vs4, factor, 1, count)
+        length = select(far, far_length, length)
+    code = select(inside, INSIDE_RADIUS, select(ca.logic_or(collinear, ca.logic_not(crosses)), NO_WRAP,
+                                                MANDATORY_WRAP))
+    applied = code >= MANDATORY_WRAP
+    return (p1_m, p2_m), (code, select(applied, t1 / factor, p1_m), select(applied, t2 / factor, p2_m),
+                          select(applied, length / factor, 0))
+
+
+@lru_cache(maxsize=None)
+def ellipsoid_wrap(radii: tuple, axis: int, sign: int, method: str) -> ca.Function:
+    """casadi Function (p1, p2) -> (code, r1, r2, wrap_length): OpenSim's wrap of the straight segment p1-p2
+    (wrap frame) over the ellipsoid with semi-axes `radii`; `sign` 0 is quadrant 'all'; `method` is the
+    PathWrap's 'hybrid', 'midpoint' or 'axial'."""
+    inputs, outputs = _ellipsoid(tuple(float(r) for r in radii), int(axis), int(sign), str(method))
+    return ca.Function("wrap_ellipsoid", list(inputs), list(outputs), ["p1", "p2"],
+                       ["code", "r1", "r2", "wrap_length"], {"never_inline": True})
