@@ -287,8 +287,10 @@ class GeometricPath:
         """casadi Function q -> the wrapped path's length, built once in SX (callable on numbers too: the path's
         selections evaluate both branches, so it is never evaluated as numbers directly)."""
         q = ca.SX.sym("q", self.model.nq)
+        # No common-subexpression pass: it takes minutes on paths with several wrap objects (58 s for arm26's
+        # TRIlong, 7 s for gasmed_r) and the evaluation time is that of the wrap objects' nodes anyway.
         return ca.Function(f"geometric_path_{_safe(self.name)}_length", [q], [self.wrapped_length(q)], ["q"],
-                           ["length"], {"cse": True})
+                           ["length"])
 
     def lengthening_speed(self, q, u):
         """l̇(q, u) (m/s), exact from the velocities of the path points."""

@@ -222,12 +222,9 @@ def _plane_point(p1, p2, r1, r2, radii, method):
     return c1, c1, c1, mu, fan_weight
 
 
-def _ellipsoid(radii_m, axis, sign, method):
-    p1_m, p2_m = ca.SX.sym("p1", 3), ca.SX.sym("p2", 3)
-    factor = 3.0 / sum(radii_m)
-    radii = tuple(r * factor for r in radii_m)
+def _code(p1, p2, radii):
+    """(code, p1e, p2e, intersection points) in scaled coordinates: INSIDE_RADIUS, NO_WRAP or MANDATORY_WRAP."""
     a = ca.DM(radii)
-    p1, p2 = p1_m * factor, p2_m * factor
     p1e, p2e = ca.sumsqr(p1 / a) - 1, ca.sumsqr(p2 / a) - 1
     inside = ca.logic_or(p1e < -TOLERANCE_1, p2e < -TOLERANCE_1)
     collinear = ca.fabs(ca.dot(unit(p1), unit(p2)) - 1) < TOLERANCE_1
@@ -238,9 +235,21 @@ def _ellipsoid(radii_m, axis, sign, method):
     l1 = (-bb + safe_sqrt(disc)) / (2 * _guard(aa))
     l2 = (-bb - safe_sqrt(disc)) / (2 * _guard(aa))
     crosses = ca.logic_and(disc >= 0, ca.logic_and(ca.logic_and(l1 > 0, l1 < 1), ca.logic_and(l2 > 0, l2 < 1)))
+    code = select(inside, INSIDE_RADIUS, select(ca.logic_or(collinear, ca.logic_not(crosses)), NO_WRAP,
+                                                MANDATORY_WRAP))
     # Off the crossing case the intersection points are made up so that every branch stays finite.
     r1 = select(crosses, p2 + l1 * p1p2, ca.DM([radii[0], 0, 0]))
     r2 = select(crosses, p2 + l2 * p1p2, ca.DM([0, radii[1], 0]))
+    return code, p1e, p2e, r1, r2
+
+
+def _wrapped(radii_m, axis, sign, method):
+    """The wrap of a segment that crosses the ellipsoid: (p1, p2) -> (r1, r2, wrap_length), metres."""
+    p1_m, p2_m = ca.SX.sym("p1", 3), ca.SX.sym("p2", 3)
+    factor = 3.0 / sum(radii_m)
+    radii = tuple(r * factor for r in radii_m)
+    p1, p2 = p1_m * factor, p2_m * factor
+    _, p1e, p2e, r1, r2 = _code(p1, p2, radii)
     c1, start1, start2, mu, fan_weight = _plane_point(p1, p2, r1, r2, radii, method)
     if sign != 0:
         flip = dsign(c1[axis]) != sign
@@ -251,7 +260,7 @@ def _ellipsoid(radii_m, axis, sign, method):
         mirrored_c1 = select(weight > 0, _closest(radii, pulled), mirrored)
         start1, start2 = select(flip, mirrored, start1), select(flip, mirrored, start2)
         c1 = select(flip, mirrored_c1, c1)
-    vs = unit(ca.cross(p1p2, p1 - c1))
+    vs = unit(ca.cross(p1 - p2, p1 - c1))
     vs4 = -ca.dot(vs, c1)
     t1 = _tangent_point(p1, p1e, start1, radii, vs, vs4)
     t2 = _tangent_point(p2, p2e, start2, radii, vs, vs4)
@@ -263,18 +272,27 @@ def _ellipsoid(radii_m, axis, sign, method):
         far = ca.logic_and(segments >= 2, ca.logic_or(back1, back2))
         far_length, _, _, _ = _surface_points(t1, t2, radii, vs, vs4, factor, 1, count)
         length = select(far, far_length, length)
-    code = select(inside, INSIDE_RADIUS, select(ca.logic_or(collinear, ca.logic_not(crosses)), NO_WRAP,
-                                                MANDATORY_WRAP))
-    applied = code >= MANDATORY_WRAP
-    return (p1_m, p2_m), (code, select(applied, t1 / factor, p1_m), select(applied, t2 / factor, p2_m),
-                          select(applied, length / factor, 0))
+    return ca.Function("wrap_ellipsoid_wrapped", [p1_m, p2_m], [t1 / factor, t2 / factor, length / factor])
 
 
 @lru_cache(maxsize=None)
 def ellipsoid_wrap(radii: tuple, axis: int, sign: int, method: str) -> ca.Function:
     """casadi Function (p1, p2) -> (code, r1, r2, wrap_length): OpenSim's wrap of the straight segment p1-p2
     (wrap frame) over the ellipsoid with semi-axes `radii`; `sign` 0 is quadrant 'all'; `method` is the
-    PathWrap's 'hybrid', 'midpoint' or 'axial'."""
-    inputs, outputs = _ellipsoid(tuple(float(r) for r in radii), int(axis), int(sign), str(method))
-    return ca.Function("wrap_ellipsoid", list(inputs), list(outputs), ["p1", "p2"],
+    PathWrap's 'hybrid', 'midpoint' or 'axial'.
+
+    The wrap itself (some 4e5 operations, most of them the fan's closest points) is evaluated only for a
+    segment that crosses the ellipsoid: the Function is an MX switch, which SX paths call as one node."""
+    radii = tuple(float(r) for r in radii)
+    factor = 3.0 / sum(radii)
+    p1, p2 = ca.SX.sym("p1", 3), ca.SX.sym("p2", 3)
+    code = _code(p1 * factor, p2 * factor, tuple(r * factor for r in radii))[0]
+    classify = ca.Function("wrap_ellipsoid_code", [p1, p2], [code])
+    unwrapped = ca.Function("wrap_ellipsoid_unwrapped", [p1, p2], [p1, p2, ca.SX(0)])
+    wrapped = _wrapped(radii, int(axis), int(sign), str(method).lower())
+    switch = ca.Function.conditional("wrap_ellipsoid_switch", [unwrapped], wrapped)
+    m1, m2 = ca.MX.sym("p1", 3), ca.MX.sym("p2", 3)
+    code = classify(m1, m2)
+    r1, r2, wrap_length = switch(code == MANDATORY_WRAP, m1, m2)
+    return ca.Function("wrap_ellipsoid", [m1, m2], [code, r1, r2, wrap_length], ["p1", "p2"],
                        ["code", "r1", "r2", "wrap_length"], {"never_inline": True})
