@@ -17,6 +17,7 @@ from trajopt.paths.geometric import geometric_path
 ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
 WALK3D = ROOT / "problems" / "walk3d" / "subject_walk_scaled.osim"
 TOLERANCE = 1e-9  # m; measured: <= 2e-14 (the issue asks <= 1e-6)
+ELLIPSOID_LENGTH, ELLIPSOID_ARM = 1e-8, 2e-8  # m; TRIlong and BIClong on the IK motion: measured 2.3e-9, 7.9e-9
 
 
 def _random(model, count, seed):
@@ -120,7 +121,7 @@ def test_muscle_analysis_without_paths_reports_opensims_values(opensim_task, tmp
         warnings.simplefilter("ignore")
         code = main(["muscle-analysis", str(ARM26), str(motion), "--out", str(tmp_path)])
     out = capsys.readouterr().out
-    assert code == 0 and "TRIlong" in out and "BIClong" in out  # the ellipsoid-wrapped muscles are named
+    assert code == 0 and "straight" not in out  # every arm26 wrap object is modelled (cylinders, ellipsoids)
     lengths = read_table(tmp_path / "lengths.sto")
     shoulder, elbow = read_table(tmp_path / "moment_arms_r_shoulder_elev.sto"), read_table(tmp_path / "moment_arms_r_elbow_flex.sto")
     table = read_table(motion)
@@ -128,12 +129,14 @@ def test_muscle_analysis_without_paths_reports_opensims_values(opensim_task, tmp
     configurations = np.column_stack([table.column(table.labels[names.index(c)]) for c in ("r_shoulder_elev", "r_elbow_flex")])
     if "inDegrees=yes" in motion.read_text()[:500] or np.abs(configurations).max() > 7:
         configurations = np.deg2rad(configurations)
-    muscles = ["TRIlat", "TRImed", "BRA"]
+    muscles = ["TRIlat", "TRImed", "BRA", "TRIlong", "BIClong"]
     reference = _reference(opensim_task, ARM26, load_osim(ARM26).multibody, configurations, muscles)
     for k, name in enumerate(muscles):
-        assert np.abs(lengths.column(name) - reference["lengths"][:, k]).max() <= TOLERANCE, name
-        assert np.abs(shoulder.column(name) - reference["moment_arms"][:, k, 0]).max() <= 1e-12, name
-        assert np.abs(elbow.column(name) - reference["moment_arms"][:, k, 1]).max() <= 1e-12, name
+        # over an ellipsoid OpenSim's tangent points are iterative (see tests/test_wrapping_ellipsoid.py)
+        length_tolerance, arm_tolerance = (TOLERANCE, 1e-12) if k < 3 else (ELLIPSOID_LENGTH, ELLIPSOID_ARM)
+        assert np.abs(lengths.column(name) - reference["lengths"][:, k]).max() <= length_tolerance, name
+        assert np.abs(shoulder.column(name) - reference["moment_arms"][:, k, 0]).max() <= arm_tolerance, name
+        assert np.abs(elbow.column(name) - reference["moment_arms"][:, k, 1]).max() <= arm_tolerance, name
 
 
 @pytest.mark.opensim
