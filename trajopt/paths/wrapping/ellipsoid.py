@@ -10,9 +10,9 @@ all coordinates by 3 / sum(radii) and then:
    points of the chord inside the ellipsoid to their closest surface points); 'axial' uses Frans',
    'midpoint' the closest point to the chord's midpoint. A quadrant mirrors c1 onto the active side
    (pulled back toward the mirror plane by the fan's weight);
-3. the tangent points are where lines from each point in the plane touch the plane's ellipse
-   (OpenSim solves this by Levenberg-Marquardt from c1 to a residual of 1e-8; here in closed form, by
-   mapping the ellipsoid to the unit sphere, where the plane's ellipse is a circle);
+3. the tangent points are where lines from each point in the plane touch the plane's ellipse, found by
+   OpenSim's Levenberg-Marquardt from c1 to a squared residual of 1e-8 (reproduced step for step: which of
+   the two tangent points it reaches, and its residual, change the length by up to 9 cm and 1e-7 m);
 4. the wrap length is the polyline of floor(chord / 1 mm) segments (at most 499) between the tangent
    points, through the surface points at equal angles about the point where the plane meets the
    coordinate axis most normal to it. With a quadrant, a first or last piece that turns back toward
@@ -41,6 +41,8 @@ FAN_SAMPLES = 300
 SV_BOUNDARY_BLEND = 0.3
 SEGMENT = 0.001  # m, CalcDistanceOnEllipsoid's desired segment length
 MAX_SEGMENTS = 499
+LM_TINY = 1e-8  # ELLIPSOID_TINY: calcTangentPoint's squared residual
+LM_ITERATIONS, LM_DAMPING, LM_SEARCH = 20, 3, 10  # OpenSim: up to 50, 1000, 1000; measured at most 10, 1, 6
 NEWTON = 24  # iterations of the closest-point Newton solves (OpenSim: up to 64, stopping at |f| < 1e-9)
 
 
@@ -131,24 +133,54 @@ def _closest(radii, point):
     return result
 
 
+def _residuals(r, d, point, a, vs, vs4):
+    """calcTangentPoint's conditions: in the plane, on the surface, tangent plane (offset d) through r and `point`."""
+    n = 2 * r / a ** 2
+    return ca.vertcat(ca.dot(vs, r) + vs4, ca.sumsqr(r / a) - 1, ca.dot(n, r) + d, ca.dot(n, point) + d)
+
+
 def _tangent_point(point, e, start, radii, vs, vs4):
-    """The tangent point from `point` to the ellipse where the plane vs . x + vs4 = 0 cuts the ellipsoid,
-    the one of the two nearer `start` (OpenSim's Levenberg-Marquardt starts there); `point` itself when
-    it is on the surface (|e| < 1e-4)."""
+    """WrapEllipsoid::calcTangentPoint: the point of the plane vs . x + vs4 = 0 on the surface whose tangent line
+    passes through `point`, by OpenSim's Levenberg-Marquardt from `start` to a squared residual of 1e-8 (its
+    steps and line search unrolled: LM_ITERATIONS outer, LM_DAMPING and LM_SEARCH inner); `point` itself when
+    it is on the surface (|e| < 1e-4). Which of the two tangent points it reaches depends on `start`."""
     a = ca.DM(radii)
-    normal = vs * a
-    size = ca.norm_2(normal)
-    n, d = normal / size, vs4 / size
-    centre = -d * n
-    rho2 = 1 - d * d
-    y = point / a
-    offset, distance = normalize_or_zero(y - centre)
-    foot = centre + rho2 / _guard(distance) * offset
-    half = ca.sqrt(rho2) * safe_sqrt(1 - rho2 / _guard(distance ** 2))
-    across = ca.cross(n, offset)
-    plus, minus = a * (foot + half * across), a * (foot - half * across)
-    nearer = select(ca.sumsqr(plus - start) <= ca.sumsqr(minus - start), plus, minus)
-    return select(ca.fabs(e) < TOLERANCE_1, point, nearer)
+    r = start
+    d = -ca.dot(2 * r / a ** 2, r)
+    ee = _residuals(r, d, point, a, vs, vs4)
+    ssq = ca.sumsqr(ee)
+    ssqo, alpha = ssq, ca.SX(0.01)
+    for _ in range(LM_ITERATIONS):
+        active = ssq > LM_TINY
+        jacobian = ca.horzcat(ca.vertcat(vs, 0), ca.vertcat(2 * r / a ** 2, 0), ca.vertcat(2 * (2 * r) / a ** 2, 1),
+                              ca.vertcat(2 * point / a ** 2, 1))
+        pcos = ca.dot(unit(point - r), unit(point))
+        dd = select(pcos > 0.1, 1 - pcos ** 100, 1)
+        v = -ca.mtimes(jacobian, ee)
+        normal = ca.mtimes(jacobian, jacobian.T)
+        diagonal = ca.diag(ca.diag(normal))
+        vt = ca.SX.zeros(4)
+        for _ in range(LM_DAMPING):
+            go = ca.logic_and(active, ssq >= ssqo)
+            step = dd * ca.solve(normal + alpha * diagonal, v) / 16
+            vt = select(go, step, vt)
+            r, d = select(go, r + step[:3], r), select(go, d + step[3], d)
+            ee = _residuals(r, d, point, a, vs, vs4)
+            ssqo, ssq = select(go, ssq, ssqo), select(go, ca.sumsqr(ee), ssq)
+            alpha = select(go, 4 * alpha, alpha)
+        alpha = select(active, alpha / 8, alpha)
+        fakt = ca.SX(0.5)
+        for _ in range(LM_SEARCH):
+            go = ca.logic_and(active, ssq <= ssqo)
+            fakt = select(go, 2 * fakt, fakt)
+            r, d = select(go, r + vt[:3] * fakt, r), select(go, d + vt[3] * fakt, d)
+            ee = _residuals(r, d, point, a, vs, vs4)
+            ssqo, ssq = select(go, ssq, ssqo), select(go, ca.sumsqr(ee), ssq)
+        r, d = select(active, r - vt[:3] * fakt, r), select(active, d - vt[3] * fakt, d)
+        ee = _residuals(r, d, point, a, vs, vs4)
+        ssq = select(active, ca.sumsqr(ee), ssq)
+        ssqo = select(active, ssq, ssqo)
+    return select(ca.fabs(e) < TOLERANCE_1, point, r)
 
 
 def _surface_points(r1, r2, radii, vs, vs4, factor, far_side, count):
