@@ -314,8 +314,9 @@ class GeometricPath:
 
         q = ca.SX.sym("q", self.model.nq)
         wrenches, generalized = unit_tension_loads(self, q)
+        # No cse pass, as wrapped_length_function (130 s for TRIlong's loads)
         return ca.Function(f"geometric_path_{_safe(self.name)}_loads", [q], [ca.vec(wrenches), generalized],
-                           ["q"], ["wrenches", "generalized_forces"], {"cse": True})
+                           ["q"], ["wrenches", "generalized_forces"])
 
     def __repr__(self):
         return f"GeometricPath({self.name!r}, points={len(self.points)})"
