@@ -129,7 +129,7 @@ def test_all_six_muscles_reactions_equal_opensim_joint_reaction(setup, opensim_t
         "model": str(ARM26), "q": k.q, "u": k.u, "udot": k.udot,
         "muscle_names": np.array(model.muscle_names), "muscle_forces": forces})
     assert reference["udot_error"] <= 1e-10
-    print("all six:", np.abs(reactions.forces - reference["forces_ground"]).max(), np.abs(reactions.moments - reference["moments_ground"]).max(), np.abs(reactions.joint_generalized_forces - reference["actuator_forces"]).max(), np.abs(reference["forces_ground"]).max())
+    # measured: forces 5.8e-10 N (of 5876 N), moments 1.1e-11 N·m, generalized forces 6.5e-13 N·m
     np.testing.assert_allclose(reactions.forces, reference["forces_ground"], rtol=0, atol=1e-9)
     np.testing.assert_allclose(reactions.moments, reference["moments_ground"], rtol=0, atol=1e-9)
     np.testing.assert_allclose(reactions.joint_generalized_forces, reference["actuator_forces"], rtol=0, atol=1e-9)
