@@ -126,3 +126,17 @@ def test_arm26_geometric_paths_wrap_every_muscle():
     paths = GeometricPaths(_arm26())
     assert paths.wrapped_muscles == ()
     assert all(p.wraps for p in paths.paths if p.name in MUSCLES)
+
+
+def test_ellipsoid_methods_other_than_hybrid_are_refused(tmp_path):
+    from trajopt.errors import ModelFileError
+
+    file = tmp_path / "arm26_midpoint.osim"
+    file.write_text(ARM26.read_text().replace("<method>hybrid</method>", "<method>midpoint</method>"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OsimIgnoredWarning)
+        osim = load_osim(file)
+    with pytest.raises(ModelFileError, match="muscle 'BIClong' PathWrap over WrapEllipsoid 'BIClonghh': method "
+                                             "'midpoint' is not supported yet"):
+        geometric_path(osim, "BIClong")
+    assert geometric_path(osim, "BRA").wraps  # cylinders wrap with any method

@@ -8,7 +8,8 @@ all coordinates by 3 / sum(radii) and then:
    estimates by how parallel the segment is to a coordinate axis: Frans' (the closest surface point to
    where the segment crosses that axis' coordinate plane) and the fan (the mean direction from 298
    points of the chord inside the ellipsoid to their closest surface points); 'axial' uses Frans',
-   'midpoint' the closest point to the chord's midpoint. A quadrant mirrors c1 onto the active side
+   'midpoint' the closest point to the chord's midpoint (these two are written but differ from OpenSim on
+   some configurations; `surfaces.Ellipsoid` accepts only 'hybrid'). A quadrant mirrors c1 onto the active side
    (pulled back toward the mirror plane by the fan's weight);
 3. the tangent points are where lines from each point in the plane touch the plane's ellipse, found by
    OpenSim's Levenberg-Marquardt from c1 to a squared residual of 1e-8 (reproduced step for step: which of
