@@ -8,8 +8,7 @@ all coordinates by 3 / sum(radii) and then:
    estimates by how parallel the segment is to a coordinate axis: Frans' (the closest surface point to
    where the segment crosses that axis' coordinate plane) and the fan (the mean direction from 298
    points of the chord inside the ellipsoid to their closest surface points); 'axial' uses Frans',
-   'midpoint' the closest point to the chord's midpoint (these two are written but differ from OpenSim on
-   some configurations; `surfaces.Ellipsoid` accepts only 'hybrid'). A quadrant mirrors c1 onto the active side
+   'midpoint' the closest point to the chord's midpoint. A quadrant mirrors c1 onto the active side
    (pulled back toward the mirror plane by the fan's weight);
 3. the tangent points are where lines from each point in the plane touch the plane's ellipse, found by
    OpenSim's Levenberg-Marquardt from c1 to a squared residual of 1e-8 (reproduced step for step: which of
@@ -295,8 +294,9 @@ def _wrapped(radii_m, axis, sign, method):
     if sign != 0:
         flip = dsign(c1[axis]) != sign
         mirrored = ca.vertcat(*[-c1[i] if i == axis else c1[i] for i in range(3)])
-        weight = select(fan_weight == -ca.inf, 1 - (mu - MU_BLEND_MIN) / (MU_BLEND_MAX - MU_BLEND_MIN), fan_weight)
-        weight = ca.fmin(weight, 1)
+        # OpenSim replaces a fan weight of -inf (no fan) by one from mu, but its test is |w - (-inf)| <= 2e-13,
+        # which is NaN <= 2e-13, false: without a fan the mirrored c1 is used as it is.
+        weight = ca.fmin(fan_weight, 1)
         pulled = ca.vertcat(*[mirrored[i] * (1 - weight) if i == axis else mirrored[i] for i in range(3)])
         mirrored_c1 = select(weight > 0, _closest(radii, pulled), mirrored)
         start1, start2 = select(flip, mirrored, start1), select(flip, mirrored, start2)

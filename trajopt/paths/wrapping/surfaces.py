@@ -22,7 +22,6 @@ from trajopt.paths.wrapping.sphere import sphere_wrap
 class Cylinder:
     radius: float
     length: float
-    methods = ("hybrid", "midpoint", "axial")  # PathWrap methods it wraps with (OpenSim's cylinder ignores them)
 
     def wrap_function(self, axis, sign, single_wrap, method):
         return cylinder_wrap(self.radius, self.length, axis, sign, single_wrap)
@@ -31,7 +30,6 @@ class Cylinder:
 @dataclass(frozen=True)
 class Sphere:
     radius: float
-    methods = ("hybrid", "midpoint", "axial")
 
     def wrap_function(self, axis, sign, single_wrap, method):
         return sphere_wrap(self.radius, axis, sign)
@@ -40,9 +38,6 @@ class Sphere:
 @dataclass(frozen=True)
 class Ellipsoid:
     radii: tuple[float, float, float]
-    # 'midpoint' and 'axial' are written but differ from OpenSim 4.6 (measured on arm26 with them: up to 0.13 mm on
-    # BIClong and 8.7 mm on TRIlong at 18 and 41 of 300 configurations for midpoint), so they are refused
-    methods = ("hybrid",)
 
     def wrap_function(self, axis, sign, single_wrap, method):
         return ellipsoid_wrap(self.radii, axis, sign, method)
@@ -54,7 +49,6 @@ class Inactive:
     PathWrapSet (OpenSim counts it in its passes)."""
 
     kind: str
-    methods = ("hybrid", "midpoint", "axial")
 
     def wrap_function(self, axis, sign, single_wrap, method):
         return None
@@ -146,10 +140,6 @@ def path_wraps(osim_model, muscle) -> tuple[PathWrapEntry, ...]:
             raise ModelFileError(f"{osim_model.spec.file}: muscle '{muscle.name}' PathWrap over "
                                  f"'{path_wrap.wrap_object}': range {path_wrap.range} is outside its "
                                  f"{n_points} path points")
-        surface = wrap_surface(osim_model, objects[path_wrap.wrap_object])
-        if surface.active and path_wrap.method not in surface.shape.methods:
-            raise ModelFileError(f"{osim_model.spec.file}: muscle '{muscle.name}' PathWrap over "
-                                 f"{objects[path_wrap.wrap_object].kind} '{path_wrap.wrap_object}': method "
-                                 f"'{path_wrap.method}' is not supported yet (supported: {', '.join(surface.shape.methods)})")
-        entries.append(PathWrapEntry(surface, first, last, path_wrap.method))
+        entries.append(PathWrapEntry(wrap_surface(osim_model, objects[path_wrap.wrap_object]), first, last,
+                                     path_wrap.method))
     return tuple(entries)
