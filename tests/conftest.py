@@ -24,3 +24,17 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "opensim_task" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.opensim)
+
+
+def arm26_with_torus(folder: Path) -> Path:
+    """arm26 with its TRIlonghh ellipsoid replaced by a WrapTorus (a wrap object trajopt does not model yet),
+    written to `folder`: TRIlong then wraps over a torus."""
+    import re
+
+    text = (ROOT / "problems" / "arm26" / "arm26.osim").read_text()
+    ellipsoid = re.search(r'<WrapEllipsoid name="TRIlonghh">.*?</WrapEllipsoid>', text, re.S).group(0)
+    torus = re.sub(r"<dimensions>.*?</dimensions>", "<inner_radius>0.01</inner_radius><outer_radius>0.03</outer_radius>",
+                   ellipsoid).replace("WrapEllipsoid", "WrapTorus")
+    file = Path(folder) / "arm26_torus.osim"
+    file.write_text(text.replace(ellipsoid, torus))
+    return file

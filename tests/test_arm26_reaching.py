@@ -172,9 +172,9 @@ def test_unreachable_target_exits_nonzero_with_status_and_worst_constraint(tmp_p
 
 @pytest.mark.slow
 def test_moco_reaching_with_geometric_paths_converges():
-    """Moco's arm26 reaching problem with arm26's wrapped geometric paths (TRIlong and BIClong, which wrap over
-    ellipsoids, are straight lines): IPOPT converges (measured: 21 iterations, objective 0.0665 against 0.0336 with
-    the polynomial paths - the straight biarticular muscles change the problem)."""
+    """Moco's arm26 reaching problem with arm26's wrapped geometric paths: IPOPT converges (measured while TRIlong
+    and BIClong were straight lines, before ellipsoid wrapping: 21 iterations, objective 0.0665 against 0.0336 with
+    the polynomial paths; not re-measured with their ellipsoids)."""
     built = reaching.moco_problem(geometric=True)
     solution = built.problem.solve(HermiteSimpson(50), Ipopt(tol=1e-6), guess=reaching.moco_naive_guess(built))
     assert solution.success, solution.status

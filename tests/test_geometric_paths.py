@@ -26,7 +26,7 @@ from trajopt.paths.geometric import (
 )
 from trajopt.paths.moment_arms import moment_arms, moment_arms_from_length
 
-from conftest import ROOT
+from conftest import ROOT, arm26_with_torus
 
 ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
 GAIT2D = ROOT / "problems" / "gait2d" / "2D_gait.osim"
@@ -95,16 +95,17 @@ def test_arm26_paths_equal_opensim_with_wrapping_switched_off(opensim_task):
         assert np.abs(by_force - reference["moment_arms"][:, k, :]).max() <= TOLERANCE, path.name
 
 
-def test_only_muscles_whose_wraps_are_ignored_warn():
+def test_only_muscles_whose_wraps_are_ignored_warn(tmp_path):
+    with pytest.warns(GeometricPathWarning, match="WrapTorus 'TRIlonghh' yet, so its geometric path ignores"):
+        geometric_path(load_osim(arm26_with_torus(tmp_path)), "TRIlong")
     osim = load_osim(ARM26)
-    with pytest.warns(GeometricPathWarning, match="WrapEllipsoid 'TRIlonghh' yet, so its geometric path ignores"):
-        geometric_path(osim, "TRIlong")
     with pytest.warns(GeometricPathWarning, match="wrapping is switched off"):
         geometric_path(osim, "BRA", wrapping=False)
     with warnings.catch_warnings():
         warnings.simplefilter("error", GeometricPathWarning)
         geometric_path(osim, "BICshort")
         assert geometric_path(osim, "BRA").wraps  # a cylinder: wrapped, no warning
+        assert geometric_path(osim, "TRIlong").wraps  # cylinders and an ellipsoid
 
 
 def _conditional_boundaries(osim, model):

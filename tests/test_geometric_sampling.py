@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, arm26_with_torus
 from trajopt.errors import TrajoptInputError
 from trajopt.paths.geometric_sampling import describe_geometric, sample_geometric_paths
 from trajopt.paths.sampling import latin_hypercube
@@ -30,11 +30,12 @@ def test_geometric_samples_equal_opensims(opensim_task):
     assert 1e-6 < difference < 5e-4, difference
 
 
-def test_ellipsoid_wrapped_muscles_are_refused():
-    with pytest.raises(TrajoptInputError, match=r"muscle 'TRIlong': .*WrapEllipsoid 'TRIlonghh'"):
+def test_torus_wrapped_muscles_are_refused(tmp_path):
+    with pytest.raises(TrajoptInputError, match=r"muscle 'TRIlong': .*WrapTorus 'TRIlonghh'"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            sample_geometric_paths(ARM26, COORDINATES, np.zeros((2, 2)), ("TRIlong",), progress=None)
+            sample_geometric_paths(arm26_with_torus(tmp_path), COORDINATES, np.zeros((2, 2)), ("TRIlong",),
+                                   progress=None)
 
 
 def test_fit_paths_without_opensim(tmp_path, capsys):

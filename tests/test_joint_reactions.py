@@ -39,8 +39,8 @@ def test_without_muscle_forces_reactions_are_inverse_dynamics(setup):
     np.testing.assert_allclose(reactions.forces, inverse.reaction_forces, rtol=0, atol=1e-10)
     np.testing.assert_allclose(reactions.moments, inverse.reaction_moments, rtol=0, atol=1e-10)
     np.testing.assert_allclose(reactions.joint_generalized_forces, inverse.generalized_forces, rtol=0, atol=1e-10)
-    # wrapped_muscles: those whose wrap objects the loads ignore (ellipsoids), not those on cylinders
-    assert set(reactions.wrapped_muscles) == {"TRIlong", "BIClong"}
+    # wrapped_muscles: those whose wrap objects the loads ignore (tori); arm26's cylinders and ellipsoids are modelled
+    assert reactions.wrapped_muscles == ()
 
 
 def test_written_table_has_opensim_labels(setup, tmp_path):
@@ -103,6 +103,33 @@ def test_wrapped_muscle_reactions_equal_opensim_joint_reaction(setup, opensim_ta
         "muscle_names": np.array(model.muscle_names), "muscle_forces": forces})
     assert reference["udot_error"] <= 1e-10
     # measured: forces 2.9e-10 N (of 1650 N), moments 5.6e-12 N·m, generalized forces 3.3e-13 N·m
+    np.testing.assert_allclose(reactions.forces, reference["forces_ground"], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(reactions.moments, reference["moments_ground"], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(reactions.joint_generalized_forces, reference["actuator_forces"], rtol=0, atol=1e-9)
+
+
+@pytest.mark.opensim
+def test_all_six_muscles_reactions_equal_opensim_joint_reaction(setup, opensim_task):
+    """TRIlong and BIClong wrap over ellipsoids (and TRIlong over two cylinders): with all six muscles pulling,
+    the reactions equal OpenSim's JointReaction."""
+    from trajopt.paths.geometric import geometric_path
+
+    model, inverse = setup
+    k = inverse.kinematics
+    forces = np.outer(np.linspace(50.0, 300.0, k.times.size), np.arange(1.0, len(model.muscles) + 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in ("TRIlong", "BIClong"):
+            wrapped = geometric_path(model.osim, name).wrapped_length_function.map(k.times.size)(k.q.T)
+            straight = [float(geometric_path(model.osim, name, wrapping=False).length(q)) for q in k.q]
+            assert np.max(np.abs(np.asarray(wrapped).ravel() - straight)) > 5e-4, name  # the wraps are on
+    reactions = muscle_joint_reactions(model, k, forces)
+    assert reactions.wrapped_muscles == ()
+    reference = opensim_task("osim_joint_reaction_muscles", {
+        "model": str(ARM26), "q": k.q, "u": k.u, "udot": k.udot,
+        "muscle_names": np.array(model.muscle_names), "muscle_forces": forces})
+    assert reference["udot_error"] <= 1e-10
+    # measured: forces 5.8e-10 N (of 5876 N), moments 1.1e-11 N·m, generalized forces 6.5e-13 N·m
     np.testing.assert_allclose(reactions.forces, reference["forces_ground"], rtol=0, atol=1e-9)
     np.testing.assert_allclose(reactions.moments, reference["moments_ground"], rtol=0, atol=1e-9)
     np.testing.assert_allclose(reactions.joint_generalized_forces, reference["actuator_forces"], rtol=0, atol=1e-9)

@@ -1,6 +1,6 @@
 """Static optimization with wrapped geometric paths against OpenSim 4.6's StaticOptimization (DeGroote
 muscles, rigid tendon, force-length-velocity) on arm26 whose two ellipsoids are switched off in both
-codes (trajopt does not wrap over ellipsoids yet), so every path is OpenSim's exactly (tests/test_wrapping.py).
+codes (cylinders only), and on arm26 as it is (tests/test_wrapping.py, tests/test_wrapping_ellipsoid.py).
 
 OpenSim applies muscle forces through GeometryPath::produceForces, i.e. the generalized-force moment
 arms; with them trajopt's activations follow OpenSim's. With −∂l/∂q (what trajopt's dynamics use) TRIlong
@@ -65,3 +65,17 @@ def test_shoulder_elbow_reach(opensim_task, no_ellipsoids):
     assert by_force.max() <= 0.02, by_force  # measured 0.0185 (TRIlat, saturated frames); not the issue's 0.005
     by_length, _ = _compare(opensim_task, no_ellipsoids, REACH, generalized_force=False)
     assert by_length[k["TRIlong"]] > 0.1  # measured 0.127: −dl/dq is not OpenSim's moment arm for TRIlong
+
+
+@pytest.mark.opensim
+def test_elbow_flexion_with_ellipsoids_matches_opensim(opensim_task):
+    """arm26 as it is: TRIlong and BIClong over their ellipsoids (tests/test_wrapping_ellipsoid.py)."""
+    difference, _ = _compare(opensim_task, ARM26, ELBOW_MOTION, generalized_force=True)
+    assert difference.max() <= 0.003, difference  # measured 0.0026 (TRIlat)
+
+
+@pytest.mark.opensim
+@pytest.mark.slow
+def test_shoulder_elbow_reach_with_ellipsoids(opensim_task):
+    difference, _ = _compare(opensim_task, ARM26, REACH, generalized_force=True)
+    assert difference.max() <= 0.02, difference  # measured 0.0185 (TRIlat, saturated frames), as without ellipsoids

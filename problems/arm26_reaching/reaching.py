@@ -56,7 +56,7 @@ MOCO_FINAL_ELBOW = np.pi / 2
 @lru_cache(maxsize=None)
 def load_model(geometric: bool = False) -> MusculoskeletalModel:
     """arm26 with its polynomial paths, or with `geometric` its own geometric paths wrapped as OpenSim computes it
-    (TRIlong and BIClong, over ellipsoids, are straight lines) (built once per process)."""
+    (over cylinders and, for TRIlong and BIClong, ellipsoids) (built once per process)."""
     osim = load_osim(MODEL_FILE)
     if geometric:
         from trajopt.paths.geometric import GeometricPaths

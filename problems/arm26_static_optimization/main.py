@@ -58,8 +58,8 @@ PAPER = "Appl. Sci. 2020, 10, 7760"  # the arm26 paper whose Figures 13-20 the f
 
 def load_model(paths: PolynomialPaths | None = None, geometric: bool = False) -> MusculoskeletalModel:
     """arm26 with its polynomial muscle paths (default problems/arm26/paths.json) or, with `geometric`, its
-    geometric paths wrapped as OpenSim computes it (TRIlong and BIClong, which wrap over ellipsoids, are straight
-    lines), and DeGroote muscles (OpenSim constant set)."""
+    geometric paths wrapped as OpenSim computes it (cylinders and, for TRIlong and BIClong, ellipsoids), and
+    DeGroote muscles (OpenSim constant set)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the loader lists optional elements it ignores (display, wrap geometry)
         osim = load_osim(MODEL)
@@ -91,7 +91,7 @@ def _paths_note(model) -> list[str]:
     if not hasattr(model.paths, "wrapped_muscles"):
         return []
     return ["", f"Paths: the model's geometric paths (`--paths geometric`, trajopt.paths.wrapping), not paths.json;",
-            f"{', '.join(wrapped)} wrap over ellipsoids, which trajopt does not model yet: their paths are straight "
+            f"{', '.join(wrapped)} wrap over objects trajopt does not model yet: their paths are straight "
             f"lines here." if wrapped else "every wrap object is modelled."]
 
 
@@ -285,8 +285,8 @@ def _reactions(out: Path, model: MusculoskeletalModel, result: StaticOptimizatio
             "muscle_names": np.array(result.muscle_names), "muscle_forces": result.muscle_forces})
     lines = ["", "## Joint reactions with the muscle forces applied (elbow flexion, FLV, no passive force)", "",
              "trajopt applies the static-optimization muscle forces along the .osim's paths wrapped over cylinders",
-             "as OpenSim computes it, at the path and tangent points (ellipsoid wrap objects ignored: "
-             f"{', '.join(with_muscles.wrapped_muscles)}); OpenSim (child process)",
+             "and ellipsoids as OpenSim computes it, at the path and tangent points (wrap objects ignored: "
+             f"{', '.join(with_muscles.wrapped_muscles) or 'none'}); OpenSim (child process)",
              "applies the same forces along its wrapped paths (JointReaction: parent on child, ground axes).", "",
              "| joint | max abs reaction force, OpenSim (N) | max abs Δ, trajopt with muscles (N) "
              "| max abs Δ, trajopt without muscles (N) |", "|---|---|---|---|"]
@@ -298,7 +298,7 @@ def _reactions(out: Path, model: MusculoskeletalModel, result: StaticOptimizatio
                     None if reference is None else kinematics.times,
                     None if reference is None else reference["forces_ground"][:, j],
                     reference_name="OpenSim JointReaction (wrapped paths)",
-                    ours_name="trajopt (wrapped paths, ellipsoids ignored)",
+                    ours_name="trajopt (wrapped paths)",
                     extra=("trajopt, muscles not applied", free.times, free.reaction_forces[:, j]))
         if reference is not None:
             opensim_forces = reference["forces_ground"][:, j]
@@ -473,7 +473,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="skip the comparison with OpenSim's DeGroote static optimization (run when opensim is installed)")
     parser.add_argument("--paths", choices=("polynomial", "geometric"), default="polynomial",
                         help="muscle paths: problems/arm26/paths.json (default) or the model's geometric paths, wrapped "
-                             "as OpenSim computes it (ellipsoid-wrapped TRIlong and BIClong stay straight lines)")
+                             "as OpenSim computes it (cylinders and ellipsoids)")
     args = parser.parse_args(argv)
     if args.motion is None:
         if args.cutoff is not None:

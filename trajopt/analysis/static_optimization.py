@@ -25,8 +25,8 @@ capacity omits cos α, the pennation factor; trajopt keeps it, as the muscle's t
 Joint reactions: the result carries those of inverse dynamics without muscle forces
 (``trajopt.analysis.inverse_dynamics``; polynomial paths have no points of application).
 ``StaticOptimization.joint_reactions(result)`` applies the muscle forces along the muscles'
-.osim paths (``trajopt.analysis.joint_reactions``: OpenSim's wrapped paths over cylinders and spheres, at
-the path and tangent points; muscles whose ellipsoid or torus wrap objects are ignored are listed).
+.osim paths (``trajopt.analysis.joint_reactions``: OpenSim's wrapped paths over cylinders, spheres and
+ellipsoids, at the path and tangent points; muscles whose torus wrap objects are ignored are listed).
 """
 
 from __future__ import annotations

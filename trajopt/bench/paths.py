@@ -6,9 +6,9 @@ Surrogate timings: one call of the casadi Function from Python on a numpy array 
 overhead) and the Function mapped over all configurations divided by their number (the cost inside an
 optimizer). OpenSim (child process): per configuration, set both coordinates, realize Position, then
 GeometryPath.getLength and computeMomentArm about both coordinates for all 6 muscles.
-Geometric paths (trajopt.paths.wrapping, the .osim's own paths wrapped as OpenSim computes it; TRIlong and
-BIClong wrap over ellipsoids, which trajopt does not model yet, so their paths are straight lines and they are
-left out of the geometric error columns) are timed the same way, lengths with computeMomentArm-equal
+Geometric paths (trajopt.paths.wrapping, the .osim's own paths wrapped as OpenSim computes it over cylinders
+and ellipsoids; muscles over wrap objects trajopt does not model yet would be straight lines and are left out
+of the geometric error columns) are timed the same way, lengths with computeMomentArm-equal
 (generalized-force) moment arms. Writes ./trajopt_results/benchmarks/paths.json (or --out).
 """
 

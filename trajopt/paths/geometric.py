@@ -287,8 +287,10 @@ class GeometricPath:
         """casadi Function q -> the wrapped path's length, built once in SX (callable on numbers too: the path's
         selections evaluate both branches, so it is never evaluated as numbers directly)."""
         q = ca.SX.sym("q", self.model.nq)
+        # No common-subexpression pass: it takes minutes on paths with several wrap objects (58 s for arm26's
+        # TRIlong, 7 s for gasmed_r) and the evaluation time is that of the wrap objects' nodes anyway.
         return ca.Function(f"geometric_path_{_safe(self.name)}_length", [q], [self.wrapped_length(q)], ["q"],
-                           ["length"], {"cse": True})
+                           ["length"])
 
     def lengthening_speed(self, q, u):
         """l̇(q, u) (m/s), exact from the velocities of the path points."""
@@ -312,8 +314,9 @@ class GeometricPath:
 
         q = ca.SX.sym("q", self.model.nq)
         wrenches, generalized = unit_tension_loads(self, q)
+        # No cse pass, as wrapped_length_function (130 s for TRIlong's loads)
         return ca.Function(f"geometric_path_{_safe(self.name)}_loads", [q], [ca.vec(wrenches), generalized],
-                           ["q"], ["wrenches", "generalized_forces"], {"cse": True})
+                           ["q"], ["wrenches", "generalized_forces"])
 
     def __repr__(self):
         return f"GeometricPath({self.name!r}, points={len(self.points)})"
@@ -346,9 +349,8 @@ def _path_point(osim_model, point, muscle):
 def geometric_path(osim_model, muscle: str, wrapping: bool = True) -> GeometricPath:
     """The geometric path of `muscle` of a loaded .osim model (`trajopt.osim.load_osim`).
 
-    With `wrapping` (default) the path wraps over its cylinders and spheres as OpenSim computes it
-    (`trajopt.paths.wrapping`). A path with a wrap object trajopt does not model yet (WrapEllipsoid,
-    WrapTorus), or any wrapped path when `wrapping` is False, is straight segments between its points:
+    With `wrapping` (default) the path wraps over its cylinders, spheres and ellipsoids as OpenSim computes it
+    (`trajopt.paths.wrapping`). A path with a wrap object trajopt does not model yet (WrapTorus), or any wrapped path when `wrapping` is False, is straight segments between its points:
     then `GeometricPathWarning` says so.
     """
     from trajopt.paths.wrapping.surfaces import path_wraps, unsupported_wraps
@@ -377,8 +379,8 @@ class GeometricPaths:
     """The .osim's own geometric paths of every muscle as ``MusclePaths``: lengths and moment arms −∂l/∂q.
 
     Straight segments between the path points (conditional and moving points included), wrapped over
-    cylinders and spheres as OpenSim computes it (`trajopt.paths.wrapping`). Muscles whose wrap objects
-    are ignored (an ellipsoid or torus, or ``wrapping=False``) warn (``GeometricPathWarning``) and are
+    cylinders, spheres and ellipsoids as OpenSim computes it (`trajopt.paths.wrapping`). Muscles whose wrap
+    objects are ignored (a torus, or ``wrapping=False``) warn (``GeometricPathWarning``) and are
     listed in ``wrapped_muscles``.
     """
 

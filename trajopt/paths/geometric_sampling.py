@@ -6,7 +6,7 @@
 -dl/dq of these lengths (CasADi AD), the derivative a length fit should match, where OpenSim's sampler
 returns computeMomentArm. Dependent coordinates of CoordinateCouplerConstraints follow their
 independent coordinate, and the moment arms about it include the coupling. A muscle whose path trajopt
-does not wrap yet (ellipsoid, torus) is refused: its straight-line length would be fitted silently.
+does not wrap yet (torus) is refused: its straight-line length would be fitted silently.
 """
 
 from __future__ import annotations

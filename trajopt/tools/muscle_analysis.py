@@ -6,7 +6,7 @@ dimensionless, one column per muscle) with OpenSim's ``computeMomentArm`` sign (
 shortening increases the coordinate). With CoordinateCouplerConstraints the moment arms are about the
 independent coordinates along the coupled motion (R C, the generalized-force method); the dependent coordinates
 get no file. Paths: ``--paths`` (.json or FunctionBasedPathSet .xml) or the model's geometric paths, wrapped over
-cylinders and spheres as OpenSim computes them, moment arms by OpenSim's generalized-force method (muscles over ellipsoids or tori are straight lines: said on the
+cylinders, spheres and ellipsoids as OpenSim computes them, moment arms by OpenSim's generalized-force method (muscles over tori are straight lines: said on the
 terminal).
 """
 
@@ -61,7 +61,7 @@ def main(argv=None) -> int:
         print(f"note: {note}")
     wrapped = list(getattr(paths, "wrapped_muscles", ()))
     if wrapped:
-        print(f"note: geometric paths ignore ellipsoid/torus wrap objects; {len(wrapped)} muscle(s) are straight "
+        print(f"note: geometric paths ignore torus wrap objects; {len(wrapped)} muscle(s) are straight "
               f"lines: {', '.join(wrapped[:6])}")
     print(f"muscle analysis of {len(muscles)} muscles over {q.shape[0]} frames: {len(written)} files in {folder}")
     return 0

@@ -13,6 +13,7 @@ from trajopt.multibody.kinematics import body_pose
 from trajopt.multibody.rotations import xyz_body_fixed_rotation
 from trajopt.osim import spec
 from trajopt.paths.wrapping.cylinder import cylinder_wrap
+from trajopt.paths.wrapping.ellipsoid import ellipsoid_wrap
 from trajopt.paths.wrapping.path import PlacedWrap
 from trajopt.paths.wrapping.sphere import sphere_wrap
 
@@ -32,6 +33,14 @@ class Sphere:
 
     def wrap_function(self, axis, sign, single_wrap, method):
         return sphere_wrap(self.radius, axis, sign)
+
+
+@dataclass(frozen=True)
+class Ellipsoid:
+    radii: tuple[float, float, float]
+
+    def wrap_function(self, axis, sign, single_wrap, method):
+        return ellipsoid_wrap(self.radii, axis, sign, method)
 
 
 @dataclass(frozen=True)
@@ -63,7 +72,7 @@ class WrapSurface:
     body: str
     rotation: tuple
     translation: tuple[float, float, float]
-    shape: Cylinder | Sphere | Inactive
+    shape: Cylinder | Sphere | Ellipsoid | Inactive
     quadrant: str = "all"
     active: bool = True
 
@@ -93,6 +102,7 @@ class PathWrapEntry:
 _SHAPES = {
     spec.WrapCylinder: lambda w: Cylinder(w.radius, w.length),
     spec.WrapSphere: lambda w: Sphere(w.radius),
+    spec.WrapEllipsoid: lambda w: Ellipsoid(tuple(float(r) for r in w.dimensions)),
 }
 
 
@@ -101,7 +111,7 @@ def wrap_surface(osim_model, wrap: spec.WrapObject) -> WrapSurface:
     supported)."""
     if type(wrap) not in _SHAPES and wrap.active:
         raise ModelFileError(f"{osim_model.spec.file}: {wrap.kind} '{wrap.name}': wrapping over a {wrap.kind} is "
-                             f"not supported yet (supported: WrapCylinder, WrapSphere)")
+                             f"not supported yet (supported: WrapCylinder, WrapSphere, WrapEllipsoid)")
     body, rotation, origin = osim_model.frames.pose(wrap.frame)
     own = np.asarray(xyz_body_fixed_rotation(wrap.xyz_body_rotation), dtype=float)
     return WrapSurface(wrap.name, body, tuple(map(tuple, rotation @ own)),
@@ -111,7 +121,7 @@ def wrap_surface(osim_model, wrap: spec.WrapObject) -> WrapSurface:
 
 
 def unsupported_wraps(osim_model, muscle) -> tuple[str, ...]:
-    """'WrapEllipsoid TRIlonghh'-style names of a muscle's wrap objects that trajopt cannot wrap over yet."""
+    """'WrapTorus TRIlonghh'-style names of a muscle's wrap objects that trajopt cannot wrap over yet."""
     objects = {w.name: w for w in osim_model.spec.wrap_objects}
     return tuple(f"{objects[w.wrap_object].kind} '{w.wrap_object}'" for w in muscle.path.wraps
                  if type(objects[w.wrap_object]) not in _SHAPES and objects[w.wrap_object].active)
