@@ -26,6 +26,20 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.opensim)
 
 
+def arm26_without_ellipsoids(folder: Path) -> Path:
+    """arm26 with its two ellipsoids (TRIlonghh, BIClonghh) switched off, written to `folder`: every path wraps
+    over cylinders only (as OpenSim computes it with those wrap objects inactive)."""
+    import re
+
+    text = (ROOT / "problems" / "arm26" / "arm26.osim").read_text()
+    for name in ("TRIlonghh", "BIClonghh"):
+        block = re.search(rf'<WrapEllipsoid name="{name}">.*?</WrapEllipsoid>', text, re.S).group(0)
+        text = text.replace(block, block.replace("<active>true</active>", "<active>false</active>"))
+    file = Path(folder) / "arm26_no_ellipsoids.osim"
+    file.write_text(text)
+    return file
+
+
 def arm26_with_torus(folder: Path) -> Path:
     """arm26 with its TRIlonghh ellipsoid replaced by a WrapTorus (a wrap object trajopt does not model yet),
     written to `folder`: TRIlong then wraps over a torus."""

@@ -7,13 +7,12 @@ arms; with them trajopt's activations follow OpenSim's. With −∂l/∂q (what 
 differs visibly: OpenSim's two-cylinder path is not length-minimal.
 """
 
-import re
 import warnings
 
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, arm26_without_ellipsoids
 from problems.arm26_static_optimization.main import ELBOW_MOTION, build_problem
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.osim import load_osim
@@ -25,13 +24,7 @@ REACH = ROOT / "problems" / "arm26_static_optimization" / "shoulder_elbow_reach.
 
 @pytest.fixture(scope="module")
 def no_ellipsoids(tmp_path_factory):
-    text = ARM26.read_text()
-    for name in ("TRIlonghh", "BIClonghh"):
-        block = re.search(rf'<WrapEllipsoid name="{name}">.*?</WrapEllipsoid>', text, re.S).group(0)
-        text = text.replace(block, block.replace("<active>true</active>", "<active>false</active>"))
-    file = tmp_path_factory.mktemp("arm26") / "arm26_no_ellipsoids.osim"
-    file.write_text(text)
-    return file
+    return arm26_without_ellipsoids(tmp_path_factory.mktemp("arm26"))
 
 
 def _compare(opensim_task, file, motion, generalized_force):

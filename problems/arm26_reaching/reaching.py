@@ -114,10 +114,11 @@ def build_problem(target=DEFAULT_TARGET, duration=0.5, start=START, final_time_w
     return built
 
 
-def moco_problem(implicit: bool = True, duration: float = 0.5, geometric: bool = False) -> MuscleDrivenProblem:
+def moco_problem(implicit: bool = True, duration: float = 0.5, geometric: bool = False,
+                 model: MusculoskeletalModel | None = None) -> MuscleDrivenProblem:
     """The Moco reference study (bounds and goal as listed in its .omoco; its duration is 0.5 s); `geometric`: with
-    arm26's geometric paths (see `load_model`)."""
-    model = load_model(geometric)
+    arm26's geometric paths (see `load_model`); `model`: another arm26 model (e.g. other paths) instead."""
+    model = load_model(geometric) if model is None else model
     built = muscle_driven_problem(
         model, duration,
         coordinates=StateBounds(([-np.pi / 2, 0.0], [np.pi, 2.2689280275926285]), initial=[0.0, 0.0],
