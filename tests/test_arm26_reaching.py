@@ -168,25 +168,3 @@ def test_unreachable_target_exits_nonzero_with_status_and_worst_constraint(tmp_p
     assert (tmp_path / "reaching" / "solution.sto").exists()
     summary = json.loads((tmp_path / "summary.json").read_text())["reaching"]["naive"]
     assert not summary["success"] and summary["worst_constraint"] != "none"
-
-
-@pytest.mark.slow
-def test_moco_reaching_with_geometric_paths_converges(tmp_path):
-    """Moco's arm26 reaching problem with arm26's geometric paths wrapped over its cylinders (its two ellipsoids
-    switched off: with TRIlong's ellipsoid, one gradient of its length costs ~0.23 s and the solve did not finish
-    in 15 min): IPOPT converges (measured with straight TRIlong/BIClong before: 21 iterations, objective 0.0665
-    against 0.0336 with the polynomial paths)."""
-    import warnings
-
-    from conftest import arm26_without_ellipsoids
-    from trajopt.musculoskeletal import MusculoskeletalModel
-    from trajopt.osim import load_osim
-    from trajopt.paths.geometric import GeometricPaths
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        osim = load_osim(arm26_without_ellipsoids(tmp_path))
-    built = reaching.moco_problem(model=MusculoskeletalModel(osim, GeometricPaths(osim)))
-    solution = built.problem.solve(HermiteSimpson(50), Ipopt(tol=1e-6), guess=reaching.moco_naive_guess(built))
-    assert solution.success, solution.status
-    assert 0.03 < solution.objective < 0.1
