@@ -62,7 +62,7 @@ def describe_geometric(model_file) -> ModelPaths:
         np.array([bool(m.path.wraps) for m in osim.muscles]), tuple(c.dependent for c in couplings))
 
 
-def sample_geometric_paths(model_file, coordinates, configurations: np.ndarray, muscles=None, batch: int = 500,
+def sample_geometric_paths(model_file, coordinates, configurations: np.ndarray, muscles=None, batch: int = 100,
                            progress=print, info: ModelPaths | None = None) -> PathSamples:
     """Lengths and moment arms -dl/dq of ``muscles`` (default all) of the model's geometric paths at each row of
     ``configurations`` (samples x ``coordinates``); other coordinates stay at their defaults."""
