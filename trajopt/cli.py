@@ -23,7 +23,8 @@ PROBLEMS = {
     "shoulder-reaching": ("problems.shoulder_reaching.main", "3D arm reach from gimbal lock: quaternion vs YZY Euler shoulder"),
     "muscle-curves": ("trajopt.reports.muscle_curves", "plot the DeGroote 2016 curves (both constant sets)"),
     "walk3d-inverse": ("problems.walk3d.inverse",
-                       "Moco's 3D walking MocoInverse (80 muscles, GRFs, function-based paths); --emg, --elastic-tendons"),
+                       "Moco's 3D walking MocoInverse (80 muscles, GRFs, function-based paths); --emg, "
+                       "--elastic-tendons, --knee-reaction"),
     "walk3d-prediction": ("problems.walk3d.prediction_main",
                           "3D predictive walking, half gait cycle, quaternion pelvis, 80 muscles, foot contact"),
     "shoulder-reaching-polynomial": ("problems.shoulder_reaching.polynomial_paths",
