@@ -30,17 +30,35 @@ def _body_number(model, body):
     return -1 if body == GROUND else model.body_index(body)
 
 
-def generalized_force_moment_arms(path, q):
-    """OpenSim's computeMomentArm for every generalized speed (nv), of a wrapped `GeometricPath`."""
+def _slot_locations(path, q, tags, indices, locals_):
+    """Ground location and body number (-1: ground) of each slot of `path`'s wrapped path at q, given each slot's
+    tag, path point index and tangent point in its wrap frame (numbers, slot values or placeholders)."""
     from trajopt.paths.geometric import point_position_in_ground
 
     model = path.model
-    slots = path.wrapped_path(q)
     positions = [point_position_in_ground(model, q, p) for p in path.points]
     point_bodies = [_body_number(model, p.body) for p in path.points]
     single = len(path.wraps) == 1
     placed = [w.surface.placed(model, q, single, 0, 0) for w in path.wraps]
     wrap_bodies = [_body_number(model, w.surface.body) for w in path.wraps]
+    where, bodies = [], []
+    for tag, index, local in zip(tags, indices, locals_):
+        x, body = ca.SX.zeros(3), 0
+        for i, (p, b) in enumerate(zip(positions, point_bodies)):
+            is_i = ca.logic_and(tag == 0, index == i)
+            x, body = x + is_i * p, body + is_i * b
+        for w, (wrap, b) in enumerate(zip(placed, wrap_bodies)):
+            is_w = tag == w + 1
+            x, body = x + is_w * wrap.to_ground(local), body + is_w * b
+        where.append(x)
+        bodies.append(body)
+    return where, bodies
+
+
+def generalized_force_moment_arms(path, q):
+    """OpenSim's computeMomentArm for every generalized speed (nv), of a wrapped `GeometricPath`."""
+    model = path.model
+    slots = path.wrapped_path(q)
     size = len(slots.slots)
     # Everything the path procedure decides is a placeholder while differentiating: the derivative then
     # involves only the bodies' poses, not the wrap computations.
@@ -49,17 +67,7 @@ def generalized_force_moment_arms(path, q):
     tags = [ca.SX.sym(f"tag_{k}") for k in range(size)]
     indices = [ca.SX.sym(f"index_{k}") for k in range(size)]
     count = ca.SX.sym("count")
-    where, bodies = [], []
-    for k in range(size):
-        x, body = ca.SX.zeros(3), 0
-        for i, (p, b) in enumerate(zip(positions, point_bodies)):
-            is_i = ca.logic_and(tags[k] == 0, indices[k] == i)
-            x, body = x + is_i * p, body + is_i * b
-        for w, (wrap, b) in enumerate(zip(placed, wrap_bodies)):
-            is_w = tags[k] == w + 1
-            x, body = x + is_w * wrap.to_ground(locals_[k]), body + is_w * b
-        where.append(x)
-        bodies.append(body)
+    where, bodies = _slot_locations(path, q, tags, indices, locals_)
     energy = 0
     actual_directions = []
     for k in range(size - 1):
@@ -79,29 +87,14 @@ def unit_tension_loads(path, q):
     the path points and at the tangent points (fixed on the wrap object's body). Wrenches as
     `trajopt.multibody.dynamics` (moment about the body origin, then force; ground axes); the generalized
     forces are those of moving path points sliding over their bodies."""
-    from trajopt.paths.geometric import MovingPathPoint, point_position_in_ground
+    from trajopt.paths.geometric import MovingPathPoint
     from trajopt.multibody.kinematics import body_pose
 
     model = path.model
     slots = path.wrapped_path(q)
-    positions = [point_position_in_ground(model, q, p) for p in path.points]
-    point_bodies = [_body_number(model, p.body) for p in path.points]
-    single = len(path.wraps) == 1
-    placed = [w.surface.placed(model, q, single, 0, 0) for w in path.wraps]
-    wrap_bodies = [_body_number(model, w.surface.body) for w in path.wraps]
     size = len(slots.slots)
-    where, bodies = [], []
-    for slot in slots.slots:
-        tag, index = _tag(slot), _index(slot)
-        x, body = ca.SX.zeros(3), 0
-        for i, (p, b) in enumerate(zip(positions, point_bodies)):
-            is_i = ca.logic_and(tag == 0, index == i)
-            x, body = x + is_i * p, body + is_i * b
-        for w, (wrap, b) in enumerate(zip(placed, wrap_bodies)):
-            is_w = tag == w + 1
-            x, body = x + is_w * wrap.to_ground(_local(slot)), body + is_w * b
-        where.append(x)
-        bodies.append(body)
+    where, bodies = _slot_locations(path, q, [_tag(s) for s in slots.slots], [_index(s) for s in slots.slots],
+                                    [_local(s) for s in slots.slots])
     forces = [ca.SX.zeros(3) for _ in range(size)]
     for k in range(size - 1):
         on = ca.logic_and(k + 1 < slots.count, bodies[k] != bodies[k + 1])
