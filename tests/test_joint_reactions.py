@@ -33,6 +33,19 @@ def _bicshort_forces(model, frames):
     return forces
 
 
+def _assert_equals_opensim_joint_reaction(opensim_task, model, kinematics, forces, reactions):
+    """OpenSim's JointReaction loads with the same muscle forces (child process) equal ``reactions`` to 1e-9."""
+    k = kinematics
+    reference = opensim_task("osim_joint_reaction_muscles", {
+        "model": str(ARM26), "q": k.q, "u": k.u, "udot": k.udot,
+        "muscle_names": np.array(model.muscle_names), "muscle_forces": forces})
+    assert tuple(reference["joint_names"]) == reactions.joint_names
+    assert reference["udot_error"] <= 1e-10
+    np.testing.assert_allclose(reactions.forces, reference["forces_ground"], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(reactions.moments, reference["moments_ground"], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(reactions.joint_generalized_forces, reference["actuator_forces"], rtol=0, atol=1e-9)
+
+
 def test_without_muscle_forces_reactions_are_inverse_dynamics(setup):
     model, inverse = setup
     reactions = muscle_joint_reactions(model, inverse.kinematics, np.zeros((inverse.times.size, 6)))
@@ -59,14 +72,7 @@ def test_unwrapped_muscle_reactions_equal_opensim_joint_reaction(setup, opensim_
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         reactions = muscle_joint_reactions(model, k, forces)
-    reference = opensim_task("osim_joint_reaction_muscles", {
-        "model": str(ARM26), "q": k.q, "u": k.u, "udot": k.udot,
-        "muscle_names": np.array(model.muscle_names), "muscle_forces": forces})
-    assert tuple(reference["joint_names"]) == reactions.joint_names
-    assert reference["udot_error"] <= 1e-10
-    np.testing.assert_allclose(reactions.forces, reference["forces_ground"], rtol=0, atol=1e-9)
-    np.testing.assert_allclose(reactions.moments, reference["moments_ground"], rtol=0, atol=1e-9)
-    np.testing.assert_allclose(reactions.joint_generalized_forces, reference["actuator_forces"], rtol=0, atol=1e-9)
+    _assert_equals_opensim_joint_reaction(opensim_task, model, k, forces, reactions)
 
 
 def test_static_optimization_exposes_reactions_with_its_muscle_forces(setup):
@@ -98,14 +104,8 @@ def test_wrapped_muscle_reactions_equal_opensim_joint_reaction(setup, opensim_ta
         straight = [float(geometric_path(model.osim, "BRA", wrapping=False).length(q)) for q in k.q]
     assert np.max(np.subtract(wrapped, straight)) > 1e-3
     reactions = muscle_joint_reactions(model, k, forces)
-    reference = opensim_task("osim_joint_reaction_muscles", {
-        "model": str(ARM26), "q": k.q, "u": k.u, "udot": k.udot,
-        "muscle_names": np.array(model.muscle_names), "muscle_forces": forces})
-    assert reference["udot_error"] <= 1e-10
     # measured: forces 2.9e-10 N (of 1650 N), moments 5.6e-12 N·m, generalized forces 3.3e-13 N·m
-    np.testing.assert_allclose(reactions.forces, reference["forces_ground"], rtol=0, atol=1e-9)
-    np.testing.assert_allclose(reactions.moments, reference["moments_ground"], rtol=0, atol=1e-9)
-    np.testing.assert_allclose(reactions.joint_generalized_forces, reference["actuator_forces"], rtol=0, atol=1e-9)
+    _assert_equals_opensim_joint_reaction(opensim_task, model, k, forces, reactions)
 
 
 @pytest.mark.opensim
@@ -125,11 +125,5 @@ def test_all_six_muscles_reactions_equal_opensim_joint_reaction(setup, opensim_t
             assert np.max(np.abs(np.asarray(wrapped).ravel() - straight)) > 5e-4, name  # the wraps are on
     reactions = muscle_joint_reactions(model, k, forces)
     assert reactions.wrapped_muscles == ()
-    reference = opensim_task("osim_joint_reaction_muscles", {
-        "model": str(ARM26), "q": k.q, "u": k.u, "udot": k.udot,
-        "muscle_names": np.array(model.muscle_names), "muscle_forces": forces})
-    assert reference["udot_error"] <= 1e-10
     # measured: forces 5.8e-10 N (of 5876 N), moments 1.1e-11 N·m, generalized forces 6.5e-13 N·m
-    np.testing.assert_allclose(reactions.forces, reference["forces_ground"], rtol=0, atol=1e-9)
-    np.testing.assert_allclose(reactions.moments, reference["moments_ground"], rtol=0, atol=1e-9)
-    np.testing.assert_allclose(reactions.joint_generalized_forces, reference["actuator_forces"], rtol=0, atol=1e-9)
+    _assert_equals_opensim_joint_reaction(opensim_task, model, k, forces, reactions)
