@@ -14,14 +14,13 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
+from test_wrapping_moment_arms import STEP, central_differences, random_configurations, shifted_configurations
 from trajopt.osim import OsimIgnoredWarning, load_osim
 from trajopt.paths.geometric import GeometricPath, GeometricPaths, geometric_path
 
 ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
 MUSCLES = ["BIClong", "TRIlong"]
 LENGTH_TOLERANCE = 1e-12  # m; measured 5.6e-16 (BIClong), 2.3e-15 (TRIlong); the issue asks <= 1e-5
-STEP = 1e-6  # rad
-SWITCH = 2e-6  # m, as test_wrapping_moment_arms
 COORDINATES = ["r_shoulder_elev", "r_elbow_flex"]
 # −∂l/∂q against OpenSim's central differences (m): measured 1.1e-9 (60 samples), 1.2e-9 (300); the issue asks 1e-6
 DERIVATIVE_TOLERANCE = 1e-8
@@ -32,12 +31,6 @@ def _arm26():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OsimIgnoredWarning)
         return load_osim(ARM26)
-
-
-def _random(model, count, seed, margin=0.0):
-    low = np.array([c.range[0] for c in model.coordinates]) + margin
-    high = np.array([c.range[1] for c in model.coordinates]) - margin
-    return low + (high - low) * np.random.default_rng(seed).random((count, model.nq))
 
 
 def _evaluate(expression, q, configurations):
@@ -55,7 +48,7 @@ def _reference(opensim_task, model, configurations):
 def test_arm26_ellipsoid_lengths_match_opensim(opensim_task):
     osim = _arm26()
     model = osim.multibody
-    configurations = _random(model, 300, seed=151)
+    configurations = random_configurations(model, 300, seed=151)
     reference = _reference(opensim_task, model, configurations)
     q = ca.SX.sym("q", model.nq)
     for k, name in enumerate(MUSCLES):
@@ -71,14 +64,9 @@ def test_arm26_ellipsoid_lengths_match_opensim(opensim_task):
 def _moment_arm_report(opensim_task, count, seed):
     osim = _arm26()
     model = osim.multibody
-    configurations = _random(model, count, seed, margin=2 * STEP)
+    configurations = random_configurations(model, count, seed, margin=2 * STEP)
     indices = [model.coordinate_index(c) for c in COORDINATES]
-    shifted = [configurations]
-    for i in indices:
-        for sign in (1, -1):
-            moved = configurations.copy()
-            moved[:, i] += sign * STEP
-            shifted.append(moved)
+    shifted = shifted_configurations(configurations, indices)
     reference = _reference(opensim_task, model, np.vstack(shifted))
     lengths = reference["lengths"].reshape(len(shifted), count, len(MUSCLES))
     q = ca.SX.sym("q", model.nq)
@@ -89,9 +77,7 @@ def _moment_arm_report(opensim_task, count, seed):
         by_force = _evaluate(path.generalized_force_moment_arms(q), q, configurations)
         kept, worst, gap, force_all = 0, 0.0, 0.0, 0.0
         for c, i in enumerate(indices):
-            base, plus, minus = lengths[0, :, m], lengths[1 + 2 * c, :, m], lengths[2 + 2 * c, :, m]
-            smooth = np.abs((plus - base) - (base - minus)) / STEP <= SWITCH
-            central = -(plus - minus) / (2 * STEP)
+            smooth, central = central_differences(lengths, c, m)
             kept += smooth.sum()
             worst = max(worst, np.abs(by_length[:, i] - central)[smooth].max(initial=0.0))
             gap = max(gap, np.abs(by_length[:, i] - by_force[:, i])[smooth].max(initial=0.0))
@@ -100,13 +86,17 @@ def _moment_arm_report(opensim_task, count, seed):
     return report
 
 
-@pytest.mark.opensim
-def test_arm26_ellipsoid_moment_arms(opensim_task):
-    report = _moment_arm_report(opensim_task, 30, seed=152)
+def _assert_report(report):
     for name, r in report.items():
         assert r["kept"] > 0.9, (name, r)
         assert r["worst"] <= DERIVATIVE_TOLERANCE, (name, r)
         assert r["force_all"] <= FORCE_TOLERANCE, (name, r)
+
+
+@pytest.mark.opensim
+def test_arm26_ellipsoid_moment_arms(opensim_task):
+    report = _moment_arm_report(opensim_task, 30, seed=152)
+    _assert_report(report)
     # OpenSim's ellipsoid path is not length-minimal: computeMomentArm is not −dl/dq (measured away from switches,
     # 300 samples: 4.3 mm on BIClong, 15 mm on TRIlong)
     assert report["TRIlong"]["gap"] > 1e-3
@@ -116,10 +106,7 @@ def test_arm26_ellipsoid_moment_arms(opensim_task):
 @pytest.mark.slow
 def test_arm26_ellipsoid_moment_arms_300(opensim_task):
     report = _moment_arm_report(opensim_task, 300, seed=153)
-    for name, r in report.items():
-        assert r["kept"] > 0.9, (name, r)
-        assert r["worst"] <= DERIVATIVE_TOLERANCE, (name, r)
-        assert r["force_all"] <= FORCE_TOLERANCE, (name, r)
+    _assert_report(report)
 
 
 def test_arm26_geometric_paths_wrap_every_muscle():
@@ -140,7 +127,7 @@ def test_midpoint_and_axial_methods_match_opensim(opensim_task, tmp_path, method
         warnings.simplefilter("ignore", OsimIgnoredWarning)
         osim = load_osim(file)
     model = osim.multibody
-    configurations = _random(model, 100, seed=7)
+    configurations = random_configurations(model, 100, seed=7)
     reference = opensim_task("geometric_path_reference", {
         "model": str(file), "coordinates": np.array(model.coordinate_names), "configurations": configurations,
         "muscles": np.array(MUSCLES)})

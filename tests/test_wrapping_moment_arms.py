@@ -25,10 +25,29 @@ STEP = 1e-6  # rad or m
 SWITCH = 2e-6  # m
 
 
-def _random(model, count, seed, margin=0.0):
+def random_configurations(model, count, seed, margin=0.0):
+    """``count`` uniform random configurations within the coordinate ranges shrunk by ``margin``."""
     low = np.array([c.range[0] for c in model.coordinates]) + margin
     high = np.array([c.range[1] for c in model.coordinates]) - margin
     return low + (high - low) * np.random.default_rng(seed).random((count, model.nq))
+
+
+def shifted_configurations(configurations, indices):
+    """The configurations, then each moved by +STEP and -STEP along each coordinate of ``indices`` in turn."""
+    shifted = [configurations]
+    for i in indices:
+        for sign in (1, -1):
+            moved = configurations.copy()
+            moved[:, i] += sign * STEP
+            shifted.append(moved)
+    return shifted
+
+
+def central_differences(lengths, c, m):
+    """(smooth mask, −dl/dq by central differences) of muscle ``m`` along the ``c``-th shifted coordinate, from
+    ``lengths`` (shifted sets x samples x muscles as ``shifted_configurations``); the switch rule of the module."""
+    base, plus, minus = lengths[0, :, m], lengths[1 + 2 * c, :, m], lengths[2 + 2 * c, :, m]
+    return np.abs((plus - base) - (base - minus)) / STEP <= SWITCH, -(plus - minus) / (2 * STEP)
 
 
 def _coupled(model, couplings, configurations, arms):
@@ -46,12 +65,7 @@ def _coupled(model, couplings, configurations, arms):
 def _compare(opensim_task, file, osim, muscles, configurations, coordinates, couplings=()):
     model = osim.multibody
     indices = [model.coordinate_index(c) for c in coordinates]
-    shifted = [configurations]
-    for i in indices:
-        for sign in (1, -1):
-            moved = configurations.copy()
-            moved[:, i] += sign * STEP
-            shifted.append(moved)
+    shifted = shifted_configurations(configurations, indices)
     reference = opensim_task("geometric_path_reference", {
         "model": str(file), "coordinates": np.array(model.coordinate_names),
         "configurations": np.vstack(shifted), "muscles": np.array(muscles)})
@@ -69,9 +83,7 @@ def _compare(opensim_task, file, osim, muscles, configurations, coordinates, cou
                                    err_msg=f"{name}: generalized-force method vs computeMomentArm")
         kept, worst, gap = 0, 0.0, 0.0
         for c, i in enumerate(indices):
-            base, plus, minus = lengths[0, :, m], lengths[1 + 2 * c, :, m], lengths[2 + 2 * c, :, m]
-            smooth = np.abs((plus - base) - (base - minus)) / STEP <= SWITCH
-            central = -(plus - minus) / (2 * STEP)
+            smooth, central = central_differences(lengths, c, m)
             error = np.abs(by_length[:, i] - central)[smooth]
             kept += smooth.sum()
             worst = max(worst, error.max(initial=0.0))
@@ -85,7 +97,7 @@ def test_arm26_cylinder_moment_arms(opensim_task):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OsimIgnoredWarning)
         osim = load_osim(ARM26)
-    configurations = _random(osim.multibody, 300, seed=21, margin=2 * STEP)
+    configurations = random_configurations(osim.multibody, 300, seed=21, margin=2 * STEP)
     report = _compare(opensim_task, ARM26, osim, ["TRIlat", "TRImed", "BRA"], configurations,
                       ["r_shoulder_elev", "r_elbow_flex"])
     for name, (kept, worst, gap) in report.items():
@@ -100,7 +112,7 @@ def test_walk3d_moment_arms(opensim_task):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OsimIgnoredWarning)
         osim, couplings = load_processed(WALK3D)
-    configurations = _random(osim.multibody, 40, seed=22, margin=2 * STEP)
+    configurations = random_configurations(osim.multibody, 40, seed=22, margin=2 * STEP)
     muscles = ["gasmed_r", "vaslat_r", "glmax1_r", "psoas_r", "semimem_r", "bfsh_r"]
     report = _compare(opensim_task, WALK3D, osim, muscles, configurations,
                       ["hip_flexion_r", "hip_adduction_r", "knee_angle_r", "ankle_angle_r"], couplings)
@@ -117,7 +129,7 @@ def test_wrapped_unit_tension_loads_give_the_generalized_force_moment_arms():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OsimIgnoredWarning)
         osim, _ = load_processed(WALK3D)
-    configurations = _random(osim.multibody, 20, seed=23)
+    configurations = random_configurations(osim.multibody, 20, seed=23)
     q = ca.SX.sym("q", osim.multibody.nq)
     for name in ("gasmed_r", "vasint_l", "semimem_r"):  # two cylinders; one; one
         path = geometric_path(osim, name)
