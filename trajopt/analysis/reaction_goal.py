@@ -157,8 +157,7 @@ class JointReactionGoal:
 
     def load_at(self, model, kinematics, muscle_forces, external_wrenches=None) -> np.ndarray:
         """The chosen load components (frames x components, N and N·m) with ``muscle_forces`` (frames x muscles)."""
-        offset, jacobian = self.affine_load(model, kinematics, external_wrenches)
-        return offset + np.einsum("fcm,fm->fc", jacobian, np.asarray(muscle_forces, dtype=float))
+        return affine_value(self.affine_load(model, kinematics, external_wrenches), muscle_forces)
 
     # -- the goal on a built inverse problem ----------------------------------------------------------------
     def goal(self, variables):
@@ -175,6 +174,12 @@ class JointReactionGoal:
         body_weight = sum(b.mass for b in model.multibody.bodies) * float(np.linalg.norm(model.multibody.gravity))
         integrand = ca.sumsqr(ca.DM(weights) * load)
         return Integral(integrand) * (self.weight / body_weight)
+
+
+def affine_value(affine, muscle_forces) -> np.ndarray:
+    """r₀ + J · F at each frame, for ``affine`` = (r₀, J) from ``JointReactionGoal.affine_load``."""
+    offset, jacobian = affine
+    return offset + np.einsum("fcm,fm->fc", jacobian, np.asarray(muscle_forces, dtype=float))
 
 
 def _frame_origin(multibody, q, frame):

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.analysis.figures import _pyplot
+from trajopt.analysis.reaction_goal import affine_value
 
 
 @dataclass(frozen=True)
@@ -159,8 +160,9 @@ def reaction_goal_section(folder, goals, solution, baseline, baseline_name: str 
              + baseline_name + " |", "|---|---|---|---|---|"]
     figure, axes = plt.subplots(len(goals), 1, figsize=(7, 2.6 * len(goals)), squeeze=False)
     for goal, axis in zip(goals, axes[:, 0]):
-        with_goal = np.linalg.norm(goal.load_at(inverse.model, kinematics, solution.muscle_forces, wrenches), axis=1)
-        without = np.linalg.norm(goal.load_at(inverse.model, kinematics, baseline.muscle_forces, wrenches), axis=1)
+        affine = goal.affine_load(inverse.model, kinematics, wrenches)  # once for both solutions
+        with_goal = np.linalg.norm(affine_value(affine, solution.muscle_forces), axis=1)
+        without = np.linalg.norm(affine_value(affine, baseline.muscle_forces), axis=1)
         parts = ", ".join([f"force-{'xyz'[i]}" for i in goal.forces] + [f"moment-{'xyz'[i]}" for i in goal.moments])
         lines.append(f"| {goal.joint} ({parts}) | {with_goal.max():.1f} | {without.max():.1f} | "
                      f"{with_goal.mean():.1f} | {without.mean():.1f} |")
