@@ -84,14 +84,6 @@ def geometric_paths_of(model) -> tuple[tuple, tuple[str, ...]]:
     return _GEOMETRIC_PATHS[model]
 
 
-def _unit_loads_function(path) -> ca.Function:
-    if any(w.surface.active for w in path.wraps):
-        return path.wrapped_loads_function
-    q = ca.SX.sym("q", path.model.nq)
-    wrenches, generalized = path.unit_tension_loads(q)
-    return ca.Function(f"{path.name}_unit_tension_loads", [q], [ca.vec(wrenches), generalized], {"cse": True})
-
-
 @dataclass(frozen=True)
 class MuscleUnitLoads:
     """What a tension of 1 N in each muscle applies at each frame: ``wrenches`` (frames, muscles, 6, bodies; moment
@@ -122,7 +114,7 @@ def muscle_unit_loads(model, q: np.ndarray, muscles=None) -> MuscleUnitLoads:
     generalized = np.zeros((frames, len(names), nv))
     for name in chosen:
         k = names.index(name)
-        w, g = _unit_loads_function(paths[k]).map(frames)(q.T)
+        w, g = paths[k].loads_function.map(frames)(q.T)
         wrenches[:, k] = np.asarray(w).T.reshape(frames, nb, 6).transpose(0, 2, 1)
         generalized[:, k] = np.asarray(g).T
     return MuscleUnitLoads(names, wrenches, generalized, tuple(m for m in ignored if m in chosen))

@@ -300,23 +300,24 @@ class GeometricPath:
         """(wrenches 6 x nb, generalized forces nv) a tension of 1 N applies to the model: forces on the bodies
         at the path points (and at the tangent points of a wrapped path, on the wrap object's body), and the
         generalized forces of moving points. Their generalized forces are OpenSim's computeMomentArm."""
-        if any(w.surface.active for w in self.wraps):
-            wrenches, generalized = self.wrapped_loads_function(q)
-            return ca.reshape(wrenches, 6, len(self.model.bodies)), generalized
-        result = self.function(q, ca.DM.zeros(self.model.nv))
-        return result[2], result[3]
+        wrenches, generalized = self.loads_function(q)
+        return ca.reshape(wrenches, 6, len(self.model.bodies)), generalized
 
     @cached_property
-    def wrapped_loads_function(self) -> ca.Function:
+    def loads_function(self) -> ca.Function:
         """casadi Function q -> (wrenches as a 6 nb vector, body by body; generalized forces nv) of a unit tension
-        along the wrapped path (`trajopt.paths.wrapping.forces.unit_tension_loads`)."""
-        from trajopt.paths.wrapping.forces import unit_tension_loads
-
+        (a wrapped path's from `trajopt.paths.wrapping.forces.unit_tension_loads`)."""
         q = ca.SX.sym("q", self.model.nq)
-        wrenches, generalized = unit_tension_loads(self, q)
-        # No cse pass, as wrapped_length_function (130 s for TRIlong's loads)
-        return ca.Function(f"geometric_path_{_safe(self.name)}_loads", [q], [ca.vec(wrenches), generalized],
-                           ["q"], ["wrenches", "generalized_forces"])
+        if any(w.surface.active for w in self.wraps):
+            from trajopt.paths.wrapping.forces import unit_tension_loads
+
+            wrenches, generalized = unit_tension_loads(self, q)
+            # No cse pass, as wrapped_length_function (130 s for TRIlong's loads)
+            return ca.Function(f"geometric_path_{_safe(self.name)}_loads", [q], [ca.vec(wrenches), generalized],
+                               ["q"], ["wrenches", "generalized_forces"])
+        result = self.function(q, ca.DM.zeros(self.model.nv))
+        return ca.Function(f"geometric_path_{_safe(self.name)}_loads", [q], [ca.vec(result[2]), result[3]],
+                           ["q"], ["wrenches", "generalized_forces"], {"cse": True})
 
     def __repr__(self):
         return f"GeometricPath({self.name!r}, points={len(self.points)})"
