@@ -53,20 +53,23 @@ ELBOW_MOTION = HERE / "elbow_flex_0_90_minjerk.mot"
 IK_MOTION = HERE / "arm26_InverseKinematics.mot"
 REFERENCE = HERE / "reference"
 NAME = "arm26_static_optimization"
+ALONG_FIBER = "capacity along the fiber (OpenSim's)"
 PAPER = "Appl. Sci. 2020, 10, 7760"  # the arm26 paper whose Figures 13-20 the figures follow
 
 
 def load_model(paths: PolynomialPaths | None = None, geometric: bool = False) -> MusculoskeletalModel:
     """arm26 with its polynomial muscle paths (default problems/arm26/paths.json) or, with `geometric`, its
-    geometric paths wrapped as OpenSim computes it (cylinders and, for TRIlong and BIClong, ellipsoids), and
-    DeGroote muscles (OpenSim constant set)."""
+    geometric paths wrapped as OpenSim computes it (cylinders and, for TRIlong and BIClong, ellipsoids) with
+    OpenSim's moment arms (computeMomentArm, the generalized forces of a unit tension along that path: the
+    forces OpenSim applies; −∂l/∂q differs where OpenSim's wrapped path is not length-minimal), and DeGroote
+    muscles (OpenSim constant set)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the loader lists optional elements it ignores (display, wrap geometry)
         osim = load_osim(MODEL)
         if geometric:
             from trajopt.paths.geometric import GeometricPaths
 
-            return MusculoskeletalModel(osim, GeometricPaths(osim))
+            return MusculoskeletalModel(osim, GeometricPaths(osim, generalized_force_moment_arms=True))
     return MusculoskeletalModel(osim, paths or PolynomialPaths.load(PATHS))
 
 
@@ -86,23 +89,32 @@ def paths_covering(motion: Path, with_opensim: bool, cache_dir=None) -> Polynomi
     return paths_for_motion(paths, table.data, table.labels, table.time, str(motion), sampler, cache_dir=cache_dir)
 
 
-def _paths_note(model) -> list[str]:
-    wrapped = list(getattr(model.paths, "wrapped_muscles", ()))
-    if not hasattr(model.paths, "wrapped_muscles"):
+def _paths_note(model, geometric: bool) -> list[str]:
+    if not geometric:
         return []
-    return ["", f"Paths: the model's geometric paths (`--paths geometric`, trajopt.paths.wrapping), not paths.json;",
+    wrapped = list(model.paths.wrapped_muscles)
+    return ["", "Paths: the model's geometric paths (`--paths geometric`, trajopt.paths.wrapping), not paths.json,",
+            "with OpenSim's moment arms (computeMomentArm);",
             f"{', '.join(wrapped)} wrap over objects trajopt does not model yet: their paths are straight "
             f"lines here." if wrapped else "every wrap object is modelled."]
 
 
+def _paths_description(geometric: bool, refitted: bool = False) -> str:
+    if geometric:
+        return "geometric muscle paths wrapped as OpenSim computes them, OpenSim's moment arms"
+    return "polynomial muscle paths covering the motion (below)" if refitted else \
+        "polynomial muscle paths (problems/arm26/paths.json)"
+
+
 def build_problem(motion=ELBOW_MOTION, force_length_velocity: bool = True, passive_force: bool = False,
                   cutoff_frequency: float | None = None, model: MusculoskeletalModel | None = None,
-                  batched: bool = True) -> StaticOptimization:
-    """Static optimization of an arm26 motion with OpenSim's reference settings (reserves 1 N·m, p = 2)."""
+                  batched: bool = True, capacity_along_fiber: bool = False) -> StaticOptimization:
+    """Static optimization of an arm26 motion with OpenSim's reference settings (reserves 1 N·m, p = 2);
+    ``capacity_along_fiber``: OpenSim's DeGroote capacity, the active fiber force without cos α."""
     return StaticOptimization(
         model or load_model(), motion, residuals=Residuals(optimal_force=1.0, weight=1.0),
         activation_exponent=2.0, force_length_velocity=force_length_velocity, passive_force=passive_force,
-        cutoff_frequency=cutoff_frequency, batched=batched,
+        cutoff_frequency=cutoff_frequency, batched=batched, capacity_along_fiber=capacity_along_fiber,
     )
 
 
@@ -210,33 +222,49 @@ def _figures_ik(out: Path, result: StaticOptimizationResult, id_reference: Table
 
 
 def _format(value: float, digits: str = ".4f") -> str:
-    return "–" if np.isnan(value) else format(value, digits)
+    """'–' for no value; values that the fixed format would show as zero in two significant digits."""
+    if np.isnan(value):
+        return "–"
+    text = format(value, digits)
+    return format(value, ".1e") if value != 0 and float(text) == 0 else text
 
 
 def _write_summary(out: Path, rows: list[Row], id_rows: list[tuple[str, int, float]], total: float,
-                   extra_lines: list[str] = (), title: str = "# arm26 static optimization vs OpenSim 4.6") -> Path:
+                   extra_lines: list[str] = (), title: str = "# arm26 static optimization vs OpenSim 4.6",
+                   paths: str = "polynomial muscle paths (problems/arm26/paths.json)") -> Path:
     lines = [
         title,
         "",
-        "trajopt: DeGroote 2016 rigid-tendon muscles mapped from arm26's Thelen2003 parameters, polynomial",
-        "muscle paths (problems/arm26/paths.json), batched IPOPT solve of all frames. OpenSim: AnalyzeTool +",
-        "StaticOptimization with Thelen2003 muscles (reference/ in the problem folder). Reserves 1 N·m on both",
-        "coordinates, weight 1, exponent 2. Without force-length-velocity both use force = activation × Fmax;",
-        "with it the active-force curves differ (DeGroote vs Thelen), so activations differ by design.",
+        f"trajopt: DeGroote 2016 rigid-tendon muscles mapped from arm26's Thelen2003 parameters, {paths},",
+        "batched IPOPT solve of all frames. Reserves 1 N·m on both coordinates, weight 1, exponent 2.",
+        "Without force-length-velocity (FLV) force = activation × Fmax.",
+    ]
+    if id_rows:
+        lines += ["Rows without 'vs OpenSim DeGroote': OpenSim's AnalyzeTool + StaticOptimization with Thelen2003",
+                  "muscles (reference/ in the problem folder); with FLV the active-force curves differ (DeGroote vs",
+                  "Thelen), so activations differ by design."]
+    lines += [
         "OpenSim's Static Optimization never includes passive fiber force; the 'with passive force' case",
         "has no OpenSim counterpart. Rows 'vs OpenSim DeGroote' rerun OpenSim (child process, tolerance 1e-8)",
         "with arm26's muscles replaced by DeGrooteFregly2016Muscle (rigid tendon): the like-for-like comparison.",
-        "Joint reactions in the SO outputs come from inverse dynamics without muscle forces (polynomial",
-        "paths give no points of application); the last table applies the muscle forces along the .osim's wrapped paths.",
+        "With FLV, OpenSim takes a DeGroote muscle's capacity as its active fiber force along the fiber (no cos α",
+        "of the pennation angle) and applies it along the path; trajopt applies the tendon force, × cos α (TRIlong,",
+        f"TRIlat and TRImed are pennated 9-12°). Rows '{ALONG_FIBER}' use OpenSim's choice",
+        "(`StaticOptimization(capacity_along_fiber=True)`).",
+        "Joint reactions in the SO outputs come from inverse dynamics without muscle forces; the last table (when",
+        "present) applies the muscle forces along the .osim's wrapped paths.",
         "",
-        "## Inverse dynamics",
-        "",
-        "| motion | frames | max abs difference vs OpenSim InverseDynamicsTool (N·m) |",
-        "|---|---|---|",
     ]
-    lines += [f"| {name} | {frames} | {error:.2e} |" for name, frames, error in id_rows]
+    if id_rows:
+        lines += [
+            "## Inverse dynamics",
+            "",
+            "| motion | frames | max abs difference vs OpenSim InverseDynamicsTool (N·m) |",
+            "|---|---|---|",
+        ]
+        lines += [f"| {name} | {frames} | {error:.2e} |" for name, frames, error in id_rows]
+        lines += [""]
     lines += [
-        "",
         "## Static optimization",
         "",
         "| case | frames | max abs Δ activation | RMS Δ activation | max abs Δ reserve (N·m) | max abs Δ muscle force (N) "
@@ -254,9 +282,9 @@ def _write_summary(out: Path, rows: list[Row], id_rows: list[tuple[str, int, flo
     return path
 
 
-def _opensim_degroote(case: str, result: StaticOptimizationResult, motion: Path, cutoff, flv: bool,
-                      out: Path) -> tuple[Row, Table]:
-    """OpenSim Static Optimization of arm26 with DeGrooteFregly2016 muscles (rigid tendon), same settings."""
+def _opensim_degroote(cases: dict, motion: Path, cutoff, flv: bool, out: Path) -> tuple[list[Row], Table]:
+    """OpenSim Static Optimization of arm26 with DeGrooteFregly2016 muscles (rigid tendon), same settings, run
+    once; a row per trajopt result of ``cases`` (case name -> result)."""
     reference = run_opensim_task("osim_static_optimization", {
         "model": str(MODEL), "motion": str(motion), "lowpass_cutoff": -1.0 if cutoff is None else cutoff,
         "degroote": True, "use_muscle_physiology": flv, "reserve_optimal_force": 1.0,
@@ -264,10 +292,12 @@ def _opensim_degroote(case: str, result: StaticOptimizationResult, motion: Path,
     labels = tuple(str(label) for label in reference["labels"])
     activation = Table(reference["times"], labels, reference["activations"], name="OpenSim DeGroote SO activation")
     force = Table(reference["times"], labels, reference["forces"], name="OpenSim DeGroote SO force")
-    name = case.replace(", ", "_").replace(" ", "_")
+    name = next(iter(cases)).replace(", ", "_").replace(" ", "_")
     write_csv(out / "opensim_degroote" / f"{name}_activation.csv", activation)
     write_csv(out / "opensim_degroote" / f"{name}_force.csv", force)
-    return _compare(f"{case} vs OpenSim DeGroote (rigid tendon)", result, activation, force), activation
+    rows = [_compare(f"{case} vs OpenSim DeGroote (rigid tendon)", result, activation, force)
+            for case, result in cases.items()]
+    return rows, activation
 
 
 def _reactions(out: Path, model: MusculoskeletalModel, result: StaticOptimizationResult,
@@ -319,7 +349,7 @@ def _run_references(out: Path, with_opensim: bool, geometric: bool = False) -> i
 def _references(out: Path, with_opensim: bool, caught: list, geometric: bool = False) -> int:
     start = time.perf_counter()
     print(f"arm26 static optimization: loading arm26 and its {'geometric' if geometric else 'polynomial'} paths ...")
-    model = load_model(geometric)
+    model = load_model(geometric=geometric)
     rows, id_rows = [], []
 
     print("elbow flexion 0 -> 90 deg (101 frames, no filter):")
@@ -363,13 +393,20 @@ def _references(out: Path, with_opensim: bool, caught: list, geometric: bool = F
 
     if with_opensim:
         print("OpenSim Static Optimization, muscles replaced by DeGrooteFregly2016Muscle (rigid tendon) ...")
-        for case, so, motion, cutoff, flv in (("elbow, FLV, no passive", results["SO_FLV"], ELBOW_MOTION, None, True),
-                                              ("elbow, no FLV, no passive", results["SO_noFLV"], ELBOW_MOTION, None, False),
-                                              ("IK motion, 6 Hz, FLV, no passive", result, IK_MOTION, 6.0, True)):
-            row, activation = _opensim_degroote(case, so, motion, cutoff, flv, out)
-            rows.append(row)
-            print(f"  {case}: max |Δ activation| {row.activation_max:.4f}, max |Δ reserve| {row.reserve_max:.4f} N·m")
-            if case == "elbow, FLV, no passive":
+        along_fiber = _solve("SO_FLV_along_fiber", build_problem(ELBOW_MOTION, capacity_along_fiber=True,
+                                                                 model=model), elbow, "SO_FLV_along_fiber")
+        for cases, motion, cutoff, flv in (
+                ({"elbow, FLV, no passive": results["SO_FLV"],
+                  f"elbow, FLV, no passive, {ALONG_FIBER}": along_fiber}, ELBOW_MOTION, None, True),
+                ({"elbow, no FLV, no passive": results["SO_noFLV"]}, ELBOW_MOTION, None, False),
+                ({"IK motion, 6 Hz, FLV, no passive": result}, IK_MOTION, 6.0, True)):
+            compared, activation = _opensim_degroote(cases, motion, cutoff, flv, out)
+            rows += compared
+            for row in compared:
+                print(f"  {row.case}: max |Δ activation| {row.activation_max:.4f}, "
+                      f"max |Δ reserve| {row.reserve_max:.4f} N·m")
+            if motion == ELBOW_MOTION and flv:
+                so = results["SO_FLV"]
                 plot_series(out / "figures" / "fig15b_activations_FLV_vs_opensim_degroote.png",
                             "Activations with FLV, no passive force: OpenSim with DeGrooteFregly2016 muscles",
                             "activation", so.times, so.muscle_names, so.activations, activation.time,
@@ -377,11 +414,12 @@ def _references(out: Path, with_opensim: bool, caught: list, geometric: bool = F
     else:
         print("opensim is not installed: no comparison with OpenSim's DeGroote static optimization")
     print("joint reactions with the muscle forces applied ...")
-    extra_lines = list(_reactions(out, model, results["SO_FLV"], with_opensim)) + _paths_note(model)
+    extra_lines = list(_reactions(out, model, results["SO_FLV"], with_opensim)) + _paths_note(model, geometric)
     caveats = _caveats(caught)
     if caveats:
         extra_lines = [*extra_lines, "", "## Caveats", "", *[f"- {c}" for c in caveats]]
-    summary = _write_summary(out, rows, id_rows, time.perf_counter() - start, extra_lines)
+    summary = _write_summary(out, rows, id_rows, time.perf_counter() - start, extra_lines,
+                             paths=_paths_description(geometric))
     print(summary.read_text())
     for caveat in caveats:
         print(f"caveat: {caveat.splitlines()[0][:300]}", file=sys.stderr)
@@ -437,22 +475,26 @@ def _run_motion(motion: Path, out: Path, cutoff: float | None, with_opensim: boo
     if with_opensim:
         noflv = _solve("SO_noFLV", build_problem(motion, force_length_velocity=False, cutoff_frequency=cutoff,
                                                  model=model), out, "SO_noFLV")
-        rows.append(_opensim_degroote("FLV, no passive", flv, motion, cutoff, True, out)[0])
-        rows.append(_opensim_degroote("no FLV, no passive", noflv, motion, cutoff, False, out)[0])
+        along_fiber = _solve("SO_FLV_along_fiber", build_problem(motion, cutoff_frequency=cutoff, model=model,
+                                                                 capacity_along_fiber=True), out, "SO_FLV_along_fiber")
+        rows += _opensim_degroote({"FLV, no passive": flv, f"FLV, no passive, {ALONG_FIBER}": along_fiber},
+                                  motion, cutoff, True, out)[0]
+        rows += _opensim_degroote({"no FLV, no passive": noflv}, motion, cutoff, False, out)[0]
     if paths is not None:
         worst = max(paths, key=lambda p: p.report.heldout_moment_arm_rmse if p.report else 0.0)
         extra = ["", f"Muscle paths: {paths.domain.describe()}.",
                  f"Largest held-out moment-arm RMS of the paths used: "
                  f"{worst.report.heldout_moment_arm_rmse * 1e3:.3f} mm ({worst.muscle})." if worst.report else ""]
     else:
-        extra = _paths_note(model)
+        extra = _paths_note(model, geometric)
     if not with_opensim:
         extra += ["", "OpenSim is not installed (or --no-opensim): nothing is compared with OpenSim."]
     if caveats:
         extra += ["", "## Caveats", "", *[f"- {c}" for c in caveats]]
     title = f"# arm26 static optimization of {motion.name}" + (
         " vs OpenSim 4.6 (DeGroote static optimization, same motion)" if with_opensim else " (no OpenSim reference)")
-    summary = _write_summary(out, rows, [], time.perf_counter() - start, extra, title)
+    summary = _write_summary(out, rows, [], time.perf_counter() - start, extra, title,
+                             paths=_paths_description(geometric, refitted=paths is not None))
     print(summary.read_text())
     for caveat in caveats:
         print(f"caveat: {caveat.splitlines()[0][:300]}", file=sys.stderr)

@@ -19,8 +19,12 @@ OpenSim's Static Optimization (StaticOptimizationTarget.cpp) overrides each musc
 isometric force (``use_muscle_physiology`` false): it never includes passive fiber force. Its
 objective is Σ |x|ᵖ over muscles and reserves alike (reserve weight 1), its target accelerations
 the derivative of a quintic spline through the speeds (``speed_spline_accelerations``). To
-compare with OpenSim use ``passive_force=False``. (For DeGrooteFregly2016Muscle, OpenSim's
-capacity omits cos α, the pennation factor; trajopt keeps it, as the muscle's tendon force does.)
+compare with OpenSim use ``passive_force=False``. For DeGrooteFregly2016Muscle, OpenSim's capacity is
+the active fiber force along the fiber: it omits cos α, the pennation factor, and OpenSim applies that
+force along the path. trajopt's default keeps cos α (the tendon force the muscle transmits);
+``capacity_along_fiber=True`` reproduces OpenSim's choice (measured on arm26 with FLV and geometric paths: 2e-5
+activation from OpenSim's over cylinders, 1.6e-3 with the ellipsoids; 0.0185 with the default, on the pennated
+triceps; tests/test_wrapping_static_optimization.py).
 
 Joint reactions: the result carries those of inverse dynamics without muscle forces
 (``trajopt.analysis.inverse_dynamics``; polynomial paths have no points of application).
@@ -35,6 +39,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+import casadi as ca
 import numpy as np
 
 from trajopt.analysis.frame_optimization import DEFAULT_SOLVER, FrameLoads, optimize_frames
@@ -177,6 +182,7 @@ class StaticOptimization:
         external_loads=None,
         constraints=None,
         applied_forces=None,
+        capacity_along_fiber: bool = False,
     ):
         if not (np.isfinite(activation_exponent) and activation_exponent >= 1):
             raise TrajoptInputError(f"activation_exponent must be >= 1, got {activation_exponent!r}")
@@ -185,6 +191,7 @@ class StaticOptimization:
         self.activation_exponent = float(activation_exponent)
         self.force_length_velocity = force_length_velocity
         self.passive_force = passive_force
+        self.capacity_along_fiber = capacity_along_fiber
         self.minimum_activation = minimum_activation
         self.cutoff_frequency = cutoff_frequency
         self.batched = batched
@@ -212,11 +219,13 @@ class StaticOptimization:
         """Moment arms, muscle force terms and ID forces at every frame."""
         k = self.inverse_dynamics.kinematics
         n = k.times.size
-        _, _, arms = self.model.musculotendon_kinematics.map(n)(k.q.T, k.u.T)
+        lengths, _, arms = self.model.musculotendon_kinematics.map(n)(k.q.T, k.u.T)
         at_zero, per_activation = (np.asarray(x).T for x in self.model.tendon_force_affine.map(n)(k.q.T, k.u.T))
         arms = np.asarray(arms).reshape(len(self.model.muscles), n, -1).transpose(1, 0, 2)  # [R(t0) | R(t1) | ...]
         if not self.force_length_velocity:
             per_activation = np.tile(self.model.max_isometric_forces, (n, 1))
+        elif self.capacity_along_fiber:
+            per_activation = per_activation / _pennation_cosines(self.model.muscles, np.asarray(lengths))
         if not self.passive_force:
             at_zero = np.zeros_like(at_zero)
         forces = self.inverse_dynamics.generalized_forces
@@ -263,6 +272,7 @@ class StaticOptimization:
             settings={"activation_exponent": self.activation_exponent,
                       "force_length_velocity": self.force_length_velocity,
                       "passive_force": self.passive_force,
+                      "capacity_along_fiber": self.capacity_along_fiber,
                       "cutoff_frequency": self.cutoff_frequency,
                       "residual_optimal_force": self.residuals.optimal_force,
                       "residual_weight": self.residuals.weight},
@@ -294,3 +304,10 @@ class StaticOptimization:
                 f"largest residual per frame: {shown}{more}; {per_coordinate}",
                 StaticOptimizationWarning, stacklevel=3)
         return frames
+
+
+def _pennation_cosines(muscles, lengths: np.ndarray) -> np.ndarray:
+    """cos α of each rigid-tendon muscle (rows of ``lengths``: musculotendon lengths, m) per frame, (frames, muscles)."""
+    cosines = [np.asarray(m.fiber_geometry(ca.DM(row - m.parameters.tendon_slack_length))[1]).ravel()
+               for m, row in zip(muscles, lengths)]
+    return np.column_stack(cosines)

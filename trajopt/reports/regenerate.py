@@ -28,6 +28,11 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
        ("run", "arm26-static-optimization", "--motion", f"problems/arm26_static_optimization/{stem}.mot",
         "--out", f"{{results}}/arm26_static_optimization/motion_{stem}"))
       for stem in ("shoulder_elbow_0_90_minjerk", "shoulder60_elbow90_minjerk")),
+    *((f"arm26-static-optimization geometric motion {stem}",
+       ("run", "arm26-static-optimization", "--paths", "geometric", "--motion",
+        f"problems/arm26_static_optimization/{stem}.mot",
+        "--out", f"{{results}}/arm26_static_optimization/geometric_motion_{stem}"))
+      for stem in ("shoulder_elbow_0_90_minjerk", "shoulder60_elbow90_minjerk")),
     ("arm26-reaching", ("run", "arm26-reaching", "--out", "{results}/arm26_reaching")),
     ("arm26-reaching free duration", ("run", "arm26-reaching", "--duration", "free", "--final-time-weight", "0.1",
                                       "--skip-comparisons", "--out", "{results}/arm26_reaching")),
