@@ -10,6 +10,9 @@ import casadi as ca
 
 # OpenSim's wrap results (WrapObject::WrapAction).
 NO_WRAP, INSIDE_RADIUS, WRAPPED, MANDATORY_WRAP = 0, 1, 2, 3
+# OpenSim's 'wrapped' without a wrap (WrapTorus when its cylinder does not wrap): no candidate segment, but not
+# NO_WRAP in GeometryPath's rule that swaps the first two wrap objects.
+WRAPPED_EMPTY = -1
 EPS = 2.220446049250313e-16  # SimTK::Eps
 LINE_EPSILON = 1e-5  # WrapMath.cpp
 ROUNDOFF_ERROR = 2e-13  # SimmMacros.h
