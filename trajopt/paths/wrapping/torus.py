@@ -24,7 +24,9 @@ from functools import lru_cache
 import casadi as ca
 
 from trajopt.paths.wrapping.cylinder import cylinder_wrap
-from trajopt.paths.wrapping.vectors import NO_WRAP, WRAPPED, WRAPPED_EMPTY, dsign, normalize_or_zero, select
+from trajopt.paths.wrapping.vectors import (
+    NO_WRAP, WRAPPED, WRAPPED_EMPTY, dsign, is_placeholder, normalize_or_zero, select,
+)
 
 CYLINDER_LENGTH = 10000.0  # CYL_LENGTH of WrapTorus.cpp
 FTOL = XTOL = 1e-4
@@ -33,7 +35,10 @@ DIFFERENCE = 1e-5  # fdjac2's fixed step (OpenSim's change to MINPACK)
 MACHEP, DWARF = 1.2e-16, 1.0e-38  # Lmdif.cpp
 MAX_EVALUATIONS = 500
 LMPAR_ITERATIONS = 10
-LM_STEPS = 40  # unrolled lmdif trial steps (each a Jacobian if the last step succeeded, then a trial point)
+# Unrolled lmdif trial steps (each a Jacobian if the last step succeeded, then a trial point). Measured on 60000
+# random segments (points within 0.3 m of circles of 3-5 cm): at most 20, 99.9 % within 15; OpenSim allows 500
+# function evaluations. A search still running after LM_STEPS keeps its last iterate.
+LM_STEPS = 24
 
 
 def _guard(x):
@@ -230,5 +235,13 @@ def torus_wrap(inner_radius: float, outer_radius: float, axis: int, sign: int, s
     is quadrant 'all'; `single_wrap` is OpenSim's flag for a path with one wrap object. code is NO_WRAP,
     WRAPPED or WRAPPED_EMPTY (OpenSim's 'wrapped' without a wrap: no candidate)."""
     inputs, outputs = _torus(float(inner_radius), float(outer_radius), int(axis), int(sign), bool(single_wrap))
-    return ca.Function("wrap_torus", list(inputs), list(outputs), ["p1", "p2"],
+    wrapped = ca.Function("wrap_torus_segment", list(inputs), list(outputs))
+    p1, p2 = ca.SX.sym("p1", 3), ca.SX.sym("p2", 3)
+    placeholder = ca.Function("wrap_torus_placeholder", [p1, p2], [ca.SX(NO_WRAP), p1, p2, ca.SX(0)])
+    real = ca.Function("wrap_torus_real", [p1, p2], [ca.logic_not(is_placeholder(p1, p2))])
+    # The search (some 1e5 operations) runs only for the path's real segments, not its placeholders.
+    switch = ca.Function.conditional("wrap_torus_switch", [placeholder], wrapped)
+    m1, m2 = ca.MX.sym("p1", 3), ca.MX.sym("p2", 3)
+    code, r1, r2, wrap_length = switch(real(m1, m2), m1, m2)
+    return ca.Function("wrap_torus", [m1, m2], [code, r1, r2, wrap_length], ["p1", "p2"],
                        ["code", "r1", "r2", "wrap_length"], {"never_inline": True})
