@@ -28,6 +28,8 @@ LONG_WAY_TOLERANCE = 1e-11  # m, TRIlong around the torus the long way (lengths 
 # round-off and sub-threshold steps (OpenSim's tangency iterations) in OpenSim's differences: measured 1.1e-7.
 DERIVATIVE_TOLERANCE = 1e-8
 LONG_WAY_DERIVATIVE_TOLERANCE = 2e-7
+# Generalized-force method against computeMomentArm (m): 1e-12 for the rings; the long way round measured 1.9e-12
+LONG_WAY_FORCE_TOLERANCE = 5e-12
 
 
 def _load(file):
@@ -94,12 +96,14 @@ def test_torus_long_way_lengths_match_opensim_300(opensim_task, tmp_path):
     _long_way_lengths_match(opensim_task, tmp_path, 300, seed=164)
 
 
-def _moment_arms_match(opensim_task, file, muscles, count, seed, tolerance=DERIVATIVE_TOLERANCE):
-    """_compare asserts the generalized-force method against computeMomentArm (1e-12 m); here −∂l/∂q against
-    OpenSim's central differences where at least 90 % of the samples are away from switches."""
+def _moment_arms_match(opensim_task, file, muscles, count, seed, tolerance=DERIVATIVE_TOLERANCE,
+                       force_tolerance=1e-12):
+    """_compare asserts the generalized-force method against computeMomentArm (`force_tolerance`); here −∂l/∂q
+    against OpenSim's central differences where at least 90 % of the samples are away from switches."""
     osim = _load(file)
     configurations = random_configurations(osim.multibody, count, seed, margin=2 * STEP)
-    report = _compare(opensim_task, file, osim, list(muscles), configurations, ["r_shoulder_elev", "r_elbow_flex"])
+    report = _compare(opensim_task, file, osim, list(muscles), configurations, ["r_shoulder_elev", "r_elbow_flex"],
+                      force_tolerance=force_tolerance)
     for name, (kept, worst, _) in report.items():
         assert kept > 0.9, (name, kept)
         assert worst <= tolerance, (name, worst)
@@ -114,9 +118,12 @@ def test_torus_ring_moment_arms(opensim_task, tmp_path):
 @pytest.mark.opensim
 @pytest.mark.slow
 def test_torus_moment_arms_300(opensim_task, tmp_path):
-    _moment_arms_match(opensim_task, arm26_with_torus_rings(tmp_path), RINGS, 300, seed=166)
+    report = _moment_arms_match(opensim_task, arm26_with_torus_rings(tmp_path), RINGS, 300, seed=166)
+    # OpenSim's path through BRA's ring is not length-minimal: computeMomentArm is not −dl/dq (measured 3.4 mm;
+    # the TRI cylinder alone gives 0.15 mm). BICshort's single wrap is (measured 1.6e-16 m).
+    assert report["BRA"][2] > 1e-3 and report["BICshort"][2] < 1e-12, report
     _moment_arms_match(opensim_task, arm26_with_torus(tmp_path), ["TRIlong"], 300, seed=167,
-                       tolerance=LONG_WAY_DERIVATIVE_TOLERANCE)
+                       tolerance=LONG_WAY_DERIVATIVE_TOLERANCE, force_tolerance=LONG_WAY_FORCE_TOLERANCE)
 
 
 def test_geometric_paths_wrap_torus_muscles(tmp_path):
