@@ -24,10 +24,11 @@ from trajopt.paths.wrapping.torus import LM_STEPS, closest_circle_point
 RINGS = ("BRA", "BICshort")
 LENGTH_TOLERANCE = 1e-13  # m; measured at 300 samples: 1.0e-15 (BRA), 2.8e-16 (BICshort); the issue asks 1e-6
 LONG_WAY_TOLERANCE = 1e-11  # m, TRIlong around the torus the long way (lengths to 1.1 m); measured 2.0e-12 (300)
-# −∂l/∂q against OpenSim's central differences (m), 300 samples. The long way round (lengths to 1.1 m) leaves more
-# round-off and sub-threshold steps (OpenSim's tangency iterations) in OpenSim's differences: measured 1.1e-7.
+# −∂l/∂q against OpenSim's central differences (m), 300 samples: measured 5.9e-10 (BRA), 2.1e-10 (BICshort). The
+# long way round (lengths to 1.1 m, OpenSim's own lengths noisy at 1e-13 m, which h = 1e-6 turns into 1e-7 m)
+# measured 1.1e-7 and 3.2e-7 at two seeds.
 DERIVATIVE_TOLERANCE = 1e-8
-LONG_WAY_DERIVATIVE_TOLERANCE = 2e-7
+LONG_WAY_DERIVATIVE_TOLERANCE = 5e-7
 # Generalized-force method against computeMomentArm (m): 1e-12 for the rings; the long way round measured 1.9e-12
 LONG_WAY_FORCE_TOLERANCE = 5e-12
 
