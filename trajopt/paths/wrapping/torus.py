@@ -5,8 +5,9 @@ The torus lies about the wrap frame's z axis: its tube (radius `inner_radius`) f
 1. findClosestPoint: the point of the circle closest to the straight segment, by a search along the line from
    each end point in turn - MINPACK's Levenberg-Marquardt (lmdif, OpenSim's C translation with its changes:
    forward differences with a fixed step of 1e-5, an initial step bound of 0.2) on the residual
-   calcCircleResids, with ftol = xtol = 1e-4 - reproduced step for step, because its loose tolerances leave
-   the point 1e-5 m-ish from converged and the wrap depends on it to first order. Of the two searches the one
+   calcCircleResids, with ftol = xtol = 1e-4 - reproduced step for step, so the point is OpenSim's to
+   round-off (its last steps are Newton-fast: at 99 % of ring-like segments it stops within 2e-10 m of the
+   residual's root, but which root it reaches, and where it stops, are its own). Of the two searches the one
    nearer the circle wins (with a quadrant: the one on the active side; neither: no wrap). The residual is
    not the derivative of the squared distance (its circle term is doubled): it is OpenSim's;
 2. a cylinder of the tube radius, 10 km long, tangent to the circle at that point (its x axis toward the
