@@ -40,9 +40,47 @@ def arm26_without_ellipsoids(folder: Path) -> Path:
     return file
 
 
+def _torus_through(name: str, start, end, fraction: float, inner: float, outer: float, quadrant: str) -> str:
+    """A WrapTorus element on r_humerus whose axis runs along start -> end (humerus frame), centred at `fraction`."""
+    import numpy as np
+
+    start, end = np.asarray(start), np.asarray(end)
+    axis = (end - start) / np.linalg.norm(end - start)
+    centre = start + fraction * (end - start)
+    angles = (np.arctan2(-axis[1], axis[2]), np.arcsin(axis[0]), 0.0)  # body-fixed XYZ: its z axis along `axis`
+    return (f'<WrapTorus name="{name}"><active>true</active><xyz_body_rotation>{" ".join(repr(float(v)) for v in angles)}'
+            f'</xyz_body_rotation><translation>{" ".join(repr(float(v)) for v in centre)}</translation><quadrant>{quadrant}'
+            f'</quadrant><inner_radius>{inner}</inner_radius><outer_radius>{outer}</outer_radius></WrapTorus>')
+
+
+def arm26_with_torus_rings(folder: Path) -> Path:
+    """arm26 with two tori on the humerus that muscles pass through (OpenSim wraps a path on the inside of a
+    torus' tube): BRA's ring (quadrant all; BRA also wraps over the TRI cylinder) around its humerus-ulna
+    segment at mid elbow flexion, and BICshort's ring (quadrant -x, its only wrap, points 5-6) around its last
+    segment. As the elbow flexes the segments swing across the holes and wrap on the tubes' inner sides."""
+    text = (ROOT / "problems" / "arm26" / "arm26.osim").read_text()
+    bra = _torus_through("BRAring", (0.0068, -0.1739, -0.0036), (0.0264, -0.3034, -0.013), 0.6, 0.008, 0.012, "all")
+    bic = _torus_through("BICring", (0.0228, -0.1754, -0.0063), (0.0565, -0.2861, 0.0054), 0.6, 0.010, 0.014, "-x")
+    text = text.replace('<WrapCylinder name="TRI">', bra + bic + '<WrapCylinder name="TRI">', 1)
+    wrap = '<PathWrap name="{0}-ring"><wrap_object>{1}</wrap_object><method>hybrid</method><range>{2}</range></PathWrap>'
+    start = text.index('name="BICshort"')
+    empty = text.index("<PathWrapSet>\n", start)
+    objects = text.index("<objects />", empty)
+    text = text[:objects] + "<objects>" + wrap.format("BICshort", "BICring", "5 6") + "</objects>" + \
+        text[objects + len("<objects />"):]
+    start = text.index('name="BRA"')
+    objects = text.index("<PathWrapSet>", start)
+    objects = text.index("<objects>", objects) + len("<objects>")
+    text = text[:objects] + wrap.format("BRA", "BRAring", "-1 -1") + text[objects:]
+    file = Path(folder) / "arm26_torus_rings.osim"
+    file.write_text(text)
+    return file
+
+
 def arm26_with_torus(folder: Path) -> Path:
-    """arm26 with its TRIlonghh ellipsoid replaced by a WrapTorus (a wrap object trajopt does not model yet),
-    written to `folder`: TRIlong then wraps over a torus."""
+    """arm26 with its TRIlonghh ellipsoid replaced by a WrapTorus (same frame and quadrant z, tube radius 1 cm
+    about a 3 cm circle), written to `folder`: TRIlong then wraps over a torus. TRIlong does not pass through
+    this torus' hole: OpenSim's constrained cylinder then wraps it the long way round at every configuration."""
     import re
 
     text = (ROOT / "problems" / "arm26" / "arm26.osim").read_text()

@@ -1,12 +1,10 @@
 """Path samples from trajopt's geometric paths (no OpenSim) against OpenSim's sampler, and fit-paths using them."""
 
-import warnings
 
 import numpy as np
 import pytest
 
-from conftest import ROOT, arm26_with_torus
-from trajopt.errors import TrajoptInputError
+from conftest import ROOT, arm26_with_torus_rings
 from trajopt.paths.geometric_sampling import describe_geometric, sample_geometric_paths
 from trajopt.paths.sampling import latin_hypercube
 from trajopt.tools.path_sampling import sample_paths
@@ -30,12 +28,15 @@ def test_geometric_samples_equal_opensims(opensim_task):
     assert 1e-6 < difference < 5e-4, difference
 
 
-def test_torus_wrapped_muscles_are_refused(tmp_path):
-    with pytest.raises(TrajoptInputError, match=r"muscle 'TRIlong': .*WrapTorus 'TRIlonghh'"):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            sample_geometric_paths(arm26_with_torus(tmp_path), COORDINATES, np.zeros((2, 2)), ("TRIlong",),
-                                   progress=None)
+@pytest.mark.opensim
+def test_torus_wrapped_samples_equal_opensims(opensim_task, tmp_path):
+    """Muscles through tori (BRA, BICshort) are sampled, not refused: lengths OpenSim's (measured 1e-15 m)."""
+    model = arm26_with_torus_rings(tmp_path)
+    q = latin_hypercube(describe_geometric(model).range_of(COORDINATES), 40, 5)
+    muscles = ("BRA", "BICshort")
+    ours = sample_geometric_paths(model, COORDINATES, q, muscles, progress=None)
+    theirs = sample_paths(model, COORDINATES, q, muscles, progress=None)
+    assert np.abs(ours.lengths - theirs.lengths).max() <= 1e-12
 
 
 def test_fit_paths_without_opensim(tmp_path, capsys):

@@ -52,7 +52,7 @@ def test_without_muscle_forces_reactions_are_inverse_dynamics(setup):
     np.testing.assert_allclose(reactions.forces, inverse.reaction_forces, rtol=0, atol=1e-10)
     np.testing.assert_allclose(reactions.moments, inverse.reaction_moments, rtol=0, atol=1e-10)
     np.testing.assert_allclose(reactions.joint_generalized_forces, inverse.generalized_forces, rtol=0, atol=1e-10)
-    # wrapped_muscles: those whose wrap objects the loads ignore (tori); arm26's cylinders and ellipsoids are modelled
+    # wrapped_muscles: those whose wrap objects the loads ignore (wrapping=False); every wrap object is modelled
     assert reactions.wrapped_muscles == ()
 
 

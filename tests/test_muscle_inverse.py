@@ -171,18 +171,18 @@ def test_joint_reaction_goal_states_other_paths_and_refuses_unknown_joints(arm26
         JointReactionGoal("knee").load_function(model)
 
 
-def test_joint_reaction_goal_refuses_ignored_wrap_objects(tmp_path):
-    """arm26 with TRIlong over a torus, which trajopt ignores: the elbow goal would minimize a load OpenSim's paths
+def test_joint_reaction_goal_refuses_ignored_wrap_objects():
+    """arm26's geometric paths with wrapping switched off: the elbow goal would minimize a load OpenSim's paths
     do not produce, and says so."""
-    from conftest import arm26_with_torus
+    from conftest import ROOT
     from trajopt.analysis.reaction_goal import JointReactionGoal
     from trajopt.errors import TrajoptInputError
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        osim = load_osim(arm26_with_torus(tmp_path))
-        model = MusculoskeletalModel(osim, GeometricPaths(osim))
-    with pytest.raises(TrajoptInputError, match="TRIlong wrap over torus"):
+        osim = load_osim(ROOT / "problems" / "arm26" / "arm26.osim")
+        model = MusculoskeletalModel(osim, GeometricPaths(osim, wrapping=False))
+    with pytest.raises(TrajoptInputError, match=r"muscle\(s\) TRIlong.* wrap over wrap objects their geometric paths"):
         JointReactionGoal("r_elbow").acting_muscles(model)
 
 

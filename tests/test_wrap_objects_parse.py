@@ -58,6 +58,17 @@ def test_sphere_and_torus_are_read(tmp_path):
                                                           wraps["ring"].outer_radius) == (0.01, 0.04)
 
 
+@pytest.mark.parametrize("inner, outer", [(0.04, 0.04), (0.0, 0.04), (0.05, 0.04)])
+def test_torus_radii_are_checked_as_opensim_does(tmp_path, inner, outer):
+    """OpenSim refuses to load a WrapTorus unless 0 < inner_radius < outer_radius."""
+    path = _edited(tmp_path, "<objects>\n\t\t\t\t\t\t\t<WrapCylinder name=\"TRIlongglen\">",
+                   f"<objects><WrapTorus name=\"ring\"><inner_radius>{inner}</inner_radius><outer_radius>{outer}"
+                   f"</outer_radius></WrapTorus>\n<WrapCylinder name=\"TRIlongglen\">")
+    with pytest.raises(ModelFileError, match=r"edited.osim: .*WrapTorus\[ring\]/outer_radius: a WrapTorus needs "
+                                             r"0 < inner_radius < outer_radius"):
+        _quiet_parse(path)
+
+
 def test_unsupported_wrap_type_names_the_element(tmp_path):
     path = _edited(tmp_path, "<objects>\n\t\t\t\t\t\t\t<WrapCylinder name=\"TRIlongglen\">",
                    "<objects><WrapDoubleCylinderObst name=\"dc\"/>\n<WrapCylinder name=\"TRIlongglen\">")

@@ -62,7 +62,7 @@ def _coupled(model, couplings, configurations, arms):
     return arms
 
 
-def _compare(opensim_task, file, osim, muscles, configurations, coordinates, couplings=()):
+def _compare(opensim_task, file, osim, muscles, configurations, coordinates, couplings=(), force_tolerance=1e-12):
     model = osim.multibody
     indices = [model.coordinate_index(c) for c in coordinates]
     shifted = shifted_configurations(configurations, indices)
@@ -79,7 +79,7 @@ def _compare(opensim_task, file, osim, muscles, configurations, coordinates, cou
         function = ca.Function("arms", [q], [-ca.jacobian(length, q).T, path.generalized_force_moment_arms(q)])
         by_length, by_force = (np.asarray(v).T for v in function.map(n)(configurations.T))
         np.testing.assert_allclose(_coupled(model, couplings, configurations, by_force)[:, indices],
-                                   reference["moment_arms"][:n, m, indices], rtol=0, atol=1e-12,
+                                   reference["moment_arms"][:n, m, indices], rtol=0, atol=force_tolerance,
                                    err_msg=f"{name}: generalized-force method vs computeMomentArm")
         kept, worst, gap = 0, 0.0, 0.0
         for c, i in enumerate(indices):

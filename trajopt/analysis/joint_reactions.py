@@ -4,8 +4,8 @@ A muscle's tension acts on the bodies where its path touches them; the joints th
 the load. Polynomial and function-based paths give lengths and moment arms but no points, so the loads
 use the muscles' *geometric* paths from the .osim (``trajopt.paths.geometric``): the tension pulls along
 each straight part of OpenSim's wrapped path, at the path points and at the tangent points on the wrap
-objects' bodies (cylinders, spheres and ellipsoids as OpenSim computes them; muscles whose torus wrap
-objects are ignored are listed in ``wrapped_muscles``). The generalized forces of these loads are
+objects' bodies (cylinders, spheres, ellipsoids and tori as OpenSim computes them; muscles whose wrap
+objects are ignored, with ``wrapping=False``, are listed in ``wrapped_muscles``). The generalized forces of these loads are
 OpenSim's ``computeMomentArm``; where the solve used other moment arms (−∂l/∂q, polynomial or
 function-based paths) the joints transmit the difference as a generalized force, reported as
 ``joint_generalized_forces`` (ID forces minus the muscles' generalized forces: the residual actuators
@@ -44,7 +44,7 @@ class MuscleJointReactions:
     moments: np.ndarray
     speed_names: tuple[str, ...]
     joint_generalized_forces: np.ndarray  # (frames, speeds) still transmitted along the joints' free axes
-    wrapped_muscles: tuple[str, ...]  # whose (torus) wrap objects the lines of action ignore
+    wrapped_muscles: tuple[str, ...]  # whose wrap objects the lines of action ignore
 
     def table(self) -> Table:
         """OpenSim JointReaction-style labels ``<joint>_on_<child>_in_<frame>_fx ... _mz``."""
@@ -88,7 +88,7 @@ def geometric_paths_of(model) -> tuple[tuple, tuple[str, ...]]:
 class MuscleUnitLoads:
     """What a tension of 1 N in each muscle applies at each frame: ``wrenches`` (frames, muscles, 6, bodies; moment
     about the body origin then force, ground axes) and ``generalized_forces`` (frames, muscles, nv) of moving path
-    points. ``ignored_wraps``: muscles whose (torus) wrap objects the lines of action ignore."""
+    points. ``ignored_wraps``: muscles whose wrap objects the lines of action ignore."""
 
     muscle_names: tuple[str, ...]
     wrenches: np.ndarray

@@ -11,8 +11,8 @@ evaluated at the grid points and interpolated linearly in time, like the inverse
 the grid points, which is where the collocation uses them). The muscles act on the bodies along the .osim's
 geometric paths (``trajopt.analysis.joint_reactions``: OpenSim's wrapped path, the tension applied at the
 path points and at the tangent points on the wrap objects' bodies), which is what OpenSim's
-``Joint::calcReactionOnParentExpressedInGround`` sees with ``GeometryPath`` muscles. Muscles whose torus
-wrap objects trajopt ignores are refused. When the solve's paths are not those geometric paths
+``Joint::calcReactionOnParentExpressedInGround`` sees with ``GeometryPath`` muscles. Muscles whose
+wrap objects the paths ignore (``wrapping=False``) are refused. When the solve's paths are not those geometric paths
 (function-based or polynomial surrogates), the goal still applies the tensions along the geometric lines
 of action while the dynamics use the surrogate's moment arms: ``caveats`` says so, for the summary.
 (Moco's FunctionBasedPath applies generalized forces only, so with such paths OpenSim's reaction does not
@@ -121,7 +121,7 @@ class JointReactionGoal:
         if refused:
             raise TrajoptInputError(
                 f"JointReactionGoal {self.joint}: muscle(s) {', '.join(refused[:6])}{' ...' if len(refused) > 6 else ''} "
-                "wrap over torus wrap objects, which trajopt ignores: their loads on the bodies are not "
+                "wrap over wrap objects their geometric paths ignore: their loads on the bodies are not "
                 "OpenSim's")
         return acting
 

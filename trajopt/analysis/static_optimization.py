@@ -30,7 +30,7 @@ Joint reactions: the result carries those of inverse dynamics without muscle for
 (``trajopt.analysis.inverse_dynamics``; polynomial paths have no points of application).
 ``StaticOptimization.joint_reactions(result)`` applies the muscle forces along the muscles'
 .osim paths (``trajopt.analysis.joint_reactions``: OpenSim's wrapped paths over cylinders, spheres and
-ellipsoids, at the path and tangent points; muscles whose torus wrap objects are ignored are listed).
+ellipsoids and tori, at the path and tangent points; muscles whose wrap objects are ignored are listed).
 """
 
 from __future__ import annotations

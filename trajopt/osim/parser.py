@@ -108,6 +108,11 @@ def parse_wrap_object(reader, element, frame_path, where) -> spec.WrapObject:
         numbers = values[size] if isinstance(values[size], tuple) else (values[size],)
         if any(math.isnan(v) or v < 0 for v in numbers):
             raise reader.error(f"{where}/{size}", f"must be >= 0, got {values[size]}")
+    if kind is spec.WrapTorus and not 0 < values["inner_radius"] < values["outer_radius"]:
+        # OpenSim refuses such a torus when it loads the model (WrapTorus::extendFinalizeFromProperties).
+        raise reader.error(f"{where}/outer_radius", f"a WrapTorus needs 0 < inner_radius < outer_radius, got "
+                                                    f"inner_radius {values['inner_radius']} and outer_radius "
+                                                    f"{values['outer_radius']}")
     return kind(name=element.get("name", ""), frame=frame_path, **values)
 
 

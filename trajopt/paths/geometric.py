@@ -350,8 +350,8 @@ def _path_point(osim_model, point, muscle):
 def geometric_path(osim_model, muscle: str, wrapping: bool = True) -> GeometricPath:
     """The geometric path of `muscle` of a loaded .osim model (`trajopt.osim.load_osim`).
 
-    With `wrapping` (default) the path wraps over its cylinders, spheres and ellipsoids as OpenSim computes it
-    (`trajopt.paths.wrapping`). A path with a wrap object trajopt does not model yet (WrapTorus), or any wrapped path when `wrapping` is False, is straight segments between its points:
+    With `wrapping` (default) the path wraps over its cylinders, spheres, ellipsoids and tori as OpenSim computes it
+    (`trajopt.paths.wrapping`). With `wrapping` False a wrapped path is straight segments between its points:
     then `GeometricPathWarning` says so.
     """
     from trajopt.paths.wrapping.surfaces import path_wraps, unsupported_wraps
@@ -380,8 +380,8 @@ class GeometricPaths:
     """The .osim's own geometric paths of every muscle as ``MusclePaths``: lengths and moment arms −∂l/∂q.
 
     Straight segments between the path points (conditional and moving points included), wrapped over
-    cylinders, spheres and ellipsoids as OpenSim computes it (`trajopt.paths.wrapping`). Muscles whose wrap
-    objects are ignored (a torus, or ``wrapping=False``) warn (``GeometricPathWarning``) and are
+    cylinders, spheres, ellipsoids and tori as OpenSim computes it (`trajopt.paths.wrapping`). Muscles whose wrap
+    objects are ignored (``wrapping=False``) warn (``GeometricPathWarning``) and are
     listed in ``wrapped_muscles``.
     """
 

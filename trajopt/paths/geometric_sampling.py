@@ -5,8 +5,8 @@
 1e-14 m where trajopt models the wrap surfaces, see tests/test_wrapping.py); the moment arms are
 -dl/dq of these lengths (CasADi AD), the derivative a length fit should match, where OpenSim's sampler
 returns computeMomentArm. Dependent coordinates of CoordinateCouplerConstraints follow their
-independent coordinate, and the moment arms about it include the coupling. A muscle whose path trajopt
-does not wrap yet (torus) is refused: its straight-line length would be fitted silently.
+independent coordinate, and the moment arms about it include the coupling. A muscle whose wrap objects
+the geometric path ignores is refused: its straight-line length would be fitted silently.
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ def main(argv=None) -> int:
         print(f"note: {note}")
     wrapped = list(getattr(paths, "wrapped_muscles", ()))
     if wrapped:
-        print(f"note: geometric paths ignore torus wrap objects; {len(wrapped)} muscle(s) are straight "
+        print(f"note: geometric paths ignore wrap objects; {len(wrapped)} muscle(s) are straight "
               f"lines: {', '.join(wrapped[:6])}")
     print(f"muscle analysis of {len(muscles)} muscles over {q.shape[0]} frames: {len(written)} files in {folder}")
     return 0

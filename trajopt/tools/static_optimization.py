@@ -45,7 +45,7 @@ def main(argv=None) -> int:
     caveats = list(data.notes) + list(model.notes)
     wrapped = list(getattr(paths, "wrapped_muscles", ()))
     if wrapped:
-        caveats.append(f"geometric paths ignore torus wrap objects: {len(wrapped)} muscle(s) "
+        caveats.append(f"geometric paths ignore wrap objects: {len(wrapped)} muscle(s) "
                        f"({', '.join(wrapped[:5])}{' ...' if len(wrapped) > 5 else ''}) have straight-line lengths")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", StaticOptimizationWarning)

@@ -28,11 +28,10 @@ from dataclasses import dataclass
 
 import casadi as ca
 
-from trajopt.paths.wrapping.vectors import INSIDE_RADIUS, MANDATORY_WRAP, NO_WRAP, WRAPPED, safe_norm
+from trajopt.paths.wrapping.vectors import FAR_1, FAR_2, INSIDE_RADIUS, MANDATORY_WRAP, NO_WRAP, WRAPPED, safe_norm
 
 CONVERGENCE = 0.0005  # m, GeometryPath::applyWrapObjects
 MAX_PASSES = 8
-FAR_1, FAR_2 = ca.DM([10.0, 10.0, 3.0]), ca.DM([10.0, -10.0, -3.0])
 
 
 @dataclass(frozen=True)

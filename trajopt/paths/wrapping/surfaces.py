@@ -16,6 +16,7 @@ from trajopt.paths.wrapping.cylinder import cylinder_wrap
 from trajopt.paths.wrapping.ellipsoid import ellipsoid_wrap
 from trajopt.paths.wrapping.path import PlacedWrap
 from trajopt.paths.wrapping.sphere import sphere_wrap
+from trajopt.paths.wrapping.torus import torus_wrap
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,15 @@ class Ellipsoid:
 
     def wrap_function(self, axis, sign, single_wrap, method):
         return ellipsoid_wrap(self.radii, axis, sign, method)
+
+
+@dataclass(frozen=True)
+class Torus:
+    inner_radius: float
+    outer_radius: float
+
+    def wrap_function(self, axis, sign, single_wrap, method):
+        return torus_wrap(self.inner_radius, self.outer_radius, axis, sign, single_wrap)
 
 
 @dataclass(frozen=True)
@@ -72,7 +82,7 @@ class WrapSurface:
     body: str
     rotation: tuple
     translation: tuple[float, float, float]
-    shape: Cylinder | Sphere | Ellipsoid | Inactive
+    shape: Cylinder | Sphere | Ellipsoid | Torus | Inactive
     quadrant: str = "all"
     active: bool = True
 
@@ -103,6 +113,7 @@ _SHAPES = {
     spec.WrapCylinder: lambda w: Cylinder(w.radius, w.length),
     spec.WrapSphere: lambda w: Sphere(w.radius),
     spec.WrapEllipsoid: lambda w: Ellipsoid(tuple(float(r) for r in w.dimensions)),
+    spec.WrapTorus: lambda w: Torus(float(w.inner_radius), float(w.outer_radius)),
 }
 
 
@@ -111,7 +122,7 @@ def wrap_surface(osim_model, wrap: spec.WrapObject) -> WrapSurface:
     supported)."""
     if type(wrap) not in _SHAPES and wrap.active:
         raise ModelFileError(f"{osim_model.spec.file}: {wrap.kind} '{wrap.name}': wrapping over a {wrap.kind} is "
-                             f"not supported yet (supported: WrapCylinder, WrapSphere, WrapEllipsoid)")
+                             f"not supported yet (supported: WrapCylinder, WrapSphere, WrapEllipsoid, WrapTorus)")
     body, rotation, origin = osim_model.frames.pose(wrap.frame)
     own = np.asarray(xyz_body_fixed_rotation(wrap.xyz_body_rotation), dtype=float)
     return WrapSurface(wrap.name, body, tuple(map(tuple, rotation @ own)),
@@ -121,7 +132,8 @@ def wrap_surface(osim_model, wrap: spec.WrapObject) -> WrapSurface:
 
 
 def unsupported_wraps(osim_model, muscle) -> tuple[str, ...]:
-    """'WrapTorus TRIlonghh'-style names of a muscle's wrap objects that trajopt cannot wrap over yet."""
+    """"WrapX 'name'"-style names of a muscle's active wrap objects that trajopt cannot wrap over (none of the
+    parser's types: WrapCylinder, WrapSphere, WrapEllipsoid and WrapTorus are all modelled)."""
     objects = {w.name: w for w in osim_model.spec.wrap_objects}
     return tuple(f"{objects[w.wrap_object].kind} '{w.wrap_object}'" for w in muscle.path.wraps
                  if type(objects[w.wrap_object]) not in _SHAPES and objects[w.wrap_object].active)

@@ -10,6 +10,12 @@ import casadi as ca
 
 # OpenSim's wrap results (WrapObject::WrapAction).
 NO_WRAP, INSIDE_RADIUS, WRAPPED, MANDATORY_WRAP = 0, 1, 2, 3
+# OpenSim's 'wrapped' without a wrap (WrapTorus when its cylinder does not wrap): no candidate segment, but not
+# NO_WRAP in GeometryPath's rule that swaps the first two wrap objects.
+WRAPPED_EMPTY = -1
+# The placeholder segment the path gives a wrap for slots outside its range (far away, so every branch stays
+# finite); an expensive wrap can skip it (`is_placeholder`).
+FAR_1, FAR_2 = ca.DM([10.0, 10.0, 3.0]), ca.DM([10.0, -10.0, -3.0])
 EPS = 2.220446049250313e-16  # SimTK::Eps
 LINE_EPSILON = 1e-5  # WrapMath.cpp
 ROUNDOFF_ERROR = 2e-13  # SimmMacros.h
@@ -103,3 +109,12 @@ def intersect_segment_plane(pt1, pt2, normal, d):
 def rotation_about_z(angle):
     c, s = ca.cos(angle), ca.sin(angle)
     return ca.vertcat(ca.horzcat(c, -s, 0), ca.horzcat(s, c, 0), ca.horzcat(0, 0, 1))
+
+
+def is_placeholder(p1, p2):
+    """Whether p1-p2 is the path's placeholder segment FAR_1-FAR_2."""
+    same = [p1[k] == FAR_1[k] for k in range(3)] + [p2[k] == FAR_2[k] for k in range(3)]
+    result = same[0]
+    for flag in same[1:]:
+        result = ca.logic_and(result, flag)
+    return result
