@@ -107,7 +107,8 @@ def compare(walk, q, u, activations, controls, result, udot=None) -> dict:
             "opensim_inverse_dynamics_residual_worst_coordinate":
                 original.coordinate_names[int(np.argmax(inverse.max(0)))]})
     return check, {"opensim_udot": opensim_udot, "trajopt_forward_udot": forward.T, "at_opensim": at_opensim,
-                   "tendon": tendon.T, "records": records, "opensim_records": theirs}
+                   "tendon": tendon.T, "records": records, "opensim_records": theirs,
+                   "opensim_inverse_dynamics_residual": result["inverse_dynamics_residual"]}
 
 
 def check_states(walk, q, u, activations, excitations, controls, udot=None, run_task=None):

@@ -1,0 +1,60 @@
+"""problems/walk3d/opensim_check: OpenSim 4.6 builds the walk3d prediction's model with its own operators and agrees
+with trajopt's contact forces, tendon forces and dynamics at states of the reference motion (coordinates.sto's
+first half cycle, the prediction's guess) with random activations, excitations and actuator controls."""
+
+import numpy as np
+import pytest
+
+RNG = np.random.default_rng(13)
+KNEES = ("knee_angle_r", "knee_angle_l")
+
+
+@pytest.fixture(scope="module")
+def states():
+    """Six frames of the reference guess's states (quaternion pelvis), random muscle and actuator inputs; the same
+    frames twice: with the knee speeds set to zero, then as they are."""
+    from problems.walk3d.opensim_check import trajopt_functions
+    from problems.walk3d.prediction import reference_motion
+    from trajopt.gait.guess import speeds_from_coordinates
+
+    walk, forces, _ = trajopt_functions()
+    mb = walk.model.musculoskeletal.multibody
+    time, q = reference_motion()
+    u = speeds_from_coordinates(mb, time, q)
+    pick = np.linspace(0, time.size - 1, 6).round().astype(int)
+    still = u[pick].copy()
+    still[:, [mb.speed_index(k) for k in KNEES]] = 0.0
+    q, u = np.vstack([q[pick], q[pick]]), np.vstack([still, u[pick]])
+    frames = q.shape[0]
+    a, e = RNG.uniform(0.01, 1.0, (frames, 80)), RNG.uniform(0.0, 1.0, (frames, 80))
+    c = RNG.uniform(-1.0, 1.0, (frames, 15))
+    udot = np.asarray(forces.map(frames)(q.T, u.T, a.T, c.T)[2]).T  # trajopt's forward dynamics
+    return walk, q, u, a, e, c, udot
+
+
+def test_walk3d_forces_and_dynamics_equal_opensims(states, opensim_task):
+    """Contact records (12 per sphere) and tendon forces agree to round-off at every frame. Dynamics, compared in
+    trajopt's speeds (OpenSim's pelvis angle accelerations converted to the FreeJoint's angular acceleration) and in
+    OpenSim's inverse dynamics at trajopt's accelerations: round-off while the knees do not move. With knee speeds
+    the walker knee's velocity-dependent forces differ (up to ~1 N here): OpenSim's disagree with Lagrange's
+    equations of its own mass matrix, trajopt's satisfy them (tests/test_tools.py)."""
+    from problems.walk3d.opensim_check import check_states
+
+    walk, q, u, a, e, c, udot = states
+    half = q.shape[0] // 2
+    summary, arrays = check_states(walk, q, u, a, e, c, udot=udot, run_task=opensim_task)
+    scale = np.abs(arrays["opensim_records"][:, 0:3]).max()
+    assert scale > 500.0  # the feet press on the ground
+    # measured 2.0e-15 of the largest force
+    np.testing.assert_allclose(arrays["records"], arrays["opensim_records"], rtol=0, atol=2e-14 * scale)
+    tendon = np.abs(arrays["tendon"]).max()
+    assert tendon > 1000.0
+    assert summary["tendon_force_max_abs_difference_N"] < 1e-14 * tendon  # measured 9e-16
+    still = slice(0, half)
+    np.testing.assert_allclose(arrays["trajopt_forward_udot"][still], arrays["opensim_udot"][still], rtol=0,
+                               atol=5e-9)  # rad/s², m/s²: measured 5.8e-10
+    assert np.abs(arrays["at_opensim"][still]).max() < 5e-10  # N·m, N: measured 5.9e-11
+    opensim_residual = arrays["opensim_inverse_dynamics_residual"]
+    assert np.abs(opensim_residual[still]).max() < 5e-10  # measured 6.2e-11
+    moving = np.abs(arrays["at_opensim"][half:])
+    assert 0.01 < moving.max() < 5.0  # the walker knee's velocity forces (N·m, N): measured 0.47
