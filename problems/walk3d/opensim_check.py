@@ -86,7 +86,9 @@ def compare(walk, q, u, activations, controls, result, udot=None) -> dict:
     contact = np.abs(records - theirs)
     tendon_difference = np.abs(tendon.T - result["tendon_forces"])
     speeds = mb.speed_names
+    pelvis = mb.q_slice(PELVIS)
     check = {"frames": frames,
+             "pelvis_quaternion_max_norm_error": float(np.abs(np.linalg.norm(q[:, pelvis][:, :4], axis=1) - 1).max()),
              "contact_force_max_abs_difference_N": float(contact[:, 0:3].max()),
              "contact_record_max_abs_difference": float(contact.max()),
              "contact_force_max_N": float(np.abs(theirs[:, 0:3]).max()),
