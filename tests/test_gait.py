@@ -236,7 +236,12 @@ def test_walk3d_prediction_command_writes_its_files_also_unconverged(tmp_path):
     for name in ("half_cycle_solution.sto", "full_cycle_coordinates.sto", "full_cycle_ground_reactions.sto",
                  "grfs.png", "joint_angles.png", "activations.png", "stick_figure.gif", "summary.md"):
         assert (tmp_path / name).stat().st_size > 0, name
-    assert "did not converge" in (tmp_path / "summary.md").read_text()
+    summary = (tmp_path / "summary.md").read_text()
+    assert "did not converge" in summary
+    # OpenSim's cross-check is written exactly when opensim is installed (problems/walk3d/opensim_check.py).
+    from trajopt.opensim_reference import opensim_available
+
+    assert ("## OpenSim 4.6 cross-check" in summary) == opensim_available()
     coordinates = read_table(tmp_path / "full_cycle_coordinates.sto")
     assert "/jointset/ground_pelvis/pelvis_list/value" in coordinates.labels
     assert coordinates.time.size == 2 * (2 * 3 + 1) - 1

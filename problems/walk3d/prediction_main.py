@@ -6,7 +6,9 @@ distance), solves it from the coordinates.sto guess with IPOPT (exact Hessian, p
 pelvis), the full cycle's coordinates in OpenSim's labels and angles (pelvis tilt/list/rotation back from the
 quaternion: a motion OpenSim loads), the feet's ground reactions (.sto), figures of GRFs vs grf_walk.mot, joint
 angles vs coordinates.sto and activations vs electromyography.sto, a stick-figure GIF and summary.md. A failed
-solve still writes everything, with its status and worst constraint in the summary.
+solve still writes everything, with its status and worst constraint in the summary. With opensim installed, OpenSim
+4.6 rebuilds the model and evaluates contact forces, tendon forces and dynamics at the solution's states
+(``problems.walk3d.opensim_check``): max differences in walk3d_prediction.json ("opensim_check") and summary.md.
 """
 
 from __future__ import annotations
@@ -194,6 +196,8 @@ def opensim_check_rows(check: dict | None) -> list[str]:
             "as its angles and angle rates), at every grid point with the solution's activations and controls. "
             "Accelerations in trajopt's speeds (pelvis angular acceleration in the pelvis frame).", "",
             "| quantity | max abs difference | largest value |", "|---|---|---|",
+            f"| pelvis quaternion norm - 1 (trajopt's poses use it as it is, OpenSim gets angles) | "
+            f"{check['pelvis_quaternion_max_norm_error']:.2g} | |",
             f"| contact sphere forces (N) | {check['contact_force_max_abs_difference_N']:.3g} | "
             f"{check['contact_force_max_N']:.4g} |",
             f"| tendon forces (N) | {check['tendon_force_max_abs_difference_N']:.3g} | "
@@ -208,9 +212,11 @@ def opensim_check_rows(check: dict | None) -> list[str]:
             f"| OpenSim's inverse-dynamics residual at the solution's accelerations (N·m, N) | "
             f"{check['opensim_inverse_dynamics_residual_max_abs']:.3g} "
             f"({check['opensim_inverse_dynamics_residual_worst_coordinate']}) | |", "",
-            "The dynamics differ by the walker knee's velocity-dependent forces: OpenSim's disagree with Lagrange's "
-            "equations of its own mass matrix (with the knees still both agree to ~1e-10; tests/test_tools.py, "
-            "tests/test_walk3d_opensim_check.py).", ""]
+            "The rows against the solution's accelerations also hold the solve's own dynamics violation. At the same "
+            "states the dynamics differ by the walker knee's velocity-dependent forces: OpenSim's disagree with "
+            "Lagrange's equations of its own mass matrix (with the knees still both agree to ~1e-10; "
+            "tests/test_tools.py, tests/test_walk3d_opensim_check.py). Contact forces differ through the "
+            "quaternion's norm error only (to ~1e-11 N with it normalized).", ""]
 
 
 def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4,
