@@ -2,8 +2,8 @@
 prediction processes it (problems/walk3d/prediction.py), built here with OpenSim's own operators.
 
 Model: ``model`` (.osim, pelvis CustomJoint kept) without the CoordinateCouplerConstraints driving a coordinate of
-``weld_joints``, through a ModelProcessor: ModOpReplaceJointsWithWelds (``weld_joints``), ModOpIgnoreTendonCompliance, ModOpReplaceMusclesWithDeGrooteFregly2016,
-ModOpIgnorePassiveFiberForcesDGF (``ignore_passive_fiber_force``), ModOpScaleActiveFiberForceCurveWidthDGF
+``weld_joints``, through a ModelProcessor: ModOpReplaceJointsWithWelds (``weld_joints``),
+ModOpIgnoreTendonCompliance, ModOpReplaceMusclesWithDeGrooteFregly2016, ModOpIgnorePassiveFiberForcesDGF (``ignore_passive_fiber_force``), ModOpScaleActiveFiberForceCurveWidthDGF
 (``active_force_width_scale``), ModOpReplacePathsWithFunctionBasedPaths (``function_based_paths``); then the
 ExpressionBasedCoordinateForces of ``expression_forces`` (addForce), the ContactGeometrySet ``contact_geometry``
 (addContactGeometry; ContactSpheres moved by ``sphere_offset`` in their frames) and the ForceSet ``contact_forces``

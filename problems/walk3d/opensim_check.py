@@ -70,7 +70,8 @@ def opensim_request(walk, q, u, activations, excitations, controls, udot=None) -
 
 
 def compare(walk, q, u, activations, controls, result, udot=None) -> dict:
-    """Max abs differences between trajopt's values at the states and OpenSim's ``result`` (rows are frames)."""
+    """(max abs differences, arrays): trajopt's values at the states against OpenSim's ``result`` (rows are
+    frames); with ``udot`` (trajopt's accelerations) also those against OpenSim's forward and inverse dynamics."""
     _, forces, residual = trajopt_functions()
     model = walk.model
     mb, original = model.musculoskeletal.multibody, model.original
@@ -98,7 +99,8 @@ def compare(walk, q, u, activations, controls, result, udot=None) -> dict:
              "forward_acceleration_max_abs_difference": float(np.abs(forward.T - opensim_udot).max()),
              "forward_acceleration_worst_speed": speeds[int(np.argmax(np.abs(forward.T - opensim_udot).max(0)))],
              "implicit_residual_at_opensim_accelerations_max_abs": float(np.abs(at_opensim).max()),
-             "implicit_residual_at_opensim_accelerations_worst_speed": speeds[int(np.argmax(np.abs(at_opensim).max(0)))]}
+             "implicit_residual_at_opensim_accelerations_worst_speed":
+                 speeds[int(np.argmax(np.abs(at_opensim).max(0)))]}
     if udot is not None:
         difference = np.abs(np.atleast_2d(udot) - opensim_udot)
         inverse = np.abs(result["inverse_dynamics_residual"])

@@ -137,9 +137,9 @@ def _joint_speeds(source, target, joint, q_source, u_source, q_target, udot_sour
         if udot_source is not None:
             udot[:, i] = udot_source[:, names.index(name)]
     vs, vt = source.v_slice(joint), target.v_slice(joint)
-    u[:, vt], joint_udot = joint_speeds_between(source.joint(joint), target.joint(joint), q_source[:, source.q_slice(joint)],
-                                                u_source[:, vs], q_target[:, target.q_slice(joint)],
-                                                None if udot_source is None else udot_source[:, vs])
+    u[:, vt], joint_udot = joint_speeds_between(
+        source.joint(joint), target.joint(joint), q_source[:, source.q_slice(joint)], u_source[:, vs],
+        q_target[:, target.q_slice(joint)], None if udot_source is None else udot_source[:, vs])
     if udot_source is None:
         return u, None
     udot[:, vt] = joint_udot

@@ -1,8 +1,11 @@
 """Convert a motion between two models that differ only in how spherical joints are parametrized:
-quaternion `BallJoint` <-> `EulerBallJoint` (any sequence). Joints are matched by name."""
+quaternion `BallJoint` <-> `EulerBallJoint` (any sequence). Joints are matched by name.
+`joint_speeds_between`: speeds and accelerations of any joint giving another joint's relative motion (e.g. a
+pelvis CustomJoint's angle rates <-> a FreeJoint's angular velocity)."""
 
 from __future__ import annotations
 
+import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
@@ -46,9 +49,7 @@ def convert_ball_joint_motion(source, target, q, u):
 
 
 def _motion_subspace_rate(joint):
-    """casadi Functions S(q) and Ṡ(q, u) of ``joint`` (Ṡ = ∂S/∂q · N(q) u)."""
-    import casadi as ca
-
+    """casadi Function (q, u) -> (S(q), Ṡ(q, u)) of ``joint`` (Ṡ = ∂S/∂q · N(q) u)."""
     q = ca.SX.sym("q", joint.nq)
     u = ca.SX.sym("u", joint.nv)
     s = joint.motion_subspace(q)
@@ -63,10 +64,8 @@ def joint_speeds_between(source, target, q_source, u_source, q_target, udot_sour
     differently (e.g. a pelvis CustomJoint's angles and a FreeJoint's quaternion).
 
     The relative spatial velocity V = S(q) u (in the child frame) is equal for both, and so is its rate
-    S(q) u̇ + Ṡ(q, u) u: u_target = S_t⁺ S_s u_s, u̇_target = S_t⁺ (S_s u̇_s + Ṡ_s u_s - Ṡ_t u_target). Rows are frames
-    (N x nq, N x nv); returns (u_target, udot_target or None). ``target`` must have a full-column-rank S."""
-    import numpy as np
-
+    S(q) u̇ + Ṡ(q, u) u: u_target = S_t⁺ S_s u_s, u̇_target = S_t⁺ (S_s u̇_s + Ṡ_s u_s - Ṡ_t u_target). Rows are
+    frames (N x nq, N x nv); returns (u_target, udot_target or None). ``target`` must have a full-column-rank S."""
     q_source, u_source, q_target = (np.atleast_2d(np.asarray(x, dtype=float)) for x in (q_source, u_source, q_target))
     if q_source.shape[1] != source.nq or u_source.shape[1] != source.nv or q_target.shape[1] != target.nq:
         raise TrajoptInputError(f"joint_speeds_between: q, u of '{source.name}' need {source.nq}, {source.nv} columns "
