@@ -23,8 +23,9 @@ from trajopt.contact import contact_record_values
 from trajopt.gait.guess import free_joint_angle_motion, free_joint_speeds
 from trajopt.multibody import inverse_dynamics
 
-from problems.walk3d.prediction import (CONTACT_FORCES, CONTACT_GEOMETRY, MODEL, PASSIVE, PATHS, PELVIS, TOE_ACTUATORS,
-                                        TOE_OPTIMAL_FORCE, WELDED, build_problem)
+from trajopt.osim.operators import AddContactGeometry, AddCoordinateActuators, DeGrooteMuscles, WeldJoints
+
+from problems.walk3d.prediction import MODEL, OPERATORS, PASSIVE, PATHS, PELVIS, build_problem
 
 TASK = "walk3d_solution_check"
 
@@ -47,6 +48,13 @@ def trajopt_functions():
                                      ["q", "u", "udot", "a", "c"], ["residual"])
 
 
+def _operator(kind):
+    """The prediction's operator of this type (OpenSim gets the same settings)."""
+    found = [operator for operator in OPERATORS if type(operator) is kind]
+    assert len(found) == 1, (kind, OPERATORS)
+    return found[0]
+
+
 def opensim_request(walk, q, u, activations, excitations, controls, udot=None) -> dict:
     """The task's request for states of the quaternion model (rows are frames); with ``udot`` (trajopt's
     accelerations) OpenSim's inverse dynamics runs at them."""
@@ -55,11 +63,16 @@ def opensim_request(walk, q, u, activations, excitations, controls, udot=None) -
     angles, rates, angle_accelerations = free_joint_angle_motion(original, mb, PELVIS, q, u, udot)
     actuators = [s.name for s in model.musculoskeletal.coordinate_actuators]
     muscles = list(model.musculoskeletal.muscle_names)
-    request = {"model": str(MODEL), "weld_joints": np.array(WELDED), "ignore_passive_fiber_force": True,
-               "active_force_width_scale": 1.5, "function_based_paths": str(PATHS), "expression_forces": str(PASSIVE),
-               "contact_geometry": str(CONTACT_GEOMETRY), "contact_forces": str(CONTACT_FORCES),
-               "sphere_offset": np.array([0.0, 0.02, 0.0]), "actuated_coordinates": np.array(TOE_ACTUATORS),
-               "actuator_optimal_force": TOE_OPTIMAL_FORCE, "actuator_bound": 1.0,
+    welds, muscles_operator, actuator_operator, contact = (_operator(kind) for kind in (
+        WeldJoints, DeGrooteMuscles, AddCoordinateActuators, AddContactGeometry))
+    request = {"model": str(MODEL), "weld_joints": np.array(welds.joints),
+               "ignore_passive_fiber_force": muscles_operator.ignore_passive_fiber_force,
+               "active_force_width_scale": muscles_operator.active_force_width_scale,
+               "function_based_paths": str(PATHS), "expression_forces": str(PASSIVE),
+               "contact_geometry": str(contact.geometry_file), "contact_forces": str(contact.forces_file),
+               "sphere_offset": np.array(contact.sphere_offset, dtype=float),
+               "actuated_coordinates": np.array(actuator_operator.coordinates),
+               "actuator_optimal_force": actuator_operator.optimal_force, "actuator_bound": actuator_operator.bound,
                "coordinate_names": np.array(original.coordinate_names), "q": angles, "u": rates,
                "muscle_names": np.array(muscles), "activations": np.atleast_2d(activations),
                "actuator_names": np.array(muscles + actuators),

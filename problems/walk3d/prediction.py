@@ -63,12 +63,9 @@ CONTACT_GEOMETRY = HERE / "subject_walk_scaled_ContactGeometrySet.xml"
 CONTACT_FORCES = HERE / "subject_walk_scaled_ContactForceSet.xml"
 GAIT_CYCLE = (0.48, 1.61)  # s, Moco's example3DWalking tracking window: one gait cycle of coordinates.sto
 PELVIS = "ground_pelvis"
-WELDED = ("patellofemoral_r", "patellofemoral_l")
-TOE_ACTUATORS = ("mtp_angle_r", "mtp_angle_l")
-TOE_OPTIMAL_FORCE = 50.0  # N·m, controls ±1 (Moco's example3DWalking)
-COMMON_OPERATORS = (WeldJoints(WELDED),
+COMMON_OPERATORS = (WeldJoints(("patellofemoral_r", "patellofemoral_l")),
                     DeGrooteMuscles(ignore_passive_fiber_force=True, active_force_width_scale=1.5),
-                    AddCoordinateActuators(TOE_ACTUATORS, TOE_OPTIMAL_FORCE, 1.0),
+                    AddCoordinateActuators(("mtp_angle_r", "mtp_angle_l"), 50.0, 1.0),
                     AddContactGeometry(str(CONTACT_GEOMETRY), str(CONTACT_FORCES), (0.0, 0.02, 0.0)))
 OPERATORS = COMMON_OPERATORS + (FreeJointInQuaternions(PELVIS),)
 SPEED_BOUND = 20.0
