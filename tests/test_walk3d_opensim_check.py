@@ -58,3 +58,40 @@ def test_walk3d_forces_and_dynamics_equal_opensims(states, opensim_task):
     assert np.abs(opensim_residual[still]).max() < 5e-10  # measured 6.2e-11
     moving = np.abs(arrays["at_opensim"][half:])
     assert 0.01 < moving.max() < 5.0  # the walker knee's velocity forces (N·m, N): measured 0.47
+
+
+def test_opensims_walker_knee_does_not_conserve_energy(opensim_task):
+    """Why the check above keeps the knees still: subject_walk_scaled.osim with every force off, gravity zero and the
+    couplers unenforced is a free mechanical system, so kinetic energy is constant along its forward dynamics.
+    OpenSim's realizeAcceleration keeps it constant (to the central differences' round-off) while the knees rest
+    and loses it when they move; trajopt's forward dynamics keeps T + V constant either way (same states)."""
+    import warnings
+
+    import casadi as ca
+
+    from problems.walk3d.prediction import MODEL
+    from trajopt.multibody import forward_dynamics, kinetic_energy, potential_energy
+    from trajopt.osim.operators import load_processed
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mb = load_processed(MODEL)[0].multibody
+    names = mb.coordinate_names
+    rng = np.random.default_rng(5)
+    q = np.tile(mb.default_q(), (4, 1)) + rng.uniform(-0.2, 0.2, (4, mb.nq))
+    q[:, [names.index(k) for k in KNEES]] = rng.uniform(0.2, 1.2, (4, 2))
+    u = rng.uniform(-2.0, 2.0, (4, mb.nv))
+    knees = [names.index(k) for k in KNEES]
+    u[:2, knees] = 0.0  # the first two states: knees at rest
+    result = opensim_task("osim_kinetic_energy_rate", {"model": str(MODEL), "coordinate_names": np.array(names),
+                                                       "q": q, "u": u})
+    qs, us = ca.SX.sym("q", mb.nq), ca.SX.sym("u", mb.nv)
+    energy = kinetic_energy(mb, qs, us) + potential_energy(mb, qs)
+    udot = forward_dynamics(mb, qs, us, ca.DM.zeros(mb.nv))
+    power = ca.Function("power", [qs, us], [ca.jtimes(energy, qs, us) + ca.jtimes(energy, us, udot),
+                                            kinetic_energy(mb, qs, us)])
+    ours = np.array([[float(x) for x in power(q[k], u[k])] for k in range(4)])
+    np.testing.assert_allclose(ours[:, 1], result["kinetic_energy"], rtol=1e-12)  # same T
+    assert np.abs(ours[:, 0]).max() < 1e-10  # W: measured 1.1e-11 (T up to ~100 J)
+    assert np.abs(result["rate"][:2]).max() < 1e-7  # knees at rest: the differences' round-off, measured 2.1e-8
+    assert np.abs(result["rate"][2:]).min() > 1e-4  # knees moving: measured 1.6e-3 and 0.14 W
