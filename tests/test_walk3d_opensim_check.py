@@ -95,3 +95,31 @@ def test_opensims_walker_knee_does_not_conserve_energy(opensim_task):
     assert np.abs(ours[:, 0]).max() < 1e-10  # W: measured 1.1e-11 (T up to ~100 J)
     assert np.abs(result["rate"][:2]).max() < 1e-7  # knees at rest: the differences' round-off, measured 2.1e-8
     assert np.abs(result["rate"][2:]).min() > 1e-4  # knees moving: measured 1.6e-3 and 0.14 W
+
+
+def test_walk3d_euler_pelvis_variant_equals_opensims(opensim_task):
+    """The ``--euler-pelvis`` variant (the .osim's pelvis angles, no conversion) at three reference states with the
+    knees still: the same agreement as the quaternion model."""
+    from problems.walk3d.opensim_check import check_states, trajopt_functions
+    from problems.walk3d.prediction import reference_motion
+    from trajopt.gait.guess import speeds_from_coordinates
+
+    walk, forces, _ = trajopt_functions(False)
+    mb = walk.model.musculoskeletal.multibody
+    assert mb.nq == mb.nv
+    time, q = reference_motion(quaternion_pelvis=False)
+    u = speeds_from_coordinates(mb, time, q)
+    pick = [0, time.size // 2, time.size - 1]
+    q, u = q[pick], u[pick]
+    u[:, [mb.speed_index(k) for k in KNEES]] = 0.0
+    a, e, c = RNG.uniform(0.01, 1.0, (3, 80)), RNG.uniform(0.0, 1.0, (3, 80)), RNG.uniform(-1.0, 1.0, (3, 15))
+    udot = np.asarray(forces.map(3)(q.T, u.T, a.T, c.T)[2]).T
+    summary, arrays = check_states(walk, q, u, a, e, c, udot=udot, run_task=opensim_task)
+    assert summary["pelvis_quaternion_max_norm_error"] is None
+    scale = np.abs(arrays["opensim_records"][:, 0:3]).max()
+    assert scale > 500.0
+    assert summary["contact_record_max_abs_difference"] < 5e-14 * scale  # measured 1.3e-14
+    assert summary["tendon_force_max_abs_difference_N"] < 1e-14 * np.abs(arrays["tendon"]).max()  # 1.2e-15
+    assert summary["forward_acceleration_max_abs_difference"] < 5e-9  # measured 4.4e-10
+    assert summary["implicit_residual_at_opensim_accelerations_max_abs"] < 5e-10  # measured 2.9e-11
+    assert summary["opensim_inverse_dynamics_residual_max_abs"] < 5e-10  # measured 5.6e-11

@@ -31,11 +31,11 @@ TASK = "walk3d_solution_check"
 
 
 @lru_cache(maxsize=None)
-def trajopt_functions():
-    """casadi Functions of trajopt's walk3d model (quaternion pelvis): ``forces(q, u, a, c)`` -> (tendon forces,
+def trajopt_functions(quaternion_pelvis: bool = True):
+    """casadi Functions of trajopt's walk3d model (quaternion or, False, Euler-angle pelvis): ``forces(q, u, a, c)`` -> (tendon forces,
     contact records 12 x contacts, forward-dynamics u̇) and ``residual(q, u, udot, a, c)`` -> the implicit dynamics'
     ID(q, u, u̇, contact loads) - τ (τ: muscles, actuators, passive moments), as the problem constrains it."""
-    walk = build_problem(2)
+    walk = build_problem(2, quaternion_pelvis=quaternion_pelvis)
     built, model = walk.muscle_driven, walk.model
     q, u, a, c = built.q, built.u, built.activations, built.actuator_controls
     mb = model.musculoskeletal.multibody
@@ -56,11 +56,12 @@ def _operator(kind):
 
 
 def opensim_request(walk, q, u, activations, excitations, controls, udot=None) -> dict:
-    """The task's request for states of the quaternion model (rows are frames); with ``udot`` (trajopt's
+    """The task's request for states of ``walk``'s model (rows are frames); with ``udot`` (trajopt's
     accelerations) OpenSim's inverse dynamics runs at them."""
     model = walk.model
     mb, original = model.musculoskeletal.multibody, model.original
-    angles, rates, angle_accelerations = free_joint_angle_motion(original, mb, PELVIS, q, u, udot)
+    angles, rates, angle_accelerations = free_joint_angle_motion(original, mb, PELVIS, q, u, udot) \
+        if walk.quaternion_pelvis else (q, u, udot)
     actuators = [s.name for s in model.musculoskeletal.coordinate_actuators]
     muscles = list(model.musculoskeletal.muscle_names)
     welds, muscles_operator, actuator_operator, contact = (_operator(kind) for kind in (
@@ -85,7 +86,7 @@ def opensim_request(walk, q, u, activations, excitations, controls, udot=None) -
 def compare(walk, q, u, activations, controls, result, udot=None) -> dict:
     """(max abs differences, arrays): trajopt's values at the states against OpenSim's ``result`` (rows are
     frames); with ``udot`` (trajopt's accelerations) also those against OpenSim's forward and inverse dynamics."""
-    _, forces, residual = trajopt_functions()
+    _, forces, residual = trajopt_functions(walk.quaternion_pelvis)
     model = walk.model
     mb, original = model.musculoskeletal.multibody, model.original
     frames = q.shape[0]
@@ -94,15 +95,19 @@ def compare(walk, q, u, activations, controls, result, udot=None) -> dict:
     names = [str(n) for n in result["contact_names"]]
     theirs = result["contact_records"][:, :, [names.index(c.name) for c in model.contacts]]
     # OpenSim's .osim-coordinate accelerations as trajopt's u̇ (same pelvis angular acceleration).
-    angles, rates, _ = free_joint_angle_motion(original, mb, PELVIS, q, u)
-    _, opensim_udot = free_joint_speeds(original, mb, PELVIS, angles, rates, q, result["accelerations"])
+    if walk.quaternion_pelvis:
+        angles, rates, _ = free_joint_angle_motion(original, mb, PELVIS, q, u)
+        _, opensim_udot = free_joint_speeds(original, mb, PELVIS, angles, rates, q, result["accelerations"])
+    else:
+        opensim_udot = result["accelerations"]
     at_opensim = np.asarray(residual.map(frames)(q.T, u.T, opensim_udot.T, activations.T, controls.T)).T
     contact = np.abs(records - theirs)
     tendon_difference = np.abs(tendon.T - result["tendon_forces"])
     speeds = mb.speed_names
     pelvis = mb.q_slice(PELVIS)
     check = {"frames": frames,
-             "pelvis_quaternion_max_norm_error": float(np.abs(np.linalg.norm(q[:, pelvis][:, :4], axis=1) - 1).max()),
+             "pelvis_quaternion_max_norm_error": float(np.abs(np.linalg.norm(q[:, pelvis][:, :4], axis=1) - 1).max())
+             if walk.quaternion_pelvis else None,
              "contact_force_max_abs_difference_N": float(contact[:, 0:3].max()),
              "contact_record_max_abs_difference": float(contact.max()),
              "contact_force_max_N": float(np.abs(theirs[:, 0:3]).max()),

@@ -192,12 +192,13 @@ def opensim_check_rows(check: dict | None) -> list[str]:
     if check is None:
         return []
     return ["## OpenSim 4.6 cross-check at the solution's states", "",
-            "The same model built by OpenSim's operators (.osim pelvis CustomJoint: the quaternion pelvis handed over "
+            "The same model built by OpenSim's operators (.osim pelvis CustomJoint: a quaternion pelvis is handed over "
             "as its angles and angle rates), at every grid point with the solution's activations and controls. "
-            "Accelerations in trajopt's speeds (pelvis angular acceleration in the pelvis frame).", "",
+            "Accelerations in trajopt's speeds (a quaternion pelvis: its angular acceleration in the pelvis frame).", "",
             "| quantity | max abs difference | largest value |", "|---|---|---|",
-            f"| pelvis quaternion norm - 1 (trajopt's poses use it as it is, OpenSim gets angles) | "
-            f"{check['pelvis_quaternion_max_norm_error']:.2g} | |",
+            *([f"| pelvis quaternion norm - 1 (trajopt's poses use it as it is, OpenSim gets angles) | "
+               f"{check['pelvis_quaternion_max_norm_error']:.2g} | |"]
+              if check["pelvis_quaternion_max_norm_error"] is not None else []),
             f"| contact sphere forces (N) | {check['contact_force_max_abs_difference_N']:.3g} | "
             f"{check['contact_force_max_N']:.4g} |",
             f"| tendon forces (N) | {check['tendon_force_max_abs_difference_N']:.3g} | "
@@ -244,7 +245,7 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
               "max_quaternion_norm_error": norm_error, "pelvis": "quaternion" if walk.quaternion_pelvis else "euler"}
     if resimulate:
         record["resimulation"] = resimulation_drift(walk, solution)
-    record["opensim_check"] = solution_check(walk, solution) if walk.quaternion_pelvis else None
+    record["opensim_check"] = solution_check(walk, solution)
     (folder / "walk3d_prediction.json").write_text(json.dumps(record, indent=1))
     pelvis_kind = "quaternion" if walk.quaternion_pelvis else "Euler-angle (.osim CustomJoint)"
     lines = [f"# 3D predictive walking (trajopt): half gait cycle, {pelvis_kind} pelvis", "",
