@@ -236,7 +236,12 @@ def test_walk3d_prediction_command_writes_its_files_also_unconverged(tmp_path):
     for name in ("half_cycle_solution.sto", "full_cycle_coordinates.sto", "full_cycle_ground_reactions.sto",
                  "grfs.png", "joint_angles.png", "activations.png", "stick_figure.gif", "summary.md"):
         assert (tmp_path / name).stat().st_size > 0, name
-    assert "did not converge" in (tmp_path / "summary.md").read_text()
+    summary = (tmp_path / "summary.md").read_text()
+    assert "did not converge" in summary
+    # OpenSim's cross-check is written exactly when opensim is installed (problems/walk3d/opensim_check.py).
+    from trajopt.opensim_reference import opensim_available
+
+    assert ("## OpenSim 4.6 cross-check" in summary) == opensim_available()
     coordinates = read_table(tmp_path / "full_cycle_coordinates.sto")
     assert "/jointset/ground_pelvis/pelvis_list/value" in coordinates.labels
     assert coordinates.time.size == 2 * (2 * 3 + 1) - 1
@@ -308,3 +313,50 @@ def test_walk3d_symmetric_ends_vanish_on_mirrored_states():
     assert expected.sum() == 1.0
     np.testing.assert_allclose(residual(xf, end_controls), expected, atol=1e-14)
     assert np.abs(residual(x0, controls) - expected).max() > 0.01
+
+
+def test_free_joint_speeds_are_the_pelvis_angular_velocity_and_its_rate():
+    """A smooth motion of the .osim's pelvis angles (and translations): ``free_joint_speeds`` gives the FreeJoint's
+    speeds and accelerations whose angular part is the pelvis's angular velocity in its own frame, 2 vec(Q* Q̇), and
+    its rate (central differences of the quaternion over time); ``free_joint_angle_motion`` turns them back."""
+    from problems.walk3d.prediction import PELVIS, load_model
+    from trajopt.gait.guess import free_joint_angle_motion, free_joint_motion, free_joint_speeds
+
+    model = load_model()
+    original, mb = model.original, model.musculoskeletal.multibody
+    names = original.coordinate_names
+    pelvis = [original.coordinate_index(n) for n in original.joint(PELVIS).coordinate_names]
+    amplitude, omega, phase = RNG.uniform(0.2, 0.6, 6), RNG.uniform(2, 8, 6), RNG.uniform(0, 2 * np.pi, 6)
+
+    def motion(t):
+        q, u, udot = (np.zeros((np.size(t), original.nq)) for _ in range(3))
+        t = np.atleast_1d(t)[:, None]
+        q[:, pelvis] = amplitude * np.sin(omega * t + phase)
+        u[:, pelvis] = amplitude * omega * np.cos(omega * t + phase)
+        udot[:, pelvis] = -amplitude * omega ** 2 * np.sin(omega * t + phase)
+        return q, u, udot
+
+    def quaternion(t):
+        return free_joint_motion(original, mb, PELVIS, names, motion(t)[0])[:, :4]
+
+    def multiply(a, b):
+        w1, v1, w2, v2 = a[0], a[1:], b[0], b[1:]
+        return np.concatenate([[w1 * w2 - v1 @ v2], w1 * v2 + w2 * v1 + np.cross(v1, v2)])
+
+    def angular_velocity(t, h=1e-6):
+        center, rate = quaternion(t)[0], (quaternion(t + h)[0] - quaternion(t - h)[0]) / (2 * h)
+        return 2 * multiply(center * [1, -1, -1, -1], rate)[1:]
+
+    times = np.array([0.1, 0.45, 0.8])
+    q_angles, u_angles, udot_angles = motion(times)
+    q = free_joint_motion(original, mb, PELVIS, names, q_angles)
+    u, udot = free_joint_speeds(original, mb, PELVIS, q_angles, u_angles, q, udot_angles)
+    h = 1e-4
+    for k, t in enumerate(times):
+        np.testing.assert_allclose(u[k, :3], angular_velocity(t), atol=1e-9)
+        rate = (angular_velocity(t + h) - angular_velocity(t - h)) / (2 * h)
+        np.testing.assert_allclose(udot[k, :3], rate, atol=2e-6)  # the central differences are good to ~1e-6
+    np.testing.assert_allclose(u[:, 3:6], u_angles[:, pelvis[3:]], atol=1e-15)  # translation rates in ground
+    back = free_joint_angle_motion(original, mb, PELVIS, q, u, udot)
+    for mine, theirs in zip(back, (q_angles, u_angles, udot_angles)):
+        np.testing.assert_allclose(mine, theirs, atol=1e-12)

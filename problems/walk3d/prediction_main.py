@@ -6,7 +6,9 @@ distance), solves it from the coordinates.sto guess with IPOPT (exact Hessian, p
 pelvis), the full cycle's coordinates in OpenSim's labels and angles (pelvis tilt/list/rotation back from the
 quaternion: a motion OpenSim loads), the feet's ground reactions (.sto), figures of GRFs vs grf_walk.mot, joint
 angles vs coordinates.sto and activations vs electromyography.sto, a stick-figure GIF and summary.md. A failed
-solve still writes everything, with its status and worst constraint in the summary.
+solve still writes everything, with its status and worst constraint in the summary. With opensim installed, OpenSim
+4.6 rebuilds the model and evaluates contact forces, tendon forces and dynamics at the solution's states
+(``problems.walk3d.opensim_check``): max differences in walk3d_prediction.json ("opensim_check") and summary.md.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from trajopt.gait.labels import coordinate_paths
 from trajopt.io import read_table, write_sto
 from trajopt.table import Table
 
+from problems.walk3d.opensim_check import solution_check
 from problems.walk3d.prediction import COORDINATES, GAIT_CYCLE, HERE, PELVIS, build_problem, solver_settings
 
 GRF = HERE / "grf_walk.mot"
@@ -184,6 +187,39 @@ def resimulation_drift(walk, solution) -> dict:
             "per_interval_worst": local.worst()}
 
 
+def opensim_check_rows(check: dict | None) -> list[str]:
+    """summary.md's OpenSim cross-check section (``problems.walk3d.opensim_check``); nothing without opensim."""
+    if check is None:
+        return []
+    return ["## OpenSim 4.6 cross-check at the solution's states", "",
+            "The same model built by OpenSim's operators (.osim pelvis CustomJoint: a quaternion pelvis is handed over "
+            "as its angles and angle rates), at every grid point with the solution's activations and controls. "
+            "Accelerations in trajopt's speeds (a quaternion pelvis: its angular acceleration in the pelvis frame).", "",
+            "| quantity | max abs difference | largest value |", "|---|---|---|",
+            *([f"| pelvis quaternion norm - 1 (trajopt's poses use it as it is, OpenSim gets angles) | "
+               f"{check['pelvis_quaternion_max_norm_error']:.2g} | |"]
+              if check["pelvis_quaternion_max_norm_error"] is not None else []),
+            f"| contact sphere forces (N) | {check['contact_force_max_abs_difference_N']:.3g} | "
+            f"{check['contact_force_max_N']:.4g} |",
+            f"| tendon forces (N) | {check['tendon_force_max_abs_difference_N']:.3g} | "
+            f"{check['tendon_force_max_N']:.4g} |",
+            f"| OpenSim's forward-dynamics accelerations vs the solution's (rad/s², m/s²) | "
+            f"{check['acceleration_max_abs_difference']:.3g} ({check['acceleration_worst_speed']}) | |",
+            f"| OpenSim's forward dynamics vs trajopt's at the same states | "
+            f"{check['forward_acceleration_max_abs_difference']:.3g} ({check['forward_acceleration_worst_speed']}) | |",
+            f"| trajopt's dynamics residual at OpenSim's accelerations (N·m, N) | "
+            f"{check['implicit_residual_at_opensim_accelerations_max_abs']:.3g} "
+            f"({check['implicit_residual_at_opensim_accelerations_worst_speed']}) | |",
+            f"| OpenSim's inverse-dynamics residual at the solution's accelerations (N·m, N) | "
+            f"{check['opensim_inverse_dynamics_residual_max_abs']:.3g} "
+            f"({check['opensim_inverse_dynamics_residual_worst_coordinate']}) | |", "",
+            "The rows against the solution's accelerations also hold the solve's own dynamics violation. At the same "
+            "states the dynamics differ by the walker knee's velocity-dependent forces: OpenSim's disagree with "
+            "Lagrange's equations of its own mass matrix (with the knees still both agree to ~1e-10; "
+            "tests/test_tools.py, tests/test_walk3d_opensim_check.py). Contact forces differ through the "
+            "quaternion's norm error only (to ~1e-11 N with it normalized).", ""]
+
+
 def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4,
         quaternion_pelvis: bool = True, resimulate: bool = False) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
@@ -209,6 +245,7 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
               "max_quaternion_norm_error": norm_error, "pelvis": "quaternion" if walk.quaternion_pelvis else "euler"}
     if resimulate:
         record["resimulation"] = resimulation_drift(walk, solution)
+    record["opensim_check"] = solution_check(walk, solution)
     (folder / "walk3d_prediction.json").write_text(json.dumps(record, indent=1))
     pelvis_kind = "quaternion" if walk.quaternion_pelvis else "Euler-angle (.osim CustomJoint)"
     lines = [f"# 3D predictive walking (trajopt): half gait cycle, {pelvis_kind} pelvis", "",
@@ -228,6 +265,7 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
              *([f"| forward re-simulation, restarted per mesh interval: max coordinate drift (rad or m) | "
                 f"{record['resimulation']['per_interval_max_coordinate_drift']:.3g} ("
                 f"{record['resimulation']['per_interval_worst']}) |"] if resimulate else []), "",
+             *opensim_check_rows(record["opensim_check"]),
              "Caveats: the patellofemoral joints are welded (their couplers dropped; 0.07 kg patellae move with the "
              "femurs); the actuator controls' cubes are added to the excitations' in the effort. "
              + ("" if solution.success else "The solve did not converge: the files hold its last iterate."), "",

@@ -116,3 +116,46 @@ def free_joint_angles(original, multibody, joint: str, q) -> np.ndarray:
         else:
             result[:, i] = q[:, names.index(name)]
     return result
+
+
+def _joint_speeds(source, target, joint, q_source, u_source, q_target, udot_source):
+    """(u, udot) of model ``target`` from ``source``'s: speeds copied by name, ``joint``'s converted
+    (``trajopt.multibody.motion_conversion.joint_speeds_between``)."""
+    from trajopt.multibody.motion_conversion import joint_speeds_between
+
+    q_source, u_source, q_target = (np.atleast_2d(np.asarray(x, dtype=float)) for x in (q_source, u_source, q_target))
+    udot_source = None if udot_source is None else np.atleast_2d(np.asarray(udot_source, dtype=float))
+    u, udot = np.zeros((u_source.shape[0], target.nv)), np.zeros((u_source.shape[0], target.nv))
+    names = tuple(source.speed_names)
+    converted = set(target.joint(joint).speed_names)
+    for i, name in enumerate(target.speed_names):
+        if name in converted:
+            continue
+        if name not in names:
+            raise TrajoptInputError(f"free-joint speeds: model '{source.name}' has no speed '{name}'")
+        u[:, i] = u_source[:, names.index(name)]
+        if udot_source is not None:
+            udot[:, i] = udot_source[:, names.index(name)]
+    vs, vt = source.v_slice(joint), target.v_slice(joint)
+    u[:, vt], joint_udot = joint_speeds_between(
+        source.joint(joint), target.joint(joint), q_source[:, source.q_slice(joint)], u_source[:, vs],
+        q_target[:, target.q_slice(joint)], None if udot_source is None else udot_source[:, vs])
+    if udot_source is None:
+        return u, None
+    udot[:, vt] = joint_udot
+    return u, udot
+
+
+def free_joint_angle_motion(original, multibody, joint: str, q, u, udot=None):
+    """(q, u, udot or None) of the ``original`` model (``joint`` with angles) from a motion of ``multibody`` (``joint``
+    a quaternion FreeJoint): angles by ``free_joint_angles``, the angle rates and accelerations that give the same
+    angular velocity (in the child frame) and its rate; other speeds copied by name. Rows are frames."""
+    q_original = free_joint_angles(original, multibody, joint, q)
+    return (q_original, *_joint_speeds(multibody, original, joint, q, u, q_original, udot))
+
+
+def free_joint_speeds(original, multibody, joint: str, q_original, u_original, q, udot_original=None):
+    """The inverse of ``free_joint_angle_motion`` for speeds: (u, udot or None) of ``multibody`` at its q (the
+    quaternion FreeJoint's angular velocity in the child frame and its rate) from the ``original``'s angle rates and
+    accelerations. Rows are frames."""
+    return _joint_speeds(original, multibody, joint, q_original, u_original, q, udot_original)

@@ -1,0 +1,125 @@
+"""problems/walk3d/opensim_check: OpenSim 4.6 builds the walk3d prediction's model with its own operators and agrees
+with trajopt's contact forces, tendon forces and dynamics at states of the reference motion (coordinates.sto's
+first half cycle, the prediction's guess) with random activations, excitations and actuator controls."""
+
+import numpy as np
+import pytest
+
+RNG = np.random.default_rng(13)
+KNEES = ("knee_angle_r", "knee_angle_l")
+
+
+@pytest.fixture(scope="module")
+def states():
+    """Six frames of the reference guess's states (quaternion pelvis), random muscle and actuator inputs; the same
+    frames twice: with the knee speeds set to zero, then as they are."""
+    from problems.walk3d.opensim_check import trajopt_functions
+    from problems.walk3d.prediction import reference_motion
+    from trajopt.gait.guess import speeds_from_coordinates
+
+    walk, forces, _ = trajopt_functions()
+    mb = walk.model.musculoskeletal.multibody
+    time, q = reference_motion()
+    u = speeds_from_coordinates(mb, time, q)
+    pick = np.linspace(0, time.size - 1, 6).round().astype(int)
+    still = u[pick].copy()
+    still[:, [mb.speed_index(k) for k in KNEES]] = 0.0
+    q, u = np.vstack([q[pick], q[pick]]), np.vstack([still, u[pick]])
+    frames = q.shape[0]
+    a, e = RNG.uniform(0.01, 1.0, (frames, 80)), RNG.uniform(0.0, 1.0, (frames, 80))
+    c = RNG.uniform(-1.0, 1.0, (frames, 15))
+    udot = np.asarray(forces.map(frames)(q.T, u.T, a.T, c.T)[2]).T  # trajopt's forward dynamics
+    return walk, q, u, a, e, c, udot
+
+
+def test_walk3d_forces_and_dynamics_equal_opensims(states, opensim_task):
+    """Contact records (12 per sphere) and tendon forces agree to round-off at every frame. Dynamics, compared in
+    trajopt's speeds (OpenSim's pelvis angle accelerations converted to the FreeJoint's angular acceleration) and in
+    OpenSim's inverse dynamics at trajopt's accelerations: round-off while the knees do not move. With knee speeds
+    the walker knee's velocity-dependent forces differ (up to ~1 N here): OpenSim's disagree with Lagrange's
+    equations of its own mass matrix, trajopt's satisfy them (tests/test_tools.py)."""
+    from problems.walk3d.opensim_check import check_states
+
+    walk, q, u, a, e, c, udot = states
+    half = q.shape[0] // 2
+    summary, arrays = check_states(walk, q, u, a, e, c, udot=udot, run_task=opensim_task)
+    scale = np.abs(arrays["opensim_records"][:, 0:3]).max()
+    assert scale > 500.0  # the feet press on the ground
+    # measured 2.0e-15 of the largest force
+    np.testing.assert_allclose(arrays["records"], arrays["opensim_records"], rtol=0, atol=2e-14 * scale)
+    tendon = np.abs(arrays["tendon"]).max()
+    assert tendon > 1000.0
+    assert summary["tendon_force_max_abs_difference_N"] < 1e-14 * tendon  # measured 9e-16
+    still = slice(0, half)
+    np.testing.assert_allclose(arrays["trajopt_forward_udot"][still], arrays["opensim_udot"][still], rtol=0,
+                               atol=5e-9)  # rad/s², m/s²: measured 5.8e-10
+    assert np.abs(arrays["at_opensim"][still]).max() < 5e-10  # N·m, N: measured 5.9e-11
+    opensim_residual = arrays["opensim_inverse_dynamics_residual"]
+    assert np.abs(opensim_residual[still]).max() < 5e-10  # measured 6.2e-11
+    moving = np.abs(arrays["at_opensim"][half:])
+    assert 0.01 < moving.max() < 5.0  # the walker knee's velocity forces (N·m, N): measured 0.47
+
+
+def test_opensims_walker_knee_does_not_conserve_energy(opensim_task):
+    """Why the check above keeps the knees still: subject_walk_scaled.osim with every force off, gravity zero and the
+    couplers unenforced is a free mechanical system, so kinetic energy is constant along its forward dynamics.
+    OpenSim's realizeAcceleration keeps it constant (to the central differences' round-off) while the knees rest
+    and loses it when they move; trajopt's forward dynamics keeps T + V constant either way (same states)."""
+    import warnings
+
+    import casadi as ca
+
+    from problems.walk3d.prediction import MODEL
+    from trajopt.multibody import forward_dynamics, kinetic_energy, potential_energy
+    from trajopt.osim.operators import load_processed
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mb = load_processed(MODEL)[0].multibody
+    names = mb.coordinate_names
+    rng = np.random.default_rng(5)
+    q = np.tile(mb.default_q(), (4, 1)) + rng.uniform(-0.2, 0.2, (4, mb.nq))
+    q[:, [names.index(k) for k in KNEES]] = rng.uniform(0.2, 1.2, (4, 2))
+    u = rng.uniform(-2.0, 2.0, (4, mb.nv))
+    knees = [names.index(k) for k in KNEES]
+    u[:2, knees] = 0.0  # the first two states: knees at rest
+    result = opensim_task("osim_kinetic_energy_rate", {"model": str(MODEL), "coordinate_names": np.array(names),
+                                                       "q": q, "u": u})
+    qs, us = ca.SX.sym("q", mb.nq), ca.SX.sym("u", mb.nv)
+    energy = kinetic_energy(mb, qs, us) + potential_energy(mb, qs)
+    udot = forward_dynamics(mb, qs, us, ca.DM.zeros(mb.nv))
+    power = ca.Function("power", [qs, us], [ca.jtimes(energy, qs, us) + ca.jtimes(energy, us, udot),
+                                            kinetic_energy(mb, qs, us)])
+    ours = np.array([[float(x) for x in power(q[k], u[k])] for k in range(4)])
+    np.testing.assert_allclose(ours[:, 1], result["kinetic_energy"], rtol=1e-12)  # same T
+    assert np.abs(ours[:, 0]).max() < 1e-10  # W: measured 1.1e-11 (T up to ~100 J)
+    assert np.abs(result["rate"][:2]).max() < 1e-7  # knees at rest: the differences' round-off, measured 2.1e-8
+    assert np.abs(result["rate"][2:]).min() > 1e-4  # knees moving: measured 1.6e-3 and 0.14 W
+
+
+def test_walk3d_euler_pelvis_variant_equals_opensims(opensim_task):
+    """The ``--euler-pelvis`` variant (the .osim's pelvis angles, no conversion) at three reference states with the
+    knees still: the same agreement as the quaternion model."""
+    from problems.walk3d.opensim_check import check_states, trajopt_functions
+    from problems.walk3d.prediction import reference_motion
+    from trajopt.gait.guess import speeds_from_coordinates
+
+    walk, forces, _ = trajopt_functions(False)
+    mb = walk.model.musculoskeletal.multibody
+    assert mb.nq == mb.nv
+    time, q = reference_motion(quaternion_pelvis=False)
+    u = speeds_from_coordinates(mb, time, q)
+    pick = [0, time.size // 2, time.size - 1]
+    q, u = q[pick], u[pick]
+    u[:, [mb.speed_index(k) for k in KNEES]] = 0.0
+    a, e, c = RNG.uniform(0.01, 1.0, (3, 80)), RNG.uniform(0.0, 1.0, (3, 80)), RNG.uniform(-1.0, 1.0, (3, 15))
+    udot = np.asarray(forces.map(3)(q.T, u.T, a.T, c.T)[2]).T
+    summary, arrays = check_states(walk, q, u, a, e, c, udot=udot, run_task=opensim_task)
+    assert summary["pelvis_quaternion_max_norm_error"] is None
+    scale = np.abs(arrays["opensim_records"][:, 0:3]).max()
+    assert scale > 500.0
+    assert summary["contact_record_max_abs_difference"] < 5e-14 * scale  # measured 1.3e-14
+    assert summary["tendon_force_max_abs_difference_N"] < 1e-14 * np.abs(arrays["tendon"]).max()  # 1.2e-15
+    assert summary["forward_acceleration_max_abs_difference"] < 5e-9  # measured 4.4e-10
+    assert summary["implicit_residual_at_opensim_accelerations_max_abs"] < 5e-10  # measured 2.9e-11
+    assert summary["opensim_inverse_dynamics_residual_max_abs"] < 5e-10  # measured 5.6e-11
