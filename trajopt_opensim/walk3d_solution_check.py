@@ -5,7 +5,8 @@ Model: ``model`` (.osim, pelvis CustomJoint kept) without the CoordinateCouplerC
 ``weld_joints``, through a ModelProcessor: ModOpReplaceJointsWithWelds (``weld_joints``),
 ModOpIgnoreTendonCompliance, ModOpReplaceMusclesWithDeGrooteFregly2016, ModOpIgnorePassiveFiberForcesDGF (``ignore_passive_fiber_force``), ModOpScaleActiveFiberForceCurveWidthDGF
 (``active_force_width_scale``), ModOpReplacePathsWithFunctionBasedPaths (``function_based_paths``); then the
-ExpressionBasedCoordinateForces of ``expression_forces`` (addForce), the ContactGeometrySet ``contact_geometry``
+ExpressionBasedCoordinateForces of ``expression_forces`` (addForce) and of ``extra_expression_forces``
+(rows name, coordinate, expression), the ContactGeometrySet ``contact_geometry``
 (addContactGeometry; ContactSpheres moved by ``sphere_offset`` in their frames) and the ForceSet ``contact_forces``
 (SmoothSphereHalfSpaceForces, addComponent), as Moco's example3DWalking adds them, and a CoordinateActuator
 ``<coordinate>_actuator`` on each of ``actuated_coordinates`` (``actuator_optimal_force``, controls within
@@ -68,6 +69,10 @@ def build_model(request):
         added = opensim.ForceSet(str(request["expression_forces"]))
         for i in range(added.getSize()):
             model.addForce(added.get(i).clone())
+    for name, coordinate, expression in np.atleast_2d(request.get("extra_expression_forces", np.empty((0, 3)))):
+        force = opensim.ExpressionBasedCoordinateForce(str(coordinate), str(expression))
+        force.setName(str(name))
+        model.addForce(force)
     offset = np.asarray(request.get("sphere_offset", (0.0, 0.0, 0.0)), dtype=float)
     geometry = opensim.ContactGeometrySet(str(request["contact_geometry"]))
     for i in range(geometry.getSize()):

@@ -25,7 +25,7 @@ from trajopt.multibody import inverse_dynamics
 
 from trajopt.osim.operators import AddContactGeometry, AddCoordinateActuators, DeGrooteMuscles, WeldJoints
 
-from problems.walk3d.prediction import MODEL, OPERATORS, PASSIVE, PATHS, PELVIS, build_problem
+from problems.walk3d.prediction import LUMBAR_PASSIVE, MODEL, OPERATORS, PASSIVE, PATHS, PELVIS, build_problem
 
 TASK = "walk3d_solution_check"
 
@@ -70,6 +70,7 @@ def opensim_request(walk, q, u, activations, excitations, controls, udot=None) -
                "ignore_passive_fiber_force": muscles_operator.ignore_passive_fiber_force,
                "active_force_width_scale": muscles_operator.active_force_width_scale,
                "function_based_paths": str(PATHS), "expression_forces": str(PASSIVE),
+               "extra_expression_forces": np.array([(f.name, f.coordinate, f.expression) for f in LUMBAR_PASSIVE]),
                "contact_geometry": str(contact.geometry_file), "contact_forces": str(contact.forces_file),
                "sphere_offset": np.array(contact.sphere_offset, dtype=float),
                "actuated_coordinates": np.array(actuator_operator.coordinates),

@@ -18,8 +18,9 @@ controls (lumbar 3, arms 10, toes 2); implicit multibody dynamics (31 algebraic 
 muscles + actuators + passive moments + contact); bilateral symmetry ``trajopt.gait`` (the state at the end is the
 mirror image of the start, pelvis_tx excluded; list, rotation, z translation, lumbar bending and rotation flip
 sign, the quaternion maps (w, x, y, z) -> (w, -x, -y, z)); average speed of coordinates.sto's gait cycle;
-objective ∫ (Σ e³ + Σ c³) dt / distance (excitations e and actuator controls c; the actuator term is the documented
-extra); quaternion norm stabilization 50/s. Guess: coordinates.sto's first half cycle (0.48 s onwards, pelvis
+objective ∫ (Σ e³ + Σ c³ + w Σ q̈²) dt / distance (excitations e, actuator controls c, generalized accelerations q̈;
+the actuator and acceleration terms are documented extras, ``ACCELERATION_WEIGHT``); passive lumbar torques
+(``LUMBAR_PASSIVE``, PredSim's, which Moco's set lacks); quaternion norm stabilization 50/s. Guess: coordinates.sto's first half cycle (0.48 s onwards, pelvis
 angles converted to the quaternion, pelvis_tx shifted to 0; toe angles 0: the file has none), activations 0.05.
 """
 
@@ -42,7 +43,7 @@ from trajopt.gait.walking import require_average_speed
 from trajopt.io import read_motion
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.ocp import Effort, Free, Guess, HermiteSimpson, Ipopt
-from trajopt.osim.expression_forces import generalized_forces_function, read_expression_forces
+from trajopt.osim.expression_forces import ExpressionCoordinateForce, generalized_forces_function, read_expression_forces
 from trajopt.osim.function_based_paths import read_function_based_path_set
 from trajopt.osim.operators import (
     AddContactGeometry,
@@ -68,6 +69,23 @@ COMMON_OPERATORS = (WeldJoints(("patellofemoral_r", "patellofemoral_l")),
                     AddCoordinateActuators(("mtp_angle_r", "mtp_angle_l"), 50.0, 1.0),
                     AddContactGeometry(str(CONTACT_GEOMETRY), str(CONTACT_FORCES), (0.0, 0.02, 0.0)))
 OPERATORS = COMMON_OPERATORS + (FreeJointInQuaternions(PELVIS),)
+# Passive lumbar torques, which Moco's ExpressionBasedCoordinateForceSet lacks: PredSim's exponential limit torques
+# (Falisse et al. 2019, after Anderson and Pandy 1999; 3dpredictsim PassiveMoments/PassiveMomentsData.m: trunk
+# extension -30..10 deg, bending and rotation +-20 deg) in the form and with the damping (1 N·m·s/rad) of Moco's set.
+_PREDSIM = "PredSim passive trunk torques (Falisse et al. 2019)"
+LUMBAR_PASSIVE = (
+    ExpressionCoordinateForce("lumbar_extension_passive", "lumbar_extension",
+                              "-0.35*exp(30.72*(q-0.17))+0.25*exp(-20.36*(q+0.5236))-1.0*qdot", _PREDSIM),
+    ExpressionCoordinateForce("lumbar_bending_passive", "lumbar_bending",
+                              "-0.25*exp(20.36*(q-0.3491))+0.25*exp(-20.36*(q+0.3491))-1.0*qdot", _PREDSIM),
+    ExpressionCoordinateForce("lumbar_rotation_passive", "lumbar_rotation",
+                              "-0.25*exp(20.36*(q-0.3491))+0.25*exp(-20.36*(q+0.3491))-1.0*qdot", _PREDSIM),
+)
+# Weight w of ∫ Σ q̈² dt / distance beside the effort (PredSim penalizes joint accelerations too). Without it the
+# 50-interval solve from the coordinates.sto guess ran 1000 iterations without converging (objective 0.0236,
+# dual infeasibility 1.1e-4); with 1e-6 it converges (96 iterations; 142 with LUMBAR_PASSIVE). 1e-5 converged
+# too, with less knee flexion in swing.
+ACCELERATION_WEIGHT = 1e-6
 SPEED_BOUND = 20.0
 MAX_ACCELERATION = 1000.0
 NORM_STABILIZATION = 50.0
@@ -101,7 +119,7 @@ def load_model(quaternion_pelvis: bool = True) -> Walk3dModel:
     model = MusculoskeletalModel(osim, paths)
     mb = model.multibody
     contacts = osim_contacts(osim)
-    passive = generalized_forces_function(mb, read_expression_forces(PASSIVE))
+    passive = generalized_forces_function(mb, read_expression_forces(PASSIVE) + LUMBAR_PASSIVE)
     return Walk3dModel(model, original.multibody, contacts, passive, contact_loads_function(mb, contacts),
                        foot_ground_reactions(mb, contacts), bilateral_symmetry(model, contacts=contacts))
 
@@ -158,9 +176,11 @@ class Walk3dProblem:
 
 
 def build_problem(intervals: int = 50, speed: float | None = None, duration=Free(0.4, 0.8),
-                  effort: bool = True, quaternion_pelvis: bool = True) -> Walk3dProblem:
+                  effort: bool = True, quaternion_pelvis: bool = True,
+                  acceleration_weight: float = ACCELERATION_WEIGHT) -> Walk3dProblem:
     """The predictive half gait cycle (module docstring) on ``intervals`` Hermite-Simpson intervals; with
-    ``quaternion_pelvis`` False the same problem with the .osim's pelvis angles (to compare)."""
+    ``quaternion_pelvis`` False the same problem with the .osim's pelvis angles (to compare); ``effort`` False
+    leaves the objective to the caller (no effort and no acceleration term)."""
     model = load_model(quaternion_pelvis)
     ms = model.musculoskeletal
     mb = ms.multibody
@@ -187,6 +207,8 @@ def build_problem(intervals: int = 50, speed: float | None = None, duration=Free
     if effort:
         controls = ca.vertcat(built.excitations, built.actuator_controls)
         built.problem.minimize(Effort(controls, power=3, per_distance=distance))
+    if effort and acceleration_weight > 0:
+        built.problem.minimize(acceleration_weight * Effort(built.accelerations, power=2, per_distance=distance))
     return Walk3dProblem(built, model, speed, int(intervals))
 
 

@@ -30,7 +30,8 @@ from trajopt.io import read_table, write_sto
 from trajopt.table import Table
 
 from problems.walk3d.opensim_check import solution_check
-from problems.walk3d.prediction import COORDINATES, GAIT_CYCLE, HERE, PELVIS, build_problem, solver_settings
+from problems.walk3d.prediction import (ACCELERATION_WEIGHT, COORDINATES, GAIT_CYCLE, HERE, PELVIS, build_problem,
+                                        build_tracking_problem, solver_settings)
 
 GRF = HERE / "grf_walk.mot"
 EMG = HERE / "electromyography.sto"
@@ -54,12 +55,20 @@ def _save(plt, figure, path, dpi: int):
     return path
 
 def solve(intervals: int, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4,
-          quaternion_pelvis: bool = True):
-    """(walk3d problem, solution, seconds including the model build and NLP construction)."""
+          quaternion_pelvis: bool = True, acceleration_weight: float = ACCELERATION_WEIGHT,
+          from_tracking: bool = False):
+    """(walk3d problem, solution, seconds including the model build and NLP construction); with
+    ``from_tracking`` the guess is the solution of the tracking problem (``build_tracking_problem``)."""
     started = time.perf_counter()
-    walk = build_problem(intervals, quaternion_pelvis=quaternion_pelvis)
+    walk = build_problem(intervals, quaternion_pelvis=quaternion_pelvis, acceleration_weight=acceleration_weight)
+    guess = walk.reference_guess()
+    if from_tracking:
+        tracking = build_tracking_problem(intervals)
+        guess = tracking.problem.solve(tracking.transcription, solver_settings(print_level, max_iterations, tol),
+                                       guess=tracking.reference_guess())
+        print(f"walk3d tracking: {guess.status} after {guess.iterations} iterations, objective {guess.objective:.6g}")
     solution = walk.problem.solve(walk.transcription, solver_settings(print_level, max_iterations, tol),
-                                  guess=walk.reference_guess())
+                                  guess=guess)
     return walk, solution, time.perf_counter() - started
 
 
@@ -175,6 +184,44 @@ def stick_figure(walk, full: Table, path: Path, frames: int = 30) -> Path:
     return path
 
 
+def objective_terms(walk, solution, acceleration_weight: float) -> dict:
+    """The objective's two terms, integrated with Simpson's rule on the solution's points (mesh points and
+    Hermite-Simpson midpoints: the transcription's own quadrature)."""
+    from scipy.integrate import simpson
+
+    built = walk.muscle_driven
+    effort = np.sum(np.atleast_2d(solution.value(built.excitations)) ** 3, axis=0) + \
+        np.sum(np.abs(np.atleast_2d(solution.value(built.actuator_controls))) ** 3, axis=0)
+    accelerations = np.sum(np.atleast_2d(solution.value(built.accelerations)) ** 2, axis=0)
+    tx = solution.value(built.q)[walk.model.musculoskeletal.multibody.coordinate_index("pelvis_tx")]
+    distance = float(tx[-1] - tx[0])
+    return {"effort": float(simpson(effort, x=solution.time) / distance),
+            "accelerations": float(acceleration_weight * simpson(accelerations, x=solution.time) / distance)}
+
+
+def deviation_from_coordinates(coordinates: Table) -> dict:
+    """RMS difference (deg) of each rotational coordinate from coordinates.sto over the gait cycle (% of cycle)."""
+    reference = read_table(COORDINATES)
+    window, reference_percent = _gait_cycle_percent(reference.time)
+    percent = 100 * (coordinates.time - coordinates.time[0]) / (coordinates.time[-1] - coordinates.time[0])
+    deviation = {}
+    for label in coordinates.labels:
+        name = label.split("/")[-2]
+        if label in reference.labels and name not in ("pelvis_tx", "pelvis_ty", "pelvis_tz"):
+            measured = np.interp(percent, reference_percent, reference.column(label)[window])
+            deviation[name] = float(np.degrees(np.sqrt(np.mean((coordinates.column(label) - measured) ** 2))))
+    return deviation
+
+
+def deviation_rows(deviation: dict, shown: int = 8) -> list[str]:
+    """summary.md lines: the coordinates farthest from coordinates.sto (the prediction is not told to follow it)."""
+    worst = sorted(deviation.items(), key=lambda item: -item[1])[:shown]
+    return ["How far the predicted gait is from the measured one (RMS over the gait cycle, deg; joint_angles.png):",
+            "", "| coordinate | RMS difference from coordinates.sto (deg) |", "|---|---|",
+            *[f"| {name} | {value:.1f} |" for name, value in worst],
+            f"| median of all {len(deviation)} | {float(np.median(list(deviation.values()))):.1f} |", ""]
+
+
 def resimulation_drift(walk, solution) -> dict:
     """Forward re-simulation (``trajopt.prediction.resimulate``: forward dynamics, Radau with the exact Jacobian)
     restarted from the optimized state at each mesh point: the transcription's local error."""
@@ -221,9 +268,11 @@ def opensim_check_rows(check: dict | None) -> list[str]:
 
 
 def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4,
-        quaternion_pelvis: bool = True, resimulate: bool = False) -> dict:
+        quaternion_pelvis: bool = True, resimulate: bool = False, acceleration_weight: float = ACCELERATION_WEIGHT,
+        from_tracking: bool = False) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
-    walk, solution, seconds = solve(intervals, print_level, max_iterations, tol, quaternion_pelvis)
+    walk, solution, seconds = solve(intervals, print_level, max_iterations, tol, quaternion_pelvis,
+                                    acceleration_weight, from_tracking)
     print(f"walk3d-prediction: {solution.status} after {solution.iterations} iterations, {seconds:.1f} s "
           f"(IPOPT {solution.wall_time:.1f} s), objective {solution.objective:.6g}, tf {solution.duration:.4f} s")
     write_sto(folder / "half_cycle_solution.sto", solution.table())
@@ -243,6 +292,9 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
               "ipopt_seconds": solution.wall_time, "intervals": intervals, "speed": walk.speed,
               "variables": int(solution.discrete.layout.size), "worst_constraint": solution.worst_constraint,
               "max_quaternion_norm_error": norm_error, "pelvis": "quaternion" if walk.quaternion_pelvis else "euler"}
+    terms = objective_terms(walk, solution, acceleration_weight)
+    record.update(objective_terms=terms, acceleration_weight=acceleration_weight,
+                  deviation_from_coordinates_deg=deviation_from_coordinates(coordinates))
     if resimulate:
         record["resimulation"] = resimulation_drift(walk, solution)
     record["opensim_check"] = solution_check(walk, solution)
@@ -254,7 +306,10 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
              "problems/walk3d/prediction.py.", "",
              "| quantity | value |", "|---|---|",
              f"| status | {solution.status} |", f"| IPOPT iterations | {solution.iterations} |",
-             f"| objective ∫ (Σ e³ + Σ c³) dt / distance | {solution.objective:.6g} |",
+             f"| objective ∫ (Σ e³ + Σ c³ + w Σ q̈²) dt / distance, w = {acceleration_weight:g} | "
+             f"{solution.objective:.6g} |",
+             f"| of which the effort ∫ (Σ e³ + Σ c³) dt / distance | {terms['effort']:.6g} |",
+             f"| of which w ∫ Σ q̈² dt / distance | {terms['accelerations']:.6g} |",
              f"| half-cycle duration (s) | {solution.duration:.4f} |",
              f"| average speed (m/s, from coordinates.sto's gait cycle) | {walk.speed:.4f} |",
              f"| wall time: model, NLP construction and IPOPT (s) | {seconds:.1f} (IPOPT {solution.wall_time:.1f}) |",
@@ -266,6 +321,7 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
                 f"{record['resimulation']['per_interval_max_coordinate_drift']:.3g} ("
                 f"{record['resimulation']['per_interval_worst']}) |"] if resimulate else []), "",
              *opensim_check_rows(record["opensim_check"]),
+             *deviation_rows(record["deviation_from_coordinates_deg"]),
              "Caveats: the patellofemoral joints are welded (their couplers dropped; 0.07 kg patellae move with the "
              "femurs); the actuator controls' cubes are added to the excitations' in the effort. "
              + ("" if solution.success else "The solve did not converge: the files hold its last iterate."), "",
@@ -286,11 +342,15 @@ def main(argv=None) -> int:
                         help="the same problem with the .osim's pelvis angles instead of the quaternion (to compare)")
     parser.add_argument("--out", type=Path, default=Path.cwd() / "trajopt_results" / "walk3d-prediction",
                         help="results folder (default ./trajopt_results/walk3d-prediction)")
+    parser.add_argument("--acceleration-weight", type=float, default=ACCELERATION_WEIGHT,
+                        help=f"weight of ∫ Σ q̈² dt / distance beside the effort (default {ACCELERATION_WEIGHT:g})")
+    parser.add_argument("--from-tracking", action="store_true",
+                        help="start from a tracking solve of coordinates.sto and grf_walk.mot (default: coordinates.sto)")
     args = parser.parse_args(argv)
     if args.intervals < 2:
         raise TrajoptInputError(f"walk3d-prediction: --intervals must be >= 2, got {args.intervals}")
     record = run(args.intervals, args.out, args.print_level, args.max_iterations, args.tol, not args.euler_pelvis,
-                 args.resimulate)
+                 args.resimulate, args.acceleration_weight, args.from_tracking)
     print(f"wrote {args.out}")
     return 0 if record["success"] else 1
 
