@@ -49,9 +49,13 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("walk3d-inverse", ("run", "walk3d-inverse", "--out", "{results}/walk3d_inverse")),
     ("walk3d-inverse emg", ("run", "walk3d-inverse", "--emg", "--out", "{results}/walk3d_inverse_emg")),
     ("walk3d-inverse knee", ("run", "walk3d-inverse", "--knee-reaction", "0.1", "--out", "{results}/walk3d_inverse_knee")),
+    ("walk3d-prediction", ("run", "walk3d-prediction", "--resimulate", "--out", "{results}/walk3d_prediction")),
+    ("walk3d-prediction euler pelvis", ("run", "walk3d-prediction", "--euler-pelvis", "--resimulate",
+                                        "--out", "{results}/walk3d_prediction_euler")),
     *((f"bench {name}", ("bench", name, "--out", f"{{results}}/benchmarks/{name.replace('-', '_')}.json"))
       for name in ("dynamics", "paths", "static-optimization", "reaching", "gait2d", "nlp-derivatives",
                    "walk3d-inverse", "walk3d-static-optimization")),
+    ("bench walk3d", ("bench", "walk3d", "--euler-pelvis", "--out", "{results}/benchmarks/walk3d.json")),
     ("bench batch", ("bench", "batch", "--out", "{results}/batch")),
 )
 
