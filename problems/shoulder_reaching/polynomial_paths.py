@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import argparse
 import time
+import warnings
 from dataclasses import replace
 from pathlib import Path
 
 import casadi as ca
 import numpy as np
 
+from trajopt.errors import TrajoptInputError
 from trajopt.helptext import description
 from trajopt.io import write_sto
 from trajopt.io.output import default_output
@@ -32,6 +34,7 @@ from trajopt.paths.polynomial import PolynomialPaths
 from trajopt.paths.quaternion import euler_angular_velocity_matrix, spatial_from_constrained_jacobian
 from trajopt.paths.quaternion_paths import BallJointQuaternion, QuaternionBallPaths, constrained_moment_arms
 from trajopt.paths.samples import PathSamples
+from problems.shoulder_reaching import analysis
 from problems.shoulder_reaching.model import ELBOW_RANGE, SHOULDER, ShoulderArm, shoulder_arm
 from problems.shoulder_reaching.reaching import build_problem, solve_naive_and_warm
 
@@ -138,6 +141,132 @@ def polynomial_arm(arm: ShoulderArm, paths: QuaternionBallPaths) -> ShoulderArm:
     return replace(arm, paths=tuple(_PolynomialPath(name, order.index(name), lengths) for name in arm.muscle_names))
 
 
+def euler_polynomial_arm(arm: ShoulderArm, paths: PolynomialPaths, names: dict[str, str] | None = None) -> ShoulderArm:
+    """The Euler-shoulder arm (``shoulder_arm("YZY")``) with its muscle paths replaced by polynomial paths fitted in
+    its angles (same muscles). ``names`` maps the fit's variables to the arm's coordinates; default
+    ``EULER_VARIABLES`` (θ1, θ2, θ3, elbow) onto the arm's coordinates in order. The arm's moment arms are then
+    -∂l/∂θ of the polynomial (its speeds are the angle rates)."""
+    if arm.euler_sequence is None or arm.euler_sequence.upper() != "YZY":
+        raise TrajoptInputError(f"euler_polynomial_arm: the paths are fitted in YZY angles, the arm's shoulder is "
+                                f"{arm.euler_sequence or 'a quaternion'}")
+    coordinates = arm.multibody.coordinate_names
+    names = dict(zip(EULER_VARIABLES, coordinates)) if names is None else dict(names)
+    unmapped = [v for v in paths.coordinates if names.get(v) not in coordinates]
+    if unmapped:
+        raise TrajoptInputError(f"euler_polynomial_arm: fitted variables {unmapped} map to no coordinate of the arm "
+                                f"({', '.join(coordinates)})")
+    q = ca.SX.sym("q", len(coordinates))
+    inner = paths.lengths_and_moment_arms_function(paths.coordinates)
+    lengths = ca.Function("euler_polynomial_lengths", [q],
+                          [inner(ca.vertcat(*[q[coordinates.index(names[v])] for v in paths.coordinates]))[0]],
+                          ["q"], ["lengths"])
+    order = list(paths.muscles)
+    return replace(arm, paths=tuple(_PolynomialPath(name, order.index(name), lengths) for name in arm.muscle_names))
+
+
+def moment_arm_check(polynomial: ShoulderArm, geometric: ShoulderArm, q: np.ndarray, forces: np.ndarray):
+    """Moment arms (nv x n x m) of both arms at configurations q (nq x n) and the muscle generalized forces
+    (nv x n) at tendon forces (m x n): (polynomial arms, geometric arms, polynomial forces, geometric forces)."""
+    n = q.shape[1]
+    zero = np.zeros((geometric.multibody.nv, n))
+    arms = [np.asarray(a.musculotendon_kinematics.map(n)(q, zero)[2]).reshape(geometric.multibody.nv, n, -1)
+            for a in (polynomial, geometric)]
+    return (*arms, *(np.einsum("vnm,mn->vn", a, forces) for a in arms))
+
+
+def euler_reach(arm: ShoulderArm, paths: PolynomialPaths) -> dict:
+    """The same reach (problem, naive guess, warm start) with the YZY arm's paths replaced by ``paths``: the
+    solutions and the checks reported in summary.md."""
+    poly_arm = euler_polynomial_arm(arm, paths)
+    built = build_problem("YZY", arm=poly_arm)
+    naive, warm, coarse = solve_naive_and_warm(built)
+    q, forces = naive.value(built.q), naive.value(built.tendon_forces)
+    poly_arms, geo_arms, poly_tau, geo_tau = moment_arm_check(poly_arm, arm, q, forces)
+    # the same torque differences about the humerus axes, (Jᵀ)⁻¹ Δτ_E, where J is far from singular
+    away = np.abs(np.sin(q[1])) >= 0.3
+    spatial = [np.linalg.solve(np.asarray(euler_angular_velocity_matrix(q[:3, i], "YZY")).T, (poly_tau - geo_tau)[:3, i])
+               for i in np.flatnonzero(away)]
+    outside = paths.domain.outside(q.T, EULER_VARIABLES)
+    # At θ2 = 0 only θ1 + θ3 turns the humerus: a path length depends on θ1 + θ3 alone and ∂l/∂θ1 = ∂l/∂θ3.
+    lock = np.array([[t, 0.0, -t, built.start_elbow] for t in np.linspace(-np.pi, np.pi, 73)])
+    at_lock = paths.lengths_and_moment_arms_function(EULER_VARIABLES)
+    lengths, arms = (np.stack(v) for v in zip(*[[np.asarray(o) for o in at_lock(x)] for x in lock]))
+    geo_lengths, _, geo_lock_arms = arm.musculotendon_kinematics.map(len(lock))(lock.T, np.zeros((4, len(lock))))
+    geo_lengths = np.asarray(geo_lengths)
+    geo_lock_arms = np.asarray(geo_lock_arms).reshape(4, len(lock), -1)
+    time_grid = naive.time
+    crossings = [i for i in range(2, q.shape[1]) if q[1, i - 1] * q[1, i] < 0]
+    return {"built": built, "naive": naive, "warm": warm, "coarse": coarse, "arm": poly_arm,
+            "max_torque_difference": float(np.abs(poly_tau - geo_tau).max()),
+            "max_torque": float(np.abs(geo_tau).max()),
+            "max_moment_arm_difference": float(np.abs(poly_arms - geo_arms).max()),
+            "max_moment_arm_difference_inside": float(np.abs(poly_arms - geo_arms)[:, ~outside].max())
+            if (~outside).any() else float("nan"),
+            "max_humerus_torque_difference_away_from_lock": float(np.abs(spatial).max()) if spatial else float("nan"),
+            "nodes": int(q.shape[1]), "nodes_outside": int(outside.sum()),
+            "middle_angle_range": (float(q[1].min()), float(q[1].max())),
+            "fitted_middle_angle_range": tuple(paths.domain.ranges[1]),
+            "min_abs_sin_middle_angle_after_start": float(np.abs(np.sin(q[1, 1:])).min()),
+            "middle_angle_sign_changes": [(float(time_grid[i]), float(q[1, i - 1]), float(q[1, i])) for i in crossings],
+            "lock_length_spread": float((lengths.max(axis=0) - lengths.min(axis=0)).max()),
+            "lock_arm_asymmetry": float(np.abs(arms[:, :, 0] - arms[:, :, 2]).max()),
+            "geometric_lock_length_spread": float((geo_lengths.max(axis=1) - geo_lengths.min(axis=1)).max()),
+            "geometric_lock_arm_asymmetry": float(np.abs(geo_lock_arms[0] - geo_lock_arms[2]).max())}
+
+
+def euler_section(euler: dict, naive, warm, quaternion: dict, reused: bool) -> list[str]:
+    """summary.md lines of the reach with the YZY Euler polynomial paths beside the quaternion-path solves
+    (``quaternion``: their max_torque_difference and min_abs_sin_middle_angle_after_start)."""
+    e_naive, e_warm = euler["naive"], euler["warm"]
+
+    def status(solution):
+        return solution.status if solution.success else f"{solution.status} (worst: {solution.worst_constraint})"
+
+    low, high = euler["fitted_middle_angle_range"]
+    crossings = "; ".join(f"t = {t:.3g} s ({a:.2g} → {b:.2g} rad)" for t, a, b in euler["middle_angle_sign_changes"])
+    return [
+        "## Reaching with the YZY Euler polynomial paths", "",
+        "The same reach (problem, naive guess, warm start from 20 intervals, IPOPT settings) with the YZY Euler shoulder",
+        "(`shoulder_arm(\"YZY\")`, start angles θ2 = 0, θ1 + θ3 = 0, residuals on the angles, as in",
+        "results/shoulder_reaching) whose paths are the Euler fit above (`euler_polynomial_arm`): the dynamics get the",
+        "moment arms -∂l/∂θ of the polynomial about the Euler angles. "
+        + ("The fits were loaded from the committed paths_*.json (`--reuse-fits`), not refitted." if reused else
+           "The fits are this run's."), "",
+        "| | quaternion paths, naive guess | quaternion paths, warm start | YZY Euler paths, naive guess | "
+        "YZY Euler paths, warm start |", "|---|---|---|---|---|",
+        f"| status | {status(naive)} | {status(warm)} | {status(e_naive)} | {status(e_warm)} |",
+        f"| iterations | {naive.iterations} | {warm.iterations} | {e_naive.iterations} | {e_warm.iterations} |",
+        f"| objective | {naive.objective:.5g} | {warm.objective:.5g} | {e_naive.objective:.5g} | {e_warm.objective:.5g} |",
+        f"| IPOPT seconds | {naive.wall_time:.3g} | {warm.wall_time:.3g} | {e_naive.wall_time:.3g} | "
+        f"{e_warm.wall_time:.3g} |",
+        f"| max |Δτ| polynomial vs geometric moment arms (N·m) | {quaternion['max_torque_difference']:.3g} | | "
+        f"{euler['max_torque_difference']:.3g} | |",
+        f"| min |sin θ2| after t = 0 (YZY middle angle) | {quaternion['min_abs_sin_middle_angle_after_start']:.3g} | | "
+        f"{euler['min_abs_sin_middle_angle_after_start']:.3g} | |", "",
+        "IPOPT seconds on a shared machine (2 cores, other solves running).", "",
+        "Through the gimbal-lock pose (naive-guess solution, θ2 the YZY middle angle, 0 with the arm hanging):",
+        f"- θ2 from {euler['middle_angle_range'][0]:.3g} to {euler['middle_angle_range'][1]:.3g} rad; min |sin θ2| "
+        f"after t = 0: {euler['min_abs_sin_middle_angle_after_start']:.3g}; θ2 changes sign (the humerus passes "
+        f"through the hanging pose) at {crossings or 'no node'}",
+        f"- {euler['nodes_outside']} of {euler['nodes']} grid points lie outside the Euler fit's domain: the fit's "
+        f"θ2 samples span [{low:.3g}, {high:.3g}] rad (scipy's YZY angles, θ2 >= 0), so θ2 < 0 is extrapolation "
+        "(the same orientations have θ2 > 0 with θ1, θ3 shifted by π, a jump the continuous solution cannot make)",
+        f"- shoulder and elbow muscle generalized forces at the solution (its tendon forces), polynomial vs geometric "
+        f"moment arms about the Euler angles: max |Δτ| = {euler['max_torque_difference']:.4f} N·m (up to "
+        f"{euler['max_torque']:.2f} N·m); max |Δ moment arm| = {euler['max_moment_arm_difference'] * 1e3:.3f} mm/rad "
+        f"({euler['max_moment_arm_difference_inside'] * 1e3:.3f} mm/rad at the grid points inside the domain); as "
+        f"humerus-axes torques (Jᵀ)⁻¹ Δτ where |sin θ2| >= 0.3: max "
+        f"{euler['max_humerus_torque_difference_away_from_lock']:.4f} N·m (quaternion paths: Δτ about the "
+        "humerus axes and the elbow, above)",
+        f"- at gimbal lock (θ2 = 0, θ3 = -θ1, elbow at the start angle) a length depends on θ1 + θ3 only and "
+        f"∂l/∂θ1 = ∂l/∂θ3; the polynomial's lengths vary by up to {euler['lock_length_spread'] * 1e3:.3g} mm over "
+        f"θ1 in [-π, π] and |∂l/∂θ1 - ∂l/∂θ3| reaches {euler['lock_arm_asymmetry'] * 1e3:.3g} mm/rad (the geometric "
+        f"paths: {euler['geometric_lock_length_spread'] * 1e3:.2g} mm and "
+        f"{euler['geometric_lock_arm_asymmetry'] * 1e3:.2g} mm/rad), so the start pose's paths depend on the free plane-of-elevation angle θ1",
+        "- the geometric-path YZY run of the same problem: results/shoulder_reaching/summary.md; solution: "
+        "solution_euler_yzy.sto", ""]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run shoulder-reaching-polynomial", description=description(__doc__))
     parser.add_argument("--out", type=Path, default=default_output(NAME),
@@ -178,19 +307,16 @@ def main(argv=None) -> int:
     paths = QuaternionBallPaths(quaternion_paths, (SHOULDER_JOINT,))
     poly_arm = polynomial_arm(arm, paths)
     built = build_problem(arm=poly_arm)
+    print("shoulder-reaching-polynomial: the reach with the quaternion polynomial paths (40 intervals from the naive "
+          "guess, 20, 40 warm-started) ...", flush=True)
     naive, warm, coarse = solve_naive_and_warm(built)
     q = naive.value(built.q)
     forces = naive.value(built.tendon_forces)
     inside = not paths.paths.domain.outside(paths.variables_of(q.T, arm.multibody.coordinate_names)).any()
     # torques: polynomial moment arms (chain rule through Q* (Q)) vs geometric spatial moment arms
     n = q.shape[1]
-    zero = np.zeros((arm.multibody.nv, n))
-    _, _, poly_arms = poly_arm.musculotendon_kinematics.map(n)(q, zero)
-    _, _, geo_arms = arm.musculotendon_kinematics.map(n)(q, zero)
-    poly_arms = np.asarray(poly_arms).reshape(4, n, -1)
-    geo_arms = np.asarray(geo_arms).reshape(4, n, -1)
-    poly_tau = np.einsum("vnm,mn->vn", poly_arms, forces)
-    geo_tau = np.einsum("vnm,mn->vn", geo_arms, forces)
+    poly_arms, geo_arms, poly_tau, geo_tau = moment_arm_check(poly_arm, arm, q, forces)
+    middle = analysis.yzy_middle_angle(arm, q)
     # the paper's identity: chain-rule moment arms = (Eᵀ)⁻¹ R_Q* at unit quaternions
     identity = 0.0
     for i in range(n):
@@ -235,9 +361,22 @@ def main(argv=None) -> int:
               f"{np.abs(geo_tau).max():.2f} N·m); max |Δ moment arm| = {np.abs(poly_arms - geo_arms).max() * 1e3:.3f} mm",
               f"- chain-rule moment arms (-∂l/∂Q N(Q), eq. 4) vs (Eᵀ)⁻¹ R_Q* (eq. 15) of the polynomial: max "
               f"{identity:.2e} m",
+              f"- YZY middle angle θ2 of the solution's orientations (0: arm hanging, gimbal lock): min |sin θ2| after "
+              f"t = 0: {np.abs(np.sin(middle[1:])).min():.3g}",
               "- the geometric-path run of the same problem: results/shoulder_reaching/summary.md", ""]
+    # written now and again below: a failed or interrupted Euler-path solve leaves the quaternion results
     (args.out / "summary.md").write_text("\n".join(lines))
     write_sto(args.out / "solution.sto", naive.table())
+    print("shoulder-reaching-polynomial: the reach with the YZY Euler polynomial paths (40 intervals from the naive "
+          "guess, 20, 40 warm-started) ...", flush=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy's gimbal-lock warning while converting the Euler guess
+        euler = euler_reach(shoulder_arm("YZY"), euler_paths)
+    write_sto(args.out / "solution_euler_yzy.sto", euler["naive"].table())
+    quaternion = {"max_torque_difference": float(np.abs(poly_tau - geo_tau).max()),
+                  "min_abs_sin_middle_angle_after_start": float(np.abs(np.sin(middle[1:])).min())}
+    lines += euler_section(euler, naive, warm, quaternion, reused)
+    (args.out / "summary.md").write_text("\n".join(lines))
     print("\n".join(lines))
     return 0
 
