@@ -30,6 +30,7 @@ from trajopt.helptext import description
 from trajopt.io import write_sto
 from trajopt.io.output import default_output
 from trajopt.multibody import coordinate_rates_matrix, rotations
+from trajopt.ocp import HermiteSimpson
 from trajopt.paths.domain import PathDomain
 from trajopt.paths.fitting import ACCURATE, fit_paths
 from trajopt.paths.polynomial import PolynomialPaths
@@ -38,7 +39,6 @@ from trajopt.paths.quaternion_paths import BallJointQuaternion, QuaternionBallPa
 from trajopt.paths.samples import PathSamples
 from problems.shoulder_reaching import analysis
 from problems.shoulder_reaching.model import ELBOW_RANGE, SHOULDER, ShoulderArm, shoulder_arm
-from trajopt.ocp import HermiteSimpson
 from problems.shoulder_reaching.reaching import build_problem, naive_guess, solve_naive_and_warm, solver
 
 SHOULDER_JOINT = BallJointQuaternion(SHOULDER, ("shoulder_qw", "shoulder_qx", "shoulder_qy", "shoulder_qz"))
@@ -203,7 +203,7 @@ def euler_torque_checks(arm: ShoulderArm, polynomial: ShoulderArm, paths: Polyno
     spatial = [np.linalg.solve(np.asarray(euler_angular_velocity_matrix(q[:3, i], "YZY")).T, difference[:3, i])
                for i in np.flatnonzero(away)]
     inside = ~paths.domain.outside(q.T, EULER_VARIABLES)
-    return {"max_torque_difference": float(np.abs(poly_tau - geo_tau).max()),
+    return {"max_torque_difference": float(np.abs(difference).max()),
             "max_torque": float(np.abs(geo_tau).max()),
             "max_moment_arm_difference": float(np.abs(poly_arms - geo_arms).max()),
             "max_moment_arm_difference_inside": float(np.abs(poly_arms - geo_arms)[:, inside].max())
