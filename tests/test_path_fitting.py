@@ -228,7 +228,7 @@ def test_fit_paths_command_in_quaternion_coordinates(tmp_path, capsys):
                  "--out", str(out)])
     assert code == 0
     path = PolynomialPaths.load(out)["serr_ant_5"]
-    assert set(path.coordinates) <= {"SC_q1", "SC_q2", "SC_q3", "AC_q1", "AC_q2", "AC_q3"}
+    assert set(path.coordinates) <= {"SC_Q1", "SC_Q2", "SC_Q3", "AC_Q1", "AC_Q2", "AC_Q3"}
     # held-out OpenSim samples (another draw of the same distribution), mapped into quaternion coordinates
     # the same way: the fit generalizes (measured 1.06 mm held-out length RMSE with the DAS3 rules)
     assert path.report.heldout_samples >= 490

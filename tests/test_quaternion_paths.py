@@ -96,3 +96,80 @@ def test_configurations_outside_the_fitted_orientations_are_refused(fitted):
     outside = _unit(np.array([[0.7, 0.1, 0.0]]))
     with pytest.raises(PathDomainError, match=r"coordinate 'shoulder_Q1' = 0.7 at frame 0"):
         fitted.check_domain(outside, JOINT.quaternion)
+
+
+def _arm26_with_ball_shoulder(folder):
+    """arm26 whose r_shoulder CustomJoint (one elevation angle) is an OpenSim BallJoint (a quaternion in trajopt)."""
+    import re
+
+    from conftest import ROOT
+
+    text = (ROOT / "problems" / "arm26" / "arm26.osim").read_text()
+    joint = re.search(r'<CustomJoint name="r_shoulder">.*?</CustomJoint>', text, re.S).group(0)
+    ball = re.sub(r"<coordinates>.*?</coordinates>", "<coordinates>" + "".join(
+        f'<Coordinate name="r_shoulder_{i}"><default_value>0</default_value></Coordinate>' for i in range(3))
+        + "</coordinates>", joint, count=1, flags=re.S)
+    ball = re.sub(r"<SpatialTransform>.*?</SpatialTransform>", "", ball, flags=re.S)
+    ball = ball.replace("<CustomJoint", "<BallJoint").replace("</CustomJoint>", "</BallJoint>")
+    file = folder / "arm26_ball_shoulder.osim"
+    file.write_text(text.replace(joint, ball))
+    return file
+
+
+def test_paths_over_a_ball_joints_quaternion_reach_a_models_dynamics(tmp_path):
+    """A paths file over ``r_shoulder_Q1..Q3`` (what ``fit-paths --quaternion`` writes) read by the tools for a model
+    whose shoulder is a BallJoint: the model's moment arms about the humerus angular velocity are −dl/dε along the
+    joint's own rotations q ⊕ ε e_k (central differences), and about the elbow −∂l/∂θ."""
+    import warnings
+
+    from trajopt.musculoskeletal import MusculoskeletalModel
+    from trajopt.osim import load_osim
+    from trajopt.paths.polynomial import PolynomialPath
+    from trajopt.tools.muscle_inverse import read_paths
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        osim = load_osim(_arm26_with_ball_shoulder(tmp_path))
+    mb = osim.multibody
+    variables = ("r_shoulder_Q1", "r_shoulder_Q2", "r_shoulder_Q3", "r_elbow_flex")
+    exponents = ((0, 0, 0, 0), (1, 0, 0, 0), (0, 2, 0, 0), (1, 0, 1, 1), (0, 0, 0, 1), (0, 1, 0, 2))
+    rng = np.random.default_rng(5)
+    paths = PolynomialPaths([PolynomialPath(m.name, variables, exponents, tuple(0.3 + 0.05 * rng.normal(size=6)),
+                                            ((-0.6, 0.6),) * 3 + ((0.0, 2.3),)) for m in osim.spec.muscles],
+                            "arm26_ball", PathDomain.box(variables, [[-0.6, 0.6]] * 3 + [[0.0, 2.3]]))
+    file = tmp_path / "paths.json"
+    paths.save(file)
+    read = read_paths(file, osim)
+    assert isinstance(read, QuaternionBallPaths) and read.joints[0].quaternion == (
+        "r_shoulder_qw", "r_shoulder_qx", "r_shoulder_qy", "r_shoulder_qz")
+    model = MusculoskeletalModel(osim, read)
+    joint = mb.joint("r_shoulder")
+    shoulder = mb.q_slice("r_shoulder")
+    q_sym, v_sym = casadi.SX.sym("q", 4), casadi.SX.sym("v", 3)
+    integrate = casadi.Function("integrate", [q_sym, v_sym], [joint.integrate(q_sym, v_sym)])
+    elbow = mb.coordinate_index("r_elbow_flex")
+    h = 1e-6
+    for _ in range(5):
+        quaternion = rng.normal(size=4)
+        quaternion *= np.sign(quaternion[0]) / np.linalg.norm(quaternion)
+        if np.abs(quaternion[1:]).max() > 0.55:
+            quaternion[1:] *= 0.55 / np.abs(quaternion[1:]).max()
+            quaternion[0] = np.sqrt(1 - np.sum(quaternion[1:] ** 2))
+        q = mb.default_q()
+        q[shoulder] = quaternion
+        q[elbow] = rng.uniform(0.2, 2.0)
+        lengths, _, arms = model.musculotendon_kinematics(q, np.zeros(mb.nv))
+        arms = np.asarray(arms)
+
+        def length_at(shift, k=None, elbow_shift=0.0):
+            moved = q.copy()
+            if k is not None:
+                moved[shoulder] = np.asarray(integrate(quaternion, shift * np.eye(3)[k])).ravel()
+            moved[elbow] += elbow_shift
+            return np.asarray(model.musculotendon_kinematics(moved, np.zeros(mb.nv))[0]).ravel()
+
+        for k in range(3):
+            expected = -(length_at(h, k) - length_at(-h, k)) / (2 * h)
+            np.testing.assert_allclose(arms[:, mb.speed_index(joint.speed_names[k])], expected, atol=1e-9)
+        expected = -(length_at(0.0, elbow_shift=h) - length_at(0.0, elbow_shift=-h)) / (2 * h)
+        np.testing.assert_allclose(arms[:, mb.speed_index("r_elbow_flex")], expected, atol=1e-9)

@@ -45,6 +45,11 @@ class Joint:
         self.coordinates = tuple(coordinates)
 
     @property
+    def quaternion_coordinate_names(self) -> tuple[str, ...]:
+        """Names of the joint's unit-quaternion coordinates (w, x, y, z); empty for joints without one."""
+        return ()
+
+    @property
     def coordinate_names(self) -> tuple[str, ...]:
         """Names of the nq entries of q owned by this joint."""
         return tuple(c.name for c in self.coordinates)
@@ -217,6 +222,10 @@ class BallJoint(Joint):
 
     @property
     def coordinate_names(self):
+        return self.quaternion_coordinate_names
+
+    @property
+    def quaternion_coordinate_names(self):
         return tuple(f"{self.name}_{c}" for c in ("qw", "qx", "qy", "qz"))
 
     @property
@@ -259,7 +268,11 @@ class FreeJoint(Joint):
 
     @property
     def coordinate_names(self):
-        return tuple(f"{self.name}_{c}" for c in ("qw", "qx", "qy", "qz")) + tuple(c.name for c in self.coordinates)
+        return self.quaternion_coordinate_names + tuple(c.name for c in self.coordinates)
+
+    @property
+    def quaternion_coordinate_names(self):
+        return tuple(f"{self.name}_{c}" for c in ("qw", "qx", "qy", "qz"))
 
     @property
     def speed_names(self):

@@ -28,6 +28,7 @@ from trajopt.paths.domain import PathDomain
 from trajopt.paths.fitting import ACCURATE, StepwiseSettings, fit_paths
 from trajopt.paths.polynomial import PolynomialPaths
 from trajopt.paths.quaternion import euler_to_constrained_quaternion
+from trajopt.paths.quaternion_paths import BallJointQuaternion
 from trajopt.paths.samples import PathSamples
 
 
@@ -80,10 +81,11 @@ def _ranges(info, coordinates, overrides) -> np.ndarray:
 
 
 def to_quaternion_coordinates(samples: PathSamples, joint: str, sequence: str, names) -> PathSamples:
-    """Replace three Euler coordinates by the constrained quaternion (JOINT_q1..q3), mapping moment arms."""
+    """Replace three Euler coordinates by the constrained quaternion (JOINT_Q1..Q3, the names a model's ball or free
+    joint JOINT gives them: ``trajopt.paths.quaternion_paths``), mapping moment arms."""
     columns = samples.columns(names)
     keep = [i for i in range(len(samples.coordinates)) if i not in columns]
-    new_names = tuple(f"{joint}_q{i}" for i in (1, 2, 3))
+    new_names = BallJointQuaternion(joint, ()).variables
     quaternion, _ = euler_to_constrained_quaternion(samples.q[:, columns], samples.moment_arms[:, 0, columns], sequence)
     arms = np.empty_like(samples.moment_arms)
     for m in range(len(samples.muscles)):

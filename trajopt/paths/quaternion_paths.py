@@ -11,6 +11,8 @@ moment arms about the model's speeds are -∂l/∂Q N(Q) = -½ G R_Q for the bod
 
 ``QuaternionBallPaths`` satisfies ``trajopt.musculoskeletal.MusclePaths``; ``constrained_samples`` turns
 lengths and body-frame (spatial) moment arms sampled at orientations into fitting data about Q*.
+``with_quaternion_joints(paths, multibody)`` evaluates paths fitted over ``<joint>_Q1..Q3`` (e.g. by
+``trajopt fit-paths --quaternion``) on the model's ball and free joints, which is how tools read such a file.
 """
 
 from __future__ import annotations
@@ -114,3 +116,13 @@ class QuaternionBallPaths:
 
     def check_domain(self, q, coordinates, times=None, where: str = "motion") -> None:
         self.paths.check_domain(self.variables_of(q, coordinates), self.paths.coordinates, times, where)
+
+
+def with_quaternion_joints(paths: PolynomialPaths, multibody):
+    """``paths`` evaluated on ``multibody``'s quaternions: ``QuaternionBallPaths`` over every ball or free joint whose
+    ``<joint>_Q1..Q3`` the paths use, or ``paths`` themselves when they use none."""
+    fitted = set(paths.coordinates)
+    joints = tuple(BallJointQuaternion(joint.name, joint.quaternion_coordinate_names) for joint in multibody.joints
+                   if joint.quaternion_coordinate_names
+                   and set(BallJointQuaternion(joint.name, ()).variables) & fitted)
+    return QuaternionBallPaths(paths, joints) if joints else paths

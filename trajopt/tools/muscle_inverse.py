@@ -34,7 +34,8 @@ from trajopt.tools.common import add_forces_option
 
 
 def read_paths(path, osim):
-    """Muscle paths from a file (.json: trajopt polynomial paths; .xml: FunctionBasedPathSet), or geometric."""
+    """Muscle paths from a file (.json: trajopt polynomial paths, those over ``<joint>_Q1..Q3`` evaluated on the
+    model's ball and free joints; .xml: FunctionBasedPathSet), or geometric."""
     from trajopt.paths.geometric import GeometricPaths
 
     if path is None:
@@ -42,8 +43,9 @@ def read_paths(path, osim):
     path = Path(path)
     if path.suffix.lower() == ".json":
         from trajopt.paths.polynomial import PolynomialPaths
+        from trajopt.paths.quaternion_paths import with_quaternion_joints
 
-        return PolynomialPaths.load(path)
+        return with_quaternion_joints(PolynomialPaths.load(path), osim.multibody)
     if path.suffix.lower() == ".xml":
         from trajopt.osim.function_based_paths import read_function_based_path_set
 
