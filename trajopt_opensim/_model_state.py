@@ -88,3 +88,14 @@ def vector(values, index, size):
     for k, i in enumerate(index[1]):
         v.set(int(i), float(values[k]))
     return v
+
+
+def append_degroote_curve_and_path_operators(processor, request):
+    """Moco's ModelProcessor operators a request names: ``ignore_passive_fiber_force`` (bool),
+    ``active_force_width_scale`` (1: none), ``function_based_paths`` (a FunctionBasedPathSet .xml)."""
+    if bool(request.get("ignore_passive_fiber_force", False)):
+        processor.append(opensim.ModOpIgnorePassiveFiberForcesDGF())
+    if float(request.get("active_force_width_scale", 1.0)) != 1.0:
+        processor.append(opensim.ModOpScaleActiveFiberForceCurveWidthDGF(float(request["active_force_width_scale"])))
+    if request.get("function_based_paths"):
+        processor.append(opensim.ModOpReplacePathsWithFunctionBasedPaths(str(request["function_based_paths"])))

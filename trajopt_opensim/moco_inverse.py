@@ -19,6 +19,8 @@ import time
 import numpy as np
 import opensim
 
+from trajopt_opensim._model_state import append_degroote_curve_and_path_operators
+
 
 def _processor(request):
     processor = opensim.ModelProcessor(str(request["model"]))
@@ -38,12 +40,7 @@ def _processor(request):
     processor.append(opensim.ModOpReplaceMusclesWithDeGrooteFregly2016())
     if bool(request.get("tendon_compliance", False)):
         processor.append(opensim.ModOpTendonComplianceDynamicsModeDGF(str(request.get("tendon_mode", "implicit"))))
-    if bool(request.get("ignore_passive_fiber_force", False)):
-        processor.append(opensim.ModOpIgnorePassiveFiberForcesDGF())
-    if float(request.get("active_force_width_scale", 1.0)) != 1.0:
-        processor.append(opensim.ModOpScaleActiveFiberForceCurveWidthDGF(float(request["active_force_width_scale"])))
-    if request.get("function_based_paths"):
-        processor.append(opensim.ModOpReplacePathsWithFunctionBasedPaths(str(request["function_based_paths"])))
+    append_degroote_curve_and_path_operators(processor, request)
     if request.get("reserves"):
         processor.append(opensim.ModOpAddReserves(float(request["reserves"])))
     return processor

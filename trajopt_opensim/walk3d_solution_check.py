@@ -24,7 +24,7 @@ InverseDynamicsSolver.solve with the model's forces applied: the generalized for
 import numpy as np
 import opensim
 
-from trajopt_opensim._model_state import mobility_indices, vector
+from trajopt_opensim._model_state import append_degroote_curve_and_path_operators, mobility_indices, vector
 
 
 def _without_couplers_of(model, joints):
@@ -52,12 +52,7 @@ def _processed(request):
         processor.append(opensim.ModOpReplaceJointsWithWelds(welds))
     processor.append(opensim.ModOpIgnoreTendonCompliance())
     processor.append(opensim.ModOpReplaceMusclesWithDeGrooteFregly2016())
-    if bool(request.get("ignore_passive_fiber_force", False)):
-        processor.append(opensim.ModOpIgnorePassiveFiberForcesDGF())
-    if float(request.get("active_force_width_scale", 1.0)) != 1.0:
-        processor.append(opensim.ModOpScaleActiveFiberForceCurveWidthDGF(float(request["active_force_width_scale"])))
-    if request.get("function_based_paths"):
-        processor.append(opensim.ModOpReplacePathsWithFunctionBasedPaths(str(request["function_based_paths"])))
+    append_degroote_curve_and_path_operators(processor, request)
     return processor.process()
 
 
