@@ -323,7 +323,10 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
              *opensim_check_rows(record["opensim_check"]),
              *deviation_rows(record["deviation_from_coordinates_deg"]),
              "Caveats: the patellofemoral joints are welded (their couplers dropped; 0.07 kg patellae move with the "
-             "femurs); the actuator controls' cubes are added to the excitations' in the effort. "
+             "femurs); the objective adds the actuator controls' cubes and w ∫ Σ q̈² dt / distance to the "
+             "excitations' cubes, and passive lumbar torques (PredSim's, `LUMBAR_PASSIVE`) join Moco's passive "
+             "moments (documented extras, problems/walk3d/prediction.py); the gait is predicted, not tracked: "
+             "it is not the measured one (table above). "
              + ("" if solution.success else "The solve did not converge: the files hold its last iterate."), "",
              "Files: " + ", ".join(p.name for p in sorted(folder.iterdir()) if p.is_file())]
     (folder / "summary.md").write_text("\n".join(lines) + "\n")
