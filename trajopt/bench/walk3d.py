@@ -5,7 +5,9 @@ multibody dynamics, exact Hessian, MUMPS, tolerance 1e-4) and records wall time 
 + IPOPT), the IPOPT part, iterations, time per iteration, NLP size and status, with the load average (other jobs
 on the cores slow every run). Anchors: PredSim's reference 3D run (Falisse et al. 2022 model, 31 dof, 92 muscles,
 50 intervals per half cycle): 5630 s in IPOPT, 895 iterations, 74,504 variables; Falisse et al. 2019: "under 20
-minutes". ``--euler-pelvis`` also solves the same problem with the .osim's pelvis angles. Writes ``--out`` (default ./trajopt_results/benchmarks/walk3d.json).
+minutes". ``--euler-pelvis`` also solves the same problem with the .osim's pelvis angles; ``--from-tracking`` also
+solves each from a second guess, a tracking solve of coordinates.sto and grf_walk.mot (its time included). Writes
+``--out`` (default ./trajopt_results/benchmarks/walk3d.json).
 """
 
 from __future__ import annotations
@@ -23,15 +25,17 @@ PREDSIM = {"ipopt_s": 5630.0, "iterations": 895, "variables": 74504, "intervals"
            "model": "Falisse et al. 2022, 31 dof, 92 muscles"}
 
 
-def measure(intervals: int, max_iterations: int, quaternion_pelvis: bool = True) -> dict:
+def measure(intervals: int, max_iterations: int, quaternion_pelvis: bool = True, from_tracking: bool = False) -> dict:
     from problems.walk3d.prediction_main import solve
 
     load_before = os.getloadavg()[0]
     wall, cpu = time.perf_counter(), time.process_time()
     _, solution, _ = solve(intervals, print_level=0, max_iterations=max_iterations,
-                           quaternion_pelvis=quaternion_pelvis)
+                           quaternion_pelvis=quaternion_pelvis, from_tracking=from_tracking)
     total = time.perf_counter() - wall
-    return {"intervals": intervals, "pelvis": "quaternion" if quaternion_pelvis else "euler", "status": solution.status, "success": solution.success,
+    return {"intervals": intervals, "pelvis": "quaternion" if quaternion_pelvis else "euler",
+            "guess": "tracking solve" if from_tracking else "coordinates.sto",
+            "status": solution.status, "success": solution.success,
             "iterations": solution.iterations, "objective": solution.objective, "final_time": solution.duration,
             "wall_s": total, "ipopt_s": solution.wall_time,
             "ipopt_s_per_iteration": solution.wall_time / max(solution.iterations, 1),
@@ -46,15 +50,19 @@ def main(argv=None) -> int:
                         help="mesh intervals of the half cycle to time (default 25 50 100)")
     parser.add_argument("--max-iterations", type=int, default=3000, help="IPOPT iteration limit (default 3000)")
     parser.add_argument("--euler-pelvis", action="store_true", help="also solve with the .osim's pelvis angles")
+    parser.add_argument("--from-tracking", action="store_true",
+                        help="also solve each case from a tracking solve's solution (a second guess)")
     parser.add_argument("--out", type=Path, default=Path.cwd() / "trajopt_results" / "benchmarks" / "walk3d.json",
                         help="the JSON report (default ./trajopt_results/benchmarks/walk3d.json)")
     args = parser.parse_args(argv)
     runs = []
-    cases = [(n, True) for n in args.intervals] + ([(n, False) for n in args.intervals] if args.euler_pelvis else [])
-    for intervals, quaternion in cases:
-        run = measure(intervals, args.max_iterations, quaternion)
+    pelvises = (True, False) if args.euler_pelvis else (True,)
+    guesses = (False, True) if args.from_tracking else (False,)
+    cases = [(n, quaternion, tracking) for tracking in guesses for quaternion in pelvises for n in args.intervals]
+    for intervals, quaternion, tracking in cases:
+        run = measure(intervals, args.max_iterations, quaternion, tracking)
         runs.append(run)
-        print(f"{intervals:4d} intervals, {run['pelvis']} pelvis: {run['status']}, {run['iterations']} iterations, {run['wall_s']:.1f} s wall "
+        print(f"{intervals:4d} intervals, {run['pelvis']} pelvis, guess {run['guess']}: {run['status']}, {run['iterations']} iterations, {run['wall_s']:.1f} s wall "
               f"(IPOPT {run['ipopt_s']:.1f} s, {run['ipopt_s_per_iteration']:.2f} s/iteration), "
               f"{run['variables']} variables, objective {run['objective']:.5g}, "
               f"load {run['loadavg_before']:.1f}->{run['loadavg_after']:.1f}", flush=True)
