@@ -33,13 +33,14 @@ from trajopt.osim.operators import AddReserves, AddResiduals, DeGrooteMuscles, W
 from trajopt.tools.common import add_forces_option
 
 
-def read_paths(path, osim):
+def read_paths(path, osim, generalized_force_moment_arms: bool = False):
     """Muscle paths from a file (.json: trajopt polynomial paths, those over ``<joint>_Q1..Q3`` evaluated on the
-    model's ball and free joints; .xml: FunctionBasedPathSet), or geometric."""
+    model's ball and free joints; .xml: FunctionBasedPathSet), or geometric (with ``generalized_force_moment_arms``
+    OpenSim's computeMomentArm, else −∂l/∂q: ``trajopt.paths.geometric``)."""
     from trajopt.paths.geometric import GeometricPaths
 
     if path is None:
-        return GeometricPaths(osim)
+        return GeometricPaths(osim, generalized_force_moment_arms=generalized_force_moment_arms)
     path = Path(path)
     if path.suffix.lower() == ".json":
         from trajopt.paths.polynomial import PolynomialPaths

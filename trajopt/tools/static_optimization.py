@@ -1,5 +1,5 @@
 """``trajopt static-optimization MODEL.osim MOTION.mot [--external-loads LOADS.xml] [--paths FILE] [--cutoff HZ]
---out DIR``: OpenSim's Static Optimization with DeGroote 2016 muscles (rigid tendon, force-length-velocity).
+[--capacity-along-fiber] --out DIR``: OpenSim's Static Optimization with DeGroote 2016 muscles (rigid tendon, force-length-velocity).
 
 Per frame: minimize Σ a² + Σ r² with muscles and reserve actuators (optimal force ``--reserves``, on every
 coordinate) reproducing inverse dynamics. With CoordinateCouplerConstraints the balance is written about the
@@ -24,13 +24,21 @@ from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.tools.common import add_model_and_motion, check_cutoff, forces_operators, load_tool_input, output_folder
 from trajopt.tools.muscle_inverse import read_paths
 
+GEOMETRIC_PATHS = "the model's geometric paths with OpenSim's moment arms (computeMomentArm)"
+ALONG_FIBER = "the active fiber force along the fiber (OpenSim's capacity of a DeGroote muscle)"
+ALONG_TENDON = "the tendon force (the fiber's along the tendon, × cos pennation)"
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt static-optimization",
                                      description="Static optimization of a motion (OpenSim's Static Optimization).")
     add_model_and_motion(parser)
     parser.add_argument("--paths", metavar="FILE", help="muscle paths: trajopt .json or OpenSim FunctionBasedPathSet "
-                                                        ".xml (default: the model's geometric paths)")
+                                                        ".xml (default: the model's geometric paths with OpenSim's "
+                                                        "moment arms, computeMomentArm)")
+    parser.add_argument("--capacity-along-fiber", action="store_true",
+                        help="a muscle's force per activation is its active fiber force without cos(pennation), as "
+                             "OpenSim's Static Optimization computes it for DeGroote muscles (default: the tendon force)")
     parser.add_argument("--cutoff", type=float, metavar="HZ", help="low-pass filter of the coordinates; default none")
     parser.add_argument("--reserves", type=float, default=1.0, help="reserve actuators' optimal force (default 1)")
     parser.add_argument("--out", required=True, help="folder for the results (created)")
@@ -39,7 +47,7 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     data = load_tool_input(args.model, args.motion, forces_operators(args))
     cutoff = check_cutoff(args.cutoff, data.motion)
-    paths = read_paths(args.paths, data.osim)
+    paths = read_paths(args.paths, data.osim, generalized_force_moment_arms=True)
     model = MusculoskeletalModel(data.osim, paths)
     loads = read_external_loads(args.external_loads) if args.external_loads else None
     caveats = list(data.notes) + list(model.notes)
@@ -50,7 +58,8 @@ def main(argv=None) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", StaticOptimizationWarning)
         problem = StaticOptimization(model, data.motion, Residuals(optimal_force=args.reserves), passive_force=False,
-                                     cutoff_frequency=cutoff, external_loads=loads, constraints=data.constraints)
+                                     cutoff_frequency=cutoff, external_loads=loads, constraints=data.constraints,
+                                     capacity_along_fiber=args.capacity_along_fiber)
         result = problem.solve()
     caveats += [str(w.message) for w in caught if issubclass(w.category, StaticOptimizationWarning)]
     write_sto(folder / "activations.sto", result.activations_table())
@@ -62,7 +71,9 @@ def main(argv=None) -> int:
     elapsed = time.perf_counter() - started
     lines = [f"# Static optimization: {Path(args.motion).name}", "",
              f"{'Solved' if result.success else '**FAILED: ' + result.status + '**'}: {result.times.size} frames, "
-             f"{result.iterations} IPOPT iterations, {elapsed:.2f} s end to end.", ""]
+             f"{result.iterations} IPOPT iterations, {elapsed:.2f} s end to end.", "",
+             f"Muscle paths: {args.paths or GEOMETRIC_PATHS}; force per activation: "
+             f"{ALONG_FIBER if args.capacity_along_fiber else ALONG_TENDON}.", ""]
     if caveats:
         lines += ["**Caveats**", ""] + [f"- {c}" for c in caveats] + [""]
     worst = np.max(np.abs(result.residual_forces), axis=0)
