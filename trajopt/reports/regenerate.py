@@ -55,7 +55,9 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     *((f"bench {name}", ("bench", name, "--out", f"{{results}}/benchmarks/{name.replace('-', '_')}.json"))
       for name in ("dynamics", "paths", "static-optimization", "reaching", "gait2d", "nlp-derivatives",
                    "walk3d-inverse", "walk3d-static-optimization")),
-    ("bench walk3d", ("bench", "walk3d", "--euler-pelvis", "--out", "{results}/benchmarks/walk3d.json")),
+    ("bench walk3d", ("bench", "walk3d", "--intervals", "50", "25", "--euler-pelvis",
+                      "--out", "{results}/benchmarks/walk3d.json")),
+    ("bench walk3d 100 intervals", ("bench", "walk3d", "--intervals", "100", "--out", "{results}/benchmarks/walk3d_100.json")),
     ("bench batch", ("bench", "batch", "--out", "{results}/batch")),
 )
 
