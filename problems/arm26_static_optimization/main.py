@@ -23,7 +23,6 @@ import argparse
 import sys
 import time
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +44,8 @@ from trajopt.paths.polynomial import PolynomialPaths
 from trajopt.paths.refit import paths_for_motion
 from trajopt.tools.common import check_cutoff
 
+from problems.arm26_static_optimization.report import ALONG_FIBER, Row, compare, write_summary
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 MODEL = ROOT / "problems" / "arm26" / "arm26.osim"
@@ -53,7 +54,6 @@ ELBOW_MOTION = HERE / "elbow_flex_0_90_minjerk.mot"
 IK_MOTION = HERE / "arm26_InverseKinematics.mot"
 REFERENCE = HERE / "reference"
 NAME = "arm26_static_optimization"
-ALONG_FIBER = "capacity along the fiber (OpenSim's)"
 PAPER = "Appl. Sci. 2020, 10, 7760"  # the arm26 paper whose Figures 13-20 the figures follow
 
 
@@ -118,43 +118,8 @@ def build_problem(motion=ELBOW_MOTION, force_length_velocity: bool = True, passi
     )
 
 
-@dataclass(frozen=True)
-class Row:
-    """One line of summary.md."""
-
-    case: str
-    frames: int
-    activation_max: float  # max |Δ activation| over muscles and frames (nan: no reference)
-    activation_rms: float
-    reserve_max: float  # max |Δ reserve force|, N·m
-    force_max: float  # max |Δ muscle force|, N
-    equality_error: float
-    iterations: int
-    solve_time: float
-    status: str
-
-
 def _reference(name: str) -> Table:
     return read_table(REFERENCE / name)
-
-
-def _compare(case: str, result: StaticOptimizationResult, activation: Table | None, force: Table | None) -> Row:
-    nan = float("nan")
-    da = dr = df = None
-    if activation is not None:
-        if not np.allclose(activation.time, result.times, atol=1e-6):
-            raise RuntimeError(f"{case}: reference frames differ from trajopt's")
-        ours = result.activations_table()
-        da = ours.select(result.muscle_names).data - activation.select(result.muscle_names).data
-        dr = result.residual_forces - activation.select(result.reserve_names).data  # optimal force 1 N·m
-    if force is not None:
-        df = result.muscle_forces - force.select(result.muscle_names).data
-    return Row(case, result.times.size,
-               nan if da is None else float(np.abs(da).max()),
-               nan if da is None else float(np.sqrt(np.mean(da**2))),
-               nan if dr is None else float(np.abs(dr).max()),
-               nan if df is None else float(np.abs(df).max()),
-               float(np.abs(result.equality_error).max()), result.iterations, result.solve_time, result.status)
 
 
 def _solve(label: str, problem: StaticOptimization, out: Path, prefix: str) -> StaticOptimizationResult:
@@ -221,67 +186,6 @@ def _figures_ik(out: Path, result: StaticOptimizationResult, id_reference: Table
                 reference.select(result.reserve_names).data)
 
 
-def _format(value: float, digits: str = ".4f") -> str:
-    """'–' for no value; values that the fixed format would show as zero in two significant digits."""
-    if np.isnan(value):
-        return "–"
-    text = format(value, digits)
-    return format(value, ".1e") if value != 0 and float(text) == 0 else text
-
-
-def _write_summary(out: Path, rows: list[Row], id_rows: list[tuple[str, int, float]], total: float,
-                   extra_lines: list[str] = (), title: str = "# arm26 static optimization vs OpenSim 4.6",
-                   paths: str = "polynomial muscle paths (problems/arm26/paths.json)") -> Path:
-    lines = [
-        title,
-        "",
-        f"trajopt: DeGroote 2016 rigid-tendon muscles mapped from arm26's Thelen2003 parameters, {paths},",
-        "batched IPOPT solve of all frames. Reserves 1 N·m on both coordinates, weight 1, exponent 2.",
-        "Without force-length-velocity (FLV) force = activation × Fmax.",
-    ]
-    if id_rows:
-        lines += ["Rows without 'vs OpenSim DeGroote': OpenSim's AnalyzeTool + StaticOptimization with Thelen2003",
-                  "muscles (reference/ in the problem folder); with FLV the active-force curves differ (DeGroote vs",
-                  "Thelen), so activations differ by design."]
-    lines += [
-        "OpenSim's Static Optimization never includes passive fiber force; the 'with passive force' case",
-        "has no OpenSim counterpart. Rows 'vs OpenSim DeGroote' rerun OpenSim (child process, tolerance 1e-8)",
-        "with arm26's muscles replaced by DeGrooteFregly2016Muscle (rigid tendon): the like-for-like comparison.",
-        "With FLV, OpenSim takes a DeGroote muscle's capacity as its active fiber force along the fiber (no cos α",
-        "of the pennation angle) and applies it along the path; trajopt applies the tendon force, × cos α (TRIlong,",
-        f"TRIlat and TRImed are pennated 9-12°). Rows '{ALONG_FIBER}' use OpenSim's choice",
-        "(`StaticOptimization(capacity_along_fiber=True)`).",
-        "Joint reactions in the SO outputs come from inverse dynamics without muscle forces; the last table (when",
-        "present) applies the muscle forces along the .osim's wrapped paths.",
-        "",
-    ]
-    if id_rows:
-        lines += [
-            "## Inverse dynamics",
-            "",
-            "| motion | frames | max abs difference vs OpenSim InverseDynamicsTool (N·m) |",
-            "|---|---|---|",
-        ]
-        lines += [f"| {name} | {frames} | {error:.2e} |" for name, frames, error in id_rows]
-        lines += [""]
-    lines += [
-        "## Static optimization",
-        "",
-        "| case | frames | max abs Δ activation | RMS Δ activation | max abs Δ reserve (N·m) | max abs Δ muscle force (N) "
-        "| max abs equality error (N·m) | IPOPT iterations | solve time (s) | status |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(f"| {r.case} | {r.frames} | {_format(r.activation_max)} | {_format(r.activation_rms)} | "
-                     f"{_format(r.reserve_max)} | {_format(r.force_max, '.2f')} | {r.equality_error:.1e} | "
-                     f"{r.iterations} | {r.solve_time:.3f} | {r.status} |")
-    lines += list(extra_lines)
-    lines += ["", f"Total run time (loading, inverse dynamics, all solves, files, figures): {total:.1f} s.", ""]
-    path = out / "summary.md"
-    path.write_text("\n".join(lines))
-    return path
-
-
 def _opensim_degroote(cases: dict, motion: Path, cutoff, flv: bool, out: Path) -> tuple[list[Row], Table]:
     """OpenSim Static Optimization of arm26 with DeGrooteFregly2016 muscles (rigid tendon), same settings, run
     once; a row per trajopt result of ``cases`` (case name -> result)."""
@@ -295,7 +199,7 @@ def _opensim_degroote(cases: dict, motion: Path, cutoff, flv: bool, out: Path) -
     name = next(iter(cases)).replace(", ", "_").replace(" ", "_")
     write_csv(out / "opensim_degroote" / f"{name}_activation.csv", activation)
     write_csv(out / "opensim_degroote" / f"{name}_force.csv", force)
-    rows = [_compare(f"{case} vs OpenSim DeGroote (rigid tendon)", result, activation, force)
+    rows = [compare(f"{case} vs OpenSim DeGroote (rigid tendon)", result, activation, force)
             for case, result in cases.items()]
     return rows, activation
 
@@ -367,11 +271,11 @@ def _references(out: Path, with_opensim: bool, caught: list, geometric: bool = F
     inverse.write(elbow, "inverse_dynamics")
     id_rows.append(("elbow flexion (no filter)", inverse.times.size, float(np.abs(
         inverse.generalized_forces - id_reference.select(inverse.generalized_force_labels).data).max())))
-    rows.append(_compare("elbow, no FLV, no passive", results["SO_noFLV"],
+    rows.append(compare("elbow, no FLV, no passive", results["SO_noFLV"],
                          _reference("SO_free_noFLV_activation.csv"), None))
-    rows.append(_compare("elbow, FLV, no passive", results["SO_FLV"], _reference("SO_free_FLV_activation.csv"),
+    rows.append(compare("elbow, FLV, no passive", results["SO_FLV"], _reference("SO_free_FLV_activation.csv"),
                          _reference("SO_free_FLV_force.csv")))
-    rows.append(_compare("elbow, FLV + passive (no OpenSim counterpart)", results["SO_FLV_passive"], None, None))
+    rows.append(compare("elbow, FLV + passive (no OpenSim counterpart)", results["SO_FLV_passive"], None, None))
     _figures_elbow(out, results, inverse, id_reference)
 
     print("arm26_InverseKinematics.mot (121 frames, 6 Hz low-pass):")
@@ -386,7 +290,7 @@ def _references(out: Path, with_opensim: bool, caught: list, geometric: bool = F
         id_rows.append((f"arm26_InverseKinematics.mot ({'6 Hz filter' if cutoff else 'no filter'})",
                         inverse.times.size, float(np.abs(inverse.generalized_forces
                                                          - reference.select(inverse.generalized_force_labels).data).max())))
-    rows.append(_compare("IK motion, 6 Hz, FLV, no passive", result,
+    rows.append(compare("IK motion, 6 Hz, FLV, no passive", result,
                          _reference("arm26_SO_filter6Hz_StaticOptimization_activation.sto"),
                          _reference("arm26_SO_filter6Hz_StaticOptimization_force.sto")))
     _figures_ik(out, result, _reference("arm26_ID_filter6Hz.sto"))
@@ -418,7 +322,7 @@ def _references(out: Path, with_opensim: bool, caught: list, geometric: bool = F
     caveats = _caveats(caught)
     if caveats:
         extra_lines = [*extra_lines, "", "## Caveats", "", *[f"- {c}" for c in caveats]]
-    summary = _write_summary(out, rows, id_rows, time.perf_counter() - start, extra_lines,
+    summary = write_summary(out, rows, id_rows, time.perf_counter() - start, extra_lines,
                              paths=_paths_description(geometric))
     print(summary.read_text())
     for caveat in caveats:
@@ -471,7 +375,7 @@ def _run_motion(motion: Path, out: Path, cutoff: float | None, with_opensim: boo
                 flv.reserve_names, flv.residual_forces, extra=("with passive force", passive.times, passive.residual_forces))
     plot_joint_reactions(figures / "joint_reactions.png", inverse, ("r_shoulder", "r_elbow"),
                          "Joint reactions from inverse dynamics, muscle forces not applied")
-    rows = [_compare("FLV, no passive", flv, None, None), _compare("FLV + passive", passive, None, None)]
+    rows = [compare("FLV, no passive", flv, None, None), compare("FLV + passive", passive, None, None)]
     if with_opensim:
         noflv = _solve("SO_noFLV", build_problem(motion, force_length_velocity=False, cutoff_frequency=cutoff,
                                                  model=model), out, "SO_noFLV")
@@ -493,7 +397,7 @@ def _run_motion(motion: Path, out: Path, cutoff: float | None, with_opensim: boo
         extra += ["", "## Caveats", "", *[f"- {c}" for c in caveats]]
     title = f"# arm26 static optimization of {motion.name}" + (
         " vs OpenSim 4.6 (DeGroote static optimization, same motion)" if with_opensim else " (no OpenSim reference)")
-    summary = _write_summary(out, rows, [], time.perf_counter() - start, extra, title,
+    summary = write_summary(out, rows, [], time.perf_counter() - start, extra, title,
                              paths=_paths_description(geometric, refitted=paths is not None))
     print(summary.read_text())
     for caveat in caveats:
