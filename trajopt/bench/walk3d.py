@@ -5,8 +5,8 @@ multibody dynamics, exact Hessian, MUMPS, tolerance 1e-4) and records wall time 
 + IPOPT), the IPOPT part, iterations, time per iteration, NLP size and status, with the load average (other jobs
 on the cores slow every run). Anchors: PredSim's reference 3D run (Falisse et al. 2022 model, 31 dof, 92 muscles,
 50 intervals per half cycle): 5630 s in IPOPT, 895 iterations, 74,504 variables; Falisse et al. 2019: "under 20
-minutes". ``--euler-pelvis`` also solves the same problem with the .osim's pelvis angles; ``--from-tracking`` also
-solves each from a second guess, a tracking solve of coordinates.sto and grf_walk.mot (its time included). Writes
+minutes". ``--euler-pelvis`` also solves the same problem with the .osim's pelvis angles; ``--from-tracking`` solves
+each from another guess, a tracking solve of coordinates.sto and grf_walk.mot (its time included). Writes
 ``--out`` (default ./trajopt_results/benchmarks/walk3d.json).
 """
 
@@ -51,13 +51,13 @@ def main(argv=None) -> int:
     parser.add_argument("--max-iterations", type=int, default=3000, help="IPOPT iteration limit (default 3000)")
     parser.add_argument("--euler-pelvis", action="store_true", help="also solve with the .osim's pelvis angles")
     parser.add_argument("--from-tracking", action="store_true",
-                        help="also solve each case from a tracking solve's solution (a second guess)")
+                        help="start each case from a tracking solve's solution instead of coordinates.sto")
     parser.add_argument("--out", type=Path, default=Path.cwd() / "trajopt_results" / "benchmarks" / "walk3d.json",
                         help="the JSON report (default ./trajopt_results/benchmarks/walk3d.json)")
     args = parser.parse_args(argv)
     runs = []
     pelvises = (True, False) if args.euler_pelvis else (True,)
-    guesses = (False, True) if args.from_tracking else (False,)
+    guesses = (args.from_tracking,)
     cases = [(n, quaternion, tracking) for tracking in guesses for quaternion in pelvises for n in args.intervals]
     for intervals, quaternion, tracking in cases:
         run = measure(intervals, args.max_iterations, quaternion, tracking)

@@ -57,6 +57,8 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    "walk3d-inverse", "walk3d-static-optimization")),
     ("bench walk3d", ("bench", "walk3d", "--intervals", "50", "25", "--euler-pelvis",
                       "--out", "{results}/benchmarks/walk3d.json")),
+    ("bench walk3d from tracking", ("bench", "walk3d", "--intervals", "50", "--euler-pelvis", "--from-tracking",
+                                    "--out", "{results}/benchmarks/walk3d_from_tracking.json")),
     ("bench walk3d 100 intervals", ("bench", "walk3d", "--intervals", "100", "--out", "{results}/benchmarks/walk3d_100.json")),
     ("bench batch", ("bench", "batch", "--out", "{results}/batch")),
 )
