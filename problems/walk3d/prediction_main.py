@@ -302,7 +302,10 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
     pelvis_kind = "quaternion" if walk.quaternion_pelvis else "Euler-angle (.osim CustomJoint)"
     lines = [f"# 3D predictive walking (trajopt): half gait cycle, {pelvis_kind} pelvis", "",
              f"Command: `trajopt run walk3d-prediction --intervals {intervals}"
-             f"{'' if walk.quaternion_pelvis else ' --euler-pelvis'}`. Model, problem and guess: "
+             f"{'' if walk.quaternion_pelvis else ' --euler-pelvis'}{' --from-tracking' if from_tracking else ''}"
+             f"{'' if acceleration_weight == ACCELERATION_WEIGHT else f' --acceleration-weight {acceleration_weight:g}'}"
+             f"{' --resimulate' if resimulate else ''}`. Model, problem and guess"
+             f"{' (a tracking solve of coordinates.sto and grf_walk.mot)' if from_tracking else ' (coordinates.sto)'}: "
              "problems/walk3d/prediction.py.", "",
              "| quantity | value |", "|---|---|",
              f"| status | {solution.status} |", f"| IPOPT iterations | {solution.iterations} |",
