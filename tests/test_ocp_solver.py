@@ -97,3 +97,17 @@ def test_verification_drift_shrinks_at_fourth_order_for_hermite_simpson():
     assert fine.max_drift < 1e-6
     assert 3.5 < np.log2(coarse.max_drift / fine.max_drift) < 4.5
     assert set(fine.max_drift_by_state()) == {"q", "w"}
+
+
+def test_a_solution_of_another_shape_is_refused_as_a_guess_in_one_line():
+    """A solution whose same-named variable has another size (e.g. a quaternion pelvis's q for an Euler-pelvis
+    problem) is a TrajoptInputError naming the variable, not a reshape error from deep inside."""
+    ocp, *_ = double_integrator()
+    solution = ocp.solve(HermiteSimpson(intervals=4))
+    other = Problem(duration=1.0)
+    x = other.state("x", size=2, initial=0.0, final=1.0)
+    u = other.control("u", size=2, bounds=(-100.0, 100.0))
+    other.set_derivative(x, u)
+    other.minimize(Effort(u))
+    with pytest.raises(TrajoptInputError, match=r"guess: the solution's 'x' has 1 entries, this problem's 2"):
+        other.solve(HermiteSimpson(intervals=4), guess=solution)

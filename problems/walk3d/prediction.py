@@ -212,19 +212,20 @@ def build_problem(intervals: int = 50, speed: float | None = None, duration=Free
     return Walk3dProblem(built, model, speed, int(intervals))
 
 
-def build_tracking_problem(intervals: int = 50, duration: float | None = None) -> Walk3dProblem:
-    """Track coordinates.sto's first half cycle (q with the quaternion pelvis) and grf_walk.mot's forces (x, y, z,
-    both feet, / body weight) with ``trajopt.gait.track``, same model, symmetry and bounds: a guess for the
-    prediction that already walks on the contact model."""
+def build_tracking_problem(intervals: int = 50, duration: float | None = None,
+                           quaternion_pelvis: bool = True) -> Walk3dProblem:
+    """Track coordinates.sto's first half cycle (q with the quaternion pelvis, or the .osim's pelvis angles) and
+    grf_walk.mot's forces (x, y, z, both feet, / body weight) with ``trajopt.gait.track``, same model, symmetry and
+    bounds: a guess for the prediction that already walks on the contact model."""
     from trajopt.gait.tracking import GroundReactionReference, TrackingWeights, track
     from trajopt.io import read_table
     from trajopt.table import Table
 
     half = (GAIT_CYCLE[1] - GAIT_CYCLE[0]) / 2
     duration = half if duration is None else float(duration)
-    walk = build_problem(intervals, duration=duration, effort=False)
+    walk = build_problem(intervals, duration=duration, effort=False, quaternion_pelvis=quaternion_pelvis)
     model, built = walk.model, walk.muscle_driven
-    time, q = reference_motion(duration=duration)
+    time, q = reference_motion(duration=duration, quaternion_pelvis=quaternion_pelvis)
     mb = model.musculoskeletal.multibody
     grf = read_table(HERE / "grf_walk.mot")
     keep = (grf.time >= GAIT_CYCLE[0] - 0.02) & (grf.time <= GAIT_CYCLE[0] + duration + 0.02)

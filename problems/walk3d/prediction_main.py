@@ -63,7 +63,7 @@ def solve(intervals: int, print_level: int = 5, max_iterations: int = 1000, tol:
     walk = build_problem(intervals, quaternion_pelvis=quaternion_pelvis, acceleration_weight=acceleration_weight)
     guess = walk.reference_guess()
     if from_tracking:
-        tracking = build_tracking_problem(intervals)
+        tracking = build_tracking_problem(intervals, quaternion_pelvis=quaternion_pelvis)
         guess = tracking.problem.solve(tracking.transcription, solver_settings(print_level, max_iterations, tol),
                                        guess=tracking.reference_guess())
         print(f"walk3d tracking: {guess.status} after {guess.iterations} iterations, objective {guess.objective:.6g}")

@@ -87,6 +87,9 @@ def initial_point(discrete: DiscreteProblem, guess) -> tuple[np.ndarray, dict]:
             values = default[row:row + variable.size]
             times = t0 + duration * tau
             if isinstance(guess, Solution) and variable.name in lookup:
+                if lookup[variable.name].size != variable.size:
+                    raise TrajoptInputError(f"guess: the solution's '{variable.name}' has {lookup[variable.name].size} "
+                                            f"entries, this problem's {variable.size} (another model?)")
                 values = np.atleast_2d(guess.value(lookup[variable.name].symbol, at=times))
             elif isinstance(guess, Guess):
                 table = guess.values_of(variable)
