@@ -247,7 +247,9 @@ BARRIER = {"mu_strategy": "adaptive"}
 WARM_START_OPTIONS = {"mu_init": 1e-4, "bound_push": 1e-8, "bound_frac": 1e-8}
 
 
-def solver_settings(print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4, warm: bool = False) -> Ipopt:
-    """Exact Hessian (trajopt's default), tolerances as Moco's 2D example (1e-4), adaptive barrier update."""
-    return Ipopt(tol=tol, max_iterations=max_iterations, print_level=print_level,
+def solver_settings(print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4, warm: bool = False,
+                    threads: int = 1) -> Ipopt:
+    """Exact Hessian (trajopt's default), tolerances as Moco's 2D example (1e-4), adaptive barrier update;
+    ``threads``: BLAS threads of the linear algebra (``Ipopt.threads``)."""
+    return Ipopt(tol=tol, max_iterations=max_iterations, print_level=print_level, threads=threads,
                  options={"constr_viol_tol": 1e-4, **BARRIER, **(WARM_START_OPTIONS if warm else {})})

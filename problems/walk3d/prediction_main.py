@@ -56,7 +56,7 @@ def _save(plt, figure, path, dpi: int):
 
 def solve(intervals: int, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4,
           quaternion_pelvis: bool = True, acceleration_weight: float = ACCELERATION_WEIGHT,
-          from_tracking: bool = False):
+          from_tracking: bool = False, threads: int = 1):
     """(walk3d problem, solution, seconds including the model build and NLP construction); with
     ``from_tracking`` the guess is the solution of the tracking problem (``build_tracking_problem``)."""
     started = time.perf_counter()
@@ -64,10 +64,12 @@ def solve(intervals: int, print_level: int = 5, max_iterations: int = 1000, tol:
     guess = walk.reference_guess()
     if from_tracking:
         tracking = build_tracking_problem(intervals, quaternion_pelvis=quaternion_pelvis)
-        guess = tracking.problem.solve(tracking.transcription, solver_settings(print_level, max_iterations, tol),
+        guess = tracking.problem.solve(tracking.transcription,
+                                       solver_settings(print_level, max_iterations, tol, threads=threads),
                                        guess=tracking.reference_guess())
         print(f"walk3d tracking: {guess.status} after {guess.iterations} iterations, objective {guess.objective:.6g}")
-    solution = walk.problem.solve(walk.transcription, solver_settings(print_level, max_iterations, tol),
+    solution = walk.problem.solve(walk.transcription,
+                                  solver_settings(print_level, max_iterations, tol, threads=threads),
                                   guess=guess)
     return walk, solution, time.perf_counter() - started
 

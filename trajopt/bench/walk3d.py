@@ -25,16 +25,17 @@ PREDSIM = {"ipopt_s": 5630.0, "iterations": 895, "variables": 74504, "intervals"
            "model": "Falisse et al. 2022, 31 dof, 92 muscles"}
 
 
-def measure(intervals: int, max_iterations: int, quaternion_pelvis: bool = True, from_tracking: bool = False) -> dict:
+def measure(intervals: int, max_iterations: int, quaternion_pelvis: bool = True, from_tracking: bool = False,
+            threads: int = 1) -> dict:
     from problems.walk3d.prediction_main import solve
 
     load_before = os.getloadavg()[0]
     wall, cpu = time.perf_counter(), time.process_time()
     _, solution, _ = solve(intervals, print_level=0, max_iterations=max_iterations,
-                           quaternion_pelvis=quaternion_pelvis, from_tracking=from_tracking)
+                           quaternion_pelvis=quaternion_pelvis, from_tracking=from_tracking, threads=threads)
     total = time.perf_counter() - wall
     return {"intervals": intervals, "pelvis": "quaternion" if quaternion_pelvis else "euler",
-            "guess": "tracking solve" if from_tracking else "coordinates.sto",
+            "guess": "tracking solve" if from_tracking else "coordinates.sto", "blas_threads": threads,
             "status": solution.status, "success": solution.success,
             "iterations": solution.iterations, "objective": solution.objective, "final_time": solution.duration,
             "wall_s": total, "ipopt_s": solution.wall_time,
@@ -50,6 +51,9 @@ def main(argv=None) -> int:
                         help="mesh intervals of the half cycle to time (default 25 50 100)")
     parser.add_argument("--max-iterations", type=int, default=3000, help="IPOPT iteration limit (default 3000)")
     parser.add_argument("--euler-pelvis", action="store_true", help="also solve with the .osim's pelvis angles")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="BLAS threads of the linear algebra (default 1; results differ in round-off, and so "
+                             "may the iterates of this non-convex problem)")
     parser.add_argument("--from-tracking", action="store_true",
                         help="start each case from a tracking solve's solution instead of coordinates.sto")
     parser.add_argument("--out", type=Path, default=Path.cwd() / "trajopt_results" / "benchmarks" / "walk3d.json",
@@ -60,7 +64,7 @@ def main(argv=None) -> int:
     guesses = (args.from_tracking,)
     cases = [(n, quaternion, tracking) for tracking in guesses for quaternion in pelvises for n in args.intervals]
     for intervals, quaternion, tracking in cases:
-        run = measure(intervals, args.max_iterations, quaternion, tracking)
+        run = measure(intervals, args.max_iterations, quaternion, tracking, args.threads)
         runs.append(run)
         print(f"{intervals:4d} intervals, {run['pelvis']} pelvis, guess {run['guess']}: {run['status']}, {run['iterations']} iterations, {run['wall_s']:.1f} s wall "
               f"(IPOPT {run['ipopt_s']:.1f} s, {run['ipopt_s_per_iteration']:.2f} s/iteration), "
