@@ -59,6 +59,9 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       "--out", "{results}/benchmarks/walk3d.json")),
     ("bench walk3d from tracking", ("bench", "walk3d", "--intervals", "50", "--euler-pelvis", "--from-tracking",
                                     "--out", "{results}/benchmarks/walk3d_from_tracking.json")),
+    ("bench walk3d idle", ("bench", "walk3d", "--intervals", "50", "--out", "{results}/benchmarks/walk3d_50_idle.json")),
+    ("bench walk3d two threads", ("bench", "walk3d", "--intervals", "50", "--threads", "2",
+                                  "--out", "{results}/benchmarks/walk3d_50_threads2.json")),
     ("bench walk3d 100 intervals", ("bench", "walk3d", "--intervals", "100", "--out", "{results}/benchmarks/walk3d_100.json")),
     ("bench batch", ("bench", "batch", "--out", "{results}/batch")),
 )
