@@ -48,6 +48,11 @@ def _gait_cycle_percent(time):
     return window, 100 * (time[window] - GAIT_CYCLE[0]) / (GAIT_CYCLE[1] - GAIT_CYCLE[0])
 
 
+def _percent_of_cycle(time):
+    """A predicted full cycle's times in percent of its duration."""
+    return 100 * (time - time[0]) / (time[-1] - time[0])
+
+
 def _save(plt, figure, path, dpi: int):
     figure.tight_layout()
     figure.savefig(path, dpi=dpi)
@@ -61,16 +66,13 @@ def solve(intervals: int, print_level: int = 5, max_iterations: int = 1000, tol:
     ``from_tracking`` the guess is the solution of the tracking problem (``build_tracking_problem``)."""
     started = time.perf_counter()
     walk = build_problem(intervals, quaternion_pelvis=quaternion_pelvis, acceleration_weight=acceleration_weight)
+    settings = solver_settings(print_level, max_iterations, tol, threads=threads)
     guess = walk.reference_guess()
     if from_tracking:
         tracking = build_tracking_problem(intervals, quaternion_pelvis=quaternion_pelvis)
-        guess = tracking.problem.solve(tracking.transcription,
-                                       solver_settings(print_level, max_iterations, tol, threads=threads),
-                                       guess=tracking.reference_guess())
+        guess = tracking.problem.solve(tracking.transcription, settings, guess=tracking.reference_guess())
         print(f"walk3d tracking: {guess.status} after {guess.iterations} iterations, objective {guess.objective:.6g}")
-    solution = walk.problem.solve(walk.transcription,
-                                  solver_settings(print_level, max_iterations, tol, threads=threads),
-                                  guess=guess)
+    solution = walk.problem.solve(walk.transcription, settings, guess=guess)
     return walk, solution, time.perf_counter() - started
 
 
@@ -111,7 +113,7 @@ def plot_comparisons(walk, full: Table, coordinates: Table, grf: Table, folder: 
     """GRFs vs grf_walk.mot, joint angles vs coordinates.sto, activations vs electromyography.sto (% gait cycle)."""
     plt = _plt()
     written = []
-    percent = 100 * (full.time - full.time[0]) / (full.time[-1] - full.time[0])
+    percent = _percent_of_cycle(full.time)
     measured_grf = read_table(GRF)
     window, measured_percent = _gait_cycle_percent(measured_grf.time)
     figure, axes = plt.subplots(2, 3, figsize=(12, 6), sharex=True)
@@ -205,7 +207,7 @@ def deviation_from_coordinates(coordinates: Table) -> dict:
     """RMS difference (deg) of each rotational coordinate from coordinates.sto over the gait cycle (% of cycle)."""
     reference = read_table(COORDINATES)
     window, reference_percent = _gait_cycle_percent(reference.time)
-    percent = 100 * (coordinates.time - coordinates.time[0]) / (coordinates.time[-1] - coordinates.time[0])
+    percent = _percent_of_cycle(coordinates.time)
     deviation = {}
     for label in coordinates.labels:
         name = label.split("/")[-2]

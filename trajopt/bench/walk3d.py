@@ -60,11 +60,9 @@ def main(argv=None) -> int:
                         help="the JSON report (default ./trajopt_results/benchmarks/walk3d.json)")
     args = parser.parse_args(argv)
     runs = []
-    pelvises = (True, False) if args.euler_pelvis else (True,)
-    guesses = (args.from_tracking,)
-    cases = [(n, quaternion, tracking) for tracking in guesses for quaternion in pelvises for n in args.intervals]
-    for intervals, quaternion, tracking in cases:
-        run = measure(intervals, args.max_iterations, quaternion, tracking, args.threads)
+    cases = [(n, True) for n in args.intervals] + ([(n, False) for n in args.intervals] if args.euler_pelvis else [])
+    for intervals, quaternion in cases:
+        run = measure(intervals, args.max_iterations, quaternion, args.from_tracking, args.threads)
         runs.append(run)
         print(f"{intervals:4d} intervals, {run['pelvis']} pelvis, guess {run['guess']}: {run['status']}, {run['iterations']} iterations, {run['wall_s']:.1f} s wall "
               f"(IPOPT {run['ipopt_s']:.1f} s, {run['ipopt_s_per_iteration']:.2f} s/iteration), "

@@ -122,7 +122,7 @@ def with_quaternion_joints(paths: PolynomialPaths, multibody):
     """``paths`` evaluated on ``multibody``'s quaternions: ``QuaternionBallPaths`` over every ball or free joint whose
     ``<joint>_Q1..Q3`` the paths use, or ``paths`` themselves when they use none."""
     fitted = set(paths.coordinates)
-    joints = tuple(BallJointQuaternion(joint.name, joint.quaternion_coordinate_names) for joint in multibody.joints
-                   if joint.quaternion_coordinate_names
-                   and set(BallJointQuaternion(joint.name, ()).variables) & fitted)
+    candidates = [BallJointQuaternion(joint.name, joint.quaternion_coordinate_names) for joint in multibody.joints
+                  if joint.quaternion_coordinate_names]
+    joints = tuple(joint for joint in candidates if set(joint.variables) & fitted)
     return QuaternionBallPaths(paths, joints) if joints else paths
