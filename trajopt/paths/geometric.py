@@ -12,8 +12,9 @@ lengthening speed l̇(q, u) (from point velocities, moving points included), and
 tension applies: body wrenches (6 x nb, as `trajopt.multibody.dynamics`: moment about the body
 origin and force, ground axes) and the generalized forces moving points add (their location
 depends on q, so tension does work through that coordinate; Sherman et al. 2010 flag this).
-Wrap objects: cylinders and spheres as OpenSim computes them (`trajopt.paths.wrapping`); a path
-with another wrap surface is straight segments and `geometric_path` warns.
+Wrap objects: cylinders, spheres, ellipsoids and tori as OpenSim computes them (exact mode,
+`trajopt.paths.wrapping`), or closed-form and twice differentiable for optimization (smooth mode,
+`trajopt.paths.wrapping.smooth.SmoothWrapping`: lengths and −∂l/∂q; the loads stay exact mode's).
 """
 
 from __future__ import annotations
@@ -151,11 +152,12 @@ def _safe(name):
 class GeometricPath:
     """A muscle path of straight segments between `points` on the bodies of `model`."""
 
-    def __init__(self, model, points, name: str = "path", wraps=()):
+    def __init__(self, model, points, name: str = "path", wraps=(), smoothing=None):
         self.model = model.finalize()
         self.points = tuple(points)
         self.name = str(name)
         self.wraps = tuple(wraps)  # trajopt.paths.wrapping.PathWrapEntry, in PathWrapSet order
+        self.smoothing = smoothing  # trajopt.paths.wrapping.smooth.SmoothWrapping, or None: exact mode
         if len(self.points) < 2:
             raise TrajoptInputError(f"geometric path '{self.name}': needs >= 2 points, got {len(self.points)}")
         for p in self.points:
@@ -204,7 +206,7 @@ class GeometricPath:
             positions.append(origin + ca.mtimes(rotation, c))
             velocities.append(velocity)
         if any(w.surface.active for w in self.wraps):
-            length = self.wrapped_length(q, positions)
+            length = self._wrapped_length_expression(q, positions)
             gradient = ca.jacobian(length, q)
             return ca.Function(
                 f"geometric_path_{_safe(self.name)}", [q, u],
@@ -265,6 +267,30 @@ class GeometricPath:
     def wrapped_length(self, q, positions=None):
         return self.wrapped_path(q, positions).length()
 
+    def smooth_wrapped_length(self, q, positions=None):
+        """Smooth mode's length (`trajopt.paths.wrapping.smooth`): the straight segments plus each active wrap
+        object's blended excess on each segment of its point range."""
+        if positions is None:
+            positions = [point_position_in_ground(self.model, q, p) for p in self.points]
+        segments = self._segments(q)
+        total = sum(weight * ca.norm_2(positions[j] - positions[i]) for i, j, weight in segments)
+        for entry in self.wraps:
+            excess = entry.surface.smooth_excess(self.smoothing.band)
+            if excess is None:
+                continue
+            rotation, origin = entry.surface.frame(self.model, q)
+            last = len(self.points) - 1 if entry.last is None else entry.last
+            for i, j, weight in segments:
+                if entry.first <= i and j <= last:
+                    local = [ca.mtimes(rotation.T, positions[k] - origin) for k in (i, j)]
+                    total = total + weight * excess(*local)
+        return total
+
+    def _wrapped_length_expression(self, q, positions=None):
+        if self.smoothing is None:
+            return self.wrapped_length(q, positions)
+        return self.smooth_wrapped_length(q, positions)
+
     def generalized_force_moment_arms(self, q):
         """Moment arms by the generalized-force method, as OpenSim's GeometryPath::computeMomentArm: the
         generalized forces (nv) a unit tension applies along the path's straight segments, each tangent
@@ -289,8 +315,8 @@ class GeometricPath:
         q = ca.SX.sym("q", self.model.nq)
         # No common-subexpression pass: it takes minutes on paths with several wrap objects (58 s for arm26's
         # TRIlong, 7 s for gasmed_r) and the evaluation time is that of the wrap objects' nodes anyway.
-        return ca.Function(f"geometric_path_{_safe(self.name)}_length", [q], [self.wrapped_length(q)], ["q"],
-                           ["length"])
+        return ca.Function(f"geometric_path_{_safe(self.name)}_length", [q], [self._wrapped_length_expression(q)],
+                           ["q"], ["length"])
 
     def lengthening_speed(self, q, u):
         """l̇(q, u) (m/s), exact from the velocities of the path points."""
@@ -347,12 +373,13 @@ def _path_point(osim_model, point, muscle):
     return FixedPathPoint(point.name, body_point.body, body_point.location)
 
 
-def geometric_path(osim_model, muscle: str, wrapping: bool = True) -> GeometricPath:
+def geometric_path(osim_model, muscle: str, wrapping: bool = True, smoothing=None) -> GeometricPath:
     """The geometric path of `muscle` of a loaded .osim model (`trajopt.osim.load_osim`).
 
     With `wrapping` (default) the path wraps over its cylinders, spheres, ellipsoids and tori as OpenSim computes it
     (`trajopt.paths.wrapping`). With `wrapping` False a wrapped path is straight segments between its points:
-    then `GeometricPathWarning` says so.
+    then `GeometricPathWarning` says so. `smoothing` (a `trajopt.paths.wrapping.smooth.SmoothWrapping`) selects
+    smooth mode for the wrapped length.
     """
     from trajopt.paths.wrapping.surfaces import path_wraps, unsupported_wraps
 
@@ -368,12 +395,20 @@ def geometric_path(osim_model, muscle: str, wrapping: bool = True) -> GeometricP
                           f"path ignores wrap objects (use a fitted surrogate for the wrapped length)",
                           GeometricPathWarning, stacklevel=2)
             return GeometricPath(osim_model.multibody, points, name=muscle)
-    return GeometricPath(osim_model.multibody, points, name=muscle, wraps=path_wraps(osim_model, spec_muscle))
+    path = GeometricPath(osim_model.multibody, points, name=muscle, wraps=path_wraps(osim_model, spec_muscle),
+                         smoothing=smoothing)
+    if smoothing is not None:
+        for entry in path.wraps:
+            try:
+                entry.surface.smooth_excess(smoothing.band)
+            except TrajoptInputError as error:
+                raise TrajoptInputError(f"{osim_model.spec.file}: muscle '{muscle}': {error}") from None
+    return path
 
 
-def geometric_paths(osim_model, wrapping: bool = True) -> tuple[GeometricPath, ...]:
+def geometric_paths(osim_model, wrapping: bool = True, smoothing=None) -> tuple[GeometricPath, ...]:
     """Geometric paths of every muscle of the model, in file order (see `geometric_path`)."""
-    return tuple(geometric_path(osim_model, m.name, wrapping) for m in osim_model.muscles)
+    return tuple(geometric_path(osim_model, m.name, wrapping, smoothing) for m in osim_model.muscles)
 
 
 class GeometricPaths:
@@ -382,17 +417,23 @@ class GeometricPaths:
     Straight segments between the path points (conditional and moving points included), wrapped over
     cylinders, spheres, ellipsoids and tori as OpenSim computes it (`trajopt.paths.wrapping`). Muscles whose wrap
     objects are ignored (``wrapping=False``) warn (``GeometricPathWarning``) and are
-    listed in ``wrapped_muscles``.
+    listed in ``wrapped_muscles``. ``smoothing`` (`trajopt.paths.wrapping.smooth.SmoothWrapping`): smooth mode, for
+    optimization (moment arms −∂l/∂q of the smooth length).
     """
 
-    def __init__(self, osim_model, wrapping: bool = True, generalized_force_moment_arms: bool = False):
+    def __init__(self, osim_model, wrapping: bool = True, generalized_force_moment_arms: bool = False,
+                 smoothing=None):
         # Moment arms: −∂l/∂q by default (what the dynamics use: the muscle's generalized force is then
         # −T ∂l/∂q, so its power equals −T l̇ and fiber kinematics and forces agree); with
         # ``generalized_force_moment_arms``, OpenSim's computeMomentArm (for analyses that report OpenSim's values).
         self.generalized_force = bool(generalized_force_moment_arms)
+        if self.generalized_force and smoothing is not None:
+            raise TrajoptInputError("geometric paths: generalized-force moment arms are exact mode's; smooth mode "
+                                    "gives −∂l/∂q of its length")
+        self.smoothing = smoothing
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", GeometricPathWarning)
-            self.paths = geometric_paths(osim_model, wrapping)
+            self.paths = geometric_paths(osim_model, wrapping, smoothing)
         self.wrapped_muscles = tuple(p.name for p, m in zip(self.paths, osim_model.muscles)
                                      if m.path.wraps and not p.wraps)
         for warning in caught:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import casadi as ca
 import numpy as np
 
-from trajopt.errors import ModelFileError
+from trajopt.errors import ModelFileError, TrajoptInputError
 from trajopt.multibody.bodies import GROUND
 from trajopt.multibody.kinematics import body_pose
 from trajopt.multibody.rotations import xyz_body_fixed_rotation
@@ -15,6 +15,7 @@ from trajopt.osim import spec
 from trajopt.paths.wrapping.cylinder import cylinder_wrap
 from trajopt.paths.wrapping.ellipsoid import ellipsoid_wrap
 from trajopt.paths.wrapping.path import PlacedWrap
+from trajopt.paths.wrapping.smooth import cylinder_excess, ellipsoid_excess, sphere_excess
 from trajopt.paths.wrapping.sphere import sphere_wrap
 from trajopt.paths.wrapping.torus import torus_wrap
 
@@ -27,6 +28,9 @@ class Cylinder:
     def wrap_function(self, axis, sign, single_wrap, method):
         return cylinder_wrap(self.radius, self.length, axis, sign, single_wrap)
 
+    def smooth_excess(self, axis, sign, band):
+        return cylinder_excess(self.radius, axis, sign, band)
+
 
 @dataclass(frozen=True)
 class Sphere:
@@ -35,6 +39,9 @@ class Sphere:
     def wrap_function(self, axis, sign, single_wrap, method):
         return sphere_wrap(self.radius, axis, sign)
 
+    def smooth_excess(self, axis, sign, band):
+        return sphere_excess(self.radius, axis, sign, band)
+
 
 @dataclass(frozen=True)
 class Ellipsoid:
@@ -42,6 +49,9 @@ class Ellipsoid:
 
     def wrap_function(self, axis, sign, single_wrap, method):
         return ellipsoid_wrap(self.radii, axis, sign, method)
+
+    def smooth_excess(self, axis, sign, band):
+        return ellipsoid_excess(self.radii, axis, sign, band)
 
 
 @dataclass(frozen=True)
@@ -52,6 +62,9 @@ class Torus:
     def wrap_function(self, axis, sign, single_wrap, method):
         return torus_wrap(self.inner_radius, self.outer_radius, axis, sign, single_wrap)
 
+    def smooth_excess(self, axis, sign, band):
+        raise TrajoptInputError("smooth wrapping does not model WrapTorus (use the exact mode)")
+
 
 @dataclass(frozen=True)
 class Inactive:
@@ -61,6 +74,9 @@ class Inactive:
     kind: str
 
     def wrap_function(self, axis, sign, single_wrap, method):
+        return None
+
+    def smooth_excess(self, axis, sign, band):
         return None
 
 
@@ -86,17 +102,31 @@ class WrapSurface:
     quadrant: str = "all"
     active: bool = True
 
-    def placed(self, model, q, single_wrap: bool, first: int, last: int, method: str = "hybrid") -> PlacedWrap:
+    def frame(self, model, q):
+        """(axes, origin) of the wrap frame in ground, expressions of q."""
         rotation = ca.DM(np.asarray(self.rotation, dtype=float))
         translation = ca.DM(self.translation)
         if self.body == GROUND:
-            body_rotation, body_origin = ca.DM.eye(3), ca.DM.zeros(3, 1)
-        else:
-            body_rotation, body_origin = body_pose(model, q, self.body)
+            return rotation, translation
+        body_rotation, body_origin = body_pose(model, q, self.body)
+        return ca.mtimes(body_rotation, rotation), body_origin + ca.mtimes(body_rotation, translation)
+
+    def placed(self, model, q, single_wrap: bool, first: int, last: int, method: str = "hybrid") -> PlacedWrap:
         axis, sign = quadrant_axis_sign(self.quadrant)
-        return PlacedWrap(self.shape.wrap_function(axis, sign, single_wrap, method),
-                          ca.mtimes(body_rotation, rotation), body_origin + ca.mtimes(body_rotation, translation),
-                          first, last, self.active)
+        rotation, origin = self.frame(model, q)
+        return PlacedWrap(self.shape.wrap_function(axis, sign, single_wrap, method), rotation, origin, first, last,
+                          self.active)
+
+    def smooth_excess(self, band: float):
+        """casadi Function (p1, p2) (wrap frame) -> the segment's blended excess length in smooth mode
+        (`trajopt.paths.wrapping.smooth`), None for an inactive object."""
+        if not self.active:
+            return None
+        axis, sign = quadrant_axis_sign(self.quadrant)
+        try:
+            return self.shape.smooth_excess(axis, sign, float(band))
+        except TrajoptInputError as error:
+            raise TrajoptInputError(f"wrap object '{self.name}': {error}") from None
 
 
 @dataclass(frozen=True)
