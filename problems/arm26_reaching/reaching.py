@@ -11,7 +11,9 @@ polynomial path surrogates of ``problems/arm26/paths.json``):
 - ``static_arm.static_arm_problem``: bioptim's ``static_arm`` example set-up.
 
 ``trajopt run arm26-reaching [--target X Y Z] [--duration T|free]`` solves them and writes
-``./trajopt_results/arm26_reaching/`` (``--out`` another folder).
+``./trajopt_results/arm26_reaching/`` (``--out`` another folder). ``--paths geometric`` solves the first two with
+arm26's own geometric paths in smooth mode (``trajopt.paths.wrapping.smooth``) instead of the surrogates, and
+reports their deviation from the exact (OpenSim's) wrapped paths along each solution.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.ocp import Effort, FinalTime, Free, Guess, HermiteSimpson, Ipopt, ResidualPenalty
 from trajopt.osim import load_osim
 from trajopt.paths.polynomial import PolynomialPaths
+from trajopt.paths.wrapping.smooth import SmoothWrapping
 from trajopt.prediction import (
     OPENSIM_ACTIVATION_SMOOTHING,
     ExplicitDynamics,
@@ -54,14 +57,15 @@ MOCO_FINAL_ELBOW = np.pi / 2
 
 
 @lru_cache(maxsize=None)
-def load_model(geometric: bool = False) -> MusculoskeletalModel:
+def load_model(geometric: bool = False, smoothing: SmoothWrapping | None = None) -> MusculoskeletalModel:
     """arm26 with its polynomial paths, or with `geometric` its own geometric paths wrapped as OpenSim computes it
-    (over cylinders and, for TRIlong and BIClong, ellipsoids) (built once per process)."""
+    (over cylinders and, for TRIlong and BIClong, ellipsoids), in smooth mode with `smoothing` (built once per
+    process)."""
     osim = load_osim(MODEL_FILE)
     if geometric:
         from trajopt.paths.geometric import GeometricPaths
 
-        return MusculoskeletalModel(osim, GeometricPaths(osim))
+        return MusculoskeletalModel(osim, GeometricPaths(osim, smoothing=smoothing))
     return MusculoskeletalModel(osim, PolynomialPaths.load(PATHS_FILE))
 
 
@@ -78,12 +82,14 @@ def path_box(model: MusculoskeletalModel) -> tuple[np.ndarray, np.ndarray]:
 
 
 def build_problem(target=DEFAULT_TARGET, duration=0.5, start=START, final_time_weight: float = 0.0,
-                  residual_weight: float = 10.0, implicit: bool = True) -> MuscleDrivenProblem:
+                  residual_weight: float = 10.0, implicit: bool = True,
+                  model: MusculoskeletalModel | None = None) -> MuscleDrivenProblem:
     """Reach from rest at ``start`` to rest with the hand at ``target`` (ground, m; x and y are constrained).
 
     ``duration``: seconds or ``Free(lo, hi)``. Objective: ∫ Σ e² + residual_weight ∫ Σ r² (+ final_time_weight T).
+    ``model``: another arm26 model (e.g. geometric paths) instead of the surrogates'.
     """
-    model = load_model()
+    model = load_model() if model is None else model
     target = np.asarray(target, dtype=float).reshape(-1)
     if target.size != 3 or not np.all(np.isfinite(target)):
         raise TrajoptInputError(f"arm26 reaching: target must be 3 finite numbers (m), got {target.tolist()}")
@@ -187,6 +193,22 @@ def solve_pair(build, naive_guess_of, intervals: int = 50, tol: float = 1e-6, co
     return built, naive_solution, warm, coarse
 
 
+BAND_STUDY = (1e-2, 1e-3, 1e-4, 1e-5)  # m
+
+
+def band_study(intervals: int = 50, print_level: int = 0) -> list[dict]:
+    """Moco's problem with smooth geometric paths at each band of BAND_STUDY, from the naive guess."""
+    rows = []
+    for band in BAND_STUDY:
+        built = moco_problem(model=load_model(True, SmoothWrapping(band)))
+        print(f"Moco's problem, smoothing band {band:g} m ...", flush=True)
+        solution = built.problem.solve(HermiteSimpson(intervals), Ipopt(tol=1e-6, print_level=print_level),
+                                       guess=moco_naive_guess(built))
+        rows.append({"band_m": band, "status": solution.status, "iterations": int(solution.iterations),
+                     "objective": float(solution.objective), "ipopt_seconds": float(solution.wall_time)})
+    return rows
+
+
 def summary(built: MuscleDrivenProblem, solution) -> dict:
     """Status, objective, iterations, times and forward re-simulation drift of one solve."""
     drift = built.resimulate(solution)
@@ -225,6 +247,14 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-comparisons", action="store_true",
                         help="only the reaching problem (not Moco's problem nor bioptim's static_arm)")
     parser.add_argument("--no-animation", action="store_true", help="no arm.gif (saves a few seconds per problem)")
+    parser.add_argument("--paths", choices=("polynomial", "geometric"), default="polynomial",
+                        help="muscle paths: the polynomial surrogates of problems/arm26/paths.json (default), or "
+                             "arm26's geometric paths in smooth mode (reaching and Moco's problem; bioptim's "
+                             "static_arm has its own model and is not run)")
+    parser.add_argument("--smoothing-band", type=float, default=SmoothWrapping().band,
+                        help="with --paths geometric: smooth mode's band (m; default %(default)s): a wrap blends in "
+                             "over its first band of extra length, each wrapped segment within 0.273 band of the "
+                             "closed-form wrap")
     parser.add_argument("--print-level", type=int, default=0,
                         help="IPOPT print level: 0 (default) one progress line per solve, 5 also IPOPT's iterations")
     args = parser.parse_args(argv)
@@ -234,14 +264,19 @@ def main(argv=None) -> int:
         parser.exit(2, f"{parser.prog}: error: {error}\n")
     if args.intervals < 2:
         parser.exit(2, f"{parser.prog}: error: --intervals must be >= 2, got {args.intervals}\n")
+    if not args.smoothing_band > 0:
+        parser.exit(2, f"{parser.prog}: error: --smoothing-band must be > 0 m, got {args.smoothing_band}\n")
+    geometric = args.paths == "geometric"
+    model = load_model(True, SmoothWrapping(args.smoothing_band)) if geometric else load_model()
     name = "reaching_free" if isinstance(duration, Free) else "reaching"
-    written = {name} if args.skip_comparisons else {name, "moco_comparison", "static_arm"}
+    comparisons = ("moco_comparison",) if geometric else ("moco_comparison", "static_arm")
+    written = {name} if args.skip_comparisons else {name, *comparisons}
     out = fresh_output(args.out, lambda entry: entry in written)
     report = {}
     guess_duration = duration.initial_guess if isinstance(duration, Free) else duration
     end = hand_posture(args.target)
     built, solution, warm, _ = solve_pair(
-        lambda: build_problem(args.target, duration, final_time_weight=args.final_time_weight),
+        lambda: build_problem(args.target, duration, final_time_weight=args.final_time_weight, model=model),
         lambda b: naive_guess(b, guess_duration, START, end), args.intervals, print_level=args.print_level,
         label=name)
     final_hand = np.asarray(solution.value(built.problem.final(built.marker_position(HAND)))).ravel()
@@ -250,10 +285,13 @@ def main(argv=None) -> int:
                     "warm": summary(built, warm), "final_hand": final_hand.tolist()}
     outputs.write_results(built, solution, out / name, animate=not args.no_animation, hand=HAND,
                           target=args.target)
+    if geometric:
+        report[name]["paths"] = outputs.smooth_paths_check(built, solution, out / name)
+        report[name].update(outputs.opensim_muscle_check(built, solution, out / name))
     failed = [] if solution.success else [(name, solution)]
     if not args.skip_comparisons:
-        built, solution, warm, _ = solve_pair(moco_problem, moco_naive_guess, print_level=args.print_level,
-                                              label="Moco's problem")
+        built, solution, warm, _ = solve_pair(lambda: moco_problem(model=model), moco_naive_guess,
+                                              print_level=args.print_level, label="Moco's problem")
         reference = outputs.read_moco_solution(MOCO_REFERENCE / "arm26_p2p_T0.5_solution.sto")
         info = json.loads((MOCO_REFERENCE / "arm26_p2p_T0.5_info.json").read_text())
         report["moco"] = {"naive": summary(built, solution), "warm": summary(built, warm),
@@ -263,7 +301,11 @@ def main(argv=None) -> int:
         outputs.write_results(built, solution, out / "moco_comparison", animate=not args.no_animation,
                               moco=reference)
         report["moco"].update(outputs.opensim_muscle_check(built, solution, out / "moco_comparison"))
+        if geometric:
+            report["moco"]["paths"] = outputs.smooth_paths_check(built, solution, out / "moco_comparison")
+            report["moco"]["band_study"] = band_study(args.intervals, args.print_level)
         failed += [] if solution.success else [("moco_comparison", solution)]
+    if not args.skip_comparisons and not geometric:
         built, solution, warm, _ = solve_pair(static_arm.static_arm_problem, static_arm.naive_guess,
                                               print_level=args.print_level, label="bioptim static_arm")
         report["static_arm"] = {"naive": summary(built, solution), "warm": summary(built, warm),
@@ -271,6 +313,9 @@ def main(argv=None) -> int:
         outputs.write_results(built, solution, out / "static_arm", animate=not args.no_animation,
                               hand=None, target=static_arm.TARGET)
         failed += [] if solution.success else [("static_arm", solution)]
+    if geometric:
+        outputs.write_geometric_summary(out, report, "trajopt run arm26-reaching " + " ".join(
+            sys.argv[1:] if argv is None else argv))
     summary_file = out / "summary.json"  # runs add their problems to it
     previous = json.loads(summary_file.read_text()) if summary_file.exists() else {}
     summary_file.write_text(json.dumps({**previous, **report}, indent=1) + "\n")

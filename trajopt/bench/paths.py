@@ -9,7 +9,9 @@ GeometryPath.getLength and computeMomentArm about both coordinates for all 6 mus
 Geometric paths (trajopt.paths.wrapping, the .osim's own paths wrapped as OpenSim computes it over cylinders
 and ellipsoids; muscles over wrap objects trajopt does not model yet would be straight lines and are left out
 of the geometric error columns) are timed the same way, lengths with computeMomentArm-equal
-(generalized-force) moment arms. Writes ./trajopt_results/benchmarks/paths.json (or --out).
+(generalized-force) moment arms; and in smooth mode (trajopt.paths.wrapping.smooth, the default band: closed-form
+wraps, moment arms −∂l/∂q, the form optimal control uses), whose errors against OpenSim include its approximation
+and the difference between −∂l/∂q and computeMomentArm. Writes ./trajopt_results/benchmarks/paths.json (or --out).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from trajopt.opensim_reference import opensim_available, run_opensim_task
 from trajopt.paths.fitting import StepwiseSettings, fit_paths
 from trajopt.paths.polynomial import PolynomialPaths
 from trajopt.paths.samples import PathSamples
+from trajopt.paths.wrapping.smooth import SmoothWrapping
 from trajopt.bench.timing import seconds_per_call
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -37,8 +40,9 @@ ARM26_SETTINGS = StepwiseSettings(min_relative_improvement=0.02, tolerance=2e-4)
 
 
 
-def _geometric():
-    """arm26's geometric paths as one Function q -> (lengths, generalized-force moment arms)."""
+def _geometric(smoothing=None):
+    """arm26's geometric paths as one Function q -> (lengths, generalized-force moment arms), or with `smoothing`
+    in smooth mode (moment arms −∂l/∂q)."""
     import warnings
 
     from trajopt.osim import load_osim
@@ -47,17 +51,17 @@ def _geometric():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         osim = load_osim(ARM26 / "arm26.osim")
-        paths = GeometricPaths(osim, generalized_force_moment_arms=True)
+        paths = GeometricPaths(osim, generalized_force_moment_arms=smoothing is None, smoothing=smoothing)
     return paths.lengths_and_moment_arms_function(COORDINATES), paths.wrapped_muscles
 
 
-def _geometric_errors(mapped, q, reference, muscles, straight) -> dict:
+def _geometric_errors(mapped, q, reference, muscles, straight, prefix: str = "geometric") -> dict:
     lengths, arms = (v.full() for v in mapped(q.T))
     lengths = lengths.T
     arms = arms.T.reshape(len(q), 2, len(muscles)).transpose(0, 2, 1)
     keep = [k for k, m in enumerate(muscles) if m not in straight]
-    return {"geometric_max_length_error_m": float(np.abs(lengths - reference["lengths"])[:, keep].max()),
-            "geometric_max_moment_arm_error_m": float(np.abs(arms - reference["moment_arms"])[:, keep].max())}
+    return {f"{prefix}_max_length_error_m": float(np.abs(lengths - reference["lengths"])[:, keep].max()),
+            f"{prefix}_max_moment_arm_error_m": float(np.abs(arms - reference["moment_arms"])[:, keep].max())}
 
 
 def main(argv=None) -> int:
@@ -78,6 +82,11 @@ def main(argv=None) -> int:
     geometric_mapped = geometric.map(len(q))
     geometric_single = seconds_per_call(lambda: geometric(q[0]))
     geometric_batch = seconds_per_call(lambda: geometric_mapped(q.T), count=len(q))
+    smoothing = SmoothWrapping()
+    smooth, _ = _geometric(smoothing)
+    smooth_mapped = smooth.map(len(q))
+    smooth_single = seconds_per_call(lambda: smooth(q[0]))
+    smooth_batch = seconds_per_call(lambda: smooth_mapped(q.T), count=len(q))
     result = {
         "what": "arm26: 6 muscle lengths + 6x2 moment arms per configuration",
         "configurations": len(q),
@@ -87,6 +96,9 @@ def main(argv=None) -> int:
         "geometric_seconds_per_configuration_single_call": geometric_single,
         "geometric_seconds_per_configuration_mapped": geometric_batch,
         "geometric_straight_line_muscles": list(straight),
+        "smooth_band_m": smoothing.band,
+        "smooth_seconds_per_configuration_single_call": smooth_single,
+        "smooth_seconds_per_configuration_mapped": smooth_batch,
     }
     if opensim_available():
         reference = run_opensim_task(
@@ -109,6 +121,9 @@ def main(argv=None) -> int:
             speedup_geometric_single_call=opensim / geometric_single,
             speedup_geometric_mapped=opensim / geometric_batch,
             **_geometric_errors(geometric_mapped, q, reference, paths.muscles, straight),
+            speedup_smooth_single_call=opensim / smooth_single,
+            speedup_smooth_mapped=opensim / smooth_batch,
+            **_geometric_errors(smooth_mapped, q, reference, paths.muscles, (), "smooth"),
             note="the largest errors come from isolated OpenSim wrapping glitches (e.g. TRIlong at shoulder "
             "-16.55 deg: +8.5 mm length for one configuration, neighbours 0.05 deg away are smooth)",
         )

@@ -7,12 +7,14 @@ twice continuously differentiable, and cheap: smooth mode builds each wrap in cl
 
 - Each active wrap object adds to each straight segment of its point range the excess length Δ ≥ 0 of the
   shortest path from one end of the segment to the other around the object's cross-section curve, when the
-  segment passes through it (unconstrained) or passes the wrong side of it (with a quadrant): tangent, arc,
-  tangent. For a cylinder (taken as infinite) that is the geodesic (the planar shortest path, unrolled with the
-  axial distance); for a sphere the great-circle path in the plane through both ends and the centre; for an
-  ellipsoid the sphere's construction after scaling the ellipsoid to the unit sphere, mapped back (tangency is
-  preserved: the path leaves and joins the ellipsoid tangentially, on the plane section through its centre),
-  its arc length by Gauss-Legendre quadrature.
+  segment passes through the object (OpenSim's test for spheres, ellipsoids and unconstrained cylinders): tangent,
+  arc, tangent. For a cylinder (taken as infinite) that is the geodesic (the planar shortest path, unrolled with
+  the axial distance); with a quadrant it goes round the quadrant's side when an end lies off that side. For a
+  sphere, the great circle through both ends, the short way. For an ellipsoid, the construction is made after
+  scaling it to the unit sphere and mapped back (tangency is preserved: the path leaves and joins the ellipsoid
+  tangentially), its arc length by Gauss-Legendre quadrature: unconstrained in the plane through the centre; with
+  a quadrant in the plane through the segment leaning toward the quadrant's side (OpenSim, too, wraps in a plane
+  through a surface point on the active side), which stays well defined when the segment passes the centre.
 - The switch is blended: a segment adds Δ · s(Δ / band), s the quintic smoothstep (0 below 0, 1 above 1,
   C2). So a segment's length differs from its unblended wrap by at most max_x x (1 - s(x)) · band =
   `BLEND_BOUND` · band (about 0.35 band), and only while 0 < Δ < band; elsewhere it is exact. Δ vanishes
@@ -20,9 +22,9 @@ twice continuously differentiable, and cheap: smooth mode builds each wrap in cl
   vanishing derivatives up to the third: the length is C2 in q wherever the segment's geometry is.
 - What smooth mode does not reproduce (the user chooses it; `summary.md` says so): OpenSim's choice of
   one segment per wrap object (smooth mode wraps every segment that passes through), its passes with several
-  wrap objects on one segment (smooth mode adds their excesses independently), cylinder ends, OpenSim's
-  iterative ellipsoid path, and the direction flip of an unconstrained wrap when the segment passes through the
-  centre. Tori are not modelled in smooth mode (a clear error). The measured deviation from exact mode on arm26
+  wrap objects on one segment (smooth mode adds their excesses independently), cylinder ends, its constrained
+  cylinders' wraps of segments that do not cross them (the long way round), its iterative ellipsoid path, and
+  the direction flip of an unconstrained wrap when the segment passes through the centre. Tori are not modelled in smooth mode (a clear error). The measured deviation from exact mode on arm26
   is in `results/arm26_reaching/` and tests/test_wrapping_smooth.py.
 """
 
@@ -53,7 +55,6 @@ def _blend_bound() -> float:
     return float(np.max(x * (1.0 - x ** 3 * (x * (6 * x - 15) + 10))))
 
 
-SHORT_WAY = True
 BLEND_BOUND = _blend_bound()  # max over 0..1 of x (1 - s(x)): the blend's length error per segment, in bands
 
 
@@ -62,7 +63,7 @@ class SmoothWrapping:
     """Smooth mode's setting: `band` (m), the excess length over which a wrap blends in. A segment's length is
     within `BLEND_BOUND` * band (≈ 0.35 band) of its closed-form wrap."""
 
-    band: float = 1e-3
+    band: float = 1e-4
 
     def __post_init__(self):
         if not self.band > 0:
@@ -100,13 +101,11 @@ def _cross2(a, b):
     return a[0] * b[1] - a[1] * b[0]
 
 
-def _wrap_condition(p1, p2, radius, side, cylinder_rules: bool = False):
-    """(orientation, wraps) of the 2D segment p1-p2 about the circle of `radius` at the origin.
-
-    orientation +1 (counter-clockwise) or -1: the short way round, or, with `side` (a 2D direction: OpenSim's
-    quadrant) and a point off that side, the way that bends the path toward `side`. Both ends outside the circle,
-    it wraps when the segment passes through the circle; with `cylinder_rules` and `side`, also in OpenSim's
-    other cylinder cases (both points off the side; points on both sides and the line passing the other side)."""
+def _wrap_condition(p1, p2, radius, side):
+    """(orientation, wraps) of the 2D segment p1-p2 about the circle of `radius` at the origin: it wraps when both
+    ends lie outside the circle and the segment passes through it (as OpenSim's spheres and ellipsoids, and its
+    unconstrained cylinders). orientation +1 (counter-clockwise) or -1: the short way round, or, with `side` (a 2D
+    direction: OpenSim's quadrant) and an end off that side, the way that bends the path toward `side`."""
     direction = p2 - p1
     length = ca.fmax(safe_norm(direction), 1e-12)
     along = -ca.dot(p1, direction) / length ** 2  # where the line comes closest to the centre (0..1: within)
@@ -116,13 +115,8 @@ def _wrap_condition(p1, p2, radius, side, cylinder_rules: bool = False):
     short_way = ca.if_else(_cross2(p1, p2) >= 0, 1, -1)
     if side is None:
         return short_way, crosses
-    on1, on2 = ca.dot(p1, side) >= 0, ca.dot(p2, side) >= 0
-    toward_side = ca.if_else(_cross2(direction, side) <= 0, 1, -1)
-    if not cylinder_rules:
-        return ca.if_else(ca.logic_and(on1, on2), short_way, toward_side), crosses
-    apart = ca.logic_and(on1 != on2, ca.dot(p1 + along * direction, side) < 0)
-    return toward_side, ca.logic_and(outside, ca.logic_or(ca.logic_or(crosses, apart),
-                                                          ca.logic_not(ca.logic_or(on1, on2))))
+    on_side = ca.logic_and(ca.dot(p1, side) >= 0, ca.dot(p2, side) >= 0)
+    return ca.if_else(on_side, short_way, ca.if_else(_cross2(direction, side) <= 0, 1, -1)), crosses
 
 
 def _flip(p, orientation):
@@ -136,7 +130,7 @@ def cylinder_excess(radius: float, axis: int, sign: int, band: float) -> ca.Func
     (a quadrant along the cylinder's axis constrains nothing)."""
     p1, p2 = ca.SX.sym("p1", 3), ca.SX.sym("p2", 3)
     side = None if sign == 0 or axis == 2 else ca.DM([sign if axis == 0 else 0, sign if axis == 1 else 0])
-    orientation, wraps = _wrap_condition(p1[:2], p2[:2], radius, side, cylinder_rules=False)
+    orientation, wraps = _wrap_condition(p1[:2], p2[:2], radius, side)
     theta, t1, t2, _ = _planar(_flip(p1[:2], orientation), _flip(p2[:2], orientation), radius, side is not None)
     planar = t1 + radius * theta + t2
     excess = ca.sqrt(planar ** 2 + (p2[2] - p1[2]) ** 2) - safe_norm(p2 - p1)
@@ -151,23 +145,24 @@ def _plane_basis(p1, p2):
     return e1, e2
 
 
-def _scaled_sphere(p1, p2, sign: int, axis: int):
-    """The unit-sphere wrap of p1, p2 (already scaled): (wraps, theta, beta1, e1, e2) with e1, e2 the plane's
-    basis, e2 turned so that the path runs counter-clockwise."""
+def _great_circle(p1, p2):
+    """The short way round the unit sphere from p1 to p2 in the plane through both and the centre:
+    (wraps, theta, beta1, e1, e2), e1 and e2 the plane's basis (the path runs from e1 toward e2)."""
     e1, e2 = _plane_basis(p1, p2)
     q1 = ca.vertcat(ca.dot(p1, e1), 0)
     q2 = ca.vertcat(ca.dot(p2, e1), ca.dot(p2, e2))
-    side = None if sign == 0 or SHORT_WAY else ca.vertcat(sign * e1[axis], sign * e2[axis])
-    orientation, wraps = _wrap_condition(q1, q2, 1.0, side)
-    theta, _, _, beta1 = _planar(_flip(q1, orientation), _flip(q2, orientation), 1.0, side is not None)
-    return wraps, theta, beta1, e1, orientation * e2
+    _, wraps = _wrap_condition(q1, q2, 1.0, None)
+    theta, _, _, beta1 = _planar(q1, q2, 1.0, False)
+    return wraps, theta, beta1, e1, e2
 
 
 @lru_cache(maxsize=None)
 def sphere_excess(radius: float, axis: int, sign: int, band: float) -> ca.Function:
-    """casadi Function (p1, p2) (wrap frame) -> the blended excess of the great-circle wrap over the sphere."""
+    """casadi Function (p1, p2) (wrap frame) -> the blended excess of the great-circle wrap over the sphere, the
+    short way round (a quadrant does not change it: OpenSim's constrained sphere agrees where it takes the short
+    way; its long way round has a negative length, not reproduced)."""
     p1, p2 = ca.SX.sym("p1", 3), ca.SX.sym("p2", 3)
-    wraps, theta, _, _, _ = _scaled_sphere(p1 / radius, p2 / radius, sign, axis)
+    wraps, theta, _, _, _ = _great_circle(p1 / radius, p2 / radius)
     t1 = safe_sqrt(ca.dot(p1, p1) - radius ** 2)
     t2 = safe_sqrt(ca.dot(p2, p2) - radius ** 2)
     excess = t1 + radius * theta + t2 - safe_norm(p2 - p1)
@@ -197,7 +192,7 @@ def ellipsoid_excess(radii: tuple[float, float, float], axis: int, sign: int, ba
     scale = ca.DM(radii)
     s1, s2 = p1 / scale, p2 / scale
     if sign == 0:
-        wraps, theta, beta1, e1, e2 = _scaled_sphere(s1, s2, 0, axis)
+        wraps, theta, beta1, e1, e2 = _great_circle(s1, s2)
         centre, radius = ca.DM.zeros(3), 1.0
     else:
         centre, radius, e1, e2 = _side_plane_circle(s1, s2, sign, axis)
