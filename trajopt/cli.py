@@ -49,6 +49,8 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
                             "arm26 static optimization, 101-frame elbow motion: trajopt vs OpenSim"),
     "walk3d-static-optimization": ("trajopt.bench.walk3d_static_optimization",
                                    "walk3d static optimization with GRFs and couplers: trajopt vs OpenSim, same run"),
+    "smooth-paths": ("trajopt.bench.smooth_paths",
+                     "smooth-mode wrapped paths vs exact mode, arm26 and walk3d: length and moment-arm differences, time"),
     "batch": ("trajopt.bench.batch", "gait2d speed sweep (13 speeds): serial vs Dask LocalCluster, results/batch/"),
 }
 

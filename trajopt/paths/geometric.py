@@ -269,7 +269,8 @@ class GeometricPath:
 
     def smooth_wrapped_length(self, q, positions=None):
         """Smooth mode's length (`trajopt.paths.wrapping.smooth`): the straight segments plus each active wrap
-        object's blended excess on each segment of its point range."""
+        object's blended excess on the first segment of its point range it wraps (later ones weighted by how far
+        the earlier ones are not engaged)."""
         if positions is None:
             positions = [point_position_in_ground(self.model, q, p) for p in self.points]
         segments = self._segments(q)
@@ -280,10 +281,13 @@ class GeometricPath:
                 continue
             rotation, origin = entry.surface.frame(self.model, q)
             last = len(self.points) - 1 if entry.last is None else entry.last
+            free = 1
             for i, j, weight in segments:
                 if entry.first <= i and j <= last:
                     local = [ca.mtimes(rotation.T, positions[k] - origin) for k in (i, j)]
-                    total = total + weight * excess(*local)
+                    added, engaged = excess(*local)
+                    total = total + free * weight * added
+                    free = free * (1 - weight * engaged)
         return total
 
     def _wrapped_length_expression(self, q, positions=None):

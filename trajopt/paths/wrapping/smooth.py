@@ -5,8 +5,8 @@ kinks and its second derivative jumps where wrapping switches on and off, where 
 pair, and inside its iterations (fixed-count loops, tolerance tests). Gradient-based solvers need a path that is
 twice continuously differentiable, and cheap: smooth mode builds each wrap in closed form instead.
 
-- Each active wrap object adds to each straight segment of its point range the excess length Δ ≥ 0 of the
-  shortest path from one end of the segment to the other around the object's cross-section curve, when the
+- Each active wrap object adds to the first straight segment of its point range that it wraps (OpenSim's
+  mandatory wrap: one segment per wrap object) the excess length Δ ≥ 0 of the shortest path from one end of the segment to the other around the object's cross-section curve, when the
   segment passes through the object (OpenSim's test for spheres, ellipsoids and unconstrained cylinders): tangent,
   arc, tangent. For a cylinder (taken as infinite) that is the geodesic (the planar shortest path, unrolled with
   the axial distance); with a quadrant it goes round the quadrant's side when an end lies off that side. For a
@@ -16,12 +16,13 @@ twice continuously differentiable, and cheap: smooth mode builds each wrap in cl
   a quadrant in the plane through the segment leaning toward the quadrant's side (OpenSim, too, wraps in a plane
   through a surface point on the active side), which stays well defined when the segment passes the centre.
 - The switch is blended: a segment adds Δ · s(Δ / band), s the quintic smoothstep (0 below 0, 1 above 1,
-  C2). So a segment's length differs from its unblended wrap by at most max_x x (1 - s(x)) · band =
+  C2), and leaves the later segments of the range the weight 1 - s (so they take the wrap only as it leaves
+  this one). So a segment's length differs from its unblended wrap by at most max_x x (1 - s(x)) · band =
   `BLEND_BOUND` · band (about 0.35 band), and only while 0 < Δ < band; elsewhere it is exact. Δ vanishes
   quadratically in the tangent points' angle where the wrap switches on, so Δ s(Δ / band) joins 0 with
   vanishing derivatives up to the third: the length is C2 in q wherever the segment's geometry is.
-- What smooth mode does not reproduce (the user chooses it; `summary.md` says so): OpenSim's choice of
-  one segment per wrap object (smooth mode wraps every segment that passes through), its passes with several
+- What smooth mode does not reproduce (the user chooses it; `summary.md` says so): OpenSim's choice among
+  segments a wrap object does not pass through (the one lengthened least), its passes with several
   wrap objects on one segment (smooth mode adds their excesses independently), cylinder ends, its constrained
   cylinders' wraps of segments that do not cross them (the long way round), its iterative ellipsoid path, and
   the direction flip of an unconstrained wrap when the segment passes through the centre. Tori are not modelled in smooth mode (a clear error). The measured deviation from exact mode on arm26
@@ -76,9 +77,14 @@ class SmoothWrapping:
 
 
 def blended(excess, wraps, band: float):
-    """Δ s(Δ / band) where `wraps`, else 0."""
+    """(Δ s(Δ / band), s(Δ / band)) where `wraps`, else (0, 0): the blended excess and how far the wrap is engaged."""
     positive = ca.fmax(excess, 0)
-    return ca.if_else(wraps, positive * smoothstep(positive / band), 0)
+    engaged = ca.if_else(wraps, smoothstep(positive / band), 0)
+    return positive * engaged, engaged
+
+
+def _excess_function(name, p1, p2, excess, wraps, band):
+    return ca.Function(name, [p1, p2], list(blended(excess, wraps, band)), ["p1", "p2"], ["excess", "engaged"])
 
 
 def _planar(p1, p2, radius, long_way: bool):
@@ -125,7 +131,7 @@ def _flip(p, orientation):
 
 @lru_cache(maxsize=None)
 def cylinder_excess(radius: float, axis: int, sign: int, band: float) -> ca.Function:
-    """casadi Function (p1, p2) (wrap frame) -> the blended excess length of the segment over the infinite
+    """casadi Function (p1, p2) (wrap frame) -> (excess, engaged): the blended excess length of the segment over the infinite
     cylinder of `radius` about z; `sign` 0: unconstrained, else the path stays on the `sign` side of `axis`
     (a quadrant along the cylinder's axis constrains nothing)."""
     p1, p2 = ca.SX.sym("p1", 3), ca.SX.sym("p2", 3)
@@ -134,7 +140,7 @@ def cylinder_excess(radius: float, axis: int, sign: int, band: float) -> ca.Func
     theta, t1, t2, _ = _planar(_flip(p1[:2], orientation), _flip(p2[:2], orientation), radius, side is not None)
     planar = t1 + radius * theta + t2
     excess = ca.sqrt(planar ** 2 + (p2[2] - p1[2]) ** 2) - safe_norm(p2 - p1)
-    return ca.Function("smooth_cylinder_excess", [p1, p2], [blended(excess, wraps, band)], ["p1", "p2"], ["excess"])
+    return _excess_function("smooth_cylinder_excess", p1, p2, excess, wraps, band)
 
 
 def _plane_basis(p1, p2):
@@ -166,7 +172,7 @@ def sphere_excess(radius: float, axis: int, sign: int, band: float) -> ca.Functi
     t1 = safe_sqrt(ca.dot(p1, p1) - radius ** 2)
     t2 = safe_sqrt(ca.dot(p2, p2) - radius ** 2)
     excess = t1 + radius * theta + t2 - safe_norm(p2 - p1)
-    return ca.Function("smooth_sphere_excess", [p1, p2], [blended(excess, wraps, band)], ["p1", "p2"], ["excess"])
+    return _excess_function("smooth_sphere_excess", p1, p2, excess, wraps, band)
 
 
 def _side_plane_circle(p1, p2, sign: int, axis: int):
@@ -210,5 +216,4 @@ def ellipsoid_excess(radii: tuple[float, float, float], axis: int, sign: int, ba
         beta = beta1 + node * theta
         arc = arc + weight * theta * radius * safe_norm(scale * (-ca.sin(beta) * e1 + ca.cos(beta) * e2))
     excess = safe_norm(surface(beta1) - p1) + arc + safe_norm(p2 - surface(beta1 + theta)) - safe_norm(p2 - p1)
-    return ca.Function("smooth_ellipsoid_excess", [p1, p2], [blended(excess, wraps, band)], ["p1", "p2"],
-                       ["excess"])
+    return _excess_function("smooth_ellipsoid_excess", p1, p2, excess, wraps, band)
