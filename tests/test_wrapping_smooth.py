@@ -35,7 +35,7 @@ def test_unconstrained_sphere_is_opensims_great_circle_wrap():
         p1, p2 = rng.uniform(-0.15, 0.15, 3), rng.uniform(-0.15, 0.15, 3)
         reference = _exact_excess(exact, p1, p2)
         wrapped += reference > 0
-        errors.append(abs(float(smooth(p1, p2)) - reference))
+        errors.append(abs(float(smooth(p1, p2)[0]) - reference))
     assert wrapped > 20
     assert max(errors) < 1e-12
 
@@ -45,11 +45,24 @@ def test_cylinder_wrap_is_the_unrolled_geodesic():
     radius, d, rise = 0.02, 0.07, 0.03
     planar = 2 * math.sqrt(d * d - radius ** 2) + radius * (math.pi - 2 * math.acos(radius / d))
     expected = math.hypot(planar, rise) - math.hypot(2 * d, rise)
-    value = float(cylinder_excess(radius, 0, 0, 1e-12)([-d, 0, 0], [d, 0, rise]))
+    value = float(cylinder_excess(radius, 1.0, 0, 0, SmoothWrapping(1e-12))([-d, 0, 0], [d, 0, rise])[0])
     assert value == pytest.approx(expected, abs=1e-15)
     # With quadrant +y the path goes round the +y side; -y the other: the same length by symmetry.
-    assert float(cylinder_excess(radius, 1, 1, 1e-12)([-d, -0.001, 0], [d, -0.001, rise])) == pytest.approx(
-        float(cylinder_excess(radius, 1, -1, 1e-12)([-d, 0.001, 0], [d, 0.001, rise])), abs=1e-15)
+    assert float(cylinder_excess(radius, 1.0, 1, 1, SmoothWrapping(1e-12))([-d, -0.001, 0], [d, -0.001, rise])[0]) == pytest.approx(
+        float(cylinder_excess(radius, 1.0, 1, -1, SmoothWrapping(1e-12))([-d, 0.001, 0], [d, 0.001, rise])[0]), abs=1e-15)
+
+
+def test_cylinder_wrap_is_dropped_beyond_the_ends_as_opensims():
+    """Both tangent points beyond an end (2 mm fade): no wrap, as OpenSim's exact wrap; within the ends: the wrap."""
+    from trajopt.paths.wrapping.cylinder import cylinder_wrap
+
+    radius, length, d = 0.02, 0.1, 0.07
+    smooth, exact = cylinder_excess(radius, length, 0, 0, SmoothWrapping(1e-12)), cylinder_wrap(radius, length, 0, 0, True)
+    for height, wraps in ((0.02, True), (0.049, True), (0.053, False), (0.08, False)):
+        p1, p2 = np.array([-d, 0.001, height]), np.array([d, 0.001, height])
+        value, reference = float(smooth(p1, p2)[0]), _exact_excess(exact, p1, p2)
+        assert (reference > 0) == wraps and (value > 0) == wraps
+        assert value == pytest.approx(reference, abs=1e-12)
 
 
 def test_blend_stays_within_its_bound_and_is_twice_differentiable():
@@ -58,8 +71,8 @@ def test_blend_stays_within_its_bound_and_is_twice_differentiable():
     radius, band = 0.02, 1e-3
     s = ca.SX.sym("s")
     p1, p2 = ca.vertcat(-0.1, s, 0), ca.vertcat(0.1, s, 0.01)
-    blended = cylinder_excess(radius, 0, 0, band)(p1, p2)
-    raw = cylinder_excess(radius, 0, 0, 1e-15)(p1, p2)
+    blended = cylinder_excess(radius, 1.0, 0, 0, SmoothWrapping(band))(p1, p2)[0]
+    raw = cylinder_excess(radius, 1.0, 0, 0, SmoothWrapping(1e-15))(p1, p2)[0]
     f = ca.Function("f", [s], [blended, raw, ca.jacobian(blended, s), ca.hessian(blended, s)[0]])
     offsets = np.linspace(0.0, 0.0199, 2000)
     values = np.array([[float(v) for v in f(x)[:2]] for x in offsets])

@@ -295,6 +295,15 @@ def write_geometric_summary(folder, report: dict, command: str) -> Path:
                           f"{1000 * record['opensim_max_length_difference_m']:.3f} mm, tendon forces within "
                           f"{record['opensim_max_tendon_force_difference_N']:.3g} N "
                           f"(of {record['opensim_max_tendon_force_N']:.4g} N)."]
+    large = sorted({f"{muscle} in {name} ({value:.2f} mm)" for name, record in report.items()
+                    for muscle, value in record.get("paths", {}).get("max_length_difference_mm", {}).items()
+                    if value > 0.5})
+    if large:
+        lines += ["", "## Caveats", "",
+                  f"- Smooth mode departs from OpenSim's wrapped path by more than 0.5 mm for {', '.join(large)}: where "
+                  "a path's wrap objects act together (TRIlong: a cylinder and an ellipsoid on its shoulder segment, "
+                  "whose OpenSim passes smooth mode does not reproduce), or OpenSim's iterative ellipsoid path departs "
+                  "from smooth mode's plane section. The muscle forces above say what that does to the dynamics."]
     path = Path(folder) / "summary.md"
     path.write_text("\n".join(lines) + "\n")
     return path

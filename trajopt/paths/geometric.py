@@ -276,7 +276,7 @@ class GeometricPath:
         segments = self._segments(q)
         total = sum(weight * ca.norm_2(positions[j] - positions[i]) for i, j, weight in segments)
         for entry in self.wraps:
-            excess = entry.surface.smooth_excess(self.smoothing.band)
+            excess = entry.surface.smooth_excess(self.smoothing)
             if excess is None:
                 continue
             rotation, origin = entry.surface.frame(self.model, q)
@@ -404,7 +404,7 @@ def geometric_path(osim_model, muscle: str, wrapping: bool = True, smoothing=Non
     if smoothing is not None:
         for entry in path.wraps:
             try:
-                entry.surface.smooth_excess(smoothing.band)
+                entry.surface.smooth_excess(smoothing)
             except TrajoptInputError as error:
                 raise TrajoptInputError(f"{osim_model.spec.file}: muscle '{muscle}': {error}") from None
     return path

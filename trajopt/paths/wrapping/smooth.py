@@ -23,7 +23,7 @@ twice continuously differentiable, and cheap: smooth mode builds each wrap in cl
   vanishing derivatives up to the third: the length is C2 in q wherever the segment's geometry is.
 - What smooth mode does not reproduce (the user chooses it; `summary.md` says so): OpenSim's choice among
   segments a wrap object does not pass through (the one lengthened least), its passes with several
-  wrap objects on one segment (smooth mode adds their excesses independently), cylinder ends, its constrained
+  wrap objects on one segment (smooth mode adds their excesses independently), its constrained
   cylinders' wraps of segments that do not cross them (the long way round), its iterative ellipsoid path, and
   the direction flip of an unconstrained wrap when the segment passes through the centre. Tori are not modelled in smooth mode (a clear error). The measured deviation from exact mode on arm26
   is in `results/arm26_reaching/` and tests/test_wrapping_smooth.py.
@@ -65,10 +65,13 @@ class SmoothWrapping:
     within `BLEND_BOUND` * band (≈ 0.35 band) of its closed-form wrap."""
 
     band: float = 1e-4
+    end_width: float = 2e-3  # m: a cylinder's wrap fades out as both tangent points pass its ends, over this
 
     def __post_init__(self):
         if not self.band > 0:
             raise ValueError(f"SmoothWrapping: band must be > 0 m, got {self.band}")
+        if not self.end_width > 0:
+            raise ValueError(f"SmoothWrapping: end_width must be > 0 m, got {self.end_width}")
 
     @property
     def length_bound(self) -> float:
@@ -76,15 +79,17 @@ class SmoothWrapping:
         return BLEND_BOUND * self.band
 
 
-def blended(excess, wraps, band: float):
-    """(Δ s(Δ / band), s(Δ / band)) where `wraps`, else (0, 0): the blended excess and how far the wrap is engaged."""
+def blended(excess, wraps, band: float, kept=1):
+    """(Δ s(Δ / band) kept, s(Δ / band) kept) where `wraps`, else (0, 0): the blended excess and how far the wrap
+    is engaged; `kept` (0-1) fades it out (a cylinder's ends)."""
     positive = ca.fmax(excess, 0)
-    engaged = ca.if_else(wraps, smoothstep(positive / band), 0)
+    engaged = ca.if_else(wraps, smoothstep(positive / band), 0) * kept
     return positive * engaged, engaged
 
 
-def _excess_function(name, p1, p2, excess, wraps, band):
-    return ca.Function(name, [p1, p2], list(blended(excess, wraps, band)), ["p1", "p2"], ["excess", "engaged"])
+def _excess_function(name, p1, p2, excess, wraps, band, kept=1):
+    return ca.Function(name, [p1, p2], list(blended(excess, wraps, band, kept)), ["p1", "p2"],
+                       ["excess", "engaged"])
 
 
 def _planar(p1, p2, radius, long_way: bool):
@@ -130,17 +135,23 @@ def _flip(p, orientation):
 
 
 @lru_cache(maxsize=None)
-def cylinder_excess(radius: float, axis: int, sign: int, band: float) -> ca.Function:
-    """casadi Function (p1, p2) (wrap frame) -> (excess, engaged): the blended excess length of the segment over the infinite
-    cylinder of `radius` about z; `sign` 0: unconstrained, else the path stays on the `sign` side of `axis`
-    (a quadrant along the cylinder's axis constrains nothing)."""
+def cylinder_excess(radius: float, length: float, axis: int, sign: int, smoothing: SmoothWrapping) -> ca.Function:
+    """casadi Function (p1, p2) (wrap frame) -> (excess, engaged): the blended excess length of the segment over the
+    cylinder of `radius` about z; `sign` 0: unconstrained, else the path stays on the `sign` side of `axis` (a
+    quadrant along the cylinder's axis constrains nothing). As OpenSim, the wrap is dropped when both tangent points
+    lie beyond the cylinder's ends (`length`), here faded out over `smoothing.end_width`."""
     p1, p2 = ca.SX.sym("p1", 3), ca.SX.sym("p2", 3)
     side = None if sign == 0 or axis == 2 else ca.DM([sign if axis == 0 else 0, sign if axis == 1 else 0])
     orientation, wraps = _wrap_condition(p1[:2], p2[:2], radius, side)
     theta, t1, t2, _ = _planar(_flip(p1[:2], orientation), _flip(p2[:2], orientation), radius, side is not None)
     planar = t1 + radius * theta + t2
-    excess = ca.sqrt(planar ** 2 + (p2[2] - p1[2]) ** 2) - safe_norm(p2 - p1)
-    return _excess_function("smooth_cylinder_excess", p1, p2, excess, wraps, band)
+    rise = p2[2] - p1[2]
+    excess = ca.sqrt(planar ** 2 + rise ** 2) - safe_norm(p2 - p1)
+    # The unrolled geodesic rises linearly with the planar arc length: the tangent points' heights.
+    heights = [p1[2] + rise * arc / ca.fmax(planar, 1e-12) for arc in (t1, t1 + radius * theta)]
+    beyond = [smoothstep((ca.fabs(z) - 0.5 * length) / smoothing.end_width) for z in heights]
+    return _excess_function("smooth_cylinder_excess", p1, p2, excess, wraps, smoothing.band,
+                            1 - beyond[0] * beyond[1])
 
 
 def _plane_basis(p1, p2):

@@ -28,8 +28,8 @@ class Cylinder:
     def wrap_function(self, axis, sign, single_wrap, method):
         return cylinder_wrap(self.radius, self.length, axis, sign, single_wrap)
 
-    def smooth_excess(self, axis, sign, band):
-        return cylinder_excess(self.radius, axis, sign, band)
+    def smooth_excess(self, axis, sign, smoothing):
+        return cylinder_excess(self.radius, self.length, axis, sign, smoothing)
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,8 @@ class Sphere:
     def wrap_function(self, axis, sign, single_wrap, method):
         return sphere_wrap(self.radius, axis, sign)
 
-    def smooth_excess(self, axis, sign, band):
-        return sphere_excess(self.radius, axis, sign, band)
+    def smooth_excess(self, axis, sign, smoothing):
+        return sphere_excess(self.radius, axis, sign, smoothing.band)
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,8 @@ class Ellipsoid:
     def wrap_function(self, axis, sign, single_wrap, method):
         return ellipsoid_wrap(self.radii, axis, sign, method)
 
-    def smooth_excess(self, axis, sign, band):
-        return ellipsoid_excess(self.radii, axis, sign, band)
+    def smooth_excess(self, axis, sign, smoothing):
+        return ellipsoid_excess(self.radii, axis, sign, smoothing.band)
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class Torus:
     def wrap_function(self, axis, sign, single_wrap, method):
         return torus_wrap(self.inner_radius, self.outer_radius, axis, sign, single_wrap)
 
-    def smooth_excess(self, axis, sign, band):
+    def smooth_excess(self, axis, sign, smoothing):
         raise TrajoptInputError("smooth wrapping does not model WrapTorus (use the exact mode)")
 
 
@@ -76,7 +76,7 @@ class Inactive:
     def wrap_function(self, axis, sign, single_wrap, method):
         return None
 
-    def smooth_excess(self, axis, sign, band):
+    def smooth_excess(self, axis, sign, smoothing):
         return None
 
 
@@ -117,14 +117,14 @@ class WrapSurface:
         return PlacedWrap(self.shape.wrap_function(axis, sign, single_wrap, method), rotation, origin, first, last,
                           self.active)
 
-    def smooth_excess(self, band: float):
+    def smooth_excess(self, smoothing):
         """casadi Function (p1, p2) (wrap frame) -> the segment's blended excess length in smooth mode
         (`trajopt.paths.wrapping.smooth`), None for an inactive object."""
         if not self.active:
             return None
         axis, sign = quadrant_axis_sign(self.quadrant)
         try:
-            return self.shape.smooth_excess(axis, sign, float(band))
+            return self.shape.smooth_excess(axis, sign, smoothing)
         except TrajoptInputError as error:
             raise TrajoptInputError(f"wrap object '{self.name}': {error}") from None
 
