@@ -1,0 +1,314 @@
+"""Polynomial paths piecewise over the coordinate domain: cells between cut surfaces, one polynomial per cell.
+
+A single polynomial cannot follow a muscle length that jumps or kinks where OpenSim's path changes: a
+ConditionalPathPoint that joins the path at a coordinate value (2D_gait's rect_fem and vasti at the knee), a
+wrap object that starts or stops wrapping (arm26's BIClong and TRIlong at the shoulder). Here the coordinate box
+is cut along such surfaces and each cell gets its own stepwise polynomial (``trajopt.paths.fitting``).
+
+A ``Cut`` is the surface q_c = v(q_others), v a polynomial in other coordinates of the muscle (a constant for a
+conditional point's range bound). A configuration is above a cut when q_c >= v. The cuts of one muscle share
+their coordinate and must not cross inside the domain (layers along that coordinate): cell k is "above exactly k cuts", so k cuts give
+k + 1 polynomials. Lengths and moment arms (−∂l/∂q of the cell's polynomial) are discontinuous across a cut,
+as OpenSim's path is: fine for frame-by-frame analyses and for motions that stay on one side, a kink or jump
+for gradient-based optimal control that crosses it.
+
+Where the cuts come from: ``conditional_point_cuts`` reads a conditional point's range bounds from the model;
+``locate_jump_cut`` finds a length jump along lines of one coordinate (scan, then bisection on any
+lengths-and-moment-arms callable, e.g. the model's geometric paths) and fits the jump points as a polynomial
+in the other coordinates.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import casadi
+import numpy as np
+
+from trajopt.errors import TrajoptInputError
+from trajopt.paths.domain import PathDomain
+from trajopt.paths.fitting import (StepwiseSettings, crossed_coordinates, fit_polynomial_path, monomial_exponents,
+                                   monomials)
+from trajopt.paths.polynomial import PolynomialPath, PolynomialPaths, polynomial_value
+
+FORMAT = "trajopt.domain_piecewise_paths/1"
+
+
+@dataclass(frozen=True)
+class Cut:
+    """The surface ``coordinate`` = Σ_k c_k Π_j others_j^e_kj (a constant when ``others`` is empty)."""
+
+    coordinate: str
+    others: tuple[str, ...] = ()
+    exponents: tuple[tuple[int, ...], ...] = ((),)
+    coefficients: tuple[float, ...] = (0.0,)
+    source: str = ""
+
+    def __post_init__(self):
+        if len(self.exponents) != len(self.coefficients) or any(len(e) != len(self.others) for e in self.exponents):
+            raise TrajoptInputError(f"cut on '{self.coordinate}': exponents {self.exponents} do not match "
+                                    f"coefficients {self.coefficients} and coordinates {self.others}")
+        if self.coordinate in self.others:
+            raise TrajoptInputError(f"cut on '{self.coordinate}' cannot depend on '{self.coordinate}'")
+
+    @classmethod
+    def at(cls, coordinate: str, value: float, source: str = "") -> Cut:
+        """The plane q_coordinate = value."""
+        return cls(coordinate, (), ((),), (float(value),), source)
+
+    @property
+    def coordinates(self) -> tuple[str, ...]:
+        return (self.coordinate, *self.others)
+
+    def value(self, q: np.ndarray, names) -> np.ndarray:
+        """v(q_others) at configurations ``q`` (samples x ``names``)."""
+        q = np.atleast_2d(np.asarray(q, dtype=float))
+        names = tuple(names)
+        others = q[:, [names.index(c) for c in self.others]] if self.others else np.zeros((len(q), 0))
+        return monomials(others, np.array(self.exponents, dtype=int).reshape(len(self.exponents), -1)) @ np.array(
+            self.coefficients)
+
+    def above(self, q: np.ndarray, names) -> np.ndarray:
+        """True where q_coordinate >= v(q_others)."""
+        q = np.atleast_2d(np.asarray(q, dtype=float))
+        return q[:, tuple(names).index(self.coordinate)] >= self.value(q, names)
+
+    def above_symbolic(self, q, names):
+        """1 where q_coordinate >= v(q_others) for a symbolic column ``q`` over ``names``."""
+        names = tuple(names)
+        others = casadi.vertcat(*[q[names.index(c)] for c in self.others]) if self.others else casadi.SX(0, 1)
+        return q[names.index(self.coordinate)] >= polynomial_value(others, self.exponents, self.coefficients)
+
+    def to_json(self) -> dict:
+        return {"coordinate": self.coordinate, "others": list(self.others),
+                "exponents": [list(map(int, e)) for e in self.exponents],
+                "coefficients": [float(c) for c in self.coefficients], "source": self.source}
+
+    @classmethod
+    def from_json(cls, data: dict, source: str = "<dict>") -> Cut:
+        try:
+            return cls(str(data["coordinate"]), tuple(map(str, data["others"])),
+                       tuple(tuple(int(e) for e in row) for row in data["exponents"]),
+                       tuple(float(c) for c in data["coefficients"]), str(data.get("source", "")))
+        except (KeyError, TypeError, ValueError) as error:
+            raise TrajoptInputError(f"{source}: cut {data!r} is malformed: {error}") from None
+
+
+@dataclass(frozen=True)
+class DomainPiecewisePath:
+    """One muscle: polynomial ``pieces[k]`` holds where a configuration is above exactly k of ``cuts``."""
+
+    muscle: str
+    coordinates: tuple[str, ...]
+    cuts: tuple[Cut, ...]
+    pieces: tuple[PolynomialPath, ...]
+
+    def __post_init__(self):
+        if len(self.pieces) != len(self.cuts) + 1:
+            raise TrajoptInputError(f"path '{self.muscle}': {len(self.cuts)} cuts need {len(self.cuts) + 1} "
+                                    f"pieces, got {len(self.pieces)}")
+        for cut in self.cuts:
+            missing = [c for c in cut.coordinates if c not in self.coordinates]
+            if missing:
+                raise TrajoptInputError(f"path '{self.muscle}': cut on '{cut.coordinate}' uses {missing}, not among "
+                                        f"its coordinates {list(self.coordinates)}")
+        if len({cut.coordinate for cut in self.cuts}) > 1:
+            raise TrajoptInputError(f"path '{self.muscle}': its cuts must share one coordinate (layers along it), "
+                                    f"got {sorted({cut.coordinate for cut in self.cuts})}")
+        for piece in self.pieces:
+            if piece.coordinates != self.coordinates:
+                raise TrajoptInputError(f"path '{self.muscle}': a piece has coordinates {piece.coordinates}, "
+                                        f"expected {self.coordinates}")
+
+    @property
+    def ranges(self) -> tuple[tuple[float, float], ...]:
+        return self.pieces[0].ranges
+
+    @property
+    def terms(self) -> int:
+        return sum(len(p.coefficients) for p in self.pieces)
+
+    def cell(self, q: np.ndarray) -> np.ndarray:
+        """Cell index (number of cuts below the configuration) of each row of ``q`` (samples x coordinates)."""
+        q = np.atleast_2d(np.asarray(q, dtype=float))
+        return sum((cut.above(q, self.coordinates).astype(int) for cut in self.cuts), np.zeros(len(q), dtype=int))
+
+    @cached_property
+    def length_function(self) -> casadi.Function:
+        """Named Function q -> length (the polynomial of the cell q lies in)."""
+        q = casadi.SX.sym("q", len(self.coordinates))
+        cell = 0
+        for cut in self.cuts:
+            cell = cell + cut.above_symbolic(q, self.coordinates)
+        length = polynomial_value(q, self.pieces[-1].exponents, self.pieces[-1].coefficients)
+        for k in range(len(self.pieces) - 2, -1, -1):
+            piece = self.pieces[k]
+            length = casadi.if_else(cell <= k, polynomial_value(q, piece.exponents, piece.coefficients), length)
+        safe = re.sub(r"\W", "_", self.muscle)
+        return casadi.Function(f"{safe}_length", [q], [length], ["q"], ["length"])
+
+    def evaluate(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Lengths (samples,) and moment arms −∂l/∂q (samples x coordinates) of each configuration's cell."""
+        q = np.atleast_2d(np.asarray(q, dtype=float))
+        cells = self.cell(q)
+        lengths, arms = np.empty(len(q)), np.empty(q.shape)
+        for k, piece in enumerate(self.pieces):
+            rows = cells == k
+            if rows.any():
+                lengths[rows], arms[rows] = piece.evaluate(q[rows])
+        return lengths, arms
+
+    def to_json(self) -> dict:
+        return {"muscle": self.muscle, "coordinates": list(self.coordinates), "cuts": [c.to_json() for c in self.cuts],
+                "pieces": [p.to_json() for p in self.pieces]}
+
+    @classmethod
+    def from_json(cls, data: dict, source: str = "<dict>") -> DomainPiecewisePath:
+        try:
+            return cls(str(data["muscle"]), tuple(map(str, data["coordinates"])),
+                       tuple(Cut.from_json(c, source) for c in data["cuts"]),
+                       tuple(PolynomialPath.from_json(p, source) for p in data["pieces"]))
+        except (KeyError, TypeError) as error:
+            raise TrajoptInputError(f"{source}: path entry {data.get('muscle', '?')!r} is malformed: {error}") from None
+
+
+class DomainPiecewisePaths:
+    """The domain-piecewise paths of a model's muscles (``trajopt.musculoskeletal.MusclePaths``)."""
+
+    def __init__(self, paths, model: str = "", domain: PathDomain | None = None):
+        self._paths = {path.muscle: path for path in paths}
+        self.model = model
+        self._domain = domain
+
+    def __getitem__(self, muscle: str) -> DomainPiecewisePath:
+        try:
+            return self._paths[muscle]
+        except KeyError:
+            raise TrajoptInputError(f"no path for muscle '{muscle}' (have {', '.join(self._paths)})") from None
+
+    def __iter__(self):
+        return iter(self._paths.values())
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    @property
+    def muscles(self) -> tuple[str, ...]:
+        return tuple(self._paths)
+
+    @property
+    def coordinates(self) -> tuple[str, ...]:
+        names: dict[str, None] = {}
+        for path in self:
+            names.update(dict.fromkeys(path.coordinates))
+        return tuple(names)
+
+    @property
+    def domain(self) -> PathDomain:
+        """The domain the paths were fitted on (the box of the paths' ranges when none was stored)."""
+        if self._domain is not None:
+            return self._domain
+        return PolynomialPaths([p.pieces[0] for p in self]).domain
+
+    def check_domain(self, q, coordinates, times=None, where: str = "motion") -> None:
+        PolynomialPaths([p.pieces[0] for p in self], self.model, self._domain).check_domain(q, coordinates, times,
+                                                                                              where)
+
+    def lengths_and_moment_arms_function(self, coordinates: tuple[str, ...] | None = None) -> casadi.Function:
+        """Named Function q -> (lengths (muscles), moment_arms (muscles x coordinates)) over ``coordinates``."""
+        coordinates = tuple(coordinates or self.coordinates)
+        q = casadi.SX.sym("q", len(coordinates))
+        lengths = []
+        for path in self:
+            missing = [c for c in path.coordinates if c not in coordinates]
+            if missing:
+                raise TrajoptInputError(f"path '{path.muscle}' needs coordinates {missing} not in {list(coordinates)}")
+            lengths.append(path.length_function(casadi.vertcat(*[q[coordinates.index(c)] for c in path.coordinates])))
+        lengths = casadi.vertcat(*lengths)
+        return casadi.Function("lengths_and_moment_arms", [q], [lengths, -casadi.jacobian(lengths, q)], ["q"],
+                               ["lengths", "moment_arms"])
+
+    def save(self, file) -> None:
+        data = {"format": FORMAT, "model": self.model}
+        if self._domain is not None:
+            data["domain"] = self._domain.to_json()
+        data["paths"] = [path.to_json() for path in self]
+        text = json.dumps(data, indent=1)
+        text = re.sub(r"\[\s*([-+0-9.eE,\s]+?)\s*\]", lambda m: "[" + re.sub(r"\s+", " ", m.group(1)) + "]", text)
+        Path(file).parent.mkdir(parents=True, exist_ok=True)
+        Path(file).write_text(text + "\n")
+
+    @classmethod
+    def load(cls, file) -> DomainPiecewisePaths:
+        file = Path(file)
+        try:
+            data = json.loads(file.read_text())
+        except OSError as error:
+            raise TrajoptInputError(f"{file}: cannot read domain-piecewise paths ({error.strerror})") from None
+        except json.JSONDecodeError as error:
+            raise TrajoptInputError(f"{file}: not valid JSON (line {error.lineno}: {error.msg})") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise TrajoptInputError(f"{file}: not a domain-piecewise paths file (expected format '{FORMAT}')")
+        domain = None if data.get("domain") is None else PathDomain.from_json(data["domain"], str(file))
+        return cls([DomainPiecewisePath.from_json(p, str(file)) for p in data["paths"]], data.get("model", ""), domain)
+
+
+def fit_domain_pieces(samples, cuts: dict, settings: StepwiseSettings, ranges: dict | None = None,
+                      coordinates: dict | None = None, model: str = "", progress=None
+                      ) -> tuple[DomainPiecewisePaths, dict]:
+    """Fit every muscle of ``samples`` (``PathSamples``), cell by cell along ``cuts`` (muscle -> tuple of
+    ``Cut``; muscles without cuts get one polynomial). ``coordinates``: muscle -> coordinates (default
+    ``crossed_coordinates`` plus the cuts' coordinates); ``ranges``: coordinate -> (low, high) of the domain
+    (default: the samples' extent). Returns the paths and each muscle's fitting time (s)."""
+    paths, seconds = [], {}
+    for muscle in samples.muscles:
+        muscle_cuts = tuple(cuts.get(muscle, ()))
+        names = (coordinates or {}).get(muscle) or crossed_coordinates(samples, muscle)
+        extra = [c for cut in muscle_cuts for c in cut.coordinates if c not in names]
+        names = tuple(c for c in samples.coordinates if c in set(names) | set(extra))
+        columns = samples.columns(names)
+        q = samples.q[:, columns]
+        lengths, arms = samples.muscle(muscle)
+        extent = [(q[:, i].min(), q[:, i].max()) for i in range(len(names))]
+        box = [(ranges or {}).get(c, extent[i]) for i, c in enumerate(names)]
+        start = time.perf_counter()
+        shell = DomainPiecewisePath(muscle, names, muscle_cuts, tuple(
+            PolynomialPath(muscle, names, (), (), tuple(box)) for _ in range(len(muscle_cuts) + 1)))
+        cells = shell.cell(q)
+        pieces = []
+        for k in range(len(muscle_cuts) + 1):
+            rows = cells == k
+            if rows.sum() < 2:
+                raise TrajoptInputError(f"path '{muscle}': cell {k} of its cuts holds {int(rows.sum())} samples")
+            pieces.append(fit_polynomial_path(muscle, names, q[rows], lengths[rows], arms[rows][:, columns],
+                                              settings, None, box))
+        paths.append(DomainPiecewisePath(muscle, names, muscle_cuts, tuple(pieces)))
+        seconds[muscle] = time.perf_counter() - start
+        if progress is not None:
+            progress(f"fitted {muscle}: {len(pieces)} cells, {paths[-1].terms} terms ({seconds[muscle]:.2f} s)")
+    return DomainPiecewisePaths(paths, model), seconds
+
+
+def conditional_point_cuts(osim_model, muscle: str, ranges: dict, margin: float = 1e-6) -> tuple[Cut, ...]:
+    """Planes at the range bounds of ``muscle``'s ConditionalPathPoints that lie inside ``ranges``
+    (coordinate -> (low, high)), sorted by coordinate and value; coordinates outside ``ranges`` are ignored."""
+    from trajopt.osim.spec import ConditionalPathPoint
+
+    values = {}
+    for point in osim_model.muscle(muscle).path.points:
+        if not isinstance(point, ConditionalPathPoint):
+            continue
+        name = point.coordinate.split("/")[-1]
+        if name not in ranges:
+            continue
+        low, high = ranges[name]
+        for bound in point.range:
+            if low + margin < bound < high - margin:
+                values.setdefault((name, round(float(bound), 12)), point.name)
+    return tuple(Cut.at(name, value, f"ConditionalPathPoint {point} range bound")
+                 for (name, value), point in sorted(values.items()))
