@@ -33,7 +33,9 @@ from trajopt.io.output import default_output
 from trajopt.io import read_table
 from trajopt.opensim_reference import run_opensim_task
 from trajopt.osim.function_based_paths import read_function_based_path_set
+from trajopt.osim import load_osim
 from trajopt.paths.domain import PathDomain
+from trajopt.paths.domain_pieces import conditional_point_cuts, fit_domain_pieces, geometric_jump_cuts
 from trajopt.paths.fitting import ACCURATE, fit_paths
 from trajopt.paths.refit import motion_domain
 from trajopt.paths.samples import PathSamples
@@ -113,8 +115,10 @@ def _opensim_fitter(request: dict) -> dict:
 
 def run_case(name: str, model: Path, domain: PathDomain, train_count: int, heldout_count: int, sampler,
              muscles=None, opensim_same_samples: bool = True, moco: bool = False, motion_every: int = 50,
-             opensim_fitter: bool = True, progress=print) -> dict:
-    """Sample, fit (trajopt, OpenSim's fitter, optionally Moco's shipped set) and score on held-out samples."""
+             opensim_fitter: bool = True, cuts=None, margin: float = 0.0, progress=print) -> dict:
+    """Sample, fit (trajopt, OpenSim's fitter, optionally Moco's shipped set) and score on held-out samples;
+    ``cuts(crossed) -> {muscle: cuts}`` adds trajopt's domain-piecewise fit (training samples within ``margin``
+    of a cut left out)."""
     coordinates = domain.coordinates
     start = time.perf_counter()
     cache = Path("/tmp") / f"trajopt_path_fits_samples_{name}_{domain.key()}_{train_count}_{heldout_count}"
@@ -137,6 +141,8 @@ def run_case(name: str, model: Path, domain: PathDomain, train_count: int, heldo
                            paths.muscles, crossed), {p.muscle: p.report.terms for p in paths}, sum(seconds.values()))
     results = {"trajopt": ours, "sampling_seconds": sampling, "train": train.size, "heldout": heldout.size,
                "crossed": crossed, "paths": paths}
+    if cuts is not None:
+        results["trajopt pieces"] = _pieces(train, heldout, cuts(crossed), ranges, crossed, margin, progress)
     out = Path("/tmp") / f"trajopt_path_fits_{name.replace(' ', '_')}"
     if opensim_same_samples:
         request = {"model": str(model), "coordinates": np.array(coordinates), "configurations": train.q,
@@ -159,6 +165,43 @@ def run_case(name: str, model: Path, domain: PathDomain, train_count: int, heldo
         results["moco"] = _function_based(WALK3D_PATHS, coordinates, heldout, crossed)
         results["moco"].note = "shipped with Moco's example3DWalking"
     return results
+
+
+def _pieces(train, heldout, cuts: dict, ranges, crossed, margin, progress) -> Scores:
+    """Domain-piecewise fit (``trajopt.paths.domain_pieces``): cells between each muscle's cuts, one polynomial
+    for muscles without cuts (the same fit as trajopt's)."""
+    paths, seconds = fit_domain_pieces(train, cuts, ACCURATE, ranges=ranges, coordinates=crossed, progress=progress,
+                                       margin=margin)
+    scores = Scores(seconds=sum(seconds.values()))
+    for path in paths:
+        columns = heldout.columns(path.coordinates)
+        lengths, arms = path.evaluate(heldout.q[:, columns])
+        true_lengths, true_arms = heldout.muscle(path.muscle)
+        ok = np.isfinite(true_lengths) & np.all(np.isfinite(true_arms), axis=1)
+        scores.length[path.muscle] = float(np.sqrt(np.mean((lengths[ok] - true_lengths[ok]) ** 2)))
+        scores.arm[path.muscle] = float(np.sqrt(np.mean((arms[ok] - true_arms[ok][:, columns]) ** 2)))
+        scores.terms[path.muscle] = path.terms
+    scores.note = (f"training samples within {np.rad2deg(margin):.3g} deg of a cut left out; " if margin else "") + \
+        "cells between cuts: " + "; ".join(
+        f"{p.muscle} at {p.cuts[0].coordinate} = {', '.join(f'{np.rad2deg(c.coefficients[0]):.2f}' for c in p.cuts)} deg"
+        for p in paths if p.cuts)
+    return scores
+
+
+def _conditional_cuts(model: Path, domain: PathDomain):
+    """Cuts at the range bounds of each muscle's ConditionalPathPoints inside the domain (2D_gait)."""
+    osim = load_osim(model)
+    ranges = {c: tuple(domain.ranges[i]) for i, c in enumerate(domain.coordinates)}
+    return lambda crossed: {m: conditional_point_cuts(osim, m, {c: ranges[c] for c in names})
+                            for m, names in crossed.items()}
+
+
+def _jump_cuts(model: Path, domain: PathDomain, coordinate: str = "r_shoulder_elev"):
+    """Cuts where the geometric path's length jumps along ``coordinate`` (arm26's wrap switches at the shoulder)."""
+    osim = load_osim(model)
+    ranges = {c: tuple(domain.ranges[i]) for i, c in enumerate(domain.coordinates)}
+    return lambda crossed: {m: geometric_jump_cuts(osim, m, names, coordinate, ranges)
+                            for m, names in crossed.items() if coordinate in names}
 
 
 def _row(case: str, method: str, scores: Scores, muscles: int) -> str:
@@ -186,7 +229,7 @@ def write_summary(out: Path, cases: dict, load: str) -> Path:
              "|---|---|---|---|---|---|---|---|---|---|"]
     for case, result in cases.items():
         muscles = len(result["trajopt"].length)
-        for method in ("trajopt", "opensim", "moco"):
+        for method in ("trajopt", "trajopt pieces", "opensim", "moco"):
             if method in result:
                 lines.append(_row(f"{case} ({result['train']} train / {result['heldout']} held-out)", method,
                                   result[method], muscles))
@@ -244,11 +287,13 @@ def main(argv=None) -> int:
     if "arm26" in args.cases:
         sampler = OpenSimPathSampler(ARM26, progress=None)
         domain = PathDomain.box(sampler.coordinates, sampler.coordinate_ranges(sampler.coordinates), "ranges")
-        cases["arm26 ranges"] = run_case("arm26", ARM26, domain, 3000, 600, sampler)
+        cases["arm26 ranges"] = run_case("arm26", ARM26, domain, 3000, 600, sampler, cuts=_jump_cuts(ARM26, domain),
+                                         margin=np.deg2rad(1.0))
     if "gait2d" in args.cases:
         sampler = OpenSimPathSampler(GAIT2D, progress=None)
         domain = PathDomain.box(sampler.coordinates, sampler.coordinate_ranges(sampler.coordinates), "ranges")
-        cases["gait2d ranges"] = run_case("gait2d", GAIT2D, domain, 3000, 600, sampler)
+        cases["gait2d ranges"] = run_case("gait2d", GAIT2D, domain, 3000, 600, sampler,
+                                          cuts=_conditional_cuts(GAIT2D, domain))
     for case in ("walk3d", "walk3d-band"):
         if case not in args.cases:
             continue
@@ -271,7 +316,7 @@ def main(argv=None) -> int:
                        if key != "paths"}
         saved[case]["load"] = load
     store.write_text(json.dumps(saved, indent=1))
-    cases = {case: {key: (Scores(**value) if key in ("trajopt", "opensim", "moco") else value)
+    cases = {case: {key: (Scores(**value) if key in ("trajopt", "trajopt pieces", "opensim", "moco") else value)
                     for key, value in result.items()} for case, result in saved.items()}
     loads = ", ".join(sorted({result["load"] for result in cases.values()}))
     summary = write_summary(args.out, cases, f"load average during the runs {loads}")

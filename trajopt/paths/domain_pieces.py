@@ -259,12 +259,14 @@ class DomainPiecewisePaths:
 
 
 def fit_domain_pieces(samples, cuts: dict, settings: StepwiseSettings, ranges: dict | None = None,
-                      coordinates: dict | None = None, model: str = "", progress=None
+                      coordinates: dict | None = None, model: str = "", progress=None, margin: float = 0.0
                       ) -> tuple[DomainPiecewisePaths, dict]:
     """Fit every muscle of ``samples`` (``PathSamples``), cell by cell along ``cuts`` (muscle -> tuple of
     ``Cut``; muscles without cuts get one polynomial). ``coordinates``: muscle -> coordinates (default
     ``crossed_coordinates`` plus the cuts' coordinates); ``ranges``: coordinate -> (low, high) of the domain
-    (default: the samples' extent). Returns the paths and each muscle's fitting time (s)."""
+    (default: the samples' extent). ``margin`` (units of the cut coordinate): training samples closer than this
+    to a cut are left out (beside a cusp, as arm26's BIClong at -78.4 deg shoulder elevation, −∂l/∂q diverges
+    and would dominate the least squares). Returns the paths and each muscle's fitting time (s)."""
     paths, seconds = [], {}
     for muscle in samples.muscles:
         muscle_cuts = tuple(cuts.get(muscle, ()))
@@ -280,9 +282,12 @@ def fit_domain_pieces(samples, cuts: dict, settings: StepwiseSettings, ranges: d
         shell = DomainPiecewisePath(muscle, names, muscle_cuts, tuple(
             PolynomialPath(muscle, names, (), (), tuple(box)) for _ in range(len(muscle_cuts) + 1)))
         cells = shell.cell(q)
+        kept = np.ones(len(q), dtype=bool)
+        for cut in muscle_cuts:
+            kept &= np.abs(q[:, names.index(cut.coordinate)] - cut.value(q, names)) >= margin
         pieces = []
         for k in range(len(muscle_cuts) + 1):
-            rows = cells == k
+            rows = (cells == k) & kept
             if rows.sum() < 2:
                 raise TrajoptInputError(f"path '{muscle}': cell {k} of its cuts holds {int(rows.sum())} samples")
             pieces.append(fit_polynomial_path(muscle, names, q[rows], lengths[rows], arms[rows][:, columns],
@@ -312,3 +317,117 @@ def conditional_point_cuts(osim_model, muscle: str, ranges: dict, margin: float 
                 values.setdefault((name, round(float(bound), 12)), point.name)
     return tuple(Cut.at(name, value, f"ConditionalPathPoint {point} range bound")
                  for (name, value), point in sorted(values.items()))
+
+
+def _deviation(differences: np.ndarray) -> np.ndarray:
+    """Each length difference minus the median of its (up to four) neighbours along the last axis."""
+    n = differences.shape[-1]
+    out = np.zeros_like(differences)
+    for k in range(n):
+        neighbours = [j for j in (k - 2, k - 1, k + 1, k + 2) if 0 <= j < n]
+        out[..., k] = differences[..., k] - np.median(differences[..., neighbours], axis=-1)
+    return out
+
+
+def length_jumps(lengths, lines: np.ndarray, threshold: float = 2.5e-4, refinements: int = 10
+                 ) -> list[np.ndarray]:
+    """Where the length jumps along each line: ``lines`` (lines x points x coordinates) are configurations in
+    order, ``lengths`` maps configurations (samples x coordinates) to lengths (samples,). A step whose length
+    change differs from its neighbours' by more than ``threshold`` (m) holds a jump (or a cusp: a continuous
+    peak where −∂l/∂q diverges); that step and its two neighbours are narrowed ``refinements`` times to the
+    quarter with the largest change. Returns per line the jump configurations (midpoints of the final
+    intervals), in line order."""
+    lines = np.asarray(lines, dtype=float)
+    count, points, k = lines.shape
+    values = np.asarray(lengths(lines.reshape(-1, k)), dtype=float).reshape(count, points)
+    deviation = np.abs(_deviation(np.diff(values, axis=1)))
+    found = []  # (line, start configuration, end configuration)
+    for i in range(count):
+        flagged = np.flatnonzero(deviation[i] > threshold)
+        for j in flagged:  # the most deviating step of each run of neighbouring flagged steps
+            if (j - 1 in flagged and deviation[i, j - 1] >= deviation[i, j]) or (
+                    j + 1 in flagged and deviation[i, j + 1] > deviation[i, j]):
+                continue
+            found.append((i, lines[i, max(j - 1, 0)], lines[i, min(j + 2, points - 1)]))
+    if not found:
+        return [np.zeros((0, k)) for _ in range(count)]
+    starts = np.array([f[1] for f in found])
+    ends = np.array([f[2] for f in found])
+    fractions = np.linspace(0.0, 1.0, 5)
+    for _ in range(refinements):
+        grid = starts[:, None, :] + fractions[None, :, None] * (ends - starts)[:, None, :]
+        steps = np.diff(np.asarray(lengths(grid.reshape(-1, k)), dtype=float).reshape(len(found), 5), axis=1)
+        quarter = np.argmax(np.abs(steps), axis=1)
+        rows = np.arange(len(found))
+        starts, ends = grid[rows, quarter], grid[rows, quarter + 1]
+    middles = 0.5 * (starts + ends)
+    return [middles[[n for n, f in enumerate(found) if f[0] == i]] for i in range(count)]
+
+
+def locate_jump_cuts(lengths, coordinates, coordinate: str, ranges: dict, lines: int = 5, step: float = np.deg2rad(0.5),
+                     threshold: float = 2.5e-4, max_degree: int = 4, tolerance: float = 1e-4, source: str = ""
+                     ) -> tuple[Cut, ...]:
+    """Cuts along the length jumps of one muscle in ``coordinate``: ``lines`` lines through the box
+    ``ranges`` (coordinate -> (low, high)) in ``coordinate`` (points ``step`` apart), at Latin-hypercube values
+    of the other ``coordinates``; each line must cross the same number of jumps (the k-th jumps of all lines
+    form cut k, fitted as a polynomial in the other coordinates of degree <= ``max_degree``, grown until the jump
+    points are within ``tolerance``). ``lengths``: configurations (samples x ``coordinates``) -> lengths."""
+    coordinates = tuple(coordinates)
+    others = tuple(c for c in coordinates if c != coordinate)
+    low, high = ranges[coordinate]
+    along = np.linspace(low, high, int(np.ceil((high - low) / step)) + 1)
+    rng = np.random.default_rng(0)
+    at = np.column_stack([ranges[c][0] + (ranges[c][1] - ranges[c][0]) * (rng.permutation(lines) + 0.5) / lines
+                          for c in others]) if others else np.zeros((lines, 0))
+    grid = np.empty((lines, len(along), len(coordinates)))
+    for j, name in enumerate(coordinates):
+        grid[:, :, j] = along[None, :] if name == coordinate else at[:, others.index(name)][:, None]
+    jumps = length_jumps(lengths, grid, threshold)
+    counts = {len(j) for j in jumps}
+    if len(counts) != 1:
+        raise TrajoptInputError(f"{source or 'path'}: lines in '{coordinate}' cross {sorted(len(j) for j in jumps)} "
+                                f"length jumps; the jumps do not form layers a cut can follow")
+    column = coordinates.index(coordinate)
+    cuts = []
+    for n in range(counts.pop()):
+        points = np.array([j[n] for j in jumps])
+        values = points[:, column]
+        x = points[:, [coordinates.index(c) for c in others]]
+        fit, error = None, np.inf
+        for degree in range(max_degree + 1):
+            exponents = monomial_exponents(len(others), degree)
+            if len(exponents) > len(points):
+                break
+            coefficients = np.linalg.lstsq(monomials(x, exponents), values, rcond=None)[0]
+            fit, error = (exponents, coefficients), float(np.max(np.abs(monomials(x, exponents) @ coefficients - values)))
+            if error <= tolerance:
+                break
+        if error > tolerance:
+            raise TrajoptInputError(f"{source or 'path'}: jump {n + 1} in '{coordinate}' is no polynomial of degree "
+                                    f"<= {max_degree} in {list(others)} within {tolerance} (off by {error:.3g})")
+        exponents, coefficients = fit
+        used = others if len(exponents) > 1 else ()  # a constant: the plane q = value
+        cuts.append(Cut(coordinate, used, tuple(tuple(int(e) for e in row[:len(used)]) for row in exponents),
+                        tuple(float(c) for c in coefficients), f"length jump {source}".strip()))
+    return tuple(cuts)
+
+
+def geometric_jump_cuts(osim_model, muscle: str, coordinates, coordinate: str, ranges: dict, lines: int = 3,
+                        threshold: float = 2.5e-4) -> tuple[Cut, ...]:
+    """``locate_jump_cuts`` on the model's own geometric path of ``muscle`` (wrapping as OpenSim computes it,
+    ``trajopt.paths.geometric``): lines in ``coordinate`` through the box ``ranges``, the model's other
+    coordinates at their defaults."""
+    from trajopt.paths.geometric import geometric_path
+
+    model = osim_model.multibody
+    coordinates = tuple(coordinates)
+    q = casadi.SX.sym("q", model.nq)
+    function = casadi.Function("length", [q], [geometric_path(osim_model, muscle).length(q)])
+    columns = [model.coordinate_index(c) for c in coordinates]
+
+    def lengths(values: np.ndarray) -> np.ndarray:
+        full = np.tile(np.asarray(model.default_q(), dtype=float), (len(values), 1))
+        full[:, columns] = values
+        return np.asarray(function.map(len(values))(full.T)).ravel()
+
+    return locate_jump_cuts(lengths, coordinates, coordinate, ranges, lines, threshold=threshold, source=muscle)
