@@ -301,8 +301,10 @@ def fit_domain_pieces(samples, cuts: dict, settings: StepwiseSettings, ranges: d
 
 def conditional_point_cuts(osim_model, muscle: str, ranges: dict, margin: float = 1e-6) -> tuple[Cut, ...]:
     """Planes at the range bounds of ``muscle``'s ConditionalPathPoints that lie inside ``ranges``
-    (coordinate -> (low, high)), sorted by coordinate and value; coordinates outside ``ranges`` are ignored."""
+    (coordinate -> (low, high)), widened by OpenSim's tolerance (a point is on the path while low - 1e-5 <= q
+    <= high + 1e-5), sorted by coordinate and value; coordinates outside ``ranges`` are ignored."""
     from trajopt.osim.spec import ConditionalPathPoint
+    from trajopt.paths.geometric import CONDITIONAL_RANGE_TOLERANCE
 
     values = {}
     for point in osim_model.muscle(muscle).path.points:
@@ -312,9 +314,9 @@ def conditional_point_cuts(osim_model, muscle: str, ranges: dict, margin: float 
         if name not in ranges:
             continue
         low, high = ranges[name]
-        for bound in point.range:
-            if low + margin < bound < high - margin:
-                values.setdefault((name, round(float(bound), 12)), point.name)
+        for bound, widen in zip(point.range, (-CONDITIONAL_RANGE_TOLERANCE, CONDITIONAL_RANGE_TOLERANCE)):
+            if low + margin < bound + widen < high - margin:
+                values.setdefault((name, float(bound) + widen), point.name)
     return tuple(Cut.at(name, value, f"ConditionalPathPoint {point} range bound")
                  for (name, value), point in sorted(values.items()))
 
