@@ -14,6 +14,10 @@ results/path_fits/ is regenerated with ``--out results/path_fits``). Cases:
   (25 samples per frame of the walking motion, ±10 deg; frames thinned, see the table) because its cost on the
   full 40-coordinate model is far above trajopt's sampler; its paths are then scored on the same held-out set.
 
+arm26 and 2D_gait also get trajopt's domain-piecewise fit (``trajopt.paths.domain_pieces``, rows "trajopt
+pieces"): arm26 cut where the geometric path's length jumps along the shoulder angle (wrap switches, located on
+trajopt's geometric paths), 2D_gait at the range bounds of its ConditionalPathPoints.
+
 Held-out errors: RMS over a muscle's held-out samples of the length and of the moment arms about the
 coordinates it crosses (mm); a muscle meets the targets with length <= 0.5 mm and moment arm <= 1 mm.
 """
@@ -223,6 +227,10 @@ def write_summary(out: Path, cases: dict, load: str) -> Path:
              "degree grown to 9, training RMS <= 0.25 / 0.5 mm). OpenSim: PolynomialPathFitter defaults (orders 2-6,",
              "tolerances 0.1 mm). Terms: nonzero coefficients. Fit time: trajopt's fitting only (samples given);",
              "OpenSim's `run()` includes its own evaluation of the geometric paths at every frame and sample.",
+             "trajopt pieces: `trajopt.paths.domain_pieces`, the coordinate box cut where a muscle's path changes",
+             "(arm26: where the geometric path's length jumps along the shoulder angle, training samples within 1 deg",
+             "of a cut left out; 2D_gait: ConditionalPathPoint range bounds), one `ACCURATE` polynomial per cell;",
+             "muscles without cuts: one polynomial as trajopt's row. Fit time: the whole set's.",
              f"Timings on a shared 2-core machine ({load}); treat them as rough.", "",
              "| case | method | muscles meeting targets | median length RMS (mm) | max length RMS (mm) | "
              "median moment-arm RMS (mm) | max moment-arm RMS (mm) | mean terms | fit time (s) | note |",
@@ -235,9 +243,12 @@ def write_summary(out: Path, cases: dict, load: str) -> Path:
                                   result[method], muscles))
     lines += ["", "Notes:",
               "- Muscles missing the targets have discontinuous or switching OpenSim geometry: wrap objects that switch",
-              "  (arm26 BIClong at 31 deg and TRIlong at 70 deg shoulder elevation: length jumps of 1.8 and 2.9 mm;",
-              "  walk3d glmax, iliacus, psoas, vaslat), ConditionalPathPoints (2D_gait rect_fem, vasti). No single",
-              "  polynomial follows a jump; motion refits (`trajopt.paths.refit`) fall back to pieces along the motion.",
+              "  (arm26 BIClong at 31 deg and TRIlong at 41.6, 70.8 and 144.6 deg shoulder elevation: length jumps of",
+              "  1.7, 2.0, 2.7 and 7.9 mm; walk3d glmax, iliacus, psoas, vaslat), ConditionalPathPoints (2D_gait",
+              "  rect_fem, vasti). No single polynomial follows a jump; motion refits (`trajopt.paths.refit`) fall back",
+              "  to pieces along the motion. Cells between cuts (trajopt pieces) follow them; arm26's wrapped paths",
+              "  also have cusps (BIClong at -78.4 deg, TRIlong at 113-118 deg) where the moment arm diverges",
+              "  (-dl/dq beyond 100 mm within 0.1 deg), which no polynomial cell follows.",
               "- walk3d is sampled per leg over that leg's 6 coordinates; the two legs are mirror images, hence the",
               "  equal trajopt rows. Moco's set was fitted around its walking motion with the mtp joints locked, so it",
               "  misses the mtp dependence of the toe muscles (ehl, fdl, fhl, edl) in these domains (mtp sampled ±10 deg",
@@ -248,12 +259,19 @@ def write_summary(out: Path, cases: dict, load: str) -> Path:
               "[das3_serratus.md](das3_serratus.md).", ""]
     for case, result in cases.items():
         table = [f"# {case}: held-out RMS per muscle (mm)", "",
-                 "| muscle | coordinates | trajopt terms | trajopt length | trajopt moment arm | OpenSim terms | "
-                 "OpenSim length | OpenSim moment arm |" + (" Moco length | Moco moment arm |" if "moco" in result else ""),
-                 "|---|---|---|---|---|---|---|---|" + ("---|---|" if "moco" in result else "")]
+                 "| muscle | coordinates | trajopt terms | trajopt length | trajopt moment arm | "
+                 + ("pieces terms | pieces length | pieces moment arm | " if "trajopt pieces" in result else "")
+                 + "OpenSim terms | OpenSim length | OpenSim moment arm |"
+                 + (" Moco length | Moco moment arm |" if "moco" in result else ""),
+                 "|---|---|---|---|---|---|---|---|" + ("---|---|---|" if "trajopt pieces" in result else "")
+                 + ("---|---|" if "moco" in result else "")]
         for muscle in result["trajopt"].length:
             cells = [muscle, ", ".join(result["crossed"][muscle]), str(result["trajopt"].terms[muscle])]
             cells += [f"{result['trajopt'].length[muscle] * 1e3:.3f}", f"{result['trajopt'].arm[muscle] * 1e3:.3f}"]
+            if "trajopt pieces" in result:
+                pieces = result["trajopt pieces"]
+                cells += [str(pieces.terms[muscle]), f"{pieces.length[muscle] * 1e3:.3f}",
+                          f"{pieces.arm[muscle] * 1e3:.3f}"]
             if "opensim" in result:
                 cells += [str(result["opensim"].terms.get(muscle, "")), f"{result['opensim'].length[muscle] * 1e3:.3f}",
                           f"{result['opensim'].arm[muscle] * 1e3:.3f}"]
