@@ -8,8 +8,8 @@ import pytest
 from conftest import ROOT
 from trajopt.errors import TrajoptInputError
 from trajopt.osim import load_osim
-from trajopt.paths.domain_pieces import (Cut, DomainPiecewisePath, DomainPiecewisePaths, conditional_point_cuts, fit_domain_pieces,
-                                         geometric_jump_cuts, locate_jump_cuts)
+from trajopt.paths.domain_pieces import (Cut, DomainPiecewisePath, DomainPiecewisePaths, conditional_point_cuts,
+                                         fit_domain_pieces, geometric_jump_cuts, locate_jump_cuts)
 from trajopt.paths.fitting import ACCURATE, fit_paths
 from trajopt.paths.polynomial import PolynomialPath
 from trajopt.paths.geometric_sampling import sample_geometric_paths

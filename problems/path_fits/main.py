@@ -189,11 +189,16 @@ def _pieces(train, heldout, cuts: dict, ranges, crossed, margin, progress) -> Sc
         scores.length[path.muscle] = float(np.sqrt(np.mean((lengths[ok] - true_lengths[ok]) ** 2)))
         scores.arm[path.muscle] = float(np.sqrt(np.mean((arms[ok] - true_arms[ok][:, columns]) ** 2)))
         scores.terms[path.muscle] = path.terms
-    scores.note = (f"training samples within {np.rad2deg(margin):.3g} deg of a cut left out; " if margin else "") + \
-        "cells between cuts: " + "; ".join(
-        f"{p.muscle} at {p.cuts[0].coordinate} = {', '.join(f'{np.rad2deg(c.coefficients[0]):.2f}' for c in p.cuts)} deg"
-        for p in paths if p.cuts)
+    cells = "; ".join(f"{p.muscle} at {p.cuts[0].coordinate} = {', '.join(_cut_text(c) for c in p.cuts)} deg"
+                      for p in paths if p.cuts)
+    left_out = f"training samples within {np.rad2deg(margin):.3g} deg of a cut left out; " if margin else ""
+    scores.note = f"{left_out}cells between cuts: {cells}"
     return scores
+
+
+def _cut_text(cut) -> str:
+    """A cut's value in degrees, or the polynomial's arguments when it is no constant."""
+    return f"v({', '.join(cut.others)})" if cut.others else f"{np.rad2deg(cut.coefficients[0]):.2f}"
 
 
 def _conditional_cuts(model: Path, domain: PathDomain):

@@ -7,15 +7,15 @@ is cut along such surfaces and each cell gets its own stepwise polynomial (``tra
 
 A ``Cut`` is the surface q_c = v(q_others), v a polynomial in other coordinates of the muscle (a constant for a
 conditional point's range bound). A configuration is above a cut when q_c >= v. The cuts of one muscle share
-their coordinate and must not cross inside the domain (layers along that coordinate): cell k is "above exactly k cuts", so k cuts give
-k + 1 polynomials. Lengths and moment arms (−∂l/∂q of the cell's polynomial) are discontinuous across a cut,
-as OpenSim's path is: fine for frame-by-frame analyses and for motions that stay on one side, a kink or jump
-for gradient-based optimal control that crosses it.
+their coordinate and must not cross inside the domain (layers along that coordinate): cell k is "above exactly
+k cuts", so k cuts give k + 1 polynomials. Lengths and moment arms (−∂l/∂q of the cell's polynomial) are
+discontinuous across a cut, as OpenSim's path is: fine for frame-by-frame analyses and for motions that stay
+on one side, a kink or jump for gradient-based optimal control that crosses it.
 
 Where the cuts come from: ``conditional_point_cuts`` reads a conditional point's range bounds from the model;
-``locate_jump_cut`` finds a length jump along lines of one coordinate (scan, then bisection on any
-lengths-and-moment-arms callable, e.g. the model's geometric paths) and fits the jump points as a polynomial
-in the other coordinates.
+``locate_jump_cuts`` finds the length jumps (and cusps) along lines of one coordinate (a scan, then a
+refinement on any lengths callable; ``geometric_jump_cuts``: the model's geometric paths) and fits each jump's
+points as a polynomial in the other coordinates.
 """
 
 from __future__ import annotations
@@ -401,7 +401,8 @@ def locate_jump_cuts(lengths, coordinates, coordinate: str, ranges: dict, lines:
             if len(exponents) > len(points):
                 break
             coefficients = np.linalg.lstsq(monomials(x, exponents), values, rcond=None)[0]
-            fit, error = (exponents, coefficients), float(np.max(np.abs(monomials(x, exponents) @ coefficients - values)))
+            error = float(np.max(np.abs(monomials(x, exponents) @ coefficients - values)))
+            fit = (exponents, coefficients)
             if error <= tolerance:
                 break
         if error > tolerance:
