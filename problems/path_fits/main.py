@@ -14,6 +14,10 @@ results/path_fits/ is regenerated with ``--out results/path_fits``). Cases:
   (25 samples per frame of the walking motion, ±10 deg; frames thinned, see the table) because its cost on the
   full 40-coordinate model is far above trajopt's sampler; its paths are then scored on the same held-out set.
 
+Cases ``arm26-geometric`` and ``gait2d-geometric`` (not in the default list) sample trajopt's geometric paths
+instead (no OpenSim; the same lengths, moment arms −∂l/∂q where OpenSim's sampler gives computeMomentArm) and
+skip OpenSim's fitter.
+
 arm26 and 2D_gait also get trajopt's domain-piecewise fit (``trajopt.paths.domain_pieces``, rows "trajopt
 pieces"): arm26 cut where the geometric path's length jumps along the shoulder angle (wrap switches, located on
 trajopt's geometric paths), 2D_gait at the range bounds of its ConditionalPathPoints.
@@ -41,6 +45,7 @@ from trajopt.osim import load_osim
 from trajopt.paths.domain import PathDomain
 from trajopt.paths.domain_pieces import conditional_point_cuts, fit_domain_pieces, geometric_jump_cuts
 from trajopt.paths.fitting import ACCURATE, fit_paths
+from trajopt.paths.geometric_sampling import GeometricPathSampler
 from trajopt.paths.refit import motion_domain
 from trajopt.paths.samples import PathSamples
 from trajopt.tools.path_sampling import OpenSimPathSampler
@@ -258,8 +263,11 @@ def write_summary(out: Path, cases: dict, load: str) -> Path:
               "  to pieces along the motion. Cells between cuts (trajopt pieces) follow them. arm26's wrapped paths",
               "  also have cusps (BIClong at -78.4 deg, TRIlong at 113 and 118 deg) where -dl/dq diverges (beyond",
               "  100 mm within 0.1 deg) while OpenSim's computeMomentArm, the held-out values here, stays bounded:",
-              "  against -dl/dq of the geometric paths (what trajopt's dynamics use) the pieces' moment-arm RMS over",
-              "  the whole range stays above 1 mm for BIClong and TRIlong, most of it within 1 deg of the cuts.",
+              "  against -dl/dq of the geometric paths (what trajopt's dynamics use; the 'geometric paths' rows) the",
+              "  pieces' moment-arm RMS over the whole range stays above 1 mm for BIClong and TRIlong.",
+              "- 'geometric paths' cases: sampled on trajopt's geometric paths (`--cases arm26-geometric",
+              "  gait2d-geometric`), lengths equal to OpenSim's, moment arms -dl/dq; same configurations as the",
+              "  OpenSim cases; OpenSim's fitter not run.",
               "- walk3d is sampled per leg over that leg's 6 coordinates; the two legs are mirror images, hence the",
               "  equal trajopt rows. Moco's set was fitted around its walking motion with the mtp joints locked, so it",
               "  misses the mtp dependence of the toe muscles (ehl, fdl, fhl, edl) in these domains (mtp sampled ±10 deg",
@@ -303,7 +311,8 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=default_output("path_fits"),
                         help="results folder (default ./trajopt_results/path_fits)")
     parser.add_argument("--cases", nargs="+", default=["arm26", "gait2d", "walk3d", "walk3d-band"],
-                        help="cases to run ('none': only rewrite the summary from OUT/cases.json)")
+                        help="cases to run ('none': only rewrite the summary from OUT/cases.json; also "
+                             "'arm26-geometric', 'gait2d-geometric': sampled on trajopt's geometric paths)")
     parser.add_argument("--walk3d-samples", type=int, default=1500, help="training samples per leg (held-out: a fifth)")
     parser.add_argument("--sides", nargs="+", default=["r", "l"], help="walk3d legs to run (each is its own case)")
     parser.add_argument("--no-opensim-fitter", action="store_true", help="walk3d: skip OpenSim's PolynomialPathFitter")
@@ -322,6 +331,13 @@ def main(argv=None) -> int:
         domain = PathDomain.box(sampler.coordinates, sampler.coordinate_ranges(sampler.coordinates), "ranges")
         cases["gait2d ranges"] = run_case("gait2d", GAIT2D, domain, 3000, 600, sampler,
                                           cuts=_conditional_cuts(GAIT2D, domain))
+    for name, model, cuts in (("arm26", ARM26, _jump_cuts), ("gait2d", GAIT2D, _conditional_cuts)):
+        if f"{name}-geometric" not in args.cases:
+            continue
+        sampler = GeometricPathSampler(model, progress=None)
+        domain = PathDomain.box(sampler.coordinates, sampler.coordinate_ranges(sampler.coordinates), "ranges")
+        cases[f"{name} ranges (geometric paths)"] = run_case(f"{name}-geometric", model, domain, 3000, 600, sampler,
+                                                            opensim_fitter=False, cuts=cuts(model, domain))
     for case in ("walk3d", "walk3d-band"):
         if case not in args.cases:
             continue
