@@ -7,7 +7,8 @@ import pytest
 
 from conftest import ROOT
 from trajopt.errors import TrajoptInputError
-from trajopt.osim import load_osim
+from trajopt.osim import OsimIgnoredWarning, load_osim
+from trajopt.paths.domain import PathDomainError
 from trajopt.paths.domain_pieces import (Cut, DomainPiecewisePath, DomainPiecewisePaths, conditional_point_cuts,
                                          fit_domain_pieces, geometric_jump_cuts, locate_jump_cuts)
 from trajopt.paths.fitting import ACCURATE, fit_paths
@@ -68,7 +69,8 @@ def test_jumps_that_are_no_layers_are_refused():
 
 @pytest.fixture(scope="module")
 def gait2d_fit():
-    osim = load_osim(GAIT2D)
+    with pytest.warns(OsimIgnoredWarning):  # 2D_gait's contact derivative_smoothing, unused here
+        osim = load_osim(GAIT2D)
     coordinates = ("hip_flexion_r", "knee_angle_r")
     box = np.array([[-1.0471975511965976, 2.0943951023931953], [-2.0943951023931953, 0.17453292519943295]])
     muscles = ("rect_fem_r", "vasti_r")
@@ -117,6 +119,11 @@ def test_saved_paths_and_their_function_agree(gait2d_fit, tmp_path):
         expected_lengths, expected_arms = paths[muscle].evaluate(held.q[:, held.columns(paths[muscle].coordinates)])
         assert np.abs(lengths[:, i] - expected_lengths).max() < 1e-12
         assert np.abs(arms[:, i, held.columns(paths[muscle].coordinates)] - expected_arms).max() < 1e-10
+    loaded.check_domain(held.q[:3], coordinates)
+    outside = held.q[:1].copy()
+    outside[0, coordinates.index("knee_angle_r")] = 0.5  # the knee's range ends at 10 deg
+    with pytest.raises(PathDomainError, match="knee_angle_r"):
+        loaded.check_domain(outside, coordinates)
     box = ((0.0, 1.0), (0.0, 1.0))
     pieces = (PolynomialPath("x", ("a", "b"), ((0, 0),), (1.0,), box),) * 3
     with pytest.raises(TrajoptInputError, match="cuts must share one coordinate"):
