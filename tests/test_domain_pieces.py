@@ -59,6 +59,19 @@ def test_cut_follows_an_analytic_jump_surface_and_cells_are_exact():
     assert np.sqrt(np.mean((single["m"].evaluate(held)[0] - true_lengths) ** 2)) > 2e-4  # one polynomial cannot
 
 
+def test_kink_is_where_the_tangents_meet():
+    """A 40 mm moment-arm jump without a length jump along a = 0.3 + 0.1 b: found only with kink_threshold."""
+    def lengths(q):
+        a, b = q[:, 0], q[:, 1]
+        return 0.3 + 0.01 * a + 0.05 * a**2 + 0.02 * np.abs(a - 0.3 - 0.1 * b) + 0.01 * b
+
+    ranges = {"a": (-1.0, 1.0), "b": (-1.0, 1.0)}
+    assert locate_jump_cuts(lengths, NAMES, "a", ranges, lines=5, step=0.01) == ()
+    cuts = locate_jump_cuts(lengths, NAMES, "a", ranges, lines=5, step=0.01, kink_threshold=2e-3)
+    assert len(cuts) == 1 and cuts[0].exponents == ((0,), (1,))
+    assert np.allclose(cuts[0].coefficients, (0.3, 0.1), atol=1e-9, rtol=0)
+
+
 def test_jumps_that_are_no_layers_are_refused():
     def lengths(q):  # a jump along a closed curve: lines cross it twice or not at all
         return np.where(q[:, 0] ** 2 + q[:, 1] ** 2 < 0.25, 1e-3, 0.0)

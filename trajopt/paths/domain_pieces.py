@@ -366,14 +366,63 @@ def length_jumps(lengths, lines: np.ndarray, threshold: float = 2.5e-4, refineme
     return [middles[[n for n, f in enumerate(found) if f[0] == i]] for i in range(count)]
 
 
+def length_kinks(lengths, lines: np.ndarray, column: int, threshold: float = 2e-3, jump_threshold: float = 2.5e-4,
+                 refinements: int = 8) -> list[np.ndarray]:
+    """Where the moment arm −∂l/∂q about the line's coordinate (``column``) jumps by more than ``threshold`` (m)
+    while the length does not (a kink), along each line of ``lines`` (lines x points x coordinates, only
+    ``column`` varying, evenly spaced). The slope change at a point is compared with its neighbours'; a kink is
+    then placed where the tangent lines of the two sides meet, ``refinements`` times on windows a quarter as
+    wide. Returns per line the kink configurations, in line order."""
+    lines = np.asarray(lines, dtype=float)
+    count, points, k = lines.shape
+    h = lines[0, 1, column] - lines[0, 0, column]
+    values = np.asarray(lengths(lines.reshape(-1, k)), dtype=float).reshape(count, points)
+    steps = np.diff(values, axis=1)
+    jumps = np.abs(_deviation(steps)) > jump_threshold
+    bends = np.abs(_deviation(np.diff(steps / h, axis=1)))  # at interior points 1..points-2
+    found = []  # (line, location along the coordinate)
+    for i in range(count):
+        flagged = [j for j in np.flatnonzero(bends[i] > threshold)
+                   if 2 <= j + 1 <= points - 3 and not jumps[i, max(j - 1, 0):j + 3].any()]
+        for j in flagged:  # the largest bend of each run of neighbouring flagged points
+            if (j - 1 in flagged and bends[i, j - 1] >= bends[i, j]) or (
+                    j + 1 in flagged and bends[i, j + 1] > bends[i, j]):
+                continue
+            found.append((i, lines[i, j + 1, column]))
+    result = [[] for _ in range(count)]
+    if not found:
+        return [np.zeros((0, k)) for _ in range(count)]
+    rows = np.array([f[0] for f in found])
+    centres = np.array([f[1] for f in found])
+    width = h
+    for _ in range(refinements + 1):
+        offsets = np.array([-2.0, -1.0, 1.0, 2.0]) * width
+        grid = np.repeat(lines[rows, :1, :], 4, axis=1)
+        grid[:, :, column] = centres[:, None] + offsets[None, :]
+        l = np.asarray(lengths(grid.reshape(-1, k)), dtype=float).reshape(len(found), 4)
+        left, right = (l[:, 1] - l[:, 0]) / width, (l[:, 3] - l[:, 2]) / width
+        bend = np.where(np.abs(left - right) > 1e-12, left - right, np.inf)
+        # tangent lines l0 + left (t - t1) and l2 + right (t - t2) meet at t
+        meet = (l[:, 2] - l[:, 1] + left * offsets[1] - right * offsets[2]) / bend
+        centres = centres + np.clip(np.nan_to_num(meet), -width, width)
+        width /= 4.0
+    for n, (i, _) in enumerate(found):
+        point = lines[i, 0].copy()
+        point[column] = centres[n]
+        result[i].append(point)
+    return [np.array(r).reshape(-1, k) for r in result]
+
+
 def locate_jump_cuts(lengths, coordinates, coordinate: str, ranges: dict, lines: int = 5, step: float = np.deg2rad(0.5),
-                     threshold: float = 2.5e-4, max_degree: int = 4, tolerance: float = 1e-4, source: str = ""
-                     ) -> tuple[Cut, ...]:
+                     threshold: float = 2.5e-4, max_degree: int = 4, tolerance: float = 1e-4, source: str = "",
+                     kink_threshold: float | None = None) -> tuple[Cut, ...]:
     """Cuts along the length jumps of one muscle in ``coordinate``: ``lines`` lines through the box
     ``ranges`` (coordinate -> (low, high)) in ``coordinate`` (points ``step`` apart), at Latin-hypercube values
     of the other ``coordinates``; each line must cross the same number of jumps (the k-th jumps of all lines
     form cut k, fitted as a polynomial in the other coordinates of degree <= ``max_degree``, grown until the jump
-    points are within ``tolerance``). ``lengths``: configurations (samples x ``coordinates``) -> lengths."""
+    points are within ``tolerance``). With ``kink_threshold`` (m), kinks (``length_kinks``: the moment arm
+    about ``coordinate`` jumps by more) are cut too. ``lengths``: configurations (samples x ``coordinates``)
+    -> lengths."""
     coordinates = tuple(coordinates)
     others = tuple(c for c in coordinates if c != coordinate)
     low, high = ranges[coordinate]
@@ -385,6 +434,11 @@ def locate_jump_cuts(lengths, coordinates, coordinate: str, ranges: dict, lines:
     for j, name in enumerate(coordinates):
         grid[:, :, j] = along[None, :] if name == coordinate else at[:, others.index(name)][:, None]
     jumps = length_jumps(lengths, grid, threshold)
+    if kink_threshold is not None:
+        column = coordinates.index(coordinate)
+        kinks = length_kinks(lengths, grid, column, kink_threshold, threshold)
+        jumps = [np.vstack([j, b])[np.argsort(np.concatenate([j[:, column], b[:, column]]))]
+                 for j, b in zip(jumps, kinks)]
     counts = {len(j) for j in jumps}
     if len(counts) != 1:
         raise TrajoptInputError(f"{source or 'path'}: lines in '{coordinate}' cross {sorted(len(j) for j in jumps)} "
@@ -397,7 +451,7 @@ def locate_jump_cuts(lengths, coordinates, coordinate: str, ranges: dict, lines:
         x = points[:, [coordinates.index(c) for c in others]]
         fit, error = None, np.inf
         for degree in range(max_degree + 1):
-            exponents = monomial_exponents(len(others), degree)
+            exponents = monomial_exponents(len(others), degree) if others else np.zeros((1, 0), dtype=int)
             if len(exponents) > len(points):
                 break
             coefficients = np.linalg.lstsq(monomials(x, exponents), values, rcond=None)[0]
@@ -416,21 +470,28 @@ def locate_jump_cuts(lengths, coordinates, coordinate: str, ranges: dict, lines:
 
 
 def geometric_jump_cuts(osim_model, muscle: str, coordinates, coordinate: str, ranges: dict, lines: int = 3,
-                        threshold: float = 2.5e-4) -> tuple[Cut, ...]:
+                        threshold: float = 2.5e-4, couplings=(), kink_threshold: float | None = None
+                        ) -> tuple[Cut, ...]:
     """``locate_jump_cuts`` on the model's own geometric path of ``muscle`` (wrapping as OpenSim computes it,
     ``trajopt.paths.geometric``): lines in ``coordinate`` through the box ``ranges``, the model's other
-    coordinates at their defaults."""
+    coordinates at their defaults, dependent coordinates of ``couplings`` (CoordinateCouplerConstraints, as
+    ``trajopt.osim.operators.load_processed`` returns them) following their independent coordinate."""
     from trajopt.paths.geometric import geometric_path
 
     model = osim_model.multibody
     coordinates = tuple(coordinates)
-    q = casadi.SX.sym("q", model.nq)
-    function = casadi.Function("length", [q], [geometric_path(osim_model, muscle).length(q)])
-    columns = [model.coordinate_index(c) for c in coordinates]
+    sampled = casadi.SX.sym("q", len(coordinates))
+    entries = [casadi.SX(v) for v in model.default_q()]
+    for k, name in enumerate(coordinates):
+        entries[model.coordinate_index(name)] = sampled[k]
+    for coupling in couplings:
+        entries[model.coordinate_index(coupling.dependent)] = coupling.value(
+            entries[model.coordinate_index(coupling.independent)])
+    length = geometric_path(osim_model, muscle).length(casadi.vertcat(*entries))
+    function = casadi.Function("length", [sampled], [length])
 
     def lengths(values: np.ndarray) -> np.ndarray:
-        full = np.tile(np.asarray(model.default_q(), dtype=float), (len(values), 1))
-        full[:, columns] = values
-        return np.asarray(function.map(len(values))(full.T)).ravel()
+        return np.asarray(function.map(len(values))(np.asarray(values, dtype=float).T)).ravel()
 
-    return locate_jump_cuts(lengths, coordinates, coordinate, ranges, lines, threshold=threshold, source=muscle)
+    return locate_jump_cuts(lengths, coordinates, coordinate, ranges, lines, threshold=threshold, source=muscle,
+                            kink_threshold=kink_threshold)
