@@ -159,3 +159,25 @@ def test_biclong_wrap_switch_is_where_opensims_length_jumps(opensim_task):
     # OpenSim's length jumps (1.67 mm in the scan) within ±1e-6 rad of the cut, and changes little elsewhere
     assert abs(lengths[2] - lengths[1]) > 1.5e-3
     assert abs(lengths[1] - lengths[0]) < 1e-4 and abs(lengths[3] - lengths[2]) < 1e-4
+
+
+def test_walk3d_vaslat_kink_is_where_opensims_moment_arm_flips(opensim_task):
+    """vaslat_r's knee moment arm flips sign near 138 deg (its wrap switches sides) with a continuous length."""
+    from trajopt.osim.operators import load_processed
+    from trajopt.tools.path_sampling import sample_paths
+
+    model = ROOT / "problems" / "walk3d" / "subject_walk_scaled.osim"
+    with pytest.warns(OsimIgnoredWarning):
+        osim, couplings = load_processed(model)
+    knee = osim.multibody.coordinates[osim.multibody.coordinate_index("knee_angle_r")]
+    ranges = {"knee_angle_r": tuple(knee.range)}
+    assert geometric_jump_cuts(osim, "vaslat_r", ("knee_angle_r",), "knee_angle_r", ranges, couplings=couplings) == ()
+    cuts = geometric_jump_cuts(osim, "vaslat_r", ("knee_angle_r",), "knee_angle_r", ranges, couplings=couplings,
+                               kink_threshold=2e-3)
+    assert len(cuts) == 1 and abs(np.rad2deg(cuts[0].coefficients[0]) - 138.39) < 0.01
+    q = cuts[0].coefficients[0] + np.array([[-2e-3], [-1e-5], [1e-5], [2e-3]])
+    theirs = sample_paths(model, ("knee_angle_r",), q, ("vaslat_r",), progress=None)
+    lengths, arms = theirs.lengths[:, 0], theirs.moment_arms[:, 0, 0]
+    # OpenSim: the moment arm jumps (about -24 to +23 mm) within ±1e-5 rad of the cut, the length does not
+    assert arms[1] < -0.02 and arms[2] > 0.02 and abs(arms[0] - arms[1]) < 1e-3 and abs(arms[3] - arms[2]) < 1e-3
+    assert abs(lengths[2] - lengths[1]) < 1e-6
