@@ -14,6 +14,14 @@ results/path_fits/ is regenerated with ``--out results/path_fits``). Cases:
   (25 samples per frame of the walking motion, ±10 deg; frames thinned, see the table) because its cost on the
   full 40-coordinate model is far above trajopt's sampler; its paths are then scored on the same held-out set.
 
+Cases ``arm26-geometric`` and ``gait2d-geometric`` (not in the default list) sample trajopt's geometric paths
+instead (no OpenSim; the same lengths, moment arms −∂l/∂q where OpenSim's sampler gives computeMomentArm) and
+skip OpenSim's fitter.
+
+arm26 and 2D_gait also get trajopt's domain-piecewise fit (``trajopt.paths.domain_pieces``, rows "trajopt
+pieces"): arm26 cut where the geometric path's length jumps along the shoulder angle (wrap switches, located on
+trajopt's geometric paths), 2D_gait at the range bounds of its ConditionalPathPoints.
+
 Held-out errors: RMS over a muscle's held-out samples of the length and of the moment arms about the
 coordinates it crosses (mm); a muscle meets the targets with length <= 0.5 mm and moment arm <= 1 mm.
 """
@@ -33,8 +41,11 @@ from trajopt.io.output import default_output
 from trajopt.io import read_table
 from trajopt.opensim_reference import run_opensim_task
 from trajopt.osim.function_based_paths import read_function_based_path_set
+from trajopt.osim import load_osim
 from trajopt.paths.domain import PathDomain
+from trajopt.paths.domain_pieces import conditional_point_cuts, fit_domain_pieces, geometric_jump_cuts
 from trajopt.paths.fitting import ACCURATE, fit_paths
+from trajopt.paths.geometric_sampling import GeometricPathSampler
 from trajopt.paths.refit import motion_domain
 from trajopt.paths.samples import PathSamples
 from trajopt.tools.path_sampling import OpenSimPathSampler
@@ -113,8 +124,10 @@ def _opensim_fitter(request: dict) -> dict:
 
 def run_case(name: str, model: Path, domain: PathDomain, train_count: int, heldout_count: int, sampler,
              muscles=None, opensim_same_samples: bool = True, moco: bool = False, motion_every: int = 50,
-             opensim_fitter: bool = True, progress=print) -> dict:
-    """Sample, fit (trajopt, OpenSim's fitter, optionally Moco's shipped set) and score on held-out samples."""
+             opensim_fitter: bool = True, cuts=None, margin: float = 0.0, progress=print) -> dict:
+    """Sample, fit (trajopt, OpenSim's fitter, optionally Moco's shipped set) and score on held-out samples;
+    ``cuts(crossed) -> {muscle: cuts}`` adds trajopt's domain-piecewise fit (training samples within ``margin``
+    of a cut left out)."""
     coordinates = domain.coordinates
     start = time.perf_counter()
     cache = Path("/tmp") / f"trajopt_path_fits_samples_{name}_{domain.key()}_{train_count}_{heldout_count}"
@@ -137,6 +150,12 @@ def run_case(name: str, model: Path, domain: PathDomain, train_count: int, heldo
                            paths.muscles, crossed), {p.muscle: p.report.terms for p in paths}, sum(seconds.values()))
     results = {"trajopt": ours, "sampling_seconds": sampling, "train": train.size, "heldout": heldout.size,
                "crossed": crossed, "paths": paths}
+    if cuts is not None:
+        located = time.perf_counter()
+        muscle_cuts = cuts(crossed)
+        located = time.perf_counter() - located
+        results["trajopt pieces"] = _pieces(train, heldout, muscle_cuts, ranges, crossed, margin, progress)
+        results["trajopt pieces"].note = f"cuts found in {located:.0f} s; " + results["trajopt pieces"].note
     out = Path("/tmp") / f"trajopt_path_fits_{name.replace(' ', '_')}"
     if opensim_same_samples:
         request = {"model": str(model), "coordinates": np.array(coordinates), "configurations": train.q,
@@ -161,6 +180,48 @@ def run_case(name: str, model: Path, domain: PathDomain, train_count: int, heldo
     return results
 
 
+def _pieces(train, heldout, cuts: dict, ranges, crossed, margin, progress) -> Scores:
+    """Domain-piecewise fit (``trajopt.paths.domain_pieces``): cells between each muscle's cuts, one polynomial
+    for muscles without cuts (the same fit as trajopt's)."""
+    paths, seconds = fit_domain_pieces(train, cuts, ACCURATE, ranges=ranges, coordinates=crossed, progress=progress,
+                                       margin=margin)
+    scores = Scores(seconds=sum(seconds.values()))
+    for path in paths:
+        columns = heldout.columns(path.coordinates)
+        lengths, arms = path.evaluate(heldout.q[:, columns])
+        true_lengths, true_arms = heldout.muscle(path.muscle)
+        ok = np.isfinite(true_lengths) & np.all(np.isfinite(true_arms), axis=1)
+        scores.length[path.muscle] = float(np.sqrt(np.mean((lengths[ok] - true_lengths[ok]) ** 2)))
+        scores.arm[path.muscle] = float(np.sqrt(np.mean((arms[ok] - true_arms[ok][:, columns]) ** 2)))
+        scores.terms[path.muscle] = path.terms
+    cells = "; ".join(f"{p.muscle} at {p.cuts[0].coordinate} = {', '.join(_cut_text(c) for c in p.cuts)} deg"
+                      for p in paths if p.cuts)
+    left_out = f"training samples within {np.rad2deg(margin):.3g} deg of a cut left out; " if margin else ""
+    scores.note = f"{left_out}cells between cuts: {cells}"
+    return scores
+
+
+def _cut_text(cut) -> str:
+    """A cut's value in degrees, or the polynomial's arguments when it is no constant."""
+    return f"v({', '.join(cut.others)})" if cut.others else f"{np.rad2deg(cut.coefficients[0]):.2f}"
+
+
+def _conditional_cuts(model: Path, domain: PathDomain):
+    """Cuts at the range bounds of each muscle's ConditionalPathPoints inside the domain (2D_gait)."""
+    osim = load_osim(model)
+    ranges = {c: tuple(domain.ranges[i]) for i, c in enumerate(domain.coordinates)}
+    return lambda crossed: {m: conditional_point_cuts(osim, m, {c: ranges[c] for c in names})
+                            for m, names in crossed.items()}
+
+
+def _jump_cuts(model: Path, domain: PathDomain, coordinate: str = "r_shoulder_elev"):
+    """Cuts where the geometric path's length jumps along ``coordinate`` (arm26's wrap switches at the shoulder)."""
+    osim = load_osim(model)
+    ranges = {c: tuple(domain.ranges[i]) for i, c in enumerate(domain.coordinates)}
+    return lambda crossed: {m: geometric_jump_cuts(osim, m, names, coordinate, ranges)
+                            for m, names in crossed.items() if coordinate in names}
+
+
 def _row(case: str, method: str, scores: Scores, muscles: int) -> str:
     length = np.array(list(scores.length.values())) * 1e3
     arm = np.array(list(scores.arm.values())) * 1e3
@@ -180,21 +241,33 @@ def write_summary(out: Path, cases: dict, load: str) -> Path:
              "degree grown to 9, training RMS <= 0.25 / 0.5 mm). OpenSim: PolynomialPathFitter defaults (orders 2-6,",
              "tolerances 0.1 mm). Terms: nonzero coefficients. Fit time: trajopt's fitting only (samples given);",
              "OpenSim's `run()` includes its own evaluation of the geometric paths at every frame and sample.",
+             "trajopt pieces: `trajopt.paths.domain_pieces`, the coordinate box cut where a muscle's path changes",
+             "(arm26: where trajopt's geometric path's length jumps along the shoulder angle; 2D_gait: the range",
+             "bounds of ConditionalPathPoints), one `ACCURATE` polynomial per cell; muscles without cuts: one",
+             "polynomial as in trajopt's row. Fit time: the whole set's, without finding the cuts (in the note).",
              f"Timings on a shared 2-core machine ({load}); treat them as rough.", "",
              "| case | method | muscles meeting targets | median length RMS (mm) | max length RMS (mm) | "
              "median moment-arm RMS (mm) | max moment-arm RMS (mm) | mean terms | fit time (s) | note |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for case, result in cases.items():
         muscles = len(result["trajopt"].length)
-        for method in ("trajopt", "opensim", "moco"):
+        for method in ("trajopt", "trajopt pieces", "opensim", "moco"):
             if method in result:
                 lines.append(_row(f"{case} ({result['train']} train / {result['heldout']} held-out)", method,
                                   result[method], muscles))
     lines += ["", "Notes:",
               "- Muscles missing the targets have discontinuous or switching OpenSim geometry: wrap objects that switch",
-              "  (arm26 BIClong at 31 deg and TRIlong at 70 deg shoulder elevation: length jumps of 1.8 and 2.9 mm;",
-              "  walk3d glmax, iliacus, psoas, vaslat), ConditionalPathPoints (2D_gait rect_fem, vasti). No single",
-              "  polynomial follows a jump; motion refits (`trajopt.paths.refit`) fall back to pieces along the motion.",
+              "  (arm26 BIClong at 31 deg and TRIlong at 41.6, 70.8 and 144.6 deg shoulder elevation: length jumps of",
+              "  1.7, 2.0, 2.7 and 7.9 mm; walk3d glmax, iliacus, psoas, vaslat), ConditionalPathPoints (2D_gait",
+              "  rect_fem, vasti). No single polynomial follows a jump; motion refits (`trajopt.paths.refit`) fall back",
+              "  to pieces along the motion. Cells between cuts (trajopt pieces) follow them. arm26's wrapped paths",
+              "  also have cusps (BIClong at -78.4 deg, TRIlong at 113 and 118 deg) where -dl/dq diverges (beyond",
+              "  100 mm within 0.1 deg) while OpenSim's computeMomentArm, the held-out values here, stays bounded:",
+              "  against -dl/dq of the geometric paths (what trajopt's dynamics use; the 'geometric paths' rows) the",
+              "  pieces' moment-arm RMS over the whole range stays above 1 mm for BIClong and TRIlong.",
+              "- 'geometric paths' cases: sampled on trajopt's geometric paths (`--cases arm26-geometric",
+              "  gait2d-geometric`), lengths equal to OpenSim's, moment arms -dl/dq; same configurations as the",
+              "  OpenSim cases; OpenSim's fitter not run.",
               "- walk3d is sampled per leg over that leg's 6 coordinates; the two legs are mirror images, hence the",
               "  equal trajopt rows. Moco's set was fitted around its walking motion with the mtp joints locked, so it",
               "  misses the mtp dependence of the toe muscles (ehl, fdl, fhl, edl) in these domains (mtp sampled ±10 deg",
@@ -205,12 +278,19 @@ def write_summary(out: Path, cases: dict, load: str) -> Path:
               "[das3_serratus.md](das3_serratus.md).", ""]
     for case, result in cases.items():
         table = [f"# {case}: held-out RMS per muscle (mm)", "",
-                 "| muscle | coordinates | trajopt terms | trajopt length | trajopt moment arm | OpenSim terms | "
-                 "OpenSim length | OpenSim moment arm |" + (" Moco length | Moco moment arm |" if "moco" in result else ""),
-                 "|---|---|---|---|---|---|---|---|" + ("---|---|" if "moco" in result else "")]
+                 "| muscle | coordinates | trajopt terms | trajopt length | trajopt moment arm | "
+                 + ("pieces terms | pieces length | pieces moment arm | " if "trajopt pieces" in result else "")
+                 + "OpenSim terms | OpenSim length | OpenSim moment arm |"
+                 + (" Moco length | Moco moment arm |" if "moco" in result else ""),
+                 "|---|---|---|---|---|---|---|---|" + ("---|---|---|" if "trajopt pieces" in result else "")
+                 + ("---|---|" if "moco" in result else "")]
         for muscle in result["trajopt"].length:
             cells = [muscle, ", ".join(result["crossed"][muscle]), str(result["trajopt"].terms[muscle])]
             cells += [f"{result['trajopt'].length[muscle] * 1e3:.3f}", f"{result['trajopt'].arm[muscle] * 1e3:.3f}"]
+            if "trajopt pieces" in result:
+                pieces = result["trajopt pieces"]
+                cells += [str(pieces.terms[muscle]), f"{pieces.length[muscle] * 1e3:.3f}",
+                          f"{pieces.arm[muscle] * 1e3:.3f}"]
             if "opensim" in result:
                 cells += [str(result["opensim"].terms.get(muscle, "")), f"{result['opensim'].length[muscle] * 1e3:.3f}",
                           f"{result['opensim'].arm[muscle] * 1e3:.3f}"]
@@ -231,7 +311,8 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=default_output("path_fits"),
                         help="results folder (default ./trajopt_results/path_fits)")
     parser.add_argument("--cases", nargs="+", default=["arm26", "gait2d", "walk3d", "walk3d-band"],
-                        help="cases to run ('none': only rewrite the summary from OUT/cases.json)")
+                        help="cases to run ('none': only rewrite the summary from OUT/cases.json; also "
+                             "'arm26-geometric', 'gait2d-geometric': sampled on trajopt's geometric paths)")
     parser.add_argument("--walk3d-samples", type=int, default=1500, help="training samples per leg (held-out: a fifth)")
     parser.add_argument("--sides", nargs="+", default=["r", "l"], help="walk3d legs to run (each is its own case)")
     parser.add_argument("--no-opensim-fitter", action="store_true", help="walk3d: skip OpenSim's PolynomialPathFitter")
@@ -244,11 +325,19 @@ def main(argv=None) -> int:
     if "arm26" in args.cases:
         sampler = OpenSimPathSampler(ARM26, progress=None)
         domain = PathDomain.box(sampler.coordinates, sampler.coordinate_ranges(sampler.coordinates), "ranges")
-        cases["arm26 ranges"] = run_case("arm26", ARM26, domain, 3000, 600, sampler)
+        cases["arm26 ranges"] = run_case("arm26", ARM26, domain, 3000, 600, sampler, cuts=_jump_cuts(ARM26, domain))
     if "gait2d" in args.cases:
         sampler = OpenSimPathSampler(GAIT2D, progress=None)
         domain = PathDomain.box(sampler.coordinates, sampler.coordinate_ranges(sampler.coordinates), "ranges")
-        cases["gait2d ranges"] = run_case("gait2d", GAIT2D, domain, 3000, 600, sampler)
+        cases["gait2d ranges"] = run_case("gait2d", GAIT2D, domain, 3000, 600, sampler,
+                                          cuts=_conditional_cuts(GAIT2D, domain))
+    for name, model, cuts in (("arm26", ARM26, _jump_cuts), ("gait2d", GAIT2D, _conditional_cuts)):
+        if f"{name}-geometric" not in args.cases:
+            continue
+        sampler = GeometricPathSampler(model, progress=None)
+        domain = PathDomain.box(sampler.coordinates, sampler.coordinate_ranges(sampler.coordinates), "ranges")
+        cases[f"{name} ranges (geometric paths)"] = run_case(f"{name}-geometric", model, domain, 3000, 600, sampler,
+                                                            opensim_fitter=False, cuts=cuts(model, domain))
     for case in ("walk3d", "walk3d-band"):
         if case not in args.cases:
             continue
@@ -271,7 +360,7 @@ def main(argv=None) -> int:
                        if key != "paths"}
         saved[case]["load"] = load
     store.write_text(json.dumps(saved, indent=1))
-    cases = {case: {key: (Scores(**value) if key in ("trajopt", "opensim", "moco") else value)
+    cases = {case: {key: (Scores(**value) if key in ("trajopt", "trajopt pieces", "opensim", "moco") else value)
                     for key, value in result.items()} for case, result in saved.items()}
     loads = ", ".join(sorted({result["load"] for result in cases.values()}))
     summary = write_summary(args.out, cases, f"load average during the runs {loads}")

@@ -45,6 +45,8 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("gait2d-prediction tracking", ("run", "gait2d-prediction", "--tracking", "--out", "{results}/gait2d")),
     ("das3-serratus", ("run", "das3-serratus", "--out", "{results}/path_fits")),
     ("path-fits", ("run", "path-fits", "--out", "{results}/path_fits")),
+    ("path-fits geometric", ("run", "path-fits", "--cases", "arm26-geometric", "gait2d-geometric",
+                             "--out", "{results}/path_fits")),
     ("shoulder-reaching-polynomial", ("run", "shoulder-reaching-polynomial", "--out",
                                       "{results}/shoulder_reaching_polynomial")),
     ("muscle-curves", ("run", "muscle-curves", "--out", "{results}/muscle_curves")),
