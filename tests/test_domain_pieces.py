@@ -123,6 +123,12 @@ def test_saved_paths_and_their_function_agree(gait2d_fit, tmp_path):
     _, paths, _, held = gait2d_fit
     paths.save(tmp_path / "pieces.json")
     loaded = DomainPiecewisePaths.load(tmp_path / "pieces.json")
+    from trajopt.paths.refit import load_paths
+
+    assert isinstance(load_paths(tmp_path / "pieces.json"), DomainPiecewisePaths)
+    from trajopt.tools.muscle_inverse import read_paths
+
+    assert isinstance(read_paths(tmp_path / "pieces.json", None), DomainPiecewisePaths)  # the tools' --paths
     coordinates = held.coordinates
     function = loaded.lengths_and_moment_arms_function(coordinates)
     lengths, arms = function.map(held.size)(held.q.T)

@@ -21,6 +21,8 @@ import numpy as np
 
 from trajopt.errors import TrajoptInputError
 from trajopt.paths.domain import PathDomain, PathDomainError
+from trajopt.paths.domain_pieces import FORMAT as DOMAIN_PIECEWISE_FORMAT
+from trajopt.paths.domain_pieces import DomainPiecewisePaths
 from trajopt.paths.fitting import ACCURATE, StepwiseSettings, fit_paths
 from trajopt.paths.piecewise import FORMAT as PIECEWISE_FORMAT
 from trajopt.paths.piecewise import PiecewisePolynomialPaths, path_jumps, split_frames
@@ -31,15 +33,21 @@ from trajopt.paths.samples import PathSamples
 # Refits for a motion: OpenSim PolynomialPathFitter's tolerances (0.1 mm length and moment-arm RMS).
 MOTION_REFIT = replace(ACCURATE, length_tolerance=1e-4, moment_arm_tolerance=1e-4)
 
-LOADERS = {POLYNOMIAL_FORMAT: PolynomialPaths.load, PIECEWISE_FORMAT: PiecewisePolynomialPaths.load}
+LOADERS = {POLYNOMIAL_FORMAT: PolynomialPaths.load, PIECEWISE_FORMAT: PiecewisePolynomialPaths.load,
+           DOMAIN_PIECEWISE_FORMAT: DomainPiecewisePaths.load}
+
+
+def paths_format(file) -> str | None:
+    """The ``format`` a muscle-paths JSON file declares."""
+    try:
+        return json.loads(Path(file).read_text()).get("format")
+    except (OSError, ValueError, AttributeError) as error:
+        raise TrajoptInputError(f"{file}: cannot read muscle paths ({error})") from None
 
 
 def load_paths(file):
-    """Polynomial or piecewise polynomial paths, by the file's ``format``."""
-    try:
-        kind = json.loads(Path(file).read_text()).get("format")
-    except (OSError, ValueError, AttributeError) as error:
-        raise TrajoptInputError(f"{file}: cannot read muscle paths ({error})") from None
+    """Polynomial, piecewise (along a motion) or domain-piecewise polynomial paths, by the file's ``format``."""
+    kind = paths_format(file)
     if kind not in LOADERS:
         raise TrajoptInputError(f"{file}: unknown muscle-paths format {kind!r} (known: {', '.join(LOADERS)})")
     return LOADERS[kind](file)
