@@ -11,6 +11,10 @@ FunctionBasedPathSet.
 
 Without OpenSim (or with ``--geometric``) the samples come from the model's geometric paths in trajopt, wrapped
 as OpenSim computes it (`trajopt.paths.geometric_sampling`): fitting needs no OpenSim.
+``--pieces`` fits piecewise over the domain instead (`trajopt.paths.domain_pieces`): each muscle's box is cut
+at its ConditionalPathPoints' range bounds or, with ``--cut-along COORDINATE``, where its geometric path's length
+jumps along that coordinate (wrap switches), one polynomial per cell. The surrogate then jumps across a cut as
+OpenSim's path does: for analyses (static optimization, muscle analysis), not for gradient-based optimal control.
 """
 
 from __future__ import annotations
@@ -59,6 +63,12 @@ def _parser() -> argparse.ArgumentParser:
                         help="sample the model's geometric paths in trajopt (the default when OpenSim is not installed)")
     parser.add_argument("--train-csv", type=Path, help="read training samples from this CSV instead of OpenSim")
     parser.add_argument("--heldout-csv", type=Path, help="read held-out samples from this CSV")
+    parser.add_argument("--pieces", action="store_true",
+                        help="fit piecewise over the domain: cells between ConditionalPathPoint range bounds (and "
+                             "--cut-along jumps), one polynomial each; over the model's ranges only")
+    parser.add_argument("--cut-along", metavar="COORDINATE",
+                        help="with --pieces: also cut where each muscle's geometric path length jumps along this "
+                             "coordinate (wrap switches; minutes for ellipsoid wraps)")
     parser.add_argument("--save-samples", type=Path, metavar="PREFIX",
                         help="write PREFIX_train.csv.gz and PREFIX_heldout.csv.gz")
     return parser
@@ -161,13 +171,50 @@ def _from_model(args, settings):
     if args.save_samples is not None:
         train.to_csv(f"{args.save_samples}_train.csv.gz")
         heldout.to_csv(f"{args.save_samples}_heldout.csv.gz")
+    if args.pieces:
+        return _pieces(args, paths, train, heldout, settings)
     return paths, seconds
+
+
+def _pieces(args, paths, train, heldout, settings):
+    """--pieces: refit each muscle cell by cell between its cuts (`trajopt.paths.domain_pieces`); prints the held-out
+    RMS of each muscle against the single polynomial's."""
+    from trajopt.osim import load_osim
+    from trajopt.paths.domain_pieces import DomainPiecewisePaths, conditional_point_cuts, fit_domain_pieces, \
+        geometric_jump_cuts
+
+    osim = load_osim(args.model)
+    ranges = {c: tuple(paths.domain.ranges[i]) for i, c in enumerate(paths.domain.coordinates)}
+    crossed = {p.muscle: p.coordinates for p in paths}
+    cuts = {}
+    for muscle, names in crossed.items():
+        box = {c: ranges[c] for c in names}
+        cuts[muscle] = conditional_point_cuts(osim, muscle, box)
+        if args.cut_along in names and not cuts[muscle]:
+            print(f"{muscle}: looking for length jumps along {args.cut_along} ...", flush=True)
+            cuts[muscle] = geometric_jump_cuts(osim, muscle, names, args.cut_along, box)
+    pieces, seconds = fit_domain_pieces(train, cuts, settings, ranges=ranges, coordinates=crossed,
+                                        model=args.model.name)
+    print(f"{'muscle':16s} {'cells':>5s} {'terms':>5s} {'len held':>9s} {'ma held':>9s}  (mm; one polynomial)")
+    for path, single in zip(pieces, paths):
+        columns = heldout.columns(path.coordinates)
+        lengths, arms = path.evaluate(heldout.q[:, columns])
+        true_lengths, true_arms = heldout.muscle(path.muscle)
+        rms = (np.sqrt(np.mean((lengths - true_lengths) ** 2)), np.sqrt(np.mean((arms - true_arms[:, columns]) ** 2)))
+        print(f"{path.muscle:16s} {len(path.pieces):5d} {path.terms:5d} {rms[0] * 1e3:9.3f} {rms[1] * 1e3:9.3f}  "
+              f"({single.report.heldout_length_rmse * 1e3:.3f}, {single.report.heldout_moment_arm_rmse * 1e3:.3f})")
+    return DomainPiecewisePaths(list(pieces), args.model.name, paths.domain), seconds
 
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
         settings = _settings(args)
+        if args.pieces and (args.motion is not None or args.train_csv is not None or args.opensim_xml is not None):
+            raise TrajoptInputError("--pieces fits over the model's ranges: not with --motion, --train-csv or "
+                                    "--opensim-xml")
+        if args.cut_along is not None and not args.pieces:
+            raise TrajoptInputError("--cut-along needs --pieces")
         if args.train_csv is None:
             if args.quaternion:
                 raise TrajoptInputError("--quaternion needs --train-csv (samples in Euler coordinates to map)")
@@ -196,7 +243,8 @@ def main(argv=None) -> int:
     except TrajoptInputError as error:
         print(f"trajopt fit-paths: error: {error}", file=sys.stderr)
         return 2
-    print(_table(paths))
+    if not args.pieces:
+        print(_table(paths))
     if args.quaternion:
         print("moment-arm errors are about the fitted coordinates (constrained quaternions for the joints given)")
     print(f"fitting time: {sum(seconds.values()):.2f} s for {len(paths)} muscles")
