@@ -147,5 +147,5 @@ def test_bad_files_and_entries_raise_input_errors(tmp_path):
         PolynomialPaths.load(other)
     with pytest.raises(TrajoptInputError, match="exponent rows"):
         PolynomialPath("m", ("a",), ((0,), (1,)), (1.0,), ((0, 1),))
-    with pytest.raises(TrajoptInputError, match="no polynomial path for muscle 'nope'"):
+    with pytest.raises(TrajoptInputError, match="no path for muscle 'nope'"):
         PolynomialPaths.load(ARM26_PATHS)["nope"]

@@ -20,12 +20,10 @@ points as a polynomial in the other coordinates.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 
 import casadi
 import numpy as np
@@ -34,7 +32,7 @@ from trajopt.errors import TrajoptInputError
 from trajopt.paths.domain import PathDomain
 from trajopt.paths.fitting import (StepwiseSettings, crossed_coordinates, fit_polynomial_path, monomial_exponents,
                                    monomials)
-from trajopt.paths.polynomial import PolynomialPath, PolynomialPaths, polynomial_value
+from trajopt.paths.polynomial import PathsByMuscle, PolynomialPath, PolynomialPaths, polynomial_value
 
 FORMAT = "trajopt.domain_piecewise_paths/1"
 
@@ -177,36 +175,12 @@ class DomainPiecewisePath:
             raise TrajoptInputError(f"{source}: path entry {data.get('muscle', '?')!r} is malformed: {error}") from None
 
 
-class DomainPiecewisePaths:
+class DomainPiecewisePaths(PathsByMuscle):
     """The domain-piecewise paths of a model's muscles (``trajopt.musculoskeletal.MusclePaths``)."""
 
-    def __init__(self, paths, model: str = "", domain: PathDomain | None = None):
-        self._paths = {path.muscle: path for path in paths}
-        self.model = model
-        self._domain = domain
-
-    def __getitem__(self, muscle: str) -> DomainPiecewisePath:
-        try:
-            return self._paths[muscle]
-        except KeyError:
-            raise TrajoptInputError(f"no path for muscle '{muscle}' (have {', '.join(self._paths)})") from None
-
-    def __iter__(self):
-        return iter(self._paths.values())
-
-    def __len__(self) -> int:
-        return len(self._paths)
-
-    @property
-    def muscles(self) -> tuple[str, ...]:
-        return tuple(self._paths)
-
-    @property
-    def coordinates(self) -> tuple[str, ...]:
-        names: dict[str, None] = {}
-        for path in self:
-            names.update(dict.fromkeys(path.coordinates))
-        return tuple(names)
+    FORMAT = FORMAT
+    DESCRIPTION = "domain-piecewise paths"
+    ENTRY = DomainPiecewisePath
 
     @property
     def domain(self) -> PathDomain:
@@ -233,29 +207,6 @@ class DomainPiecewisePaths:
         return casadi.Function("lengths_and_moment_arms", [q], [lengths, -casadi.jacobian(lengths, q)], ["q"],
                                ["lengths", "moment_arms"])
 
-    def save(self, file) -> None:
-        data = {"format": FORMAT, "model": self.model}
-        if self._domain is not None:
-            data["domain"] = self._domain.to_json()
-        data["paths"] = [path.to_json() for path in self]
-        text = json.dumps(data, indent=1)
-        text = re.sub(r"\[\s*([-+0-9.eE,\s]+?)\s*\]", lambda m: "[" + re.sub(r"\s+", " ", m.group(1)) + "]", text)
-        Path(file).parent.mkdir(parents=True, exist_ok=True)
-        Path(file).write_text(text + "\n")
-
-    @classmethod
-    def load(cls, file) -> DomainPiecewisePaths:
-        file = Path(file)
-        try:
-            data = json.loads(file.read_text())
-        except OSError as error:
-            raise TrajoptInputError(f"{file}: cannot read domain-piecewise paths ({error.strerror})") from None
-        except json.JSONDecodeError as error:
-            raise TrajoptInputError(f"{file}: not valid JSON (line {error.lineno}: {error.msg})") from None
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise TrajoptInputError(f"{file}: not a domain-piecewise paths file (expected format '{FORMAT}')")
-        domain = None if data.get("domain") is None else PathDomain.from_json(data["domain"], str(file))
-        return cls([DomainPiecewisePath.from_json(p, str(file)) for p in data["paths"]], data.get("model", ""), domain)
 
 
 def fit_domain_pieces(samples, cuts: dict, settings: StepwiseSettings, ranges: dict | None = None,

@@ -192,13 +192,62 @@ def polynomial_value(q, exponents, coefficients):
     return total
 
 
-class PolynomialPaths:
-    """The polynomial paths of a model's muscles: ``paths["BIClong"]``, ``paths.save(file)``, ``PolynomialPaths.load(file)``."""
+class PathsByMuscle:
+    """A model's muscle paths keyed by muscle: ``paths["BIClong"]``, iteration in file order, the model's name and
+    the domain they were fitted on (if stored)."""
 
     def __init__(self, paths, model: str = "", domain: PathDomain | None = None):
         self._paths = {path.muscle: path for path in paths}
         self.model = model
         self._domain = domain
+
+    def __getitem__(self, muscle: str):
+        try:
+            return self._paths[muscle]
+        except KeyError:
+            raise TrajoptInputError(f"no path for muscle '{muscle}' (have {', '.join(self._paths)})") from None
+
+    def __iter__(self):
+        return iter(self._paths.values())
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def __contains__(self, muscle) -> bool:
+        return muscle in self._paths
+
+    @property
+    def muscles(self) -> tuple[str, ...]:
+        return tuple(self._paths)
+
+    @property
+    def coordinates(self) -> tuple[str, ...]:
+        """Union of every path's coordinates, in first-seen order."""
+        names: dict[str, None] = {}
+        for path in self:
+            names.update(dict.fromkeys(path.coordinates))
+        return tuple(names)
+
+    # A subclass names its file format, what its files hold (for messages) and its entries' type (from_json).
+    FORMAT: str
+    DESCRIPTION: str
+    ENTRY: type
+
+    def save(self, file) -> None:
+        write_paths_file(file, self.FORMAT, self.model, self._domain, [path.to_json() for path in self])
+
+    @classmethod
+    def load(cls, file):
+        data, domain = read_paths_file(file, cls.FORMAT, cls.DESCRIPTION)
+        return cls([cls.ENTRY.from_json(entry, str(file)) for entry in data["paths"]], data.get("model", ""), domain)
+
+
+class PolynomialPaths(PathsByMuscle):
+    """The polynomial paths of a model's muscles: ``paths["BIClong"]``, ``paths.save(file)``, ``PolynomialPaths.load(file)``."""
+
+    FORMAT = FORMAT
+    DESCRIPTION = "polynomial paths"
+    ENTRY = PolynomialPath
 
     @property
     def domain(self) -> PathDomain:
@@ -223,33 +272,6 @@ class PolynomialPaths:
             raise TrajoptInputError(f"{where}: no values for the paths' coordinates {missing}")
         domain.check(q, coordinates, times, where)
 
-    def __getitem__(self, muscle: str) -> PolynomialPath:
-        try:
-            return self._paths[muscle]
-        except KeyError:
-            raise TrajoptInputError(f"no polynomial path for muscle '{muscle}' (have {', '.join(self._paths)})") from None
-
-    def __iter__(self):
-        return iter(self._paths.values())
-
-    def __len__(self) -> int:
-        return len(self._paths)
-
-    def __contains__(self, muscle) -> bool:
-        return muscle in self._paths
-
-    @property
-    def muscles(self) -> tuple[str, ...]:
-        return tuple(self._paths)
-
-    @property
-    def coordinates(self) -> tuple[str, ...]:
-        """Union of every path's coordinates, in first-seen order."""
-        names: dict[str, None] = {}
-        for path in self:
-            names.update(dict.fromkeys(path.coordinates))
-        return tuple(names)
-
     def lengths_and_moment_arms_function(self, coordinates: tuple[str, ...] | None = None) -> casadi.Function:
         """Named Function q -> (lengths (muscles), moment_arms (muscles x coordinates)) over ``coordinates``."""
         coordinates = tuple(coordinates or self.coordinates)
@@ -272,27 +294,31 @@ class PolynomialPaths:
             ["lengths", "moment_arms"],
         )
 
-    def save(self, file) -> None:
-        data = {"format": FORMAT, "model": self.model}
-        if self._domain is not None:
-            data["domain"] = self._domain.to_json()
-        data["paths"] = [path.to_json() for path in self]
-        Path(file).parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(data, indent=1)
-        # Lists of numbers on one line each: a path stays readable (one row per term).
-        text = re.sub(r"\[\s*([-+0-9.eE,\s]+?)\s*\]", lambda m: "[" + re.sub(r"\s+", " ", m.group(1)) + "]", text)
-        Path(file).write_text(text + "\n")
 
-    @classmethod
-    def load(cls, file) -> PolynomialPaths:
-        file = Path(file)
-        try:
-            data = json.loads(file.read_text())
-        except OSError as error:
-            raise TrajoptInputError(f"{file}: cannot read polynomial paths ({error.strerror})") from None
-        except json.JSONDecodeError as error:
-            raise TrajoptInputError(f"{file}: not valid JSON (line {error.lineno}: {error.msg})") from None
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise TrajoptInputError(f"{file}: not a polynomial-paths file (expected format '{FORMAT}')")
-        domain = None if data.get("domain") is None else PathDomain.from_json(data["domain"], str(file))
-        return cls([PolynomialPath.from_json(entry, str(file)) for entry in data["paths"]], data.get("model", ""), domain)
+
+def write_paths_file(file, format_name: str, model: str, domain: PathDomain | None, entries: list) -> None:
+    """A muscle-paths JSON file: format, model, domain (if any) and the paths' entries, lists of numbers on one line
+    each (a path stays readable: one row per term)."""
+    data = {"format": format_name, "model": model}
+    if domain is not None:
+        data["domain"] = domain.to_json()
+    data["paths"] = entries
+    text = json.dumps(data, indent=1)
+    text = re.sub(r"\[\s*([-+0-9.eE,\s]+?)\s*\]", lambda m: "[" + re.sub(r"\s+", " ", m.group(1)) + "]", text)
+    Path(file).parent.mkdir(parents=True, exist_ok=True)
+    Path(file).write_text(text + "\n")
+
+
+def read_paths_file(file, format_name: str, what: str) -> tuple[dict, PathDomain | None]:
+    """(data, domain) of a muscle-paths JSON file of `format_name` (one-line TrajoptInputError otherwise)."""
+    file = Path(file)
+    try:
+        data = json.loads(file.read_text())
+    except OSError as error:
+        raise TrajoptInputError(f"{file}: cannot read {what} ({error.strerror})") from None
+    except json.JSONDecodeError as error:
+        raise TrajoptInputError(f"{file}: not valid JSON (line {error.lineno}: {error.msg})") from None
+    if not isinstance(data, dict) or data.get("format") != format_name:
+        raise TrajoptInputError(f"{file}: not a {what} file (expected format '{format_name}')")
+    domain = None if data.get("domain") is None else PathDomain.from_json(data["domain"], str(file))
+    return data, domain
