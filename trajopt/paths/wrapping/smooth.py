@@ -5,28 +5,32 @@ kinks and its second derivative jumps where wrapping switches on and off, where 
 pair, and inside its iterations (fixed-count loops, tolerance tests). Gradient-based solvers need a path that is
 twice continuously differentiable, and cheap: smooth mode builds each wrap in closed form instead.
 
-- Each active wrap object adds to the first straight segment of its point range that it wraps (OpenSim's
-  mandatory wrap: one segment per wrap object) the excess length Δ ≥ 0 of the shortest path from one end of the segment to the other around the object's cross-section curve, when the
-  segment passes through the object (OpenSim's test for spheres, ellipsoids and unconstrained cylinders): tangent,
-  arc, tangent. For a cylinder (taken as infinite) that is the geodesic (the planar shortest path, unrolled with
-  the axial distance); with a quadrant it goes round the quadrant's side when an end lies off that side. For a
-  sphere, the great circle through both ends, the short way. For an ellipsoid, the construction is made after
-  scaling it to the unit sphere and mapped back (tangency is preserved: the path leaves and joins the ellipsoid
-  tangentially), its arc length by Gauss-Legendre quadrature: unconstrained in the plane through the centre; with
-  a quadrant in the plane through the segment leaning toward the quadrant's side (OpenSim, too, wraps in a plane
-  through a surface point on the active side), which stays well defined when the segment passes the centre.
-- The switch is blended: a segment adds Δ · s(Δ / band), s the quintic smoothstep (0 below 0, 1 above 1,
-  C2), and leaves the later segments of the range the weight 1 - s (so they take the wrap only as it leaves
-  this one). So a segment's length differs from its unblended wrap by at most max_x x (1 - s(x)) · band =
-  `BLEND_BOUND` · band (about 0.35 band), and only while 0 < Δ < band; elsewhere it is exact. Δ vanishes
-  quadratically in the tangent points' angle where the wrap switches on, so Δ s(Δ / band) joins 0 with
-  vanishing derivatives up to the third: the length is C2 in q wherever the segment's geometry is.
-- What smooth mode does not reproduce (the user chooses it; `summary.md` says so): OpenSim's choice among
-  segments a wrap object does not pass through (the one lengthened least), its passes with several
-  wrap objects on one segment (smooth mode adds their excesses independently), its constrained
-  cylinders' wraps of segments that do not cross them (the long way round), its iterative ellipsoid path, and
-  the direction flip of an unconstrained wrap when the segment passes through the centre. Tori are not modelled in smooth mode (a clear error). The measured deviation from exact mode on arm26
-  is in `results/arm26_reaching/` and tests/test_wrapping_smooth.py.
+- Each active wrap object adds, to the first straight segment of its point range that it wraps (OpenSim's
+  mandatory wrap: one segment per wrap object), the excess length Δ ≥ 0 of the shortest path from one end of the
+  segment to the other around the object's cross-section curve: tangent, arc, tangent. It wraps when the segment
+  passes through the object (OpenSim's test for spheres, ellipsoids and unconstrained cylinders).
+  - Cylinder: the geodesic (the planar shortest path, unrolled with the axial distance); with a quadrant it goes
+    round the quadrant's side when an end lies off that side; as OpenSim, it is dropped when both tangent points
+    lie beyond the cylinder's ends (faded out over `SmoothWrapping.end_width`).
+  - Sphere: the great circle through both ends, the short way.
+  - Ellipsoid: the sphere's construction after scaling the ellipsoid to the unit sphere, mapped back (tangency is
+    preserved: the path leaves and joins the ellipsoid tangentially, and switches on where OpenSim's does), its
+    arc length by Gauss-Legendre quadrature; unconstrained in the plane through the centre, with a quadrant in the
+    plane through the segment leaning toward the quadrant's side (OpenSim, too, wraps in a plane through a surface
+    point on the active side), which stays well defined when the segment passes the centre.
+- The switch is blended: a segment adds Δ · s(Δ / band), s the quintic smoothstep (0 below 0, 1 above 1, C2),
+  and leaves the later segments of the range the weight 1 - s (they take the wrap only as it leaves this one).
+  So a segment's length differs from its unblended wrap by at most max_x x (1 - s(x)) · band = `BLEND_BOUND` ·
+  band (0.273 band), and only while 0 < Δ < band; elsewhere it is exact. Δ vanishes quadratically in the tangent
+  points' angle where the wrap switches on, so Δ s(Δ / band) joins 0 with vanishing derivatives up to the
+  third: the length is C2 in q wherever the segment's geometry is.
+- Not reproduced (the user chooses smooth mode; the arm26 reaching's `summary.md` says where it departs by more
+  than 0.5 mm): OpenSim's choice among segments a wrap object does not pass through (the one lengthened least),
+  its passes with several wrap objects on one segment (smooth mode adds their excesses), its constrained
+  cylinders' wraps of segments that do not cross them (the long way round), its iterative ellipsoid path, and the
+  direction flip of an unconstrained wrap when the segment passes through the centre. Tori are not modelled (a
+  clear error). Measured deviations from exact mode: `trajopt bench smooth-paths` (arm26 and walk3d over their
+  full ranges) and tests/test_wrapping_smooth.py.
 """
 
 from __future__ import annotations
@@ -62,7 +66,7 @@ BLEND_BOUND = _blend_bound()  # max over 0..1 of x (1 - s(x)): the blend's lengt
 @dataclass(frozen=True)
 class SmoothWrapping:
     """Smooth mode's setting: `band` (m), the excess length over which a wrap blends in. A segment's length is
-    within `BLEND_BOUND` * band (≈ 0.35 band) of its closed-form wrap."""
+    within `BLEND_BOUND` * band (0.273 band) of its closed-form wrap."""
 
     band: float = 1e-4
     end_width: float = 2e-3  # m: a cylinder's wrap fades out as both tangent points pass its ends, over this
