@@ -128,7 +128,7 @@ def test_saved_paths_and_their_function_agree(gait2d_fit, tmp_path):
     assert isinstance(load_paths(tmp_path / "pieces.json"), DomainPiecewisePaths)
     from trajopt.tools.muscle_inverse import read_paths
 
-    assert isinstance(read_paths(tmp_path / "pieces.json", None), DomainPiecewisePaths)  # the tools' --paths
+    assert isinstance(read_paths(tmp_path / "pieces.json", load_osim(GAIT2D)), DomainPiecewisePaths)  # the tools' --paths
     coordinates = held.coordinates
     function = loaded.lengths_and_moment_arms_function(coordinates)
     lengths, arms = function.map(held.size)(held.q.T)
@@ -201,7 +201,7 @@ def test_fit_paths_pieces_cli_writes_paths_the_tools_read(tmp_path):
     out = tmp_path / "pieces.json"
     assert main([str(GAIT2D), "--geometric", "--pieces", "--samples", "1000", "--heldout", "300",
                  "--save-samples", str(tmp_path / "s"), "--out", str(out)]) == 0
-    paths = read_paths(out, None)
+    paths = read_paths(out, load_osim(GAIT2D))
     heldout = PathSamples.from_csv(tmp_path / "s_heldout.csv.gz")
     for path in paths:
         columns = heldout.columns(path.coordinates)

@@ -65,6 +65,11 @@ class PiecewisePolynomialPaths:
     def muscles(self) -> tuple[str, ...]:
         return self.pieces[0].muscles
 
+    @property
+    def coordinates(self) -> tuple[str, ...]:
+        """The motion's coordinates, the pieces' variables."""
+        return self.pieces[0].domain.coordinates
+
     def __iter__(self):
         """The paths of the piece with the largest held-out moment-arm error, muscle by muscle (for reports)."""
         for muscle in self.muscles:

@@ -118,7 +118,7 @@ class QuaternionBallPaths:
         self.paths.check_domain(self.variables_of(q, coordinates), self.paths.coordinates, times, where)
 
 
-def with_quaternion_joints(paths: PolynomialPaths, multibody):
+def with_quaternion_joints(paths, multibody):
     """``paths`` evaluated on ``multibody``'s quaternions: ``QuaternionBallPaths`` over every ball or free joint whose
     ``<joint>_Q1..Q3`` the paths use, or ``paths`` themselves when they use none."""
     fitted = set(paths.coordinates)

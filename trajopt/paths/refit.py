@@ -37,17 +37,12 @@ LOADERS = {POLYNOMIAL_FORMAT: PolynomialPaths.load, PIECEWISE_FORMAT: PiecewiseP
            DOMAIN_PIECEWISE_FORMAT: DomainPiecewisePaths.load}
 
 
-def paths_format(file) -> str | None:
-    """The ``format`` a muscle-paths JSON file declares."""
-    try:
-        return json.loads(Path(file).read_text()).get("format")
-    except (OSError, ValueError, AttributeError) as error:
-        raise TrajoptInputError(f"{file}: cannot read muscle paths ({error})") from None
-
-
 def load_paths(file):
     """Polynomial, piecewise (along a motion) or domain-piecewise polynomial paths, by the file's ``format``."""
-    kind = paths_format(file)
+    try:
+        kind = json.loads(Path(file).read_text()).get("format")
+    except (OSError, ValueError, AttributeError) as error:
+        raise TrajoptInputError(f"{file}: cannot read muscle paths ({error})") from None
     if kind not in LOADERS:
         raise TrajoptInputError(f"{file}: unknown muscle-paths format {kind!r} (known: {', '.join(LOADERS)})")
     return LOADERS[kind](file)

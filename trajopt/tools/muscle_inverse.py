@@ -34,24 +34,20 @@ from trajopt.tools.common import add_forces_option
 
 
 def read_paths(path, osim, generalized_force_moment_arms: bool = False):
-    """Muscle paths from a file (.json: trajopt polynomial paths, those over ``<joint>_Q1..Q3`` evaluated on the
-    model's ball and free joints, or piecewise ones; .xml: FunctionBasedPathSet), or geometric (with ``generalized_force_moment_arms``
-    OpenSim's computeMomentArm, else −∂l/∂q: ``trajopt.paths.geometric``)."""
+    """Muscle paths from a file (.json: trajopt polynomial paths, piecewise or not, those over ``<joint>_Q1..Q3``
+    evaluated on the model's ball and free joints; .xml: FunctionBasedPathSet), or geometric (with
+    ``generalized_force_moment_arms`` OpenSim's computeMomentArm, else −∂l/∂q: ``trajopt.paths.geometric``)."""
     from trajopt.paths.geometric import GeometricPaths
 
     if path is None:
         return GeometricPaths(osim, generalized_force_moment_arms=generalized_force_moment_arms)
     path = Path(path)
     if path.suffix.lower() == ".json":
-        from trajopt.paths.polynomial import PolynomialPaths
         from trajopt.paths.quaternion_paths import with_quaternion_joints
+        from trajopt.paths.refit import load_paths
 
-        from trajopt.paths.polynomial import FORMAT as POLYNOMIAL_FORMAT
-        from trajopt.paths.refit import load_paths, paths_format
-
-        if paths_format(path) == POLYNOMIAL_FORMAT:
-            return with_quaternion_joints(PolynomialPaths.load(path), osim.multibody)
-        return load_paths(path)  # piecewise along a motion or over the coordinate domain
+        # Polynomial, or piecewise along a motion or over the coordinate domain, by the file's format.
+        return with_quaternion_joints(load_paths(path), osim.multibody)
     if path.suffix.lower() == ".xml":
         from trajopt.osim.function_based_paths import read_function_based_path_set
 
