@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from pathlib import Path
 
 import casadi as ca
@@ -224,15 +225,23 @@ def opensim_muscle_check(built: MuscleDrivenProblem, solution, folder) -> dict:
     return check
 
 
+@lru_cache(maxsize=None)
+def _exact_paths_function(model_file: str, coordinates: tuple[str, ...]):
+    """The model's exact-mode geometric paths as q -> (lengths, −∂l/∂q), built once per process (seconds for
+    arm26's ellipsoid wraps)."""
+    from trajopt.osim import load_osim
+    from trajopt.paths.geometric import GeometricPaths
+
+    return GeometricPaths(load_osim(model_file)).lengths_and_moment_arms_function(coordinates)
+
+
 def smooth_paths_check(built: MuscleDrivenProblem, solution, folder) -> dict:
     """Smooth-mode paths along the solution vs exact mode (OpenSim's wrapped path, computed by trajopt): largest
     length and moment-arm (−∂l/∂q) differences per muscle at the grid points. Writes ``smooth_paths_check.json``."""
-    from trajopt.paths.geometric import GeometricPaths
-
     model = built.model
     q = trajectories(built, solution)["q"]
     smooth = model.paths.lengths_and_moment_arms_function(model.coordinate_names)
-    exact = GeometricPaths(model.osim).lengths_and_moment_arms_function(model.coordinate_names)
+    exact = _exact_paths_function(str(model.osim.spec.file), tuple(model.coordinate_names))
     pairs = [(smooth(x), exact(x)) for x in q]
     lengths = np.array([np.abs(np.asarray(s[0]) - np.asarray(e[0])).ravel() for s, e in pairs])
     arms = np.array([np.abs(np.asarray(s[1]) - np.asarray(e[1])).max(axis=1) for s, e in pairs])

@@ -24,7 +24,7 @@ from trajopt.io.output import add_report_argument, write_report
 from trajopt.osim import OsimIgnoredWarning
 from trajopt.osim.operators import load_processed
 from trajopt.paths.geometric import geometric_path
-from trajopt.paths.wrapping.smooth import BLEND_BOUND, SmoothWrapping
+from trajopt.paths.wrapping.smooth import SmoothWrapping
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MODELS = {"arm26": ROOT / "problems" / "arm26" / "arm26.osim",
@@ -83,7 +83,7 @@ def main(argv=None) -> int:
         parser.exit(2, f"{parser.prog}: error: --configurations must be >= 1 and --band > 0\n")
     smoothing = SmoothWrapping(args.band)
     result = {"what": "smooth vs exact wrapped paths, random configurations over the full coordinate ranges",
-              "band_m": args.band, "blend_length_bound_m": BLEND_BOUND * args.band, "machine": platform.platform(),
+              "band_m": args.band, "blend_length_bound_m": smoothing.length_bound, "machine": platform.platform(),
               "models": {name: compare_model(file, smoothing, args.configurations, seed)
                          for seed, (name, file) in enumerate(MODELS.items(), start=18)}}
     for name, record in result["models"].items():
