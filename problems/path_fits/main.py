@@ -43,7 +43,7 @@ from trajopt.opensim_reference import run_opensim_task
 from trajopt.osim.function_based_paths import read_function_based_path_set
 from trajopt.osim import load_osim
 from trajopt.paths.domain import PathDomain
-from trajopt.paths.domain_pieces import conditional_point_cuts, fit_domain_pieces, geometric_jump_cuts
+from trajopt.paths.domain_pieces import fit_domain_pieces, heldout_rms, model_cuts
 from trajopt.paths.fitting import ACCURATE, fit_paths
 from trajopt.paths.geometric_sampling import GeometricPathSampler
 from trajopt.paths.refit import motion_domain
@@ -53,6 +53,7 @@ from trajopt.tools.path_sampling import OpenSimPathSampler
 ROOT = Path(__file__).resolve().parent.parent.parent
 ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
 GAIT2D = ROOT / "problems" / "gait2d" / "2D_gait.osim"
+ARM26_JUMPS = "r_shoulder_elev"  # arm26's wrap switches: length jumps along the shoulder elevation
 WALK3D = ROOT / "problems" / "walk3d" / "subject_walk_scaled.osim"
 WALK3D_PATHS = ROOT / "problems" / "walk3d" / "subject_walk_scaled_FunctionBasedPathSet.xml"
 WALK3D_MOTION = ROOT / "problems" / "walk3d" / "coordinates.sto"
@@ -187,12 +188,7 @@ def _pieces(train, heldout, cuts: dict, ranges, crossed, margin, progress) -> Sc
                                        margin=margin)
     scores = Scores(seconds=sum(seconds.values()))
     for path in paths:
-        columns = heldout.columns(path.coordinates)
-        lengths, arms = path.evaluate(heldout.q[:, columns])
-        true_lengths, true_arms = heldout.muscle(path.muscle)
-        ok = np.isfinite(true_lengths) & np.all(np.isfinite(true_arms), axis=1)
-        scores.length[path.muscle] = float(np.sqrt(np.mean((lengths[ok] - true_lengths[ok]) ** 2)))
-        scores.arm[path.muscle] = float(np.sqrt(np.mean((arms[ok] - true_arms[ok][:, columns]) ** 2)))
+        scores.length[path.muscle], scores.arm[path.muscle] = heldout_rms(path, heldout)
         scores.terms[path.muscle] = path.terms
     cells = "; ".join(f"{p.muscle} at {p.cuts[0].coordinate} = {', '.join(_cut_text(c) for c in p.cuts)} deg"
                       for p in paths if p.cuts)
@@ -206,20 +202,11 @@ def _cut_text(cut) -> str:
     return f"v({', '.join(cut.others)})" if cut.others else f"{np.rad2deg(cut.coefficients[0]):.2f}"
 
 
-def _conditional_cuts(model: Path, domain: PathDomain):
-    """Cuts at the range bounds of each muscle's ConditionalPathPoints inside the domain (2D_gait)."""
+def _cuts(model: Path, domain: PathDomain, along: str | None = None):
+    """Cuts at the range bounds of each muscle's ConditionalPathPoints inside the domain (2D_gait), or where the
+    geometric path's length jumps along ``along`` (arm26's wrap switches at the shoulder)."""
     osim = load_osim(model)
-    ranges = {c: tuple(domain.ranges[i]) for i, c in enumerate(domain.coordinates)}
-    return lambda crossed: {m: conditional_point_cuts(osim, m, {c: ranges[c] for c in names})
-                            for m, names in crossed.items()}
-
-
-def _jump_cuts(model: Path, domain: PathDomain, coordinate: str = "r_shoulder_elev"):
-    """Cuts where the geometric path's length jumps along ``coordinate`` (arm26's wrap switches at the shoulder)."""
-    osim = load_osim(model)
-    ranges = {c: tuple(domain.ranges[i]) for i, c in enumerate(domain.coordinates)}
-    return lambda crossed: {m: geometric_jump_cuts(osim, m, names, coordinate, ranges)
-                            for m, names in crossed.items() if coordinate in names}
+    return lambda crossed: model_cuts(osim, crossed, domain, along)
 
 
 def _row(case: str, method: str, scores: Scores, muscles: int) -> str:
@@ -325,19 +312,19 @@ def main(argv=None) -> int:
     if "arm26" in args.cases:
         sampler = OpenSimPathSampler(ARM26, progress=None)
         domain = PathDomain.box(sampler.coordinates, sampler.coordinate_ranges(sampler.coordinates), "ranges")
-        cases["arm26 ranges"] = run_case("arm26", ARM26, domain, 3000, 600, sampler, cuts=_jump_cuts(ARM26, domain))
+        cases["arm26 ranges"] = run_case("arm26", ARM26, domain, 3000, 600, sampler, cuts=_cuts(ARM26, domain, ARM26_JUMPS))
     if "gait2d" in args.cases:
         sampler = OpenSimPathSampler(GAIT2D, progress=None)
         domain = PathDomain.box(sampler.coordinates, sampler.coordinate_ranges(sampler.coordinates), "ranges")
         cases["gait2d ranges"] = run_case("gait2d", GAIT2D, domain, 3000, 600, sampler,
-                                          cuts=_conditional_cuts(GAIT2D, domain))
-    for name, model, cuts in (("arm26", ARM26, _jump_cuts), ("gait2d", GAIT2D, _conditional_cuts)):
+                                          cuts=_cuts(GAIT2D, domain))
+    for name, model, along in (("arm26", ARM26, ARM26_JUMPS), ("gait2d", GAIT2D, None)):
         if f"{name}-geometric" not in args.cases:
             continue
         sampler = GeometricPathSampler(model, progress=None)
         domain = PathDomain.box(sampler.coordinates, sampler.coordinate_ranges(sampler.coordinates), "ranges")
         cases[f"{name} ranges (geometric paths)"] = run_case(f"{name}-geometric", model, domain, 3000, 600, sampler,
-                                                            opensim_fitter=False, cuts=cuts(model, domain))
+                                                            opensim_fitter=False, cuts=_cuts(model, domain, along))
     for case in ("walk3d", "walk3d-band"):
         if case not in args.cases:
             continue

@@ -180,28 +180,17 @@ def _pieces(args, paths, train, heldout, settings):
     """--pieces: refit each muscle cell by cell between its cuts (`trajopt.paths.domain_pieces`); prints the held-out
     RMS of each muscle against the single polynomial's."""
     from trajopt.osim import load_osim
-    from trajopt.paths.domain_pieces import DomainPiecewisePaths, conditional_point_cuts, fit_domain_pieces, \
-        geometric_jump_cuts
+    from trajopt.paths.domain_pieces import DomainPiecewisePaths, fit_domain_pieces, heldout_rms, model_cuts
 
-    osim = load_osim(args.model)
-    ranges = {c: tuple(paths.domain.ranges[i]) for i, c in enumerate(paths.domain.coordinates)}
     crossed = {p.muscle: p.coordinates for p in paths}
-    cuts = {}
-    for muscle, names in crossed.items():
-        box = {c: ranges[c] for c in names}
-        cuts[muscle] = conditional_point_cuts(osim, muscle, box)
-        if args.cut_along in names and not cuts[muscle]:
-            print(f"{muscle}: looking for length jumps along {args.cut_along} ...", flush=True)
-            cuts[muscle] = geometric_jump_cuts(osim, muscle, names, args.cut_along, box)
+    cuts = model_cuts(load_osim(args.model), crossed, paths.domain, args.cut_along, progress=print)
+    ranges = {c: tuple(paths.domain.ranges[i]) for i, c in enumerate(paths.domain.coordinates)}
     pieces, seconds = fit_domain_pieces(train, cuts, settings, ranges=ranges, coordinates=crossed,
                                         model=args.model.name)
     print(f"{'muscle':16s} {'cells':>5s} {'terms':>5s} {'len held':>9s} {'ma held':>9s}  (mm; one polynomial)")
     for path, single in zip(pieces, paths):
-        columns = heldout.columns(path.coordinates)
-        lengths, arms = path.evaluate(heldout.q[:, columns])
-        true_lengths, true_arms = heldout.muscle(path.muscle)
-        rms = (np.sqrt(np.mean((lengths - true_lengths) ** 2)), np.sqrt(np.mean((arms - true_arms[:, columns]) ** 2)))
-        print(f"{path.muscle:16s} {len(path.pieces):5d} {path.terms:5d} {rms[0] * 1e3:9.3f} {rms[1] * 1e3:9.3f}  "
+        length, arm = heldout_rms(path, heldout)
+        print(f"{path.muscle:16s} {len(path.pieces):5d} {path.terms:5d} {length * 1e3:9.3f} {arm * 1e3:9.3f}  "
               f"({single.report.heldout_length_rmse * 1e3:.3f}, {single.report.heldout_moment_arm_rmse * 1e3:.3f})")
     return DomainPiecewisePaths(list(pieces), args.model.name, paths.domain), seconds
 

@@ -272,6 +272,33 @@ def conditional_point_cuts(osim_model, muscle: str, ranges: dict, margin: float 
                  for (name, value), point in sorted(values.items()))
 
 
+def model_cuts(osim_model, crossed: dict, domain: PathDomain, along: str | None = None, progress=None) -> dict:
+    """Each muscle's cuts (muscle -> tuple of ``Cut``) in the box ``domain`` over its coordinates ``crossed[muscle]``:
+    the range bounds of its ConditionalPathPoints, or, for a muscle without any that crosses ``along``, where its
+    geometric path's length jumps along that coordinate (``geometric_jump_cuts``)."""
+    ranges = {c: tuple(domain.ranges[i]) for i, c in enumerate(domain.coordinates)}
+    cuts = {}
+    for muscle, names in crossed.items():
+        box = {c: ranges[c] for c in names}
+        cuts[muscle] = conditional_point_cuts(osim_model, muscle, box)
+        if along in names and not cuts[muscle]:
+            if progress is not None:
+                progress(f"{muscle}: looking for length jumps along {along} ...")
+            cuts[muscle] = geometric_jump_cuts(osim_model, muscle, names, along, box)
+    return cuts
+
+
+def heldout_rms(path: DomainPiecewisePath, samples) -> tuple[float, float]:
+    """(length, moment-arm) RMS error of ``path`` at ``samples`` (``PathSamples``; configurations whose values are
+    not finite left out)."""
+    columns = samples.columns(path.coordinates)
+    lengths, arms = path.evaluate(samples.q[:, columns])
+    true_lengths, true_arms = samples.muscle(path.muscle)
+    ok = np.isfinite(true_lengths) & np.all(np.isfinite(true_arms), axis=1)
+    return (float(np.sqrt(np.mean((lengths[ok] - true_lengths[ok]) ** 2))),
+            float(np.sqrt(np.mean((arms[ok] - true_arms[ok][:, columns]) ** 2))))
+
+
 def _deviation(differences: np.ndarray) -> np.ndarray:
     """Each length difference minus the median of its (up to four) neighbours along the last axis."""
     n = differences.shape[-1]
