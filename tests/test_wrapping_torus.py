@@ -51,50 +51,38 @@ def _reference(opensim_task, file, osim, muscles, configurations):
         "configurations": configurations, "muscles": np.array(muscles)})["lengths"]
 
 
-def _rings_lengths_match(opensim_task, tmp_path, count, seed):
-    file = arm26_with_torus_rings(tmp_path)
+# (configurations, seed): a quick check by default, 300 configurations in the slow run.
+SIZES = [pytest.param(60, 161), pytest.param(300, 162, marks=pytest.mark.slow)]
+LONG_WAY_SIZES = [pytest.param(20, 163), pytest.param(300, 164, marks=pytest.mark.slow)]
+
+
+def _length_errors(opensim_task, file, muscles, count, seed):
+    """(configurations, trajopt's lengths, |trajopt - OpenSim|) at random configurations of `file`."""
     osim = _load(file)
     configurations = random_configurations(osim.multibody, count, seed)
-    lengths = _lengths(osim, RINGS, configurations)
-    error = np.abs(lengths - _reference(opensim_task, file, osim, RINGS, configurations)).max(axis=0)
+    lengths = _lengths(osim, muscles, configurations)
+    return configurations, lengths, np.abs(lengths - _reference(opensim_task, file, osim, muscles, configurations))
+
+
+@pytest.mark.opensim
+@pytest.mark.parametrize("count, seed", SIZES)
+def test_torus_ring_lengths_match_opensim(opensim_task, tmp_path, count, seed):
+    file = arm26_with_torus_rings(tmp_path)
+    configurations, lengths, errors = _length_errors(opensim_task, file, RINGS, count, seed)
+    error = errors.max(axis=0)
     assert (error <= LENGTH_TOLERANCE).all(), error
     # The rings wrap at many configurations: the lengths differ from those with the rings switched off.
     off = tmp_path / "rings_off.osim"
     off.write_text(re.sub(r'(<WrapTorus name="\w+"><active>)true', r"\1false", file.read_text()))
     wrapping = (np.abs(lengths - _lengths(_load(off), RINGS, configurations)) > 1e-9).mean(axis=0)
     assert (wrapping > 0.4).all(), wrapping  # measured 0.52 (BRA), 0.56 (BICshort) at 300 samples
-    return error, wrapping
 
 
 @pytest.mark.opensim
-def test_torus_ring_lengths_match_opensim(opensim_task, tmp_path):
-    _rings_lengths_match(opensim_task, tmp_path, 60, seed=161)
-
-
-@pytest.mark.opensim
-@pytest.mark.slow
-def test_torus_ring_lengths_match_opensim_300(opensim_task, tmp_path):
-    _rings_lengths_match(opensim_task, tmp_path, 300, seed=162)
-
-
-def _long_way_lengths_match(opensim_task, tmp_path, count, seed):
-    file = arm26_with_torus(tmp_path)
-    osim = _load(file)
-    configurations = random_configurations(osim.multibody, count, seed)
-    lengths = _lengths(osim, ["TRIlong"], configurations)
-    error = np.abs(lengths - _reference(opensim_task, file, osim, ["TRIlong"], configurations)).max()
+@pytest.mark.parametrize("count, seed", LONG_WAY_SIZES)
+def test_torus_long_way_lengths_match_opensim(opensim_task, tmp_path, count, seed):
+    error = _length_errors(opensim_task, arm26_with_torus(tmp_path), ["TRIlong"], count, seed)[2].max()
     assert error <= LONG_WAY_TOLERANCE, error
-
-
-@pytest.mark.opensim
-def test_torus_long_way_lengths_match_opensim(opensim_task, tmp_path):
-    _long_way_lengths_match(opensim_task, tmp_path, 20, seed=163)
-
-
-@pytest.mark.opensim
-@pytest.mark.slow
-def test_torus_long_way_lengths_match_opensim_300(opensim_task, tmp_path):
-    _long_way_lengths_match(opensim_task, tmp_path, 300, seed=164)
 
 
 def _moment_arms_match(opensim_task, file, muscles, count, seed, tolerance=DERIVATIVE_TOLERANCE,
