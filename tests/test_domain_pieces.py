@@ -211,3 +211,6 @@ def test_fit_paths_pieces_cli_writes_paths_the_tools_read(tmp_path):
         assert np.sqrt(np.mean((arms - true_arms[:, columns]) ** 2)) < 1e-3, path.muscle
     assert len(paths["rect_fem_r"].pieces) == 2 and len(paths["vasti_l"].pieces) == 2
     assert main([str(GAIT2D), "--cut-along", "knee_angle_r", "--out", str(out)]) == 2
+    assert main([str(GAIT2D), "--geometric", "--pieces", "--cut-along", "no_such_coordinate", "--samples", "50",
+                 "--heldout", "20", "--out", str(tmp_path / "bad.json")]) == 2
+    assert not (tmp_path / "bad.json").exists()

@@ -182,6 +182,9 @@ def _pieces(args, paths, train, heldout, settings):
     from trajopt.osim import load_osim
     from trajopt.paths.domain_pieces import DomainPiecewisePaths, fit_domain_pieces, heldout_rms, model_cuts
 
+    if args.cut_along is not None and args.cut_along not in paths.domain.coordinates:
+        raise TrajoptInputError(f"--cut-along '{args.cut_along}': not a sampled coordinate "
+                                f"({', '.join(paths.domain.coordinates)})")
     crossed = {p.muscle: p.coordinates for p in paths}
     cuts = model_cuts(load_osim(args.model), crossed, paths.domain, args.cut_along, progress=print)
     ranges = {c: tuple(paths.domain.ranges[i]) for i, c in enumerate(paths.domain.coordinates)}
