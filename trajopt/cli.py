@@ -51,6 +51,8 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
                                    "walk3d static optimization with GRFs and couplers: trajopt vs OpenSim, same run"),
     "smooth-paths": ("trajopt.bench.smooth_paths",
                      "smooth-mode wrapped paths vs exact mode, arm26 and walk3d: length and moment-arm differences, time"),
+    "ipopt-settings": ("trajopt.bench.ipopt_settings",
+                       "IPOPT settings on the gait2d prediction: speed at 25/50/100 intervals, robustness over 13 speeds"),
     "batch": ("trajopt.bench.batch", "gait2d speed sweep (13 speeds): serial vs Dask LocalCluster, results/batch/"),
 }
 
