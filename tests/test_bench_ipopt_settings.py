@@ -12,7 +12,7 @@ def _run(objective, success=True, iterations=10, speed=1.2, intervals=50):
 def test_other_optimum_and_failures_are_counted_against_the_default():
     runs = {"default": {"meshes": [_run(0.1341455)], "speeds": [_run(0.05, speed=0.8), _run(0.15, speed=1.3),
                                                                  _run(0.2, speed=1.5)]},
-            "mu_init 1e-3": {"meshes": [_run(0.1341505, iterations=7)],
+            "mu-init": {"meshes": [_run(0.1341505, iterations=7)],
                              "speeds": [_run(0.0500009, speed=0.8), _run(0.17, success=False, speed=1.3),
                                         _run(0.1996, speed=1.5)]}}
     rows = summarize(runs, [50], [0.8, 1.3, 1.5])

@@ -30,16 +30,17 @@ from pathlib import Path
 from trajopt.helptext import description
 from trajopt.io.output import add_report_argument, write_report
 
-# name -> IPOPT options added to the gait2d settings; the first is the default.
+# name (for --settings) -> (description, IPOPT options added to the gait2d settings); the first is the default.
 SETTINGS = {
-    "default": {},
-    "mu_init 1e-3": {"mu_init": 1e-3},
-    "perturbation factors (dec 0.6, inc 3)": {"perturb_dec_fact": 0.6, "perturb_inc_fact": 3.0},
-    "mu_init 1e-3 + perturbation factors": {"mu_init": 1e-3, "perturb_dec_fact": 0.6, "perturb_inc_fact": 3.0},
-    "inertia-free curvature test (neg_curv_test_tol 1e-12)": {"neg_curv_test_tol": 1e-12},
-    "alpha_for_y safer-min-dual-infeas": {"alpha_for_y": "safer-min-dual-infeas"},
-    "mu_strategy adaptive": {"mu_strategy": "adaptive"},
-    "nlp_scaling_method none": {"nlp_scaling_method": "none"},
+    "default": ("default", {}),
+    "mu-init": ("mu_init 1e-3", {"mu_init": 1e-3}),
+    "perturbation": ("perturbation factors (dec 0.6, inc 3)", {"perturb_dec_fact": 0.6, "perturb_inc_fact": 3.0}),
+    "mu-init-perturbation": ("mu_init 1e-3 + perturbation factors",
+                             {"mu_init": 1e-3, "perturb_dec_fact": 0.6, "perturb_inc_fact": 3.0}),
+    "curvature-test": ("inertia-free curvature test (neg_curv_test_tol 1e-12)", {"neg_curv_test_tol": 1e-12}),
+    "dual-step": ("alpha_for_y safer-min-dual-infeas", {"alpha_for_y": "safer-min-dual-infeas"}),
+    "adaptive-mu": ("mu_strategy adaptive", {"mu_strategy": "adaptive"}),
+    "no-scaling": ("nlp_scaling_method none", {"nlp_scaling_method": "none"}),
 }
 SPEEDS = tuple(round(0.8 + 0.1 * k, 1) for k in range(13))
 SAME_OBJECTIVE = 1e-6  # absolute: objectives are 0.05-0.46 here
@@ -79,7 +80,8 @@ def summarize(runs: dict, intervals, speeds) -> list[dict]:
         pairs = [(r, d) for r, d in zip(sweep, default["speeds"]) if r["success"] and d["success"]]
         other = [r["speed"] for r, d in pairs if not _same(r["objective"], d["objective"])]
         lower = [r["speed"] for r, d in pairs if r["objective"] < d["objective"] - SAME_OBJECTIVE]
-        rows.append({"setting": name, "options": SETTINGS[name], "meshes": meshes,
+        description, options = SETTINGS[name]
+        rows.append({"setting": name, "description": description, "options": options, "meshes": meshes,
                      "speeds_converged": sum(r["success"] for r in sweep), "speeds": len(sweep),
                      "speeds_failed": [r["speed"] for r in sweep if not r["success"]],
                      "speeds_other_optimum": other, "speeds_lower_objective": lower,
@@ -92,7 +94,8 @@ def markdown(rows: list[dict], intervals, speeds) -> str:
     head = " | ".join(f"{n} intervals: iterations, IPOPT s, Δobjective" for n in intervals)
     lines = ["# IPOPT settings on the 2D gait prediction (`trajopt bench ipopt-settings`)", "",
              f"Moco's problem at 1.2 m/s from the reference guess, then {len(speeds)} speeds "
-             f"({speeds[0]}-{speeds[-1]} m/s, widened bounds, 50 intervals). Δobjective: against the default "
+             f"({min(speeds, default=0)}-{max(speeds, default=0)} m/s, widened bounds, 50 intervals). Δobjective: "
+             "against the default "
              f"settings' objective at the same mesh; 'other optimum': objective differs by more than "
              f"{SAME_OBJECTIVE:g} from the default's. Timings on a shared machine (load average in the JSON).", "",
              f"| setting | {head} | speeds converged | speeds in another optimum | sweep iterations (s) |",
@@ -106,8 +109,9 @@ def markdown(rows: list[dict], intervals, speeds) -> str:
         other = ", ".join(map(str, row["speeds_other_optimum"])) or "none"
         if row["speeds_other_optimum"]:
             other += f" (lower objective at {len(row['speeds_lower_objective'])})"
-        lines.append(f"| {row['setting']} | {' | '.join(cells)} | {row['speeds_converged']}/{row['speeds']}{failed} "
-                     f"| {other} | {row['sweep_iterations']} ({row['sweep_ipopt_s']:.0f}) |")
+        lines.append(f"| {row['description']} (`{row['setting']}`) | {' | '.join(cells)} | "
+                     f"{row['speeds_converged']}/{row['speeds']}{failed} | {other} | {row['sweep_iterations']} "
+                     f"({row['sweep_ipopt_s']:.0f}) |")
     return "\n".join(lines) + "\n"
 
 
@@ -117,7 +121,8 @@ def main(argv=None) -> int:
     parser.add_argument("--speeds", type=float, nargs="*", default=list(SPEEDS),
                         help="speeds of the robustness sweep, m/s (default 0.8 ... 2.0)")
     parser.add_argument("--settings", nargs="+", choices=list(SETTINGS), default=list(SETTINGS),
-                        metavar="SETTING", help=f"settings to study (default all: {'; '.join(SETTINGS)})")
+                        metavar="SETTING", help="settings to study (default all: "
+                        + "; ".join(f"{name} = {text}" for name, (text, _) in SETTINGS.items()) + ")")
     add_report_argument(parser, "ipopt_settings")
     args = parser.parse_args(argv)
     from problems.gait2d.model import GaitModel
@@ -126,7 +131,7 @@ def main(argv=None) -> int:
     model = GaitModel.load()
     runs, started = {}, time.perf_counter()
     for name in names:
-        options = SETTINGS[name]
+        options = SETTINGS[name][1]
         meshes = [solve(model, n, 1.2, options, widened=False) for n in args.intervals]
         speeds = [solve(model, 50, s, options, widened=True) for s in args.speeds]
         runs[name] = {"meshes": meshes, "speeds": speeds}
