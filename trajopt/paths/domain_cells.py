@@ -1,0 +1,288 @@
+"""Polynomial paths over cells bounded in several coordinates: a k-d tree of the coordinate box, one polynomial per leaf.
+
+``trajopt.paths.domain_pieces`` cuts a muscle's box in layers along one coordinate. Where a muscle's path
+changes on surfaces that end inside the domain (walk3d's gluteus maximus, iliacus and psoas wrap around
+cylinders and ellipsoids over three hip coordinates: lines along hip flexion cross 0, 1 or 2 length jumps) no
+layer follows them. Here the box is split recursively, each split a ``Cut`` (a plane q_c = value) of one cell,
+while a cell's polynomial misses the accuracy targets on validation samples, so cells shrink where the path
+is hard to follow (around jump surfaces and wrap switches) and stay large elsewhere.
+
+``CellTreePath`` is the muscle's tree: ``nodes[0]`` is the root, a node either splits (its ``cut``, the node
+below it and the node above it) or is a leaf holding ``pieces[piece]``. Lengths are nested ``if_else`` between
+the leaves' polynomials (``length_function``), moment arms −∂l/∂q of the leaf's polynomial; discontinuous
+across splits, as ``DomainPiecewisePath`` is across cuts. ``DomainCellPaths`` holds a model's trees and is a
+``MusclePaths`` (``DomainPiecewisePaths``' functions, its own file format).
+
+``fit_cell_tree`` grows a tree from training samples: they are split once into fitting and validation rows
+(the validation rows decide the splits and never enter a fit); a leaf is split at the median of the coordinate
+whose halves (a quick least-squares polynomial per half) predict the validation rows best; when the tree is
+grown, every leaf is refitted on all its training rows (``ACCURATE`` stepwise, ``trajopt.paths.fitting``).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+import casadi
+import numpy as np
+
+from trajopt.errors import TrajoptInputError
+from trajopt.paths.domain_pieces import Cut, DomainPiecewisePaths
+from trajopt.paths.fitting import (ACCURATE, StepwiseSettings, crossed_coordinates, fit_polynomial_path,
+                                   monomial_derivatives, monomial_exponents, monomials)
+from trajopt.paths.polynomial import PolynomialPath, polynomial_value
+
+FORMAT = "trajopt.domain_cell_paths/1"
+
+
+@dataclass(frozen=True)
+class CellNode:
+    """A split (``cut``, index of the node ``below`` it and of the node ``above`` it) or a leaf (``piece``)."""
+
+    cut: Cut | None = None
+    below: int = -1
+    above: int = -1
+    piece: int = -1
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.cut is None
+
+    def to_json(self) -> dict:
+        if self.is_leaf:
+            return {"piece": self.piece}
+        return {"cut": self.cut.to_json(), "below": self.below, "above": self.above}
+
+    @classmethod
+    def from_json(cls, data: dict, source: str = "<dict>") -> CellNode:
+        try:
+            if "piece" in data:
+                return cls(piece=int(data["piece"]))
+            return cls(Cut.from_json(data["cut"], source), int(data["below"]), int(data["above"]))
+        except (KeyError, TypeError, ValueError) as error:
+            raise TrajoptInputError(f"{source}: cell node {data!r} is malformed: {error}") from None
+
+
+@dataclass(frozen=True)
+class CellTreePath:
+    """One muscle: a tree of ``nodes`` (root first) whose leaves hold polynomial ``pieces``."""
+
+    muscle: str
+    coordinates: tuple[str, ...]
+    nodes: tuple[CellNode, ...]
+    pieces: tuple[PolynomialPath, ...]
+
+    def __post_init__(self):
+        leaves = sorted(n.piece for n in self.nodes if n.is_leaf)
+        if leaves != list(range(len(self.pieces))):
+            raise TrajoptInputError(f"path '{self.muscle}': leaves hold pieces {leaves}, expected each of the "
+                                    f"{len(self.pieces)} pieces once")
+        reached = [0]
+        for k in reached:  # every node reached once from the root: a tree
+            node = self.nodes[k]
+            if not node.is_leaf:
+                if not (0 < node.below < len(self.nodes) and 0 < node.above < len(self.nodes)):
+                    raise TrajoptInputError(f"path '{self.muscle}': node {k} points to missing nodes")
+                missing = [c for c in node.cut.coordinates if c not in self.coordinates]
+                if missing:
+                    raise TrajoptInputError(f"path '{self.muscle}': node {k}'s cut uses {missing}, not among its "
+                                            f"coordinates {list(self.coordinates)}")
+                reached += [node.below, node.above]
+        if sorted(reached) != list(range(len(self.nodes))):
+            raise TrajoptInputError(f"path '{self.muscle}': its nodes do not form a tree from node 0")
+        for piece in self.pieces:
+            if piece.coordinates != self.coordinates:
+                raise TrajoptInputError(f"path '{self.muscle}': a piece has coordinates {piece.coordinates}, "
+                                        f"expected {self.coordinates}")
+
+    @property
+    def ranges(self) -> tuple[tuple[float, float], ...]:
+        return self.pieces[0].ranges
+
+    @property
+    def terms(self) -> int:
+        return sum(len(p.coefficients) for p in self.pieces)
+
+    def cell(self, q: np.ndarray) -> np.ndarray:
+        """Piece index of the leaf each row of ``q`` (samples x coordinates) lies in."""
+        q = np.atleast_2d(np.asarray(q, dtype=float))
+        node = np.zeros(len(q), dtype=int)
+        while True:
+            splitting = np.array([not self.nodes[k].is_leaf for k in node])
+            if not splitting.any():
+                return np.array([self.nodes[k].piece for k in node])
+            for k in np.unique(node[splitting]):
+                rows = node == k
+                cut = self.nodes[k].cut
+                node[rows] = np.where(cut.above(q[rows], self.coordinates), self.nodes[k].above, self.nodes[k].below)
+
+    @cached_property
+    def length_function(self) -> casadi.Function:
+        """Named Function q -> length (the polynomial of the leaf q lies in)."""
+        q = casadi.SX.sym("q", len(self.coordinates))
+
+        def value(k: int):
+            node = self.nodes[k]
+            if node.is_leaf:
+                piece = self.pieces[node.piece]
+                return polynomial_value(q, piece.exponents, piece.coefficients)
+            return casadi.if_else(node.cut.above_symbolic(q, self.coordinates), value(node.above), value(node.below))
+
+        safe = re.sub(r"\W", "_", self.muscle)
+        return casadi.Function(f"{safe}_length", [q], [value(0)], ["q"], ["length"])
+
+    def evaluate(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Lengths (samples,) and moment arms −∂l/∂q (samples x coordinates) of each configuration's leaf."""
+        q = np.atleast_2d(np.asarray(q, dtype=float))
+        cells = self.cell(q)
+        lengths, arms = np.empty(len(q)), np.empty(q.shape)
+        for k, piece in enumerate(self.pieces):
+            rows = cells == k
+            if rows.any():
+                lengths[rows], arms[rows] = piece.evaluate(q[rows])
+        return lengths, arms
+
+    def to_json(self) -> dict:
+        return {"muscle": self.muscle, "coordinates": list(self.coordinates),
+                "nodes": [n.to_json() for n in self.nodes], "pieces": [p.to_json() for p in self.pieces]}
+
+    @classmethod
+    def from_json(cls, data: dict, source: str = "<dict>") -> CellTreePath:
+        try:
+            return cls(str(data["muscle"]), tuple(map(str, data["coordinates"])),
+                       tuple(CellNode.from_json(n, source) for n in data["nodes"]),
+                       tuple(PolynomialPath.from_json(p, source) for p in data["pieces"]))
+        except (KeyError, TypeError) as error:
+            raise TrajoptInputError(f"{source}: path entry {data.get('muscle', '?')!r} is malformed: {error}") from None
+
+
+class DomainCellPaths(DomainPiecewisePaths):
+    """The cell-tree paths of a model's muscles (``trajopt.musculoskeletal.MusclePaths``)."""
+
+    FORMAT = FORMAT
+    DESCRIPTION = "domain cell-tree paths"
+    ENTRY = CellTreePath
+
+
+@dataclass(frozen=True)
+class TreeSettings:
+    """How ``fit_cell_tree`` grows a tree: split a cell while its validation RMS exceeds ``length_target`` or
+    ``moment_arm_target`` (m), it holds at least ``2 * min_samples`` fitting rows and is shallower than
+    ``max_depth``; ``validation``: fraction of the training samples kept for these decisions; ``probe_degree``:
+    degree of the quick per-half least squares that chooses the split coordinate."""
+
+    length_target: float = 0.5e-3
+    moment_arm_target: float = 1e-3
+    validation: float = 0.25
+    min_samples: int = 400
+    max_depth: int = 8
+    probe_degree: int = 3
+    seed: int = 0
+
+
+def _rms(path: PolynomialPath, q, lengths, arms) -> tuple[float, float]:
+    if len(q) == 0:
+        return 0.0, 0.0
+    predicted, predicted_arms = path.evaluate(q)
+    return float(np.sqrt(np.mean((predicted - lengths) ** 2))), float(np.sqrt(np.mean((predicted_arms - arms) ** 2)))
+
+
+def _probe(q, lengths, arms, degree: int, qv, lv, av) -> float:
+    """Validation sum of squares (length + moment arms) of a full least-squares polynomial of ``degree``."""
+    if len(qv) == 0:
+        return 0.0
+    exponents = monomial_exponents(q.shape[1], degree)
+    while len(exponents) * 2 > len(q) * (1 + q.shape[1]) and degree > 1:
+        degree -= 1
+        exponents = monomial_exponents(q.shape[1], degree)
+
+    def design(x):
+        return np.vstack([monomials(x, exponents)] + [-monomial_derivatives(x, exponents, j) for j in range(x.shape[1])])
+
+    coefficients = np.linalg.lstsq(design(q), np.concatenate([lengths, arms.T.ravel()]), rcond=None)[0]
+    residual = design(qv) @ coefficients - np.concatenate([lv, av.T.ravel()])
+    return float(residual @ residual)
+
+
+def fit_cell_tree(muscle: str, coordinates, q, lengths, arms, box, settings: StepwiseSettings = ACCURATE,
+                  tree: TreeSettings = TreeSettings(), progress=None) -> CellTreePath:
+    """Grow a cell tree for one muscle: ``q`` (samples x ``coordinates``), lengths (samples,), moment arms
+    (samples x coordinates), ``box`` the domain (coordinates x (low, high)). See the module docstring."""
+    coordinates = tuple(coordinates)
+    q, lengths = np.asarray(q, dtype=float), np.asarray(lengths, dtype=float)
+    arms = np.asarray(arms, dtype=float).reshape(len(q), -1)
+    finite = np.isfinite(lengths) & np.all(np.isfinite(arms), axis=1)
+    q, lengths, arms = q[finite], lengths[finite], arms[finite]
+    is_validation = np.random.default_rng(tree.seed).random(len(q)) < tree.validation
+    box = np.asarray(box, dtype=float)
+    leaves = []  # (node index, cell box, rows)
+
+    nodes: list[CellNode | None] = []
+
+    def grow(cell_box, rows, depth: int) -> int:
+        index = len(nodes)
+        nodes.append(None)
+        fit, check = rows & ~is_validation, rows & is_validation
+        piece = fit_polynomial_path(muscle, coordinates, q[fit], lengths[fit], arms[fit], settings, None, cell_box)
+        length_rms, arm_rms = _rms(piece, q[check], lengths[check], arms[check])
+        met = length_rms <= tree.length_target and arm_rms <= tree.moment_arm_target
+        if progress is not None:
+            progress(f"{muscle}: depth {depth}, {int(fit.sum())} + {int(check.sum())} samples, {len(piece.coefficients)} "
+                     f"terms, validation {length_rms * 1e3:.3f} / {arm_rms * 1e3:.3f} mm")
+        if met or depth >= tree.max_depth or fit.sum() < 2 * tree.min_samples:
+            leaves.append((index, cell_box, rows))
+            return index
+        best = None
+        for j in range(len(coordinates)):
+            median = float(np.median(q[fit, j]))
+            if not cell_box[j, 0] < median < cell_box[j, 1]:
+                continue
+            score = 0.0
+            for side in (q[:, j] < median, q[:, j] >= median):
+                f, c = fit & side, check & side
+                score += _probe(q[f], lengths[f], arms[f], tree.probe_degree, q[c], lengths[c], arms[c])
+            if best is None or score < best[0]:
+                best = (score, j, median)
+        if best is None:
+            leaves.append((index, cell_box, rows))
+            return index
+        _, j, median = best
+        below_box, above_box = cell_box.copy(), cell_box.copy()
+        below_box[j, 1] = above_box[j, 0] = median
+        below = grow(below_box, rows & (q[:, j] < median), depth + 1)
+        above = grow(above_box, rows & (q[:, j] >= median), depth + 1)
+        nodes[index] = CellNode(Cut.at(coordinates[j], median, "cell split"), below, above)
+        return index
+
+    grow(box, np.ones(len(q), dtype=bool), 0)
+    pieces = []
+    for index, cell_box, rows in leaves:  # refit on all training rows of the leaf (fitting + validation)
+        nodes[index] = CellNode(piece=len(pieces))
+        pieces.append(fit_polynomial_path(muscle, coordinates, q[rows], lengths[rows], arms[rows], settings, None,
+                                          cell_box))
+    return CellTreePath(muscle, coordinates, tuple(nodes), tuple(pieces))
+
+
+def fit_domain_cells(samples, settings: StepwiseSettings = ACCURATE, tree: TreeSettings = TreeSettings(),
+                     ranges: dict | None = None, coordinates: dict | None = None, model: str = "", progress=None
+                     ) -> tuple[DomainCellPaths, dict]:
+    """``fit_cell_tree`` for every muscle of ``samples`` (``PathSamples``); ``coordinates``: muscle ->
+    coordinates (default ``crossed_coordinates``), ``ranges``: coordinate -> (low, high) of the domain (default
+    the samples' extent). Returns the paths and each muscle's fitting time (s)."""
+    paths, seconds = [], {}
+    for muscle in samples.muscles:
+        names = tuple((coordinates or {}).get(muscle) or crossed_coordinates(samples, muscle))
+        columns = samples.columns(names)
+        q = samples.q[:, columns]
+        lengths, arms = samples.muscle(muscle)
+        box = [(ranges or {}).get(c, (q[:, i].min(), q[:, i].max())) for i, c in enumerate(names)]
+        start = time.perf_counter()
+        paths.append(fit_cell_tree(muscle, names, q, lengths, arms[:, columns], box, settings, tree))
+        seconds[muscle] = time.perf_counter() - start
+        if progress is not None:
+            progress(f"fitted {muscle}: {len(paths[-1].pieces)} cells, {paths[-1].terms} terms "
+                     f"({seconds[muscle]:.1f} s)")
+    return DomainCellPaths(paths, model), seconds
