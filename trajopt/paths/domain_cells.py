@@ -14,7 +14,7 @@ across splits, as ``DomainPiecewisePath`` is across cuts. ``DomainCellPaths`` ho
 ``MusclePaths`` (``DomainPiecewisePaths``' functions, its own file format).
 
 ``fit_cell_tree`` grows a tree from training samples: they are split once into fitting and validation rows
-(the validation rows decide the splits and never enter a fit); a leaf is split at the median of the coordinate
+(the validation rows decide the splits and never enter a fit); a leaf is split along the coordinate and at the quantile
 whose halves (a quick least-squares polynomial per half) predict the validation rows best; when the tree is
 grown, every leaf is refitted on all its training rows (``ACCURATE`` stepwise, ``trajopt.paths.fitting``).
 """
@@ -172,7 +172,9 @@ class TreeSettings:
     """How ``fit_cell_tree`` grows a tree: split a cell while its validation RMS exceeds ``length_target`` or
     ``moment_arm_target`` (m), it holds at least ``2 * min_samples`` fitting rows and is shallower than
     ``max_depth``; ``validation``: fraction of the training samples kept for these decisions; ``probe_degree``:
-    degree of the quick per-half least squares that chooses the split coordinate."""
+    degree of the quick per-side least squares that chooses the split coordinate and position among the
+    ``split_quantiles`` of the cell's fitting rows (each side keeping ``min_samples``), the position then
+    refined ``refinements`` times on a grid a quarter as wide."""
 
     length_target: float = 0.5e-3
     moment_arm_target: float = 1e-3
@@ -180,6 +182,8 @@ class TreeSettings:
     min_samples: int = 400
     max_depth: int = 8
     probe_degree: int = 3
+    split_quantiles: tuple[float, ...] = (0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875)
+    refinements: int = 3
     seed: int = 0
 
 
@@ -235,26 +239,38 @@ def fit_cell_tree(muscle: str, coordinates, q, lengths, arms, box, settings: Ste
         if met or depth >= tree.max_depth or fit.sum() < 2 * tree.min_samples:
             leaves.append((index, cell_box, rows))
             return index
+        def score(j: int, position: float) -> float:
+            side = q[:, j] >= position
+            if not (cell_box[j, 0] < position < cell_box[j, 1]) or min(
+                    (fit & side).sum(), (fit & ~side).sum()) < tree.min_samples:
+                return np.inf
+            return sum(_probe(q[fit & s], lengths[fit & s], arms[fit & s], tree.probe_degree, q[check & s],
+                              lengths[check & s], arms[check & s]) for s in (side, ~side))
+
         best = None
         for j in range(len(coordinates)):
-            median = float(np.median(q[fit, j]))
-            if not cell_box[j, 0] < median < cell_box[j, 1]:
-                continue
-            score = 0.0
-            for side in (q[:, j] < median, q[:, j] >= median):
-                f, c = fit & side, check & side
-                score += _probe(q[f], lengths[f], arms[f], tree.probe_degree, q[c], lengths[c], arms[c])
-            if best is None or score < best[0]:
-                best = (score, j, median)
+            for position in np.quantile(q[fit, j], tree.split_quantiles):
+                value = score(j, float(position))
+                if np.isfinite(value) and (best is None or value < best[0]):
+                    best = (value, j, float(position))
+        if best is not None:  # refine the position between its neighbouring candidates
+            _, j, position = best
+            step = float(np.diff(np.quantile(q[fit, j], tree.split_quantiles)).max())
+            for _ in range(tree.refinements):
+                for candidate in np.linspace(position - step, position + step, 9):
+                    value = score(j, float(candidate))
+                    if value < best[0]:
+                        best = (value, j, float(candidate))
+                position, step = best[2], step / 4
         if best is None:
             leaves.append((index, cell_box, rows))
             return index
-        _, j, median = best
+        _, j, position = best
         below_box, above_box = cell_box.copy(), cell_box.copy()
-        below_box[j, 1] = above_box[j, 0] = median
-        below = grow(below_box, rows & (q[:, j] < median), depth + 1)
-        above = grow(above_box, rows & (q[:, j] >= median), depth + 1)
-        nodes[index] = CellNode(Cut.at(coordinates[j], median, "cell split"), below, above)
+        below_box[j, 1] = above_box[j, 0] = position
+        below = grow(below_box, rows & (q[:, j] < position), depth + 1)
+        above = grow(above_box, rows & (q[:, j] >= position), depth + 1)
+        nodes[index] = CellNode(Cut.at(coordinates[j], position, "cell split"), below, above)
         return index
 
     grow(box, np.ones(len(q), dtype=bool), 0)

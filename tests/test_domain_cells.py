@@ -1,0 +1,80 @@
+"""Polynomial paths over cells bounded in several coordinates (trajopt.paths.domain_cells): a length jump whose
+surface ends inside the domain (as walk3d's gluteus maximus wrap switches do), the saved tree and its Function."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from trajopt.errors import TrajoptInputError
+from trajopt.paths.domain_cells import CellNode, CellTreePath, DomainCellPaths, TreeSettings, fit_cell_tree
+from trajopt.paths.domain_pieces import Cut
+from trajopt.paths.fitting import ACCURATE, fit_polynomial_path
+from trajopt.paths.polynomial import PolynomialPath
+from trajopt.paths.refit import load_paths
+
+BOX = ((-1.0, 1.0), (-1.0, 1.0))
+
+
+def _ending_jump(q):
+    """l = 0.1 + 0.02 a + 0.01 b^2 + 4 mm * max(b, 0) where a >= 0.1: a jump across a = 0.1 that grows from 0 at
+    b = 0 (the surface ends inside the box; lines along a cross 0 or 1 jumps) and a kink across b = 0 for a >= 0.1.
+    Moment arms -dl/dq."""
+    a, b = q[:, 0], q[:, 1]
+    on = a >= 0.1
+    lengths = 0.1 + 0.02 * a + 0.01 * b**2 + 0.004 * np.maximum(b, 0.0) * on
+    arms = -np.column_stack([np.full_like(a, 0.02), 0.02 * b + 0.004 * (b > 0) * on])
+    return lengths, arms
+
+
+@pytest.fixture(scope="module")
+def ending_jump_fit():
+    q = np.random.default_rng(0).uniform(-1.0, 1.0, (2000, 2))
+    held = np.random.default_rng(1).uniform(-1.0, 1.0, (4000, 2))
+    lengths, arms = _ending_jump(q)
+    settings = replace(ACCURATE, length_tolerance=0.5e-4, moment_arm_tolerance=1e-4)
+    tree = fit_cell_tree("m", ("a", "b"), q, lengths, arms, BOX, settings,
+                         TreeSettings(length_target=1e-4, moment_arm_target=2e-4, min_samples=100))
+    single = fit_polynomial_path("m", ("a", "b"), q, lengths, arms, settings, None, BOX)
+    return tree, single, held
+
+
+def _rms(path, held):
+    lengths, arms = path.evaluate(held)
+    true_lengths, true_arms = _ending_jump(held)
+    return np.sqrt(np.mean((lengths - true_lengths) ** 2)), np.sqrt(np.mean((arms - true_arms) ** 2))
+
+
+def test_cells_follow_a_jump_surface_that_ends_inside_the_domain(ending_jump_fit):
+    tree, single, held = ending_jump_fit
+    splits = sorted((n.cut.coordinate, n.cut.coefficients[0]) for n in tree.nodes if not n.is_leaf)
+    # measured: splits at a = 0.1012 and b = -7e-5 (3 cells, 11 terms); held-out 0.022 / 0.063 mm, one polynomial
+    # (31 terms) 0.579 / 0.707 mm
+    assert [s[0] for s in splits] == ["a", "b"]
+    assert abs(splits[0][1] - 0.1) < 0.005 and abs(splits[1][1]) < 0.005, splits
+    length, arm = _rms(tree, held)
+    assert length < 0.04e-3 and arm < 0.1e-3, (length, arm)
+    single_length, single_arm = _rms(single, held)
+    assert single_length > 0.4e-3 and single_arm > 0.5e-3, (single_length, single_arm)
+
+
+def test_saved_tree_and_its_function_agree(ending_jump_fit, tmp_path):
+    tree, _, held = ending_jump_fit
+    DomainCellPaths([tree], "analytic").save(tmp_path / "cells.json")
+    loaded = load_paths(tmp_path / "cells.json")
+    assert isinstance(loaded, DomainCellPaths) and loaded.muscles == ("m",)
+    lengths, arms = loaded.lengths_and_moment_arms_function(("a", "b")).map(len(held))(held.T)
+    expected_lengths, expected_arms = tree.evaluate(held)
+    assert np.abs(np.asarray(lengths).ravel() - expected_lengths).max() < 1e-12
+    assert np.abs(np.asarray(arms).reshape(len(held), 2) - expected_arms).max() < 1e-10
+    np.testing.assert_array_equal(loaded["m"].cell(held), tree.cell(held))
+
+
+def test_malformed_trees_are_one_line_errors():
+    piece = PolynomialPath("x", ("a", "b"), ((0, 0),), (1.0,), BOX)
+    with pytest.raises(TrajoptInputError, match="do not form a tree"):  # node 2 never reached
+        CellTreePath("x", ("a", "b"), (CellNode(Cut.at("a", 0.0), 1, 1), CellNode(piece=0), CellNode(piece=1)),
+                     (piece, piece))
+    with pytest.raises(TrajoptInputError, match="not among its coordinates"):
+        CellTreePath("x", ("a", "b"), (CellNode(Cut.at("c", 0.0), 1, 2), CellNode(piece=0), CellNode(piece=1)),
+                     (piece, piece))
