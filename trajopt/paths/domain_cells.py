@@ -174,7 +174,11 @@ class TreeSettings:
     ``max_depth``; ``validation``: fraction of the training samples kept for these decisions; ``probe_degree``:
     degree of the quick per-side least squares that chooses the split coordinate and position among the
     ``split_quantiles`` of the cell's fitting rows (each side keeping ``min_samples``), the position then
-    refined ``refinements`` times on a grid a quarter as wide."""
+    refined ``refinements`` times on a grid a quarter as wide. ``outlier`` (m): samples whose length is further
+    than this from a first polynomial over the whole box are left out of all fits and decisions (walk3d's
+    glmax1 has pockets, 0.1 % of its hip box, where OpenSim's path is 0.22 m longer than around them: no
+    polynomial cell of a few hundred samples follows them, and one such sample spoils a cell's fit). A cell's
+    polynomial has at most (its samples) / ``samples_per_term`` terms."""
 
     length_target: float = 0.5e-3
     moment_arm_target: float = 1e-3
@@ -184,6 +188,8 @@ class TreeSettings:
     probe_degree: int = 3
     split_quantiles: tuple[float, ...] = (0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875)
     refinements: int = 3
+    outlier: float | None = 0.1
+    samples_per_term: int = 4
     seed: int = 0
 
 
@@ -222,15 +228,28 @@ def fit_cell_tree(muscle: str, coordinates, q, lengths, arms, box, settings: Ste
     q, lengths, arms = q[finite], lengths[finite], arms[finite]
     is_validation = np.random.default_rng(tree.seed).random(len(q)) < tree.validation
     box = np.asarray(box, dtype=float)
+    if tree.outlier is not None:
+        first = fit_polynomial_path(muscle, coordinates, q[~is_validation], lengths[~is_validation],
+                                    arms[~is_validation], settings, None, box)
+        kept = np.abs(first.evaluate(q)[0] - lengths) <= tree.outlier
+        q, lengths, arms, is_validation = q[kept], lengths[kept], arms[kept], is_validation[kept]
+        if progress is not None and not kept.all():
+            progress(f"{muscle}: {int((~kept).sum())} samples further than {tree.outlier * 1e3:.0f} mm from a "
+                     f"first polynomial left out")
     leaves = []  # (node index, cell box, rows)
 
     nodes: list[CellNode | None] = []
+
+    def cell_fit(rows, cell_box) -> PolynomialPath:
+        cap = max(int(rows.sum()) // tree.samples_per_term, 1)
+        return fit_polynomial_path(muscle, coordinates, q[rows], lengths[rows], arms[rows],
+                                   replace(settings, max_terms=min(settings.max_terms or cap, cap)), None, cell_box)
 
     def grow(cell_box, rows, depth: int) -> int:
         index = len(nodes)
         nodes.append(None)
         fit, check = rows & ~is_validation, rows & is_validation
-        piece = fit_polynomial_path(muscle, coordinates, q[fit], lengths[fit], arms[fit], settings, None, cell_box)
+        piece = cell_fit(fit, cell_box)
         length_rms, arm_rms = _rms(piece, q[check], lengths[check], arms[check])
         met = length_rms <= tree.length_target and arm_rms <= tree.moment_arm_target
         if progress is not None:
@@ -277,8 +296,7 @@ def fit_cell_tree(muscle: str, coordinates, q, lengths, arms, box, settings: Ste
     pieces = []
     for index, cell_box, rows in leaves:  # refit on all training rows of the leaf (fitting + validation)
         nodes[index] = CellNode(piece=len(pieces))
-        pieces.append(fit_polynomial_path(muscle, coordinates, q[rows], lengths[rows], arms[rows], settings, None,
-                                          cell_box))
+        pieces.append(cell_fit(rows, cell_box))
     return CellTreePath(muscle, coordinates, tuple(nodes), tuple(pieces))
 
 
