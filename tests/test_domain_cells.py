@@ -34,7 +34,7 @@ def ending_jump_fit():
     lengths, arms = _ending_jump(q)
     settings = replace(ACCURATE, length_tolerance=0.5e-4, moment_arm_tolerance=1e-4)
     tree = fit_cell_tree("m", ("a", "b"), q, lengths, arms, BOX, settings,
-                         TreeSettings(length_target=1e-4, moment_arm_target=2e-4, min_samples=100))
+                         TreeSettings(length_target=1e-4, moment_arm_target=2e-4, min_samples=50))
     single = fit_polynomial_path("m", ("a", "b"), q, lengths, arms, settings, None, BOX)
     return tree, single, held
 

@@ -170,7 +170,8 @@ class DomainCellPaths(DomainPiecewisePaths):
 @dataclass(frozen=True)
 class TreeSettings:
     """How ``fit_cell_tree`` grows a tree: split a cell while its validation RMS exceeds ``length_target`` or
-    ``moment_arm_target`` (m), it holds at least ``2 * min_samples`` fitting rows and is shallower than
+    ``moment_arm_target`` (m), it holds at least twice ``min_samples`` (per coordinate of the muscle) fitting
+    rows and is shallower than
     ``max_depth``; ``validation``: fraction of the training samples kept for these decisions; ``probe_degree``:
     degree of the quick per-side least squares that chooses the split coordinate and position among the
     ``split_quantiles`` of the cell's fitting rows (each side keeping ``min_samples``), the position then
@@ -183,7 +184,7 @@ class TreeSettings:
     length_target: float = 0.5e-3
     moment_arm_target: float = 1e-3
     validation: float = 0.25
-    min_samples: int = 400
+    min_samples: int = 50  # per coordinate: 50 for a knee muscle (walk3d vaslat's kink), 150 over the hip
     max_depth: int = 8
     probe_degree: int = 3
     split_quantiles: tuple[float, ...] = (0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875)
@@ -236,6 +237,7 @@ def fit_cell_tree(muscle: str, coordinates, q, lengths, arms, box, settings: Ste
         if progress is not None and not kept.all():
             progress(f"{muscle}: {int((~kept).sum())} samples further than {tree.outlier * 1e3:.0f} mm from a "
                      f"first polynomial left out")
+    least = tree.min_samples * len(coordinates)
     leaves = []  # (node index, cell box, rows)
 
     nodes: list[CellNode | None] = []
@@ -255,13 +257,13 @@ def fit_cell_tree(muscle: str, coordinates, q, lengths, arms, box, settings: Ste
         if progress is not None:
             progress(f"{muscle}: depth {depth}, {int(fit.sum())} + {int(check.sum())} samples, {len(piece.coefficients)} "
                      f"terms, validation {length_rms * 1e3:.3f} / {arm_rms * 1e3:.3f} mm")
-        if met or depth >= tree.max_depth or fit.sum() < 2 * tree.min_samples:
+        if met or depth >= tree.max_depth or fit.sum() < 2 * least:
             leaves.append((index, cell_box, rows))
             return index
         def score(j: int, position: float) -> float:
             side = q[:, j] >= position
             if not (cell_box[j, 0] < position < cell_box[j, 1]) or min(
-                    (fit & side).sum(), (fit & ~side).sum()) < tree.min_samples:
+                    (fit & side).sum(), (fit & ~side).sum()) < least:
                 return np.inf
             return sum(_probe(q[fit & s], lengths[fit & s], arms[fit & s], tree.probe_degree, q[check & s],
                               lengths[check & s], arms[check & s]) for s in (side, ~side))
