@@ -78,3 +78,29 @@ def test_malformed_trees_are_one_line_errors():
     with pytest.raises(TrajoptInputError, match="not among its coordinates"):
         CellTreePath("x", ("a", "b"), (CellNode(Cut.at("c", 0.0), 1, 2), CellNode(piece=0), CellNode(piece=1)),
                      (piece, piece))
+
+
+def test_walk3d_vaslat_cells_reach_the_targets_at_opensims_samples():
+    """walk3d's vaslat_r over the knee's range (OpenSim 4.6 lengths and computeMomentArm, tests/data/paths): its
+    moment arm flips from -24 to +23 mm across 138.4 deg knee flexion (its wrap switching sides)."""
+    from trajopt.paths.domain_cells import fit_domain_cells
+    from trajopt.paths.fitting import fit_paths
+    from trajopt.paths.samples import PathSamples
+    from conftest import DATA
+
+    train = PathSamples.from_csv(DATA / "paths" / "walk3d_vaslat_r_train.csv.gz")
+    held = PathSamples.from_csv(DATA / "paths" / "walk3d_vaslat_r_heldout.csv.gz")
+    ranges = {"knee_angle_r": (0.0, np.deg2rad(140.0))}
+    cells, _ = fit_domain_cells(train, ranges=ranges, coordinates={"vaslat_r": ("knee_angle_r",)})
+    single, _ = fit_paths(train, ACCURATE, ranges=ranges)
+    splits = sorted(np.rad2deg(n.cut.coefficients[0]) for n in cells["vaslat_r"].nodes if not n.is_leaf)
+    # measured: splits at 104.76 and 138.42 deg; held-out 0.028 / 0.365 mm (one polynomial 0.123 / 3.31 mm)
+    assert abs(splits[-1] - 138.39) < 0.1, splits
+    true_lengths, true_arms = held.muscle("vaslat_r")
+    for path, (length_bound, arm_bound) in ((cells["vaslat_r"], (0.05e-3, 0.5e-3)), (single["vaslat_r"], (None, None))):
+        lengths, arms = path.evaluate(held.q)
+        length, arm = np.sqrt(np.mean((lengths - true_lengths) ** 2)), np.sqrt(np.mean((arms - true_arms) ** 2))
+        if length_bound is None:
+            assert arm > 3e-3, arm
+        else:
+            assert length < length_bound and arm < arm_bound, (length, arm)
