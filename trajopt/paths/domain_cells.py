@@ -171,8 +171,7 @@ class DomainCellPaths(DomainPiecewisePaths):
 class TreeSettings:
     """How ``fit_cell_tree`` grows a tree: split a cell while its validation RMS exceeds ``length_target`` or
     ``moment_arm_target`` (m), it holds at least twice ``min_samples`` (per coordinate of the muscle) fitting
-    rows and is shallower than
-    ``max_depth``; ``validation``: fraction of the training samples kept for these decisions; ``probe_degree``:
+    rows and is shallower than ``max_depth``; ``validation``: fraction of the training samples kept for these decisions; ``probe_degree``:
     degree of the quick per-side least squares that chooses the split coordinate and position among the
     ``split_quantiles`` of the cell's fitting rows (each side keeping ``min_samples``), the position then
     refined ``refinements`` times on a grid a quarter as wide. ``outlier`` (m): samples whose length is further
@@ -239,7 +238,6 @@ def fit_cell_tree(muscle: str, coordinates, q, lengths, arms, box, settings: Ste
                      f"first polynomial left out")
     least = tree.min_samples * len(coordinates)
     leaves = []  # (node index, cell box, rows)
-
     nodes: list[CellNode | None] = []
 
     def cell_fit(rows, cell_box) -> PolynomialPath:
@@ -260,6 +258,7 @@ def fit_cell_tree(muscle: str, coordinates, q, lengths, arms, box, settings: Ste
         if met or depth >= tree.max_depth or fit.sum() < 2 * least:
             leaves.append((index, cell_box, rows))
             return index
+
         def score(j: int, position: float) -> float:
             side = q[:, j] >= position
             if not (cell_box[j, 0] < position < cell_box[j, 1]) or min(
