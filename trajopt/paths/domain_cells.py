@@ -218,9 +218,11 @@ def _probe(q, lengths, arms, degree: int, qv, lv, av) -> float:
 
 
 def fit_cell_tree(muscle: str, coordinates, q, lengths, arms, box, settings: StepwiseSettings = ACCURATE,
-                  tree: TreeSettings = TreeSettings(), progress=None) -> CellTreePath:
+                  tree: TreeSettings = TreeSettings(), progress=None, cuts=()) -> CellTreePath:
     """Grow a cell tree for one muscle: ``q`` (samples x ``coordinates``), lengths (samples,), moment arms
-    (samples x coordinates), ``box`` the domain (coordinates x (low, high)). See the module docstring."""
+    (samples x coordinates), ``box`` the domain (coordinates x (low, high)). See the module docstring.
+    ``cuts`` (``Cut``, e.g. located length jumps) split the box first, in order, on every side that holds
+    enough samples; the tree grows from the cells between them."""
     coordinates = tuple(coordinates)
     q, lengths = np.asarray(q, dtype=float), np.asarray(lengths, dtype=float)
     arms = np.asarray(arms, dtype=float).reshape(len(q), -1)
@@ -245,10 +247,17 @@ def fit_cell_tree(muscle: str, coordinates, q, lengths, arms, box, settings: Ste
         return fit_polynomial_path(muscle, coordinates, q[rows], lengths[rows], arms[rows],
                                    replace(settings, max_terms=min(settings.max_terms or cap, cap)), None, cell_box)
 
-    def grow(cell_box, rows, depth: int) -> int:
+    def grow(cell_box, rows, depth: int, pending=()) -> int:
         index = len(nodes)
         nodes.append(None)
         fit, check = rows & ~is_validation, rows & is_validation
+        for k, cut in enumerate(pending):
+            side = cut.above(q, coordinates)
+            if min((fit & side).sum(), (fit & ~side).sum()) >= least:
+                below = grow(cell_box, rows & ~side, depth + 1, pending[k + 1:])
+                above = grow(cell_box, rows & side, depth + 1, pending[k + 1:])
+                nodes[index] = CellNode(cut, below, above)
+                return index
         piece = cell_fit(fit, cell_box)
         length_rms, arm_rms = _rms(piece, q[check], lengths[check], arms[check])
         met = length_rms <= tree.length_target and arm_rms <= tree.moment_arm_target
@@ -293,7 +302,7 @@ def fit_cell_tree(muscle: str, coordinates, q, lengths, arms, box, settings: Ste
         nodes[index] = CellNode(Cut.at(coordinates[j], position, "cell split"), below, above)
         return index
 
-    grow(box, np.ones(len(q), dtype=bool), 0)
+    grow(box, np.ones(len(q), dtype=bool), 0, tuple(cuts))
     pieces = []
     for index, cell_box, rows in leaves:  # refit on all training rows of the leaf (fitting + validation)
         nodes[index] = CellNode(piece=len(pieces))
