@@ -34,7 +34,7 @@ def ending_jump_fit():
     lengths, arms = _ending_jump(q)
     settings = replace(ACCURATE, length_tolerance=0.5e-4, moment_arm_tolerance=1e-4)
     tree = fit_cell_tree("m", ("a", "b"), q, lengths, arms, BOX, settings,
-                         TreeSettings(length_target=1e-4, moment_arm_target=2e-4, min_samples=50))
+                         TreeSettings(length_target=1e-4, moment_arm_target=2e-4, min_samples=50, outlier=None))
     single = fit_polynomial_path("m", ("a", "b"), q, lengths, arms, settings, None, BOX)
     return tree, single, held
 
@@ -126,3 +126,32 @@ def test_given_cuts_split_first_and_follow_a_slanted_jump_surface():
     # measured: 3 cells, 10 terms, 0.0002 / 0.077 mm (without the cut: 6 axis-aligned cells, 0.278 / 0.329 mm)
     assert np.sqrt(np.mean((lengths - true_lengths) ** 2)) < 0.001e-3
     assert np.sqrt(np.mean((arms - true_arms) ** 2)) < 0.1e-3
+
+
+def test_jump_surface_located_where_it_ends_inside_the_box():
+    """l jumps by 4 mm max(b, 0) across a = 0.1 + 0.3 b + 0.1 c^2: lines along a for b < 0 cross no jump (the
+    surface ends at b = 0); the jumps of the other lines give the surface back exactly."""
+    from trajopt.paths.domain_cells import jump_surface_cut
+
+    def truth(q):
+        a, b, c = np.asarray(q).T
+        on = a >= 0.1 + 0.3 * b + 0.1 * c**2
+        lengths = 0.1 + 0.02 * a + 0.01 * b * c + 0.004 * np.maximum(b, 0.0) * on
+        return lengths, -np.column_stack([np.full_like(a, 0.02), 0.01 * c + 0.004 * (b > 0) * on, 0.01 * b])
+
+    ranges = {name: (-1.0, 1.0) for name in "abc"}
+    cut, error = jump_surface_cut(lambda q: truth(q)[0], "abc", "a", ranges, +1.0, step=0.01)
+    expected = {(0, 0): 0.1, (1, 0): 0.3, (0, 2): 0.1}
+    assert error < 1e-6
+    for exponents, coefficient in zip(cut.exponents, cut.coefficients):
+        assert abs(coefficient - expected.get(exponents, 0.0)) < 1e-6, (exponents, coefficient)
+    q = np.random.default_rng(0).uniform(-1.0, 1.0, (3000, 3))
+    held = np.random.default_rng(1).uniform(-1.0, 1.0, (4000, 3))
+    tree = fit_cell_tree("m", tuple("abc"), q, *truth(q), ((-1.0, 1.0),) * 3, tree=TreeSettings(outlier=None),
+                         cuts=(cut,))
+    lengths, arms = tree.evaluate(held)
+    true_lengths, true_arms = truth(held)
+    # measured: 2 cells, 9 terms, 0.057 / 0.292 mm (without the cut: one polynomial, 37 terms, 0.494 / 0.592 mm)
+    assert len(tree.pieces) == 2
+    assert np.sqrt(np.mean((lengths - true_lengths) ** 2)) < 0.08e-3
+    assert np.sqrt(np.mean((arms - true_arms) ** 2)) < 0.35e-3
