@@ -1,4 +1,5 @@
-"""Polynomial paths over cells bounded in several coordinates: a k-d tree of the coordinate box, one polynomial per leaf.
+"""Polynomial paths over cells bounded in several coordinates: a tree of cuts of the coordinate box, one
+polynomial per leaf.
 
 ``trajopt.paths.domain_pieces`` cuts a muscle's box in layers along one coordinate. Where a muscle's path
 changes on surfaces that end inside the domain (walk3d's gluteus maximus, iliacus and psoas wrap around
@@ -14,9 +15,13 @@ across splits, as ``DomainPiecewisePath`` is across cuts. ``DomainCellPaths`` ho
 ``MusclePaths`` (``DomainPiecewisePaths``' functions, its own file format).
 
 ``fit_cell_tree`` grows a tree from training samples: they are split once into fitting and validation rows
-(the validation rows decide the splits and never enter a fit); a leaf is split along the coordinate and at the quantile
-whose halves (a quick least-squares polynomial per half) predict the validation rows best; when the tree is
-grown, every leaf is refitted on all its training rows (``ACCURATE`` stepwise, ``trajopt.paths.fitting``).
+(the validation rows decide the splits and never enter a fit); a leaf is split along the coordinate and at the
+position (quantiles of its samples, refined) whose two sides (a quick least-squares polynomial each) predict the
+validation rows best; when the tree is grown, every leaf is refitted on all its training rows (``ACCURATE``
+stepwise, ``trajopt.paths.fitting``). Axis-aligned splits follow jumps across planes of one coordinate and
+kinks; a slanted jump surface of tens of mm they only stair-step. ``jump_surface_cut`` locates such a surface
+on a lengths callable (e.g. trajopt's geometric path, equal to OpenSim's) even where it ends inside the box,
+and ``fit_cell_tree(..., cuts=...)`` splits along it first (walk3d psoas_r: 2 cells meet the targets).
 """
 
 from __future__ import annotations
@@ -171,8 +176,8 @@ class DomainCellPaths(DomainPiecewisePaths):
 class TreeSettings:
     """How ``fit_cell_tree`` grows a tree: split a cell while its validation RMS exceeds ``length_target`` or
     ``moment_arm_target`` (m), it holds at least twice ``min_samples`` (per coordinate of the muscle) fitting
-    rows and is shallower than ``max_depth``; ``validation``: fraction of the training samples kept for these decisions; ``probe_degree``:
-    degree of the quick per-side least squares that chooses the split coordinate and position among the
+    rows and is shallower than ``max_depth``; ``validation``: fraction of the training samples kept for these
+    decisions; ``probe_degree``: degree of the quick per-side least squares that chooses the split coordinate and position among the
     ``split_quantiles`` of the cell's fitting rows (each side keeping ``min_samples``), the position then
     refined ``refinements`` times on a grid a quarter as wide. ``outlier`` (m): samples whose length is further
     than this from a first polynomial over the whole box are left out of all fits and decisions (walk3d's
@@ -210,7 +215,8 @@ def _probe(q, lengths, arms, degree: int, qv, lv, av) -> float:
         exponents = monomial_exponents(q.shape[1], degree)
 
     def design(x):
-        return np.vstack([monomials(x, exponents)] + [-monomial_derivatives(x, exponents, j) for j in range(x.shape[1])])
+        return np.vstack([monomials(x, exponents)]
+                         + [-monomial_derivatives(x, exponents, j) for j in range(x.shape[1])])
 
     coefficients = np.linalg.lstsq(design(q), np.concatenate([lengths, arms.T.ravel()]), rcond=None)[0]
     residual = design(qv) @ coefficients - np.concatenate([lv, av.T.ravel()])
@@ -262,8 +268,8 @@ def fit_cell_tree(muscle: str, coordinates, q, lengths, arms, box, settings: Ste
         length_rms, arm_rms = _rms(piece, q[check], lengths[check], arms[check])
         met = length_rms <= tree.length_target and arm_rms <= tree.moment_arm_target
         if progress is not None:
-            progress(f"{muscle}: depth {depth}, {int(fit.sum())} + {int(check.sum())} samples, {len(piece.coefficients)} "
-                     f"terms, validation {length_rms * 1e3:.3f} / {arm_rms * 1e3:.3f} mm")
+            progress(f"{muscle}: depth {depth}, {int(fit.sum())} + {int(check.sum())} samples, "
+                     f"{len(piece.coefficients)} terms, validation {length_rms * 1e3:.3f} / {arm_rms * 1e3:.3f} mm")
         if met or depth >= tree.max_depth or fit.sum() < 2 * least:
             leaves.append((index, cell_box, rows))
             return index
