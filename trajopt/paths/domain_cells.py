@@ -339,9 +339,10 @@ def fit_domain_cells(samples, settings: StepwiseSettings = ACCURATE, tree: TreeS
 
 
 def jump_surface_cut(lengths, coordinates, coordinate: str, ranges: dict, sign: float, lines: int = 25,
-                     step: float = np.deg2rad(0.5), size: float = 5e-4, max_degree: int = 6, source: str = ""
-                     ) -> tuple[Cut, float]:
-    """One length-jump surface that may end inside the box: the jumps of sign ``sign`` larger than ``size`` (m)
+                     step: float = np.deg2rad(0.5), size: float = 5e-4, largest: float = np.inf, max_degree: int = 6,
+                     source: str = "") -> tuple[Cut, float]:
+    """One length-jump surface that may end inside the box: the jumps of sign ``sign`` between ``size`` and
+    ``largest`` (m; larger ones, e.g. the edges of glmax1's pockets, belong to other surfaces)
     found along a ``lines`` x ``lines`` grid of lines in ``coordinate`` (``length_jumps``; two other
     coordinates only), fitted as ``coordinate`` = v(others), v of the lowest degree <= ``max_degree`` within
     0.05 deg (else ``max_degree``). Lines crossing no such jump are left out: where the surface ends (its jump
@@ -363,7 +364,7 @@ def jump_surface_cut(lengths, coordinates, coordinate: str, ranges: dict, sign: 
     offset = np.zeros(len(coordinates))
     offset[column] = 1e-7
     jumps = np.asarray(lengths(points + offset)) - np.asarray(lengths(points - offset))
-    points = points[jumps * np.sign(sign) > size]
+    points = points[(jumps * np.sign(sign) > size) & (np.abs(jumps) < largest)]
     if len(points) < 10:
         raise TrajoptInputError(f"{source or 'path'}: {len(points)} jumps of sign {sign:+g} above {size * 1e3:g} mm "
                                 f"along '{coordinate}'")
