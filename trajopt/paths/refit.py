@@ -23,6 +23,8 @@ from trajopt.errors import TrajoptInputError
 from trajopt.paths.domain import PathDomain, PathDomainError
 from trajopt.paths.domain_pieces import FORMAT as DOMAIN_PIECEWISE_FORMAT
 from trajopt.paths.domain_pieces import DomainPiecewisePaths
+from trajopt.paths.domain_cells import FORMAT as DOMAIN_CELLS_FORMAT
+from trajopt.paths.domain_cells import DomainCellPaths
 from trajopt.paths.fitting import ACCURATE, StepwiseSettings, fit_paths
 from trajopt.paths.piecewise import FORMAT as PIECEWISE_FORMAT
 from trajopt.paths.piecewise import PiecewisePolynomialPaths, path_jumps, split_frames
@@ -34,11 +36,12 @@ from trajopt.paths.samples import PathSamples
 MOTION_REFIT = replace(ACCURATE, length_tolerance=1e-4, moment_arm_tolerance=1e-4)
 
 LOADERS = {POLYNOMIAL_FORMAT: PolynomialPaths.load, PIECEWISE_FORMAT: PiecewisePolynomialPaths.load,
-           DOMAIN_PIECEWISE_FORMAT: DomainPiecewisePaths.load}
+           DOMAIN_PIECEWISE_FORMAT: DomainPiecewisePaths.load, DOMAIN_CELLS_FORMAT: DomainCellPaths.load}
 
 
 def load_paths(file):
-    """Polynomial, piecewise (along a motion) or domain-piecewise polynomial paths, by the file's ``format``."""
+    """Polynomial, piecewise (along a motion), domain-piecewise or cell-tree polynomial paths, by the file's
+    ``format``."""
     try:
         kind = json.loads(Path(file).read_text()).get("format")
     except (OSError, ValueError, AttributeError) as error:
