@@ -26,7 +26,6 @@ and ``fit_cell_tree(..., cuts=...)`` splits along it first (walk3d psoas_r: 2 ce
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -35,7 +34,7 @@ import casadi
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
-from trajopt.paths.domain_pieces import Cut, DomainPiecewisePaths, length_jumps
+from trajopt.paths.domain_pieces import Cut, DomainPiecewisePaths, PolynomialPieces, length_jumps
 from trajopt.paths.fitting import (ACCURATE, StepwiseSettings, crossed_coordinates, fit_polynomial_path,
                                    monomial_derivatives, monomial_exponents, monomials)
 from trajopt.paths.polynomial import PolynomialPath, polynomial_value
@@ -72,7 +71,7 @@ class CellNode:
 
 
 @dataclass(frozen=True)
-class CellTreePath:
+class CellTreePath(PolynomialPieces):
     """One muscle: a tree of ``nodes`` (root first) whose leaves hold polynomial ``pieces``."""
 
     muscle: str
@@ -98,18 +97,7 @@ class CellTreePath:
                 reached += [node.below, node.above]
         if sorted(reached) != list(range(len(self.nodes))):
             raise TrajoptInputError(f"path '{self.muscle}': its nodes do not form a tree from node 0")
-        for piece in self.pieces:
-            if piece.coordinates != self.coordinates:
-                raise TrajoptInputError(f"path '{self.muscle}': a piece has coordinates {piece.coordinates}, "
-                                        f"expected {self.coordinates}")
-
-    @property
-    def ranges(self) -> tuple[tuple[float, float], ...]:
-        return self.pieces[0].ranges
-
-    @property
-    def terms(self) -> int:
-        return sum(len(p.coefficients) for p in self.pieces)
+        self._check_pieces()
 
     def cell(self, q: np.ndarray) -> np.ndarray:
         """Piece index of the leaf each row of ``q`` (samples x coordinates) lies in."""
@@ -136,19 +124,7 @@ class CellTreePath:
                 return polynomial_value(q, piece.exponents, piece.coefficients)
             return casadi.if_else(node.cut.above_symbolic(q, self.coordinates), value(node.above), value(node.below))
 
-        safe = re.sub(r"\W", "_", self.muscle)
-        return casadi.Function(f"{safe}_length", [q], [value(0)], ["q"], ["length"])
-
-    def evaluate(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Lengths (samples,) and moment arms −∂l/∂q (samples x coordinates) of each configuration's leaf."""
-        q = np.atleast_2d(np.asarray(q, dtype=float))
-        cells = self.cell(q)
-        lengths, arms = np.empty(len(q)), np.empty(q.shape)
-        for k, piece in enumerate(self.pieces):
-            rows = cells == k
-            if rows.any():
-                lengths[rows], arms[rows] = piece.evaluate(q[rows])
-        return lengths, arms
+        return self._named_length(q, value(0))
 
     def to_json(self) -> dict:
         return {"muscle": self.muscle, "coordinates": list(self.coordinates),

@@ -97,8 +97,42 @@ class Cut:
             raise TrajoptInputError(f"{source}: cut {data!r} is malformed: {error}") from None
 
 
+class PolynomialPieces:
+    """What a muscle path made of polynomial ``pieces`` over one coordinate box shares (subclasses give
+    ``muscle``, ``coordinates``, ``pieces`` and ``cell(q)``, the piece index of each configuration)."""
+
+    def _check_pieces(self) -> None:
+        for piece in self.pieces:
+            if piece.coordinates != self.coordinates:
+                raise TrajoptInputError(f"path '{self.muscle}': a piece has coordinates {piece.coordinates}, "
+                                        f"expected {self.coordinates}")
+
+    @property
+    def ranges(self) -> tuple[tuple[float, float], ...]:
+        return self.pieces[0].ranges
+
+    @property
+    def terms(self) -> int:
+        return sum(len(p.coefficients) for p in self.pieces)
+
+    def _named_length(self, q: casadi.SX, length: casadi.SX) -> casadi.Function:
+        safe = re.sub(r"\W", "_", self.muscle)
+        return casadi.Function(f"{safe}_length", [q], [length], ["q"], ["length"])
+
+    def evaluate(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Lengths (samples,) and moment arms −∂l/∂q (samples x coordinates) of each configuration's piece."""
+        q = np.atleast_2d(np.asarray(q, dtype=float))
+        cells = self.cell(q)
+        lengths, arms = np.empty(len(q)), np.empty(q.shape)
+        for k, piece in enumerate(self.pieces):
+            rows = cells == k
+            if rows.any():
+                lengths[rows], arms[rows] = piece.evaluate(q[rows])
+        return lengths, arms
+
+
 @dataclass(frozen=True)
-class DomainPiecewisePath:
+class DomainPiecewisePath(PolynomialPieces):
     """One muscle: polynomial ``pieces[k]`` holds where a configuration is above exactly k of ``cuts``."""
 
     muscle: str
@@ -118,18 +152,7 @@ class DomainPiecewisePath:
         if len({cut.coordinate for cut in self.cuts}) > 1:
             raise TrajoptInputError(f"path '{self.muscle}': its cuts must share one coordinate (layers along it), "
                                     f"got {sorted({cut.coordinate for cut in self.cuts})}")
-        for piece in self.pieces:
-            if piece.coordinates != self.coordinates:
-                raise TrajoptInputError(f"path '{self.muscle}': a piece has coordinates {piece.coordinates}, "
-                                        f"expected {self.coordinates}")
-
-    @property
-    def ranges(self) -> tuple[tuple[float, float], ...]:
-        return self.pieces[0].ranges
-
-    @property
-    def terms(self) -> int:
-        return sum(len(p.coefficients) for p in self.pieces)
+        self._check_pieces()
 
     def cell(self, q: np.ndarray) -> np.ndarray:
         """Cell index (number of cuts below the configuration) of each row of ``q`` (samples x coordinates)."""
@@ -147,19 +170,7 @@ class DomainPiecewisePath:
         for k in range(len(self.pieces) - 2, -1, -1):
             piece = self.pieces[k]
             length = casadi.if_else(cell <= k, polynomial_value(q, piece.exponents, piece.coefficients), length)
-        safe = re.sub(r"\W", "_", self.muscle)
-        return casadi.Function(f"{safe}_length", [q], [length], ["q"], ["length"])
-
-    def evaluate(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Lengths (samples,) and moment arms −∂l/∂q (samples x coordinates) of each configuration's cell."""
-        q = np.atleast_2d(np.asarray(q, dtype=float))
-        cells = self.cell(q)
-        lengths, arms = np.empty(len(q)), np.empty(q.shape)
-        for k, piece in enumerate(self.pieces):
-            rows = cells == k
-            if rows.any():
-                lengths[rows], arms[rows] = piece.evaluate(q[rows])
-        return lengths, arms
+        return self._named_length(q, length)
 
     def to_json(self) -> dict:
         return {"muscle": self.muscle, "coordinates": list(self.coordinates), "cuts": [c.to_json() for c in self.cuts],
