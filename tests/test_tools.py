@@ -109,13 +109,13 @@ def test_muscle_analysis_writes_lengths_and_coupled_moment_arms(tmp_path, capsys
 
 
 def _motion_window(path, start: float, end: float, out):
-    """The rows of a .sto with start <= time <= end (header kept, nRows updated): a shorter run of the same data."""
-    lines = path.read_text().splitlines()
-    header = lines.index("endheader") + 2  # the header, then the column labels
-    rows = [line for line in lines[header:] if start <= float(line.split()[0]) <= end + 1e-9]
-    head = [f"nRows={len(rows)}" if line.startswith("nRows=") else line for line in lines[:header]]
-    out.write_text("\n".join(head + rows) + "\n")
-    return out, len(rows)
+    """The frames of a motion file with start <= time <= end, written as .sto: a shorter run of the same data."""
+    from trajopt.table import Table
+
+    motion = read_table(path)
+    rows = (motion.time >= start) & (motion.time <= end + 1e-9)
+    write_sto(out, Table(motion.time[rows], motion.labels, motion.data[rows], motion.in_degrees, motion.name))
+    return out, int(rows.sum())
 
 
 def test_static_optimization_with_ground_reactions(tmp_path, capsys):
