@@ -74,6 +74,8 @@ class CellNode:
 class CellTreePath(PolynomialPieces):
     """One muscle: a tree of ``nodes`` (root first) whose leaves hold polynomial ``pieces``."""
 
+    PLACEMENT = ("nodes", CellNode)
+
     muscle: str
     coordinates: tuple[str, ...]
     nodes: tuple[CellNode, ...]
@@ -126,18 +128,6 @@ class CellTreePath(PolynomialPieces):
 
         return self._named_length(q, value(0))
 
-    def to_json(self) -> dict:
-        return {"muscle": self.muscle, "coordinates": list(self.coordinates),
-                "nodes": [n.to_json() for n in self.nodes], "pieces": [p.to_json() for p in self.pieces]}
-
-    @classmethod
-    def from_json(cls, data: dict, source: str = "<dict>") -> CellTreePath:
-        try:
-            return cls(str(data["muscle"]), tuple(map(str, data["coordinates"])),
-                       tuple(CellNode.from_json(n, source) for n in data["nodes"]),
-                       tuple(PolynomialPath.from_json(p, source) for p in data["pieces"]))
-        except (KeyError, TypeError) as error:
-            raise TrajoptInputError(f"{source}: path entry {data.get('muscle', '?')!r} is malformed: {error}") from None
 
 
 class DomainCellPaths(DomainPiecewisePaths):
@@ -153,8 +143,8 @@ class TreeSettings:
     """How ``fit_cell_tree`` grows a tree: split a cell while its validation RMS exceeds ``length_target`` or
     ``moment_arm_target`` (m), it holds at least twice ``min_samples`` (per coordinate of the muscle) fitting
     rows and is shallower than ``max_depth``; ``validation``: fraction of the training samples kept for these
-    decisions; ``probe_degree``: degree of the quick per-side least squares that chooses the split coordinate and position among the
-    ``split_quantiles`` of the cell's fitting rows (each side keeping ``min_samples``), the position then
+    decisions; ``probe_degree``: degree of the quick per-side least squares that chooses the split coordinate
+    and position among the ``split_quantiles`` of the cell's fitting rows (each side keeping ``min_samples``), the position then
     refined ``refinements`` times on a grid a quarter as wide. ``outlier`` (m): samples whose length is further
     than this from a first polynomial over the whole box are left out of all fits and decisions (walk3d's
     glmax1 has pockets, 0.1 % of its hip box, where OpenSim's path is 0.22 m longer than around them: no

@@ -99,7 +99,28 @@ class Cut:
 
 class PolynomialPieces:
     """What a muscle path made of polynomial ``pieces`` over one coordinate box shares (subclasses give
-    ``muscle``, ``coordinates``, ``pieces`` and ``cell(q)``, the piece index of each configuration)."""
+    ``muscle``, ``coordinates``, the field that places the pieces, ``pieces``, and ``cell(q)``, the piece index
+    of each configuration)."""
+
+    # The dataclass field between ``coordinates`` and ``pieces`` that says where each piece holds (also its JSON
+    # key) and its entries' type: ("cuts", Cut) for layers, ("nodes", CellNode) for a tree.
+    PLACEMENT: tuple[str, type]
+
+    def to_json(self) -> dict:
+        field, _ = self.PLACEMENT
+        return {"muscle": self.muscle, "coordinates": list(self.coordinates),
+                field: [entry.to_json() for entry in getattr(self, field)],
+                "pieces": [p.to_json() for p in self.pieces]}
+
+    @classmethod
+    def from_json(cls, data: dict, source: str = "<dict>"):
+        field, entry = cls.PLACEMENT
+        try:
+            return cls(str(data["muscle"]), tuple(map(str, data["coordinates"])),
+                       tuple(entry.from_json(e, source) for e in data[field]),
+                       tuple(PolynomialPath.from_json(p, source) for p in data["pieces"]))
+        except (KeyError, TypeError) as error:
+            raise TrajoptInputError(f"{source}: path entry {data.get('muscle', '?')!r} is malformed: {error}") from None
 
     def _check_pieces(self) -> None:
         for piece in self.pieces:
@@ -134,6 +155,8 @@ class PolynomialPieces:
 @dataclass(frozen=True)
 class DomainPiecewisePath(PolynomialPieces):
     """One muscle: polynomial ``pieces[k]`` holds where a configuration is above exactly k of ``cuts``."""
+
+    PLACEMENT = ("cuts", Cut)
 
     muscle: str
     coordinates: tuple[str, ...]
@@ -172,18 +195,6 @@ class DomainPiecewisePath(PolynomialPieces):
             length = casadi.if_else(cell <= k, polynomial_value(q, piece.exponents, piece.coefficients), length)
         return self._named_length(q, length)
 
-    def to_json(self) -> dict:
-        return {"muscle": self.muscle, "coordinates": list(self.coordinates), "cuts": [c.to_json() for c in self.cuts],
-                "pieces": [p.to_json() for p in self.pieces]}
-
-    @classmethod
-    def from_json(cls, data: dict, source: str = "<dict>") -> DomainPiecewisePath:
-        try:
-            return cls(str(data["muscle"]), tuple(map(str, data["coordinates"])),
-                       tuple(Cut.from_json(c, source) for c in data["cuts"]),
-                       tuple(PolynomialPath.from_json(p, source) for p in data["pieces"]))
-        except (KeyError, TypeError) as error:
-            raise TrajoptInputError(f"{source}: path entry {data.get('muscle', '?')!r} is malformed: {error}") from None
 
 
 class DomainPiecewisePaths(PathsByMuscle):
