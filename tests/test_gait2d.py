@@ -241,3 +241,19 @@ def test_prediction_converges_from_reference_guess(model):
     # the same problem with OpenSim's geometric paths; trajopt's model differs only by the path surrogates.
     assert solution.objective == pytest.approx(0.13483, rel=0.03)
     assert solution.duration == pytest.approx(0.5016, abs=0.01)
+
+
+def test_tolerance_reaches_ipopt_and_bad_values_are_refused(capsys):
+    """--tolerance sets IPOPT's convergence and constraint tolerance (Moco's 1e-4 by default); bad values and
+    --tracking with it are argparse's one-line errors."""
+    from problems.gait2d.main import main, solver_settings
+
+    assert {k: solver_settings().nlpsol_options(False)["ipopt"][k] for k in ("tol", "constr_viol_tol")} == \
+        {"tol": 1e-4, "constr_viol_tol": 1e-4}
+    assert {k: solver_settings(tolerance=1e-8).nlpsol_options(False)["ipopt"][k] for k in ("tol", "constr_viol_tol")} \
+        == {"tol": 1e-8, "constr_viol_tol": 1e-8}
+    for argv, message in ((["--tolerance", "0"], "need 0 < --tolerance < 1, got 0.0"),
+                          (["--tracking", "--tolerance", "1e-8"], "apply to the prediction, not to --tracking")):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 2 and message in capsys.readouterr().err

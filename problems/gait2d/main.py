@@ -38,23 +38,30 @@ MIRRORED_EXCITATIONS_STEM = "prediction_mirror_excitations"
 PREDICTION_OBJECTIVE_SCALING = 100.0
 
 
+MOCO_TOLERANCE = 1e-4  # convergence and constraint tolerance of Moco's example
+
+
 def solver_settings(print_level: int = 0, max_iterations: int = 1000, objective_scaling: float = 1.0,
-                    compiled: bool = False) -> Ipopt:
-    """Moco's tolerances for the example (convergence and constraint tolerance 1e-4), exact Hessian;
-    `compiled`: NLP functions compiled to C and cached (trajopt.ocp.compiled)."""
-    return Ipopt(tol=1e-4, max_iterations=max_iterations, print_level=print_level, compiled=compiled,
-                 options={"constr_viol_tol": 1e-4, "obj_scaling_factor": objective_scaling})
+                    compiled: bool = False, tolerance: float = MOCO_TOLERANCE) -> Ipopt:
+    """Moco's tolerances for the example (convergence and constraint tolerance 1e-4) unless `tolerance` says
+    otherwise, exact Hessian; `compiled`: NLP functions compiled to C and cached (trajopt.ocp.compiled)."""
+    return Ipopt(tol=tolerance, max_iterations=max_iterations, print_level=print_level, compiled=compiled,
+                 options={"constr_viol_tol": tolerance, "obj_scaling_factor": objective_scaling})
 
 
 def solve_prediction(intervals: int = 50, speed: float = 1.2, print_level: int = 0, model=None,
-                     mirror_excitations: bool = False, moco_terms: bool = False, compiled: bool = False):
+                     mirror_excitations: bool = False, moco_terms: bool = False, compiled: bool = False,
+                     tolerance: float = MOCO_TOLERANCE):
     """(gait problem, solution, seconds including NLP construction) from the reference-coordinates guess.
 
-    `moco_terms`: midpoint controls tied to the mean of the mesh points' (Moco's transcription) instead of free.
+    `moco_terms`: midpoint controls tied to the mean of the mesh points' (Moco's transcription) instead of free;
+    `tolerance`: IPOPT's convergence and constraint tolerance (Moco's 1e-4 stops about 1.6e-4 above the optimum
+    that 1e-8 reaches; `trajopt bench ipopt-settings`).
     """
     started = time.perf_counter()
     gait = build_problem(intervals, speed, model=model, mirror_excitations=mirror_excitations)
-    settings = solver_settings(print_level, objective_scaling=PREDICTION_OBJECTIVE_SCALING, compiled=compiled)
+    settings = solver_settings(print_level, objective_scaling=PREDICTION_OBJECTIVE_SCALING, compiled=compiled,
+                               tolerance=tolerance)
     transcription = HermiteSimpson(intervals, interpolate_control_midpoints=moco_terms)
     solution = gait.problem.solve(transcription, settings, guess=gait.reference_guess())
     return gait, solution, time.perf_counter() - started
@@ -171,7 +178,7 @@ def _written_by(stem: str, name: str) -> bool:
 
 
 def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level: int = 0,
-        mirror_excitations: bool = False) -> dict:
+        mirror_excitations: bool = False, tolerance: float = MOCO_TOLERANCE) -> dict:
     if tracking and mirror_excitations:
         raise TrajoptInputError("gait2d: --mirror-excitations applies to the prediction, not to --tracking")
     stem = "tracking" if tracking else MIRRORED_EXCITATIONS_STEM if mirror_excitations else "prediction"
@@ -182,7 +189,8 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
     if tracking:
         gait, solution, seconds = solve_tracking(intervals, print_level, model)
     else:
-        gait, solution, seconds = solve_prediction(intervals, speed, print_level, model, mirror_excitations)
+        gait, solution, seconds = solve_prediction(intervals, speed, print_level, model, mirror_excitations,
+                                                   tolerance=tolerance)
     if not tracking and moco_info["prediction"]["num_mesh_intervals"] != intervals:
         print(f"note: Moco used {moco_info['prediction']['num_mesh_intervals']} intervals")
     print(f"{stem}: {solution.status} after {solution.iterations} iterations, {seconds:.1f} s "
@@ -212,7 +220,7 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
     record = {"status": solution.status, "success": solution.success, "iterations": solution.iterations,
               "objective": solution.objective, "final_time": solution.duration, "seconds": seconds,
               "ipopt_seconds": solution.wall_time, "intervals": intervals, "speed": speed,
-              "mirror_excitations": mirror_excitations,
+              "mirror_excitations": mirror_excitations, "tolerance": tolerance,
               "worst_constraint": solution.worst_constraint, "resimulation": drift, "opensim_check": check}
     moco_speed = 1.2  # Moco's example2DWalking: average speed 1.2 m/s
     same_problem = tracking or abs(speed - moco_speed) < 1e-9
@@ -220,7 +228,8 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
         f"# 2D gait {stem} at {speed:g} m/s (trajopt); Moco's example2DWalking at {moco_speed:g} m/s shown for reference"
     lines = [title, "",
              f"Command: `trajopt run gait2d-prediction --intervals {intervals} --speed {speed}"
-             f"{' --tracking' if tracking else ''}{' --mirror-excitations' if mirror_excitations else ''}`. "
+             f"{' --tracking' if tracking else ''}{' --mirror-excitations' if mirror_excitations else ''}"
+             f"{f' --tolerance {tolerance:g}' if tolerance != MOCO_TOLERANCE else ''}`. "
              f"Guess: problems/gait2d/referenceCoordinates.sto.", ""]
     if not solution.success:
         lines += [f"**The solve did not converge: IPOPT status {solution.status} after {solution.iterations} "
@@ -246,8 +255,12 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
         lines += ["Same objective function: Moco's own trajectory scores "
                   f"{outputs.moco_objective(moco, gait.model):.5f} under trajopt's formula (trapezoid on its "
                   "101 points). IPOPT runs with the objective scaled by "
-                  f"{PREDICTION_OBJECTIVE_SCALING:g} (obj_scaling_factor), tolerance 1e-4 as Moco: unscaled, that "
-                  "tolerance stops early with needless co-contraction (objective 0.1511 at 50 intervals).", ""]
+                  f"{PREDICTION_OBJECTIVE_SCALING:g} (obj_scaling_factor), "
+                  + ("tolerance 1e-4 as Moco: unscaled, that tolerance stops early with needless co-contraction "
+                     "(objective 0.1511 at 50 intervals). Scaled, 1e-4 stops 1.4e-4 to 1.8e-4 above the optimum that "
+                     "`--tolerance 1e-8` reaches (50 intervals, 0.8-2.0 m/s; `trajopt bench ipopt-settings`)." if tolerance == MOCO_TOLERANCE else
+                     f"tolerance {tolerance:g} (convergence and constraints; Moco's run used 1e-4, so its "
+                     "objective carries that tolerance's stopping error)."), ""]
     else:
         lines += [f"Status {solution.status}, {solution.iterations} iterations, {seconds:.1f} s, objective "
                   f"{solution.objective:.5g} (Moco's tracking: {moco_info['tracking']['iterations']} iterations, "
@@ -301,15 +314,21 @@ def main(argv=None) -> int:
                         help="also map the excitations left<->right at the end (prediction; Moco leaves them free)")
     parser.add_argument("--out", type=Path, default=default_output("gait2d"),
                         help="results folder (default ./trajopt_results/gait2d); a variant replaces only its own files")
+    parser.add_argument("--tolerance", type=float, default=MOCO_TOLERANCE,
+                        help="IPOPT convergence and constraint tolerance, prediction only (default 1e-4 as Moco; "
+                             "1e-8 reaches the optimum 1e-4 stops about 1.6e-4 above)")
     parser.add_argument("--print-level", type=int, default=5,
                         help="IPOPT print level: 5 (default) shows one line per iteration, 0 nothing")
     args = parser.parse_args(argv)
     intervals = args.intervals if args.intervals is not None else (24 if args.tracking else 50)
     if intervals < 2 or not 0.0 < args.speed < 3.0:
         parser.error(f"need --intervals >= 2 and 0 < --speed < 3 m/s, got {intervals} and {args.speed}")
-    if args.tracking and args.mirror_excitations:
-        parser.error("--mirror-excitations applies to the prediction, not to --tracking")
-    record = run(intervals, args.speed, args.tracking, args.out, args.print_level, args.mirror_excitations)
+    if args.tracking and (args.mirror_excitations or args.tolerance != MOCO_TOLERANCE):
+        parser.error("--mirror-excitations and --tolerance apply to the prediction, not to --tracking")
+    if not 0.0 < args.tolerance < 1.0:
+        parser.error(f"need 0 < --tolerance < 1, got {args.tolerance}")
+    record = run(intervals, args.speed, args.tracking, args.out, args.print_level, args.mirror_excitations,
+                 args.tolerance)
     if not record["success"]:
         print(f"{parser.prog}: IPOPT did not converge ({record['status']}, {record['iterations']} iterations); "
               f"worst constraint {record['worst_constraint']}; partial result in {args.out}", file=sys.stderr)
