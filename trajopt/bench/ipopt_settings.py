@@ -47,6 +47,8 @@ SETTINGS = {
     "dual-step": ("alpha_for_y safer-min-dual-infeas", {"alpha_for_y": "safer-min-dual-infeas"}),
     "adaptive-mu": ("mu_strategy adaptive", {"mu_strategy": "adaptive"}),
     "no-scaling": ("nlp_scaling_method none", {"nlp_scaling_method": "none"}),
+    "bound-push": ("bound_push and bound_frac 1e-6 (the guess moved less off its bounds)",
+                   {"bound_push": 1e-6, "bound_frac": 1e-6}),
     "adaptive-never-monotone": ("mu_strategy adaptive, never monotone",
                                 {"mu_strategy": "adaptive", "adaptive_mu_globalization": "never-monotone-mode"}),
     "adaptive-perturbation": ("mu_strategy adaptive, never monotone + perturbation factors",
