@@ -61,12 +61,12 @@ class JumpScan:
 
 
 def _grid_lines(coordinates, coordinate: str, ranges: dict, lines: int, step: float) -> np.ndarray:
-    """Lines along ``coordinate`` (points ``step`` apart) through a grid of the other coordinates' ranges with
-    about ``lines`` lines in all (the same count per coordinate)."""
+    """Lines along ``coordinate`` (points ``step`` apart) through a grid of the other coordinates' ranges: at most
+    about ``lines`` lines in all, at most 25 per other coordinate."""
     column = coordinates.index(coordinate)
     others = [c for c in coordinates if c != coordinate]
     low, high = ranges[coordinate]
-    per = max(int(round(lines ** (1.0 / len(others)))), 2) if others else 1
+    per = min(max(int(round(lines ** (1.0 / len(others)))), 2), 25) if others else 1
     nodes = np.meshgrid(*[np.linspace(*ranges[c], per) for c in others], indexing="ij")
     grid = np.zeros((per ** len(others), int(np.ceil((high - low) / step)) + 1, len(coordinates)))
     grid[:, :, column] = np.linspace(low, high, grid.shape[1])[None, :]
@@ -139,6 +139,12 @@ def jump_cuts(lengths, coordinates, ranges: dict, lines: int = 625, step: float 
                                     distance))
     return JumpScan(tuple(surfaces), pocket_lines, scanned or len(_grid_lines(coordinates, coordinates[0], ranges,
                                                                                lines, step)))
+
+
+def scan_configurations(coordinates, ranges: dict, lines: int = 625, step: float = np.deg2rad(0.5)) -> int:
+    """How many configurations ``jump_cuts`` evaluates before refining the jumps it finds (its cost)."""
+    coordinates = tuple(coordinates)
+    return sum(int(np.prod(_grid_lines(coordinates, c, ranges, lines, step).shape[:2])) for c in coordinates)
 
 
 def geometric_lengths(osim_model, muscle: str, coordinates, couplings=()):

@@ -1,0 +1,104 @@
+"""The "trajopt cells" rows of ``trajopt run path-fits`` for walk3d (cases ``walk3d-cells``,
+``walk3d-band-cells``): added to a walk3d case already in OUT/cases.json without redoing its other rows.
+
+The muscles that miss the targets with trajopt's one polynomial (the case's "trajopt" row) get a cell tree
+(``trajopt.paths.domain_cells``) on a larger training sample (the case's training configurations plus fresh
+ones, another seed, ``--cells-samples`` in all), split first along their length-jump surfaces, found
+automatically on trajopt's geometric path of the model (``trajopt.paths.jump_cuts``; it equals OpenSim's
+lengths). The other muscles keep that one polynomial: their entries are the "trajopt" row's. Scored on the
+case's own held-out samples (so the rows compare) and on ``--cells-heldout`` fresh configurations (a third
+seed): a few hundred points say little about the 0.1 %-volume pockets of glmax1.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from trajopt.osim.operators import load_processed
+from trajopt.paths.domain_cells import TreeSettings, fit_domain_cells
+from trajopt.paths.domain_pieces import heldout_rms
+from trajopt.paths.fitting import ACCURATE
+from trajopt.paths.jump_cuts import geometric_lengths, jump_cuts, scan_configurations
+from trajopt.paths.samples import PathSamples
+
+
+def tree_settings(coordinates) -> TreeSettings:
+    """Smallest cell (fitting rows per coordinate): 50 over one coordinate (vaslat's kink at 138.4 deg knee sits
+    in the top 1.6 deg), 300 rows in all over several (measured, /work notes of issue 12)."""
+    return TreeSettings(min_samples=50 if len(coordinates) == 1 else max(300 // len(coordinates), 1))
+
+
+def _merge(first: PathSamples, second: PathSamples, muscles) -> PathSamples:
+    rows = [first.muscles.index(m) for m in muscles], [second.muscles.index(m) for m in muscles]
+    return PathSamples(first.coordinates, tuple(muscles), np.vstack([first.q, second.q]),
+                       np.vstack([first.lengths[:, rows[0]], second.lengths[:, rows[1]]]),
+                       np.concatenate([first.moment_arms[:, rows[0]], second.moment_arms[:, rows[1]]]),
+                       first.crosses)
+
+
+def run_cells(saved: dict, model, domain, train: PathSamples, heldout: PathSamples, sampler, samples: int,
+              fresh: int, targets: tuple[float, float], muscles=None, scan_budget: float = 120.0, progress=print
+              ) -> tuple[dict, dict]:
+    """The "trajopt cells" entry of one saved case (``saved``: its cases.json entry, with the "trajopt" row) as
+    ``Scores`` fields plus "cells" details; ``train``/``heldout``: the case's own samples. A muscle whose jump scan
+    would take more than ``scan_budget`` s (its geometric path's cost) is fitted without cuts."""
+    row = saved["trajopt"]
+    failing = [m for m in row["length"] if row["length"][m] > targets[0] or row["arm"][m] > targets[1]]
+    muscles = list(muscles or failing)
+    coordinates = domain.coordinates
+    start = time.perf_counter()
+    extra = sampler.sample(coordinates, domain.sample(max(samples - train.size, 0), 2), muscles)
+    large = sampler.sample(coordinates, domain.sample(fresh, 3), muscles)
+    sampling = time.perf_counter() - start
+    cells_train = _merge(train, extra, muscles)
+    progress(f"cells: {cells_train.size} training + {large.size} fresh held-out configurations for "
+             f"{', '.join(muscles)} ({sampling:.0f} s)")
+    ranges = {c: (cells_train.q[:, i].min(), cells_train.q[:, i].max()) for i, c in enumerate(coordinates)}
+    if not domain.is_band:
+        ranges = {c: tuple(domain.ranges[i]) for i, c in enumerate(coordinates)}
+    crossed = {m: tuple(saved["crossed"][m]) for m in muscles}
+    osim, couplings = load_processed(model)
+    start = time.perf_counter()
+    scans, surfaces = {}, {}
+    for muscle in muscles:
+        names = crossed[muscle]
+        box = {c: ranges[c] for c in names}
+        lengths = geometric_lengths(osim, muscle, names, couplings)
+        probe = time.perf_counter()
+        lengths(domain.sample(200, 4)[:, [coordinates.index(c) for c in names]])
+        cost = (time.perf_counter() - probe) / 200
+        estimate = cost * scan_configurations(names, box)
+        if estimate > scan_budget:  # walk3d gaslat: 22 ms per configuration, the scan would take ~5 min
+            surfaces[muscle] = (f"not scanned (trajopt's geometric path {cost * 1e3:.1f} ms "
+                                f"per configuration: ~{estimate:.0f} s)")
+        else:
+            scans[muscle] = jump_cuts(lengths, names, box, source=muscle)
+            surfaces[muscle] = scans[muscle].describe()
+        progress(f"cells: {muscle} jump surfaces: {surfaces[muscle]}")
+    locating = time.perf_counter() - start
+    paths, seconds = fit_domain_cells(cells_train, ACCURATE, ranges=ranges, coordinates=crossed,
+                                      cuts={m: s.cuts for m, s in scans.items()},
+                                      trees={m: tree_settings(crossed[m]) for m in muscles}, progress=progress)
+    scores = {key: dict(row[key]) for key in ("length", "arm", "terms")}
+    details = {"muscles": muscles, "train": cells_train.size, "fresh_heldout": large.size, "sampling_seconds": sampling,
+               "locating_seconds": locating, "seconds": seconds, "surfaces": {}, "cells": {}, "fresh": {}}
+    for path in paths:
+        m = path.muscle
+        scores["length"][m], scores["arm"][m] = heldout_rms(path, heldout)
+        scores["terms"][m] = path.terms
+        details["fresh"][m] = heldout_rms(path, large)
+        details["cells"][m] = len(path.pieces)
+        details["surfaces"][m] = surfaces[m]
+        progress(f"cells: {m}: {len(path.pieces)} cells, {path.terms} terms, held-out {heldout.size}: "
+                 f"{scores['length'][m] * 1e3:.3f} / {scores['arm'][m] * 1e3:.3f} mm, {large.size}: "
+                 f"{details['fresh'][m][0] * 1e3:.3f} / {details['fresh'][m][1] * 1e3:.3f} mm ({seconds[m]:.0f} s)")
+    fresh_meets = sum(a <= targets[0] and b <= targets[1] for a, b in details["fresh"].values())
+    chosen = (f"the {len(muscles)} muscles missing the targets with one polynomial" if muscles == failing
+              else f"{', '.join(muscles)} (chosen; {len(failing)} miss the targets with one polynomial)")
+    note = (f"cells for {chosen} ({cells_train.size} training samples: the case's + fresh); the others keep "
+            f"their one polynomial (trajopt row); surfaces found in "
+            f"{locating:.0f} s; on {large.size} fresh held-out {fresh_meets}/{len(muscles)} of these meet the "
+            f"targets (per-muscle table)")
+    return {**scores, "seconds": float(sum(seconds.values())), "note": note}, details
