@@ -39,11 +39,12 @@ def _merge(first: PathSamples, second: PathSamples, muscles) -> PathSamples:
 
 
 def run_cells(saved: dict, model, domain, train: PathSamples, heldout: PathSamples, sampler, samples: int,
-              fresh: int, targets: tuple[float, float], muscles=None, scan_budget: float = 120.0, progress=print
-              ) -> tuple[dict, dict]:
+              fresh: int, targets: tuple[float, float], muscles=None, scan_budget: float = 120.0, progress=print,
+              checkpoint=None) -> tuple[dict, dict]:
     """The "trajopt cells" entry of one saved case (``saved``: its cases.json entry, with the "trajopt" row) as
     ``Scores`` fields plus "cells" details; ``train``/``heldout``: the case's own samples. A muscle whose jump scan
-    would take more than ``scan_budget`` s (its geometric path's cost) is fitted without cuts."""
+    would take more than ``scan_budget`` s (its geometric path's cost) is fitted without cuts. Muscles are
+    fitted one at a time; ``checkpoint(scores, details)`` is called after each (the entry so far)."""
     row = saved["trajopt"]
     failing = [m for m in row["length"] if row["length"][m] > targets[0] or row["arm"][m] > targets[1]]
     muscles = list(muscles or failing)
@@ -78,27 +79,37 @@ def run_cells(saved: dict, model, domain, train: PathSamples, heldout: PathSampl
             surfaces[muscle] = scans[muscle].describe()
         progress(f"cells: {muscle} jump surfaces: {surfaces[muscle]}")
     locating = time.perf_counter() - start
-    paths, seconds = fit_domain_cells(cells_train, ACCURATE, ranges=ranges, coordinates=crossed,
-                                      cuts={m: s.cuts for m, s in scans.items()},
-                                      trees={m: tree_settings(crossed[m]) for m in muscles}, progress=progress)
     scores = {key: dict(row[key]) for key in ("length", "arm", "terms")}
-    details = {"muscles": muscles, "train": cells_train.size, "fresh_heldout": large.size, "sampling_seconds": sampling,
-               "locating_seconds": locating, "seconds": seconds, "surfaces": {}, "cells": {}, "fresh": {}}
-    for path in paths:
-        m = path.muscle
-        scores["length"][m], scores["arm"][m] = heldout_rms(path, heldout)
-        scores["terms"][m] = path.terms
-        details["fresh"][m] = heldout_rms(path, large)
-        details["cells"][m] = len(path.pieces)
-        details["surfaces"][m] = surfaces[m]
-        progress(f"cells: {m}: {len(path.pieces)} cells, {path.terms} terms, held-out {heldout.size}: "
-                 f"{scores['length'][m] * 1e3:.3f} / {scores['arm'][m] * 1e3:.3f} mm, {large.size}: "
-                 f"{details['fresh'][m][0] * 1e3:.3f} / {details['fresh'][m][1] * 1e3:.3f} mm ({seconds[m]:.0f} s)")
-    fresh_meets = sum(a <= targets[0] and b <= targets[1] for a, b in details["fresh"].values())
-    chosen = (f"the {len(muscles)} muscles missing the targets with one polynomial" if muscles == failing
-              else f"{', '.join(muscles)} (chosen; {len(failing)} miss the targets with one polynomial)")
-    note = (f"cells for {chosen} ({cells_train.size} training samples: the case's + fresh); the others keep "
-            f"their one polynomial (trajopt row); surfaces found in "
-            f"{locating:.0f} s; on {large.size} fresh held-out {fresh_meets}/{len(muscles)} of these meet the "
-            f"targets (per-muscle table)")
-    return {**scores, "seconds": float(sum(seconds.values())), "note": note}, details
+    details = {"muscles": [], "train": cells_train.size, "fresh_heldout": large.size, "sampling_seconds": sampling,
+               "locating_seconds": locating, "seconds": {}, "surfaces": {}, "cells": {}, "fresh": {}}
+    entry = None
+    for muscle in muscles:  # one at a time: ``checkpoint`` keeps each finished muscle
+        paths, seconds = fit_domain_cells(cells_train, ACCURATE, ranges=ranges, coordinates={muscle: crossed[muscle]},
+                                          cuts={muscle: scans[muscle].cuts} if muscle in scans else {},
+                                          trees={muscle: tree_settings(crossed[muscle])}, progress=progress,
+                                          muscles=(muscle,))
+        path = paths[muscle]
+        scores["length"][muscle], scores["arm"][muscle] = heldout_rms(path, heldout)
+        scores["terms"][muscle] = path.terms
+        details["muscles"].append(muscle)
+        details["seconds"][muscle] = seconds[muscle]
+        details["fresh"][muscle] = heldout_rms(path, large)
+        details["cells"][muscle] = len(path.pieces)
+        details["surfaces"][muscle] = surfaces[muscle]
+        progress(f"cells: {muscle}: {len(path.pieces)} cells, {path.terms} terms, held-out {heldout.size}: "
+                 f"{scores['length'][muscle] * 1e3:.3f} / {scores['arm'][muscle] * 1e3:.3f} mm, {large.size}: "
+                 f"{details['fresh'][muscle][0] * 1e3:.3f} / {details['fresh'][muscle][1] * 1e3:.3f} mm "
+                 f"({seconds[muscle]:.0f} s)")
+        done = details["muscles"]
+        fresh_meets = sum(a <= targets[0] and b <= targets[1] for a, b in details["fresh"].values())
+        chosen = (f"the {len(muscles)} muscles missing the targets with one polynomial" if muscles == failing
+                  else f"{', '.join(muscles)} (chosen; {len(failing)} miss the targets with one polynomial)")
+        unfinished = f" (fitted {len(done)} of them; the others keep one polynomial)" if len(done) < len(muscles) else ""
+        note = (f"cells for {chosen}{unfinished} ({cells_train.size} training samples: the case's + fresh); the "
+                f"others keep their one polynomial (trajopt row); surfaces found in {locating:.0f} s; on "
+                f"{large.size} fresh held-out {fresh_meets}/{len(done)} of these meet the targets (per-muscle table)")
+        entry = {**{k: dict(v) for k, v in scores.items()}, "seconds": float(sum(details["seconds"].values())),
+                 "note": note}, details
+        if checkpoint is not None:
+            checkpoint(*entry)
+    return entry

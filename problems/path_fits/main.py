@@ -428,11 +428,15 @@ def main(argv=None) -> int:
                                         f"{case.removesuffix('-cells')} --sides {side} first)")
             train, heldout = case_samples(f"{case.removesuffix('-cells')}_{side}", domain, saved[label]["train"],
                                           saved[label]["heldout"], sampler, _walk3d_muscles(sampler, side))
-            scores, details = run_cells(saved[label], WALK3D, domain, train, heldout, sampler, args.cells_samples,
-                                        args.cells_heldout, (LENGTH_TARGET, ARM_TARGET), args.cells_muscles)
-            saved[label]["trajopt cells"], saved[label]["cells"] = scores, details
-            saved[label]["cells_load"] = open("/proc/loadavg").read().split()[0] if Path("/proc/loadavg").exists() else "?"
-            store.write_text(json.dumps(saved, indent=1))  # each leg kept as soon as it is done
+
+            def keep(scores, details, label=label):  # each muscle kept in OUT/cases.json as soon as it is fitted
+                saved[label]["trajopt cells"], saved[label]["cells"] = scores, details
+                saved[label]["cells_load"] = open("/proc/loadavg").read().split()[0] if Path(
+                    "/proc/loadavg").exists() else "?"
+                store.write_text(json.dumps(saved, indent=1))
+
+            run_cells(saved[label], WALK3D, domain, train, heldout, sampler, args.cells_samples, args.cells_heldout,
+                      (LENGTH_TARGET, ARM_TARGET), args.cells_muscles, checkpoint=keep)
     cases = {case: {key: (Scores(**value) if key in METHODS else value)
                     for key, value in result.items()} for case, result in saved.items()}
     loads = ", ".join(sorted({result["load"] for result in cases.values()}))

@@ -284,14 +284,15 @@ def fit_cell_tree(muscle: str, coordinates, q, lengths, arms, box, settings: Ste
 
 def fit_domain_cells(samples, settings: StepwiseSettings = ACCURATE, tree: TreeSettings = TreeSettings(),
                      ranges: dict | None = None, coordinates: dict | None = None, model: str = "", progress=None,
-                     cuts: dict | None = None, trees: dict | None = None) -> tuple[DomainCellPaths, dict]:
+                     cuts: dict | None = None, trees: dict | None = None, muscles=None
+                     ) -> tuple[DomainCellPaths, dict]:
     """``fit_cell_tree`` for every muscle of ``samples`` (``PathSamples``); ``coordinates``: muscle ->
     coordinates (default ``crossed_coordinates``), ``ranges``: coordinate -> (low, high) of the domain (default
     the samples' extent), ``cuts``: muscle -> its ``Cut``s to split along first (e.g. ``jump_cuts(...).cuts``),
-    ``trees``: muscle -> its own ``TreeSettings`` (default ``tree``). Returns the paths and each muscle's fitting
-    time (s)."""
+    ``trees``: muscle -> its own ``TreeSettings`` (default ``tree``), ``muscles``: which (default all). Returns
+    the paths and each muscle's fitting time (s)."""
     paths, seconds = [], {}
-    for muscle in samples.muscles:
+    for muscle in muscles or samples.muscles:
         names = tuple((coordinates or {}).get(muscle) or crossed_coordinates(samples, muscle))
         columns = samples.columns(names)
         q = samples.q[:, columns]
