@@ -56,9 +56,11 @@ def run_cells(saved: dict, model, domain, train: PathSamples, heldout: PathSampl
     cells_train = _merge(train, extra, muscles)
     progress(f"cells: {cells_train.size} training + {large.size} fresh held-out configurations for "
              f"{', '.join(muscles)} ({sampling:.0f} s)")
-    ranges = {c: (cells_train.q[:, i].min(), cells_train.q[:, i].max()) for i, c in enumerate(coordinates)}
-    if not domain.is_band:
-        ranges = {c: tuple(domain.ranges[i]) for i, c in enumerate(coordinates)}
+    box = domain.ranges
+    if domain.is_band:  # the band's bounding box (frames ± band, clipped to the ranges): held-out points lie in it
+        box = np.column_stack([np.maximum(domain.frames - domain.band[:, 0], domain.ranges[:, 0]).min(axis=0),
+                               np.minimum(domain.frames + domain.band[:, 1], domain.ranges[:, 1]).max(axis=0)])
+    ranges = {c: tuple(box[i]) for i, c in enumerate(coordinates)}
     crossed = {m: tuple(saved["crossed"][m]) for m in muscles}
     osim, couplings = load_processed(model)
     start = time.perf_counter()
