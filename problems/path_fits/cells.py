@@ -23,6 +23,8 @@ from trajopt.paths.fitting import ACCURATE
 from trajopt.paths.jump_cuts import geometric_lengths, jump_cuts, scan_configurations
 from trajopt.paths.samples import PathSamples
 
+POCKET = 0.1  # m: fresh held-out points this far off the cells are counted apart (glmax1's pockets)
+
 
 def tree_settings(coordinates) -> TreeSettings:
     """Smallest cell (fitting rows per coordinate): 50 over one coordinate (vaslat's kink at 138.4 deg knee sits
@@ -83,7 +85,14 @@ def run_cells(saved: dict, model, domain, train: PathSamples, heldout: PathSampl
     locating = time.perf_counter() - start
     scores = {key: dict(row[key]) for key in ("length", "arm", "terms")}
     details = {"muscles": [], "train": cells_train.size, "fresh_heldout": large.size, "sampling_seconds": sampling,
-               "locating_seconds": locating, "seconds": {}, "surfaces": {}, "cells": {}, "fresh": {}}
+               "locating_seconds": locating, "seconds": {}, "surfaces": {}, "cells": {}, "fresh": {}, "pockets": {}}
+    earlier = saved.get("cells", {})
+    if "trajopt cells" in saved and earlier.get("train") == cells_train.size:  # keep other muscles' earlier cells
+        for key in ("length", "arm", "terms"):
+            scores[key].update({m: saved["trajopt cells"][key][m] for m in earlier["muscles"] if m not in muscles})
+        details["muscles"] = [m for m in earlier["muscles"] if m not in muscles]
+        for key in ("seconds", "surfaces", "cells", "fresh", "pockets"):
+            details[key] = {m: v for m, v in earlier.get(key, {}).items() if m in details["muscles"]}
     entry = None
     for muscle in muscles:  # one at a time: ``checkpoint`` keeps each finished muscle
         paths, seconds = fit_domain_cells(cells_train, ACCURATE, ranges=ranges, coordinates={muscle: crossed[muscle]},
@@ -96,6 +105,12 @@ def run_cells(saved: dict, model, domain, train: PathSamples, heldout: PathSampl
         details["muscles"].append(muscle)
         details["seconds"][muscle] = seconds[muscle]
         details["fresh"][muscle] = heldout_rms(path, large)
+        lengths, arms = path.evaluate(large.q[:, large.columns(path.coordinates)])
+        true_lengths, true_arms = large.muscle(muscle)
+        far = np.abs(lengths - true_lengths) > POCKET
+        details["pockets"][muscle] = (int(far.sum()), float(np.sqrt(np.mean((lengths - true_lengths)[~far] ** 2))),
+                                      float(np.sqrt(np.mean((arms - true_arms[:, large.columns(path.coordinates)])[
+                                          ~far] ** 2))))
         details["cells"][muscle] = len(path.pieces)
         details["surfaces"][muscle] = surfaces[muscle]
         progress(f"cells: {muscle}: {len(path.pieces)} cells, {path.terms} terms, held-out {heldout.size}: "
@@ -104,9 +119,11 @@ def run_cells(saved: dict, model, domain, train: PathSamples, heldout: PathSampl
                  f"({seconds[muscle]:.0f} s)")
         done = details["muscles"]
         fresh_meets = sum(a <= targets[0] and b <= targets[1] for a, b in details["fresh"].values())
-        chosen = (f"the {len(muscles)} muscles missing the targets with one polynomial" if muscles == failing
-                  else f"{', '.join(muscles)} (chosen; {len(failing)} miss the targets with one polynomial)")
-        unfinished = f" (fitted {len(done)} of them; the others keep one polynomial)" if len(done) < len(muscles) else ""
+        chosen = (f"the {len(failing)} muscles missing the targets with one polynomial" if set(done) | set(
+            muscles) == set(failing) else f"{', '.join(sorted(set(done) | set(muscles)))} ({len(failing)} miss the "
+                                          f"targets with one polynomial)")
+        unfinished = (f" (fitted {len(done)} of them; the others keep one polynomial)"
+                      if len(set(done)) < len(set(done) | set(muscles)) else "")
         note = (f"cells for {chosen}{unfinished} ({cells_train.size} training samples: the case's + fresh); the "
                 f"others keep their one polynomial (trajopt row); surfaces found in {locating:.0f} s; on "
                 f"{large.size} fresh held-out {fresh_meets}/{len(done)} of these meet the targets (per-muscle table)")
