@@ -28,7 +28,7 @@ POCKET = 0.1  # m: fresh held-out points this far off the cells are counted apar
 
 def tree_settings(coordinates) -> TreeSettings:
     """Smallest cell (fitting rows per coordinate): 50 over one coordinate (vaslat's kink at 138.4 deg knee sits
-    in the top 1.6 deg), 300 rows in all over several (measured, /work notes of issue 12)."""
+    in the top 1.6 deg), 300 rows in all over several (measured on branch `cells`, issue 12)."""
     return TreeSettings(min_samples=50 if len(coordinates) == 1 else max(300 // len(coordinates), 1))
 
 
