@@ -283,20 +283,24 @@ def fit_cell_tree(muscle: str, coordinates, q, lengths, arms, box, settings: Ste
 
 
 def fit_domain_cells(samples, settings: StepwiseSettings = ACCURATE, tree: TreeSettings = TreeSettings(),
-                     ranges: dict | None = None, coordinates: dict | None = None, model: str = "", progress=None
+                     ranges: dict | None = None, coordinates: dict | None = None, model: str = "", progress=None,
+                     cuts: dict | None = None, trees: dict | None = None, muscles=None
                      ) -> tuple[DomainCellPaths, dict]:
     """``fit_cell_tree`` for every muscle of ``samples`` (``PathSamples``); ``coordinates``: muscle ->
     coordinates (default ``crossed_coordinates``), ``ranges``: coordinate -> (low, high) of the domain (default
-    the samples' extent). Returns the paths and each muscle's fitting time (s)."""
+    the samples' extent), ``cuts``: muscle -> its ``Cut``s to split along first (e.g. ``jump_cuts(...).cuts``),
+    ``trees``: muscle -> its own ``TreeSettings`` (default ``tree``), ``muscles``: which (default all). Returns
+    the paths and each muscle's fitting time (s)."""
     paths, seconds = [], {}
-    for muscle in samples.muscles:
+    for muscle in muscles or samples.muscles:
         names = tuple((coordinates or {}).get(muscle) or crossed_coordinates(samples, muscle))
         columns = samples.columns(names)
         q = samples.q[:, columns]
         lengths, arms = samples.muscle(muscle)
         box = [(ranges or {}).get(c, (q[:, i].min(), q[:, i].max())) for i, c in enumerate(names)]
         start = time.perf_counter()
-        paths.append(fit_cell_tree(muscle, names, q, lengths, arms[:, columns], box, settings, tree))
+        paths.append(fit_cell_tree(muscle, names, q, lengths, arms[:, columns], box, settings,
+                                   (trees or {}).get(muscle, tree), cuts=tuple((cuts or {}).get(muscle, ()))))
         seconds[muscle] = time.perf_counter() - start
         if progress is not None:
             progress(f"fitted {muscle}: {len(paths[-1].pieces)} cells, {paths[-1].terms} terms "

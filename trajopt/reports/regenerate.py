@@ -47,6 +47,8 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("path-fits", ("run", "path-fits", "--out", "{results}/path_fits")),
     ("path-fits geometric", ("run", "path-fits", "--cases", "arm26-geometric", "gait2d-geometric",
                              "--out", "{results}/path_fits")),
+    ("path-fits walk3d cells", ("run", "path-fits", "--cases", "walk3d-cells", "walk3d-band-cells",
+                                "--out", "{results}/path_fits")),
     ("shoulder-reaching-polynomial", ("run", "shoulder-reaching-polynomial", "--out",
                                       "{results}/shoulder_reaching_polynomial")),
     ("muscle-curves", ("run", "muscle-curves", "--out", "{results}/muscle_curves")),

@@ -1,0 +1,171 @@
+"""Length-jump surfaces of a muscle path, found without being told where: the cuts ``fit_cell_tree`` splits along.
+
+A wrap object that switches sides makes a muscle's length jump across a surface of its coordinate box, which may
+end inside the box where the jump shrinks to 0 (walk3d's psoas, iliacus and gluteus maximus over the three hip
+coordinates). ``jump_cuts`` scans lines along each coordinate the muscle crosses through a grid of the others
+(``domain_pieces.length_jumps`` on a lengths callable, e.g. trajopt's geometric path of the model, equal to
+OpenSim's lengths), measures each jump's size and sign, and keeps as a surface every (coordinate, sign) whose
+jumps between ``size`` and ``pocket`` are crossed by at least ``min_lines`` of the lines; the surface is fitted
+as that coordinate = v(the others) (as ``domain_cells.jump_surface_cut``). The same surface seen from lines along
+another coordinate is dropped when the jump points lie on a surface already kept (the coordinate whose lines
+cross it most is kept). Jumps of ``pocket`` or more (walk3d glmax1's pockets: 0.22 m longer paths in 0.1 % of
+its hip box, the wrap taking the other way round, two jumps of opposite sign a few degrees apart) are no
+surface: they are counted in the report, not cut.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import casadi
+import numpy as np
+
+from trajopt.paths.domain_pieces import Cut, length_jumps
+from trajopt.paths.fitting import monomial_exponents, monomials
+
+
+@dataclass(frozen=True)
+class JumpSurface:
+    """A kept surface: its ``cut``, the jump sizes along it (m, signed), how many scanned lines cross it
+    (``lines`` of ``scanned``) and the largest distance of its jump points from the cut (units of the cut's
+    coordinate)."""
+
+    cut: Cut
+    smallest: float
+    largest: float
+    lines: int
+    scanned: int
+    distance: float
+
+
+@dataclass(frozen=True)
+class JumpScan:
+    """What ``jump_cuts`` found for one muscle: the kept ``surfaces`` (their cuts in order) and ``pockets``,
+    the number of scanned lines crossing a jump of ``pocket`` m or more (of ``scanned`` lines in all)."""
+
+    surfaces: tuple[JumpSurface, ...]
+    pockets: int
+    scanned: int
+
+    @property
+    def cuts(self) -> tuple[Cut, ...]:
+        return tuple(s.cut for s in self.surfaces)
+
+    def describe(self) -> str:
+        parts = [f"{s.cut.coordinate} {'+' if s.largest > 0 else '-'}{abs(s.smallest) * 1e3:.1f}.."
+                 f"{abs(s.largest) * 1e3:.0f} mm ({s.lines}/{s.scanned} lines, within "
+                 f"{np.rad2deg(s.distance):.2f} deg)" for s in self.surfaces]
+        if self.pockets:
+            parts.append(f"pockets on {self.pockets}/{self.scanned} lines")
+        return "; ".join(parts) or "no jump surface"
+
+
+def _grid_lines(coordinates, coordinate: str, ranges: dict, lines: int, step: float) -> np.ndarray:
+    """Lines along ``coordinate`` (points ``step`` apart) through a grid of the other coordinates' ranges: at most
+    about ``lines`` lines in all, at most 25 per other coordinate."""
+    column = coordinates.index(coordinate)
+    others = [c for c in coordinates if c != coordinate]
+    low, high = ranges[coordinate]
+    per = min(max(int(round(lines ** (1.0 / len(others)))), 2), 25) if others else 1
+    nodes = np.meshgrid(*[np.linspace(*ranges[c], per) for c in others], indexing="ij")
+    grid = np.zeros((per ** len(others), int(np.ceil((high - low) / step)) + 1, len(coordinates)))
+    grid[:, :, column] = np.linspace(low, high, grid.shape[1])[None, :]
+    for k, c in enumerate(others):
+        grid[:, :, coordinates.index(c)] = nodes[k].ravel()[:, None]
+    return grid
+
+
+def _surface(points, coordinates, coordinate: str, max_degree: int, tolerance: float, source: str
+             ) -> tuple[Cut, float]:
+    """``coordinate`` = v(others) through ``points``, of the lowest degree within ``tolerance``."""
+    column = coordinates.index(coordinate)
+    others = tuple(c for c in coordinates if c != coordinate)
+    x = points[:, [coordinates.index(c) for c in others]]
+    degree, exponents, coefficients, error = 0, monomial_exponents(len(others), 0), np.array([np.mean(
+        points[:, column])]), float(np.max(np.abs(points[:, column] - np.mean(points[:, column]))))
+    while error > tolerance and others and degree < max_degree:
+        degree += 1
+        candidate = monomial_exponents(len(others), degree)
+        if len(candidate) > len(points) // 2:
+            break
+        exponents = candidate
+        coefficients = np.linalg.lstsq(monomials(x, exponents), points[:, column], rcond=None)[0]
+        error = float(np.max(np.abs(monomials(x, exponents) @ coefficients - points[:, column])))
+    return Cut(coordinate, others, tuple(tuple(int(e) for e in row) for row in exponents),
+               tuple(float(c) for c in coefficients), f"length jump {source}".strip()), error
+
+
+def jump_cuts(lengths, coordinates, ranges: dict, lines: int = 625, step: float = np.deg2rad(0.5),
+              size: float = 5e-4, pocket: float = 0.1, min_fraction: float = 0.02, max_degree: int = 6,
+              tolerance: float = np.deg2rad(0.05), same: float = np.deg2rad(5.0), source: str = "") -> JumpScan:
+    """The length-jump surfaces of one muscle over the box ``ranges`` (coordinate -> (low, high)) of its
+    ``coordinates``; ``lengths`` maps configurations (samples x ``coordinates``) to lengths (m). Along each
+    coordinate: about ``lines`` lines (``step`` apart points); a (coordinate, sign) is a surface when at least
+    ``min_fraction`` of its lines cross a jump of that sign between ``size`` and ``pocket`` (m); fitted as in
+    ``_surface`` (lowest degree within ``tolerance``, at most ``max_degree``). Candidates are taken in order of
+    crossing lines; one whose jump points lie mostly (half or more) within ``same`` of a kept surface is the
+    same surface seen along another coordinate and dropped. See the module docstring."""
+    coordinates = tuple(coordinates)
+    candidates, pocket_lines, scanned = [], 0, 0
+    for coordinate in coordinates:
+        grid = _grid_lines(coordinates, coordinate, ranges, lines, step)
+        found = length_jumps(lengths, grid)
+        owner = np.concatenate([np.full(len(points), i) for i, points in enumerate(found)]).astype(int)
+        points = np.vstack(found)
+        if len(points) == 0:
+            continue
+        offset = np.zeros(len(coordinates))
+        offset[coordinates.index(coordinate)] = 1e-7
+        jumps = np.asarray(lengths(points + offset)) - np.asarray(lengths(points - offset))
+        large = np.abs(jumps) >= pocket
+        if len(np.unique(owner[large])) > pocket_lines:
+            pocket_lines, scanned = len(np.unique(owner[large])), len(grid)
+        for sign in (1.0, -1.0):
+            keep = (jumps * sign > size) & ~large
+            crossing = len(np.unique(owner[keep]))
+            if crossing >= max(min_fraction * len(grid), 1) and keep.sum() >= 1:
+                candidates.append((crossing, len(grid), coordinate, points[keep], jumps[keep]))
+    surfaces = []
+    for crossing, total, coordinate, points, jumps in sorted(candidates, key=lambda c: -c[0]):
+        seen = np.zeros(len(points), dtype=bool)
+        for surface in surfaces:
+            cut = surface.cut
+            seen |= np.abs(points[:, coordinates.index(cut.coordinate)] - cut.value(points, coordinates)) <= same
+        if seen.mean() >= 0.5:
+            continue
+        cut, distance = _surface(points, coordinates, coordinate, max_degree, tolerance, source)
+        order = np.argsort(np.abs(jumps))
+        surfaces.append(JumpSurface(cut, float(jumps[order[0]]), float(jumps[order[-1]]), crossing, total,
+                                    distance))
+    return JumpScan(tuple(surfaces), pocket_lines, scanned or len(_grid_lines(coordinates, coordinates[0], ranges,
+                                                                               lines, step)))
+
+
+def scan_configurations(coordinates, ranges: dict, lines: int = 625, step: float = np.deg2rad(0.5)) -> int:
+    """How many configurations ``jump_cuts`` evaluates before refining the jumps it finds (its cost)."""
+    coordinates = tuple(coordinates)
+    return sum(int(np.prod(_grid_lines(coordinates, c, ranges, lines, step).shape[:2])) for c in coordinates)
+
+
+def geometric_lengths(osim_model, muscle: str, coordinates, couplings=()):
+    """configurations (samples x ``coordinates``) -> lengths of ``muscle``'s geometric path
+    (``trajopt.paths.geometric``, OpenSim's wrapping), the model's other coordinates at their defaults, dependent
+    coordinates of ``couplings`` following their independent coordinate."""
+    from trajopt.paths.geometric import geometric_path
+
+    model = osim_model.multibody
+    coordinates = tuple(coordinates)
+    sampled = casadi.SX.sym("q", len(coordinates))
+    entries = [casadi.SX(v) for v in model.default_q()]
+    for k, name in enumerate(coordinates):
+        entries[model.coordinate_index(name)] = sampled[k]
+    for coupling in couplings:
+        entries[model.coordinate_index(coupling.dependent)] = coupling.value(
+            entries[model.coordinate_index(coupling.independent)])
+    function = casadi.Function("length", [sampled], [geometric_path(osim_model, muscle).length(
+        casadi.vertcat(*entries))])
+
+    def lengths(values: np.ndarray) -> np.ndarray:
+        return np.asarray(function.map(len(values))(np.asarray(values, dtype=float).T)).ravel()
+
+    return lengths
