@@ -20,7 +20,8 @@ from trajopt.osim.operators import load_processed
 from trajopt.paths.domain_cells import TreeSettings, fit_domain_cells
 from trajopt.paths.domain_pieces import heldout_rms
 from trajopt.paths.fitting import ACCURATE
-from trajopt.paths.jump_cuts import geometric_lengths, jump_cuts, scan_configurations
+from trajopt.paths.domain_pieces import geometric_lengths
+from trajopt.paths.jump_cuts import jump_cuts, scan_configurations
 from trajopt.paths.samples import PathSamples
 
 POCKET = 0.1  # m: fresh held-out points this far off the cells are counted apart (glmax1's pockets)

@@ -469,13 +469,10 @@ def locate_jump_cuts(lengths, coordinates, coordinate: str, ranges: dict, lines:
     return tuple(cuts)
 
 
-def geometric_jump_cuts(osim_model, muscle: str, coordinates, coordinate: str, ranges: dict, lines: int = 3,
-                        threshold: float = 2.5e-4, couplings=(), kink_threshold: float | None = None
-                        ) -> tuple[Cut, ...]:
-    """``locate_jump_cuts`` on the model's own geometric path of ``muscle`` (wrapping as OpenSim computes it,
-    ``trajopt.paths.geometric``): lines in ``coordinate`` through the box ``ranges``, the model's other
-    coordinates at their defaults, dependent coordinates of ``couplings`` (CoordinateCouplerConstraints, as
-    ``trajopt.osim.operators.load_processed`` returns them) following their independent coordinate."""
+def geometric_lengths(osim_model, muscle: str, coordinates, couplings=()):
+    """configurations (samples x ``coordinates``) -> lengths of ``muscle``'s geometric path
+    (``trajopt.paths.geometric``, OpenSim's wrapping), the model's other coordinates at their defaults, dependent
+    coordinates of ``couplings`` following their independent coordinate."""
     from trajopt.paths.geometric import geometric_path
 
     model = osim_model.multibody
@@ -487,11 +484,22 @@ def geometric_jump_cuts(osim_model, muscle: str, coordinates, coordinate: str, r
     for coupling in couplings:
         entries[model.coordinate_index(coupling.dependent)] = coupling.value(
             entries[model.coordinate_index(coupling.independent)])
-    length = geometric_path(osim_model, muscle).length(casadi.vertcat(*entries))
-    function = casadi.Function("length", [sampled], [length])
+    function = casadi.Function("length", [sampled], [geometric_path(osim_model, muscle).length(
+        casadi.vertcat(*entries))])
 
     def lengths(values: np.ndarray) -> np.ndarray:
         return np.asarray(function.map(len(values))(np.asarray(values, dtype=float).T)).ravel()
 
+    return lengths
+
+
+def geometric_jump_cuts(osim_model, muscle: str, coordinates, coordinate: str, ranges: dict, lines: int = 3,
+                        threshold: float = 2.5e-4, couplings=(), kink_threshold: float | None = None
+                        ) -> tuple[Cut, ...]:
+    """``locate_jump_cuts`` on the model's own geometric path of ``muscle`` (wrapping as OpenSim computes it,
+    ``trajopt.paths.geometric``): lines in ``coordinate`` through the box ``ranges``, the model's other
+    coordinates at their defaults, dependent coordinates of ``couplings`` (CoordinateCouplerConstraints, as
+    ``trajopt.osim.operators.load_processed`` returns them) following their independent coordinate."""
+    lengths = geometric_lengths(osim_model, muscle, coordinates, couplings)
     return locate_jump_cuts(lengths, coordinates, coordinate, ranges, lines, threshold=threshold, source=muscle,
                             kink_threshold=kink_threshold)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import casadi
 import numpy as np
 
 from trajopt.paths.domain_pieces import Cut, length_jumps
@@ -145,27 +144,3 @@ def scan_configurations(coordinates, ranges: dict, lines: int = 625, step: float
     """How many configurations ``jump_cuts`` evaluates before refining the jumps it finds (its cost)."""
     coordinates = tuple(coordinates)
     return sum(int(np.prod(_grid_lines(coordinates, c, ranges, lines, step).shape[:2])) for c in coordinates)
-
-
-def geometric_lengths(osim_model, muscle: str, coordinates, couplings=()):
-    """configurations (samples x ``coordinates``) -> lengths of ``muscle``'s geometric path
-    (``trajopt.paths.geometric``, OpenSim's wrapping), the model's other coordinates at their defaults, dependent
-    coordinates of ``couplings`` following their independent coordinate."""
-    from trajopt.paths.geometric import geometric_path
-
-    model = osim_model.multibody
-    coordinates = tuple(coordinates)
-    sampled = casadi.SX.sym("q", len(coordinates))
-    entries = [casadi.SX(v) for v in model.default_q()]
-    for k, name in enumerate(coordinates):
-        entries[model.coordinate_index(name)] = sampled[k]
-    for coupling in couplings:
-        entries[model.coordinate_index(coupling.dependent)] = coupling.value(
-            entries[model.coordinate_index(coupling.independent)])
-    function = casadi.Function("length", [sampled], [geometric_path(osim_model, muscle).length(
-        casadi.vertcat(*entries))])
-
-    def lengths(values: np.ndarray) -> np.ndarray:
-        return np.asarray(function.map(len(values))(np.asarray(values, dtype=float).T)).ravel()
-
-    return lengths
