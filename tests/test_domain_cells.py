@@ -131,7 +131,7 @@ def test_given_cuts_split_first_and_follow_a_slanted_jump_surface():
 def test_jump_surface_located_where_it_ends_inside_the_box():
     """l jumps by 4 mm max(b, 0) across a = 0.1 + 0.3 b + 0.1 c^2: lines along a for b < 0 cross no jump (the
     surface ends at b = 0); the jumps of the other lines give the surface back exactly."""
-    from trajopt.paths.domain_cells import jump_surface_cut
+    from trajopt.paths.jump_cuts import jump_cuts
 
     def truth(q):
         a, b, c = np.asarray(q).T
@@ -140,7 +140,9 @@ def test_jump_surface_located_where_it_ends_inside_the_box():
         return lengths, -np.column_stack([np.full_like(a, 0.02), 0.01 * c + 0.004 * (b > 0) * on, 0.01 * b])
 
     ranges = {name: (-1.0, 1.0) for name in "abc"}
-    cut, error = jump_surface_cut(lambda q: truth(q)[0], "abc", "a", ranges, +1.0, step=0.01)
+    surface = jump_cuts(lambda q: truth(q)[0], "abc", ranges, step=0.01).surfaces[0]
+    cut, error = surface.cut, surface.distance
+    assert cut.coordinate == "a" and surface.largest > 0
     expected = {(0, 0): 0.1, (1, 0): 0.3, (0, 2): 0.1}
     assert error < 1e-6
     for exponents, coefficient in zip(cut.exponents, cut.coefficients):

@@ -19,9 +19,9 @@ across splits, as ``DomainPiecewisePath`` is across cuts. ``DomainCellPaths`` ho
 position (quantiles of its samples, refined) whose two sides (a quick least-squares polynomial each) predict the
 validation rows best; when the tree is grown, every leaf is refitted on all its training rows (``ACCURATE``
 stepwise, ``trajopt.paths.fitting``). Axis-aligned splits follow jumps across planes of one coordinate and
-kinks; a slanted jump surface of tens of mm they only stair-step. ``jump_surface_cut`` locates such a surface
-on a lengths callable (e.g. trajopt's geometric path, equal to OpenSim's) even where it ends inside the box,
-and ``fit_cell_tree(..., cuts=...)`` splits along it first (walk3d psoas_r: 2 cells meet the targets).
+kinks; a slanted jump surface of tens of mm they only stair-step. ``trajopt.paths.jump_cuts`` locates such
+surfaces on a lengths callable (e.g. trajopt's geometric path, equal to OpenSim's) even where they end inside the
+box, and ``fit_cell_tree(..., cuts=...)`` splits along them first (walk3d psoas_r: 2 cells meet the targets).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import casadi
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
-from trajopt.paths.domain_pieces import Cut, DomainPiecewisePaths, PolynomialPieces, length_jumps
+from trajopt.paths.domain_pieces import Cut, DomainPiecewisePaths, PolynomialPieces
 from trajopt.paths.fitting import (ACCURATE, StepwiseSettings, crossed_coordinates, fit_polynomial_path,
                                    monomial_derivatives, monomial_exponents, monomials)
 from trajopt.paths.polynomial import PolynomialPath, polynomial_value
@@ -306,44 +306,3 @@ def fit_domain_cells(samples, settings: StepwiseSettings = ACCURATE, tree: TreeS
             progress(f"fitted {muscle}: {len(paths[-1].pieces)} cells, {paths[-1].terms} terms "
                      f"({seconds[muscle]:.1f} s)")
     return DomainCellPaths(paths, model), seconds
-
-
-def jump_surface_cut(lengths, coordinates, coordinate: str, ranges: dict, sign: float, lines: int = 25,
-                     step: float = np.deg2rad(0.5), size: float = 5e-4, largest: float = np.inf, max_degree: int = 6,
-                     source: str = "") -> tuple[Cut, float]:
-    """One length-jump surface that may end inside the box: the jumps of sign ``sign`` between ``size`` and
-    ``largest`` (m; larger ones, e.g. the edges of glmax1's pockets, belong to other surfaces)
-    found along a ``lines`` x ``lines`` grid of lines in ``coordinate`` (``length_jumps``; two other
-    coordinates only), fitted as ``coordinate`` = v(others), v of the lowest degree <= ``max_degree`` within
-    0.05 deg (else ``max_degree``). Lines crossing no such jump are left out: where the surface ends (its jump
-    shrinks to 0) or leaves the box, the cut extends it where the length is continuous. Returns the cut and
-    its largest distance from the jump points (radians). ``lengths``: configurations (samples x
-    ``coordinates``) -> lengths."""
-    coordinates = tuple(coordinates)
-    column = coordinates.index(coordinate)
-    others = tuple(c for c in coordinates if c != coordinate)
-    if len(others) != 2:
-        raise TrajoptInputError(f"{source or 'path'}: a jump surface needs two other coordinates, got {others}")
-    low, high = ranges[coordinate]
-    grid = np.zeros((lines * lines, int(np.ceil((high - low) / step)) + 1, len(coordinates)))
-    grid[:, :, column] = np.linspace(low, high, grid.shape[1])[None, :]
-    first, second = (np.linspace(*ranges[c], lines) for c in others)
-    grid[:, :, coordinates.index(others[0])] = np.repeat(first, lines)[:, None]
-    grid[:, :, coordinates.index(others[1])] = np.tile(second, lines)[:, None]
-    points = np.vstack(length_jumps(lengths, grid))
-    offset = np.zeros(len(coordinates))
-    offset[column] = 1e-7
-    jumps = np.asarray(lengths(points + offset)) - np.asarray(lengths(points - offset))
-    points = points[(jumps * np.sign(sign) > size) & (np.abs(jumps) < largest)]
-    if len(points) < 10:
-        raise TrajoptInputError(f"{source or 'path'}: {len(points)} jumps of sign {sign:+g} above {size * 1e3:g} mm "
-                                f"along '{coordinate}'")
-    x = points[:, [coordinates.index(c) for c in others]]
-    for degree in range(1, max_degree + 1):
-        exponents = monomial_exponents(2, degree)
-        coefficients = np.linalg.lstsq(monomials(x, exponents), points[:, column], rcond=None)[0]
-        error = float(np.max(np.abs(monomials(x, exponents) @ coefficients - points[:, column])))
-        if error <= np.deg2rad(0.05):
-            break
-    return Cut(coordinate, others, tuple(tuple(int(e) for e in row) for row in exponents),
-               tuple(float(c) for c in coefficients), f"length jump {source}".strip()), error

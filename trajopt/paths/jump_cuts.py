@@ -5,8 +5,8 @@ end inside the box where the jump shrinks to 0 (walk3d's psoas, iliacus and glut
 coordinates). ``jump_cuts`` scans lines along each coordinate the muscle crosses through a grid of the others
 (``domain_pieces.length_jumps`` on a lengths callable, e.g. trajopt's geometric path of the model, equal to
 OpenSim's lengths), measures each jump's size and sign, and keeps as a surface every (coordinate, sign) whose
-jumps between ``size`` and ``pocket`` are crossed by at least ``min_lines`` of the lines; the surface is fitted
-as that coordinate = v(the others) (as ``domain_cells.jump_surface_cut``). The same surface seen from lines along
+jumps between ``size`` and ``pocket`` are crossed by at least ``min_fraction`` of the lines; the surface is fitted
+as that coordinate = v(the others) of the lowest degree that follows them. The same surface seen from lines along
 another coordinate is dropped when the jump points lie on a surface already kept (the coordinate whose lines
 cross it most is kept). Jumps of ``pocket`` or more (walk3d glmax1's pockets: 0.22 m longer paths in 0.1 % of
 its hip box, the wrap taking the other way round, two jumps of opposite sign a few degrees apart) are no
