@@ -18,9 +18,8 @@ import numpy as np
 
 from trajopt.osim.operators import load_processed
 from trajopt.paths.domain_cells import TreeSettings, fit_domain_cells
-from trajopt.paths.domain_pieces import heldout_rms
+from trajopt.paths.domain_pieces import geometric_lengths, heldout_rms
 from trajopt.paths.fitting import ACCURATE
-from trajopt.paths.domain_pieces import geometric_lengths
 from trajopt.paths.jump_cuts import jump_cuts, scan_configurations
 from trajopt.paths.samples import PathSamples
 

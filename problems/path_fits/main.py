@@ -292,7 +292,7 @@ def write_summary(out: Path, cases: dict, load: str) -> Path:
              "|---|---|---|---|---|---|---|---|---|---|"]
     for case, result in cases.items():
         muscles = len(result["trajopt"].length)
-        for method in ("trajopt", "trajopt pieces", "trajopt cells", "opensim", "moco"):
+        for method in METHODS:
             if method in result:
                 lines.append(_row(f"{case} ({result['train']} train / {result['heldout']} held-out)", method,
                                   result[method], muscles))
@@ -371,6 +371,11 @@ def _walk3d_muscles(sampler, side: str) -> tuple[str, ...]:
     return tuple(m for m in sampler.info.muscles if m.endswith(f"_{side}"))
 
 
+def _load() -> str:
+    """The 1-minute load average, recorded beside fit times ("?" where /proc is missing)."""
+    return open("/proc/loadavg").read().split()[0] if Path("/proc/loadavg").exists() else "?"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run path-fits", description=description(__doc__))
     parser.add_argument("--out", type=Path, default=default_output("path_fits"),
@@ -394,7 +399,7 @@ def main(argv=None) -> int:
                         help="walk3d: OpenSim's fitter uses every N-th frame of the walking motion")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    load = open("/proc/loadavg").read().split()[0] if Path("/proc/loadavg").exists() else "?"
+    load = _load()
     cases = {}
     if "arm26" in args.cases:
         sampler = OpenSimPathSampler(ARM26, progress=None)
@@ -442,8 +447,7 @@ def main(argv=None) -> int:
 
             def keep(scores, details, label=label):  # each muscle kept in OUT/cases.json as soon as it is fitted
                 saved[label]["trajopt cells"], saved[label]["cells"] = scores, details
-                saved[label]["cells_load"] = open("/proc/loadavg").read().split()[0] if Path(
-                    "/proc/loadavg").exists() else "?"
+                saved[label]["cells_load"] = _load()
                 store.write_text(json.dumps(saved, indent=1))
 
             run_cells(saved[label], WALK3D, domain, train, heldout, sampler, args.cells_samples, args.cells_heldout,
