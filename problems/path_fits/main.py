@@ -50,6 +50,7 @@ from trajopt.opensim_reference import run_opensim_task
 from trajopt.osim.function_based_paths import read_function_based_path_set
 from trajopt.osim import load_osim
 from trajopt.paths.domain import PathDomain
+from trajopt.paths.domain_cells import DomainCellPaths
 from trajopt.paths.domain_pieces import fit_domain_pieces, heldout_rms, model_cuts
 from trajopt.paths.fitting import ACCURATE, fit_paths
 from trajopt.paths.geometric_sampling import GeometricPathSampler
@@ -234,12 +235,13 @@ def _row(case: str, method: str, scores: Scores, muscles: int) -> str:
             f"{scores.seconds:.1f} | {scores.note} |")
 
 
-def _cells_notes(cases: dict) -> list[str]:
+def _cells_notes(out: Path, cases: dict) -> list[str]:
     """The summary's notes on the "trajopt cells" rows: what was fitted, what still misses and why."""
     walk3d = [case for case in cases if case.startswith("walk3d")]
     if not any("trajopt cells" in cases[case] for case in walk3d):
         return []
-    lines = ["- trajopt cells (walk3d; `--cases walk3d-cells walk3d-band-cells`, `problems/path_fits/cells.py`): the",
+    lines = ["- trajopt cells (walk3d; `--cases walk3d-cells walk3d-band-cells`; `trajopt.paths.jump_cells`, the recipe",
+             "  of `trajopt fit-paths --cells`): the",
              "  muscles missing the targets with one polynomial get a cell tree (`trajopt.paths.domain_cells`) on a",
              "  larger sample, split first along their length-jump surfaces, found without hand-picked coordinates or",
              "  signs on trajopt's geometric path (`trajopt.paths.jump_cuts`; equal to OpenSim's lengths); the other",
@@ -262,7 +264,10 @@ def _cells_notes(cases: dict) -> list[str]:
                      f"surfaces: " + "; ".join(f"{m}: {details['surfaces'][m]}" for m in details["muscles"])
                      + f". Still missing on the case's held-out: {', '.join(missing) or 'none'}; on "
                      f"{details['fresh_heldout']} fresh: {', '.join(fresh_missing) or 'none'}."
-                     + (f" {pockets}." if pockets else ""))
+                     + (f" {pockets}." if pockets else "")
+                     + (f" Fitted trees: [{_case_file(case)}_cells.json]({_case_file(case)}_cells.json) (the tools' "
+                        "--paths format)." if (out / f"{_case_file(case)}_cells.json").is_file() else
+                        " Fitted trees not kept (this row was run before path-fits wrote them)."))
     lines += ["  Where the remaining error sits (branch `cells` measurements, right leg, issue 12 notes): glmax1's",
               "  pockets hold most of its fresh held-out length error (220 mm x sqrt(0.00075) = 6 mm RMS alone);",
               "  glmax2's moment arm misses at hip flexion 113-120 deg, where its length does not jump (a wrap",
@@ -315,7 +320,7 @@ def write_summary(out: Path, cases: dict, load: str) -> Path:
               "  about 0 in the band), and over the full ranges it is far outside its domain.",
               "- OpenSim's PolynomialPathFitter was not run on walk3d (its run on the whole 40-coordinate model costs far",
               "  more than trajopt's per-leg sampling on this shared machine: 1368 s for 2D_gait's 3000 frames).",
-              *_cells_notes(cases),
+              *_cells_notes(out, cases),
               "", "Per-muscle tables: the `<case>.md` files here. DAS3 serratus (Euler vs quaternion coordinates):",
               "[das3_serratus.md](das3_serratus.md).", ""]
     for case, result in cases.items():
@@ -349,11 +354,23 @@ def write_summary(out: Path, cases: dict, load: str) -> Path:
             if "moco" in result:
                 cells += [f"{result['moco'].length[muscle] * 1e3:.3f}", f"{result['moco'].arm[muscle] * 1e3:.3f}"]
             table.append("| " + " | ".join(cells) + " |")
-        file = case.replace("(", "").replace(")", "").replace(" ", "_")
-        (out / f"{file}.md").write_text("\n".join(table) + "\n")
+        (out / f"{_case_file(case)}.md").write_text("\n".join(table) + "\n")
     path = out / "summary.md"
     path.write_text("\n".join(lines))
     return path
+
+
+def _case_file(case: str) -> str:
+    """A case's file stem in OUT: 'walk3d ranges (right leg)' -> 'walk3d_ranges_right_leg'."""
+    return case.replace("(", "").replace(")", "").replace(" ", "_")
+
+
+def _keep_cell_path(file: Path, path, muscles, domain) -> None:
+    """Add a fitted cell tree to a case's cell paths (OUT/<case>_cells.json, the tools' --paths format), keeping
+    the trees of ``muscles`` fitted earlier."""
+    earlier = [p for p in DomainCellPaths.load(file) if p.muscle in muscles and p.muscle != path.muscle
+               ] if file.is_file() else []
+    DomainCellPaths(earlier + [path], WALK3D.name, domain).save(file)
 
 
 def _walk3d_case(sampler, case: str, side: str) -> tuple[str, PathDomain]:
@@ -445,10 +462,11 @@ def main(argv=None) -> int:
             train, heldout = case_samples(f"{case.removesuffix('-cells')}_{side}", domain, saved[label]["train"],
                                           saved[label]["heldout"], sampler, _walk3d_muscles(sampler, side))
 
-            def keep(scores, details, label=label):  # each muscle kept in OUT/cases.json as soon as it is fitted
+            def keep(scores, details, path, label=label, domain=domain):  # each muscle kept as soon as it is fitted
                 saved[label]["trajopt cells"], saved[label]["cells"] = scores, details
                 saved[label]["cells_load"] = _load()
                 store.write_text(json.dumps(saved, indent=1))
+                _keep_cell_path(args.out / f"{_case_file(label)}_cells.json", path, details["muscles"], domain)
 
             run_cells(saved[label], WALK3D, domain, train, heldout, sampler, args.cells_samples, args.cells_heldout,
                       (LENGTH_TARGET, ARM_TARGET), args.cells_muscles, checkpoint=keep)

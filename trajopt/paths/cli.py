@@ -15,6 +15,11 @@ as OpenSim computes it (`trajopt.paths.geometric_sampling`): fitting needs no Op
 at its ConditionalPathPoints' range bounds or, with ``--cut-along COORDINATE``, where its geometric path's length
 jumps along that coordinate (wrap switches), one polynomial per cell. The surrogate then jumps across a cut as
 OpenSim's path does: for analyses (static optimization, muscle analysis), not for gradient-based optimal control.
+``--cells`` keeps one polynomial for each muscle that meets the targets at the held-out samples (length RMS
+<= 0.5 mm, moment-arm RMS <= 1 mm) and gives the others a cell tree on ``--cells-samples`` training
+configurations, split first along their length-jump surfaces, found on the model's geometric path without being
+told where (`trajopt.paths.jump_cells`; jumps from wrap objects switching sides, also where they end inside the
+box); also discontinuous across cells, for analyses.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from trajopt.helptext import description
 from trajopt.errors import TrajoptInputError
 from trajopt.paths.domain import PathDomain
 from trajopt.paths.fitting import ACCURATE, StepwiseSettings, fit_paths
+from trajopt.paths.jump_cells import SCAN_BUDGET
 from trajopt.paths.polynomial import PolynomialPaths
 from trajopt.paths.quaternion import euler_to_constrained_quaternion
 from trajopt.paths.quaternion_paths import BallJointQuaternion
@@ -69,6 +75,14 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--cut-along", metavar="COORDINATE",
                         help="with --pieces: also cut where each muscle's geometric path length jumps along this "
                              "coordinate (wrap switches; minutes for ellipsoid wraps)")
+    parser.add_argument("--cells", action="store_true",
+                        help="muscles one polynomial misses at the held-out samples get a cell tree split along their "
+                             "length-jump surfaces (found on the geometric path); with the model's ranges or --motion")
+    parser.add_argument("--cells-samples", type=int, default=11200,
+                        help="--cells: training configurations for the cell trees (the fit's own plus fresh ones)")
+    parser.add_argument("--scan-budget", type=float, default=SCAN_BUDGET, metavar="SECONDS",
+                        help="--cells: skip a muscle's jump-surface scan estimated to take longer (its tree then "
+                             "splits along coordinates only)")
     parser.add_argument("--save-samples", type=Path, metavar="PREFIX",
                         help="write PREFIX_train.csv.gz and PREFIX_heldout.csv.gz")
     return parser
@@ -173,6 +187,8 @@ def _from_model(args, settings):
         heldout.to_csv(f"{args.save_samples}_heldout.csv.gz")
     if args.pieces:
         return _pieces(args, paths, train, heldout, settings)
+    if args.cells:
+        return _cells(args, sampler, paths, train, heldout, plan, settings, seconds)
     return paths, seconds
 
 
@@ -198,10 +214,53 @@ def _pieces(args, paths, train, heldout, settings):
     return DomainPiecewisePaths(list(pieces), args.model.name, paths.domain), seconds
 
 
+def _cells(args, sampler, paths, train, heldout, plan, settings, seconds):
+    """--cells: a cell tree for each muscle one polynomial misses at the held-out samples
+    (`trajopt.paths.jump_cells`); prints each muscle's held-out RMS against the one polynomial's."""
+    from trajopt.osim.operators import load_processed
+    from trajopt.paths.domain_cells import DomainCellPaths
+    from trajopt.paths.domain_pieces import geometric_lengths
+    from trajopt.paths.jump_cells import domain_box, fit_jump_cells, one_cell, pocket_rms, search_jump_surfaces
+
+    failing = [p.muscle for p in paths if p.report.heldout_length_rmse > plan.length_target
+               or p.report.heldout_moment_arm_rmse > plan.moment_arm_target]
+    trees = {p.muscle: one_cell(p) for p in paths}
+    if failing:
+        domain, coordinates = paths.domain, paths.domain.coordinates
+        extra = sampler.sample(coordinates, domain.sample(max(args.cells_samples - train.size, 0), args.seed + 2),
+                               failing)
+        cells_train = train.stacked(extra, failing)
+        ranges = domain_box(domain)
+        osim, couplings = load_processed(args.model)
+        print(f"--cells: {', '.join(failing)} miss the targets with one polynomial; cell trees on "
+              f"{cells_train.size} training configurations")
+        for muscle in failing:
+            names = paths[muscle].coordinates
+            search = search_jump_surfaces(geometric_lengths(osim, muscle, names, couplings), muscle, names,
+                                          {c: ranges[c] for c in names}, args.scan_budget)
+            print(f"{muscle}: jump surfaces: {search.describe()}")
+            trees[muscle], cell_seconds = fit_jump_cells(cells_train, search, names, ranges, settings)
+            seconds[muscle] += cell_seconds
+    print(f"{'muscle':16s} {'cells':>5s} {'terms':>5s} {'len held':>9s} {'ma held':>9s}  (mm; one polynomial)")
+    for single in paths:
+        tree = trees[single.muscle]
+        pockets, length, arm = pocket_rms(tree, heldout)
+        note = f"; {pockets} held-out points more than 100 mm off (pockets), RMS without them" if pockets else ""
+        print(f"{tree.muscle:16s} {len(tree.pieces):5d} {tree.terms:5d} {length * 1e3:9.3f} {arm * 1e3:9.3f}  "
+              f"({single.report.heldout_length_rmse * 1e3:.3f}, {single.report.heldout_moment_arm_rmse * 1e3:.3f}"
+              f"{note})")
+    if failing:
+        print("cell trees jump across their cuts as OpenSim's paths do: for analyses, not gradient-based optimal "
+              "control")
+    return DomainCellPaths([trees[p.muscle] for p in paths], args.model.name, paths.domain), seconds
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
         settings = _settings(args)
+        if args.cells and (args.pieces or args.train_csv is not None or args.opensim_xml is not None):
+            raise TrajoptInputError("--cells fits from the model: not with --pieces, --train-csv or --opensim-xml")
         if args.pieces and (args.motion is not None or args.train_csv is not None or args.opensim_xml is not None):
             raise TrajoptInputError("--pieces fits over the model's ranges: not with --motion, --train-csv or "
                                     "--opensim-xml")
@@ -235,7 +294,7 @@ def main(argv=None) -> int:
     except TrajoptInputError as error:
         print(f"trajopt fit-paths: error: {error}", file=sys.stderr)
         return 2
-    if not args.pieces:
+    if not (args.pieces or args.cells):
         print(_table(paths))
     if args.quaternion:
         print("moment-arm errors are about the fitted coordinates (constrained quaternions for the joints given)")

@@ -52,7 +52,7 @@ class JumpScan:
 
     def describe(self) -> str:
         parts = [f"{s.cut.coordinate} {'+' if s.largest > 0 else '-'}{abs(s.smallest) * 1e3:.1f}.."
-                 f"{abs(s.largest) * 1e3:.0f} mm ({s.lines}/{s.scanned} lines, within "
+                 f"{abs(s.largest) * 1e3:.{1 if abs(s.largest) < 0.01 else 0}f} mm ({s.lines}/{s.scanned} lines, within "
                  f"{np.rad2deg(s.distance):.2f} deg)" for s in self.surfaces]
         if self.pockets:
             parts.append(f"pockets on {self.pockets}/{self.scanned} lines")
@@ -79,6 +79,9 @@ def _surface(points, coordinates, coordinate: str, max_degree: int, tolerance: f
     """``coordinate`` = v(others) through ``points``, of the lowest degree within ``tolerance``."""
     column = coordinates.index(coordinate)
     others = tuple(c for c in coordinates if c != coordinate)
+    if not others:  # a muscle crossing one coordinate: the plane through its jump point
+        value = float(np.mean(points[:, column]))
+        return Cut.at(coordinate, value, f"length jump {source}".strip()), float(np.max(np.abs(points[:, column] - value)))
     x = points[:, [coordinates.index(c) for c in others]]
     degree, exponents, coefficients, error = 0, monomial_exponents(len(others), 0), np.array([np.mean(
         points[:, column])]), float(np.max(np.abs(points[:, column] - np.mean(points[:, column]))))
@@ -123,14 +126,16 @@ def jump_cuts(lengths, coordinates, ranges: dict, lines: int = 625, step: float 
             keep = (jumps * sign > size) & ~large
             crossing = len(np.unique(owner[keep]))
             if crossing >= max(min_fraction * len(grid), 1) and keep.sum() >= 1:
-                candidates.append((crossing, len(grid), coordinate, points[keep], jumps[keep]))
+                # one coordinate: a single line, each of its jumps a plane of its own
+                groups = [keep] if len(coordinates) > 1 else [np.arange(len(points)) == i for i in np.flatnonzero(keep)]
+                candidates += [(crossing, len(grid), coordinate, points[g], jumps[g]) for g in groups]
     surfaces = []
     for crossing, total, coordinate, points, jumps in sorted(candidates, key=lambda c: -c[0]):
         seen = np.zeros(len(points), dtype=bool)
         for surface in surfaces:
             cut = surface.cut
             seen |= np.abs(points[:, coordinates.index(cut.coordinate)] - cut.value(points, coordinates)) <= same
-        if seen.mean() >= 0.5:
+        if len(coordinates) > 1 and seen.mean() >= 0.5:  # the same surface seen along another coordinate
             continue
         cut, distance = _surface(points, coordinates, coordinate, max_degree, tolerance, source)
         order = np.argsort(np.abs(jumps))

@@ -63,6 +63,17 @@ class PathSamples:
             self.coordinates, self.muscles, self.q[rows], self.lengths[rows], self.moment_arms[rows], dict(self.crosses)
         )
 
+    def stacked(self, other: PathSamples, muscles) -> PathSamples:
+        """These samples' rows, then ``other``'s (same coordinates), for ``muscles`` (both have them)."""
+        if other.coordinates != self.coordinates:
+            raise TrajoptInputError(f"path samples: cannot stack coordinates {list(other.coordinates)} under "
+                                    f"{list(self.coordinates)}")
+        rows = [[samples.muscles.index(m) for m in muscles] for samples in (self, other)]
+        return PathSamples(self.coordinates, tuple(muscles), np.vstack([self.q, other.q]),
+                           np.vstack([self.lengths[:, rows[0]], other.lengths[:, rows[1]]]),
+                           np.concatenate([self.moment_arms[:, rows[0]], other.moment_arms[:, rows[1]]]),
+                           dict(self.crosses))
+
     def to_csv(self, file) -> None:
         """Write the samples (``.csv`` or ``.csv.gz``), full precision."""
         header = list(self.coordinates)

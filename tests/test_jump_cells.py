@@ -1,0 +1,83 @@
+"""Cell trees for the muscles one polynomial misses (trajopt.paths.jump_cells, `trajopt fit-paths --cells`): jump
+planes of a one-coordinate muscle, held-out points counted apart as pockets, and 2D_gait's ConditionalPathPoint
+jumps found without being told where."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from trajopt.paths.domain_cells import CellNode, CellTreePath
+from trajopt.paths.jump_cells import one_cell, pocket_rms, search_jump_surfaces
+from trajopt.paths.polynomial import PolynomialPath
+from trajopt.paths.samples import PathSamples
+
+GAIT2D = Path(__file__).resolve().parents[1] / "problems" / "gait2d" / "2D_gait.osim"
+
+
+def test_one_coordinate_jumps_are_planes_of_their_own():
+    """l(a) jumps by +3 mm at a = -0.4 and by -2 mm at a = 0.3 (one line only): two planes at those values."""
+    def lengths(q):
+        a = np.asarray(q)[:, 0]
+        return 0.1 + 0.01 * a + 0.003 * (a >= -0.4) - 0.002 * (a >= 0.3)
+
+    search = search_jump_surfaces(lengths, "m", ("a",), {"a": (-1.0, 1.0)})
+    assert search.scan is not None and search.scan.pockets == 0
+    planes = sorted((s.cut.coefficients[0], s.largest) for s in search.scan.surfaces)
+    assert [s.cut.others for s in search.scan.surfaces] == [(), ()]
+    # measured: values within 1e-9 of the jumps (bisection to 1e-10 of a 0.5 deg step), sizes within 2e-11
+    assert np.allclose([p[0] for p in planes], [-0.4, 0.3], atol=1e-8), planes
+    assert np.allclose([p[1] for p in planes], [0.003, -0.002], atol=1e-9), planes
+
+
+def test_a_scan_over_budget_is_skipped_and_said():
+    search = search_jump_surfaces(lambda q: np.zeros(len(q)), "m", ("a", "b"), {"a": (0.0, 1.0), "b": (0.0, 1.0)},
+                                  budget=0.0)
+    assert search.scan is None and search.cuts == () and search.describe().startswith("not scanned")
+
+
+def test_pockets_are_counted_apart():
+    """A constant path of 0.1 m against samples of which 2 are 0.22 m longer (pockets) and the others 1 mm off."""
+    path = one_cell(PolynomialPath("m", ("a",), ((0,),), (0.1,), ((-1.0, 1.0),)))
+    assert isinstance(path, CellTreePath) and path.nodes == (CellNode(piece=0),)
+    q = np.linspace(-1, 1, 10)[:, None]
+    lengths = np.full((10, 1), 0.101)
+    lengths[[2, 7], 0] += 0.22
+    arms = np.full((10, 1, 1), 0.002)
+    count, length, arm = pocket_rms(path, PathSamples(("a",), ("m",), q, lengths, arms))
+    assert count == 2 and length == pytest.approx(1e-3, rel=1e-9) and arm == pytest.approx(2e-3, rel=1e-12)
+
+
+def test_fit_paths_cells_cli_finds_the_conditional_point_jumps(tmp_path):
+    """`trajopt fit-paths --geometric --cells` on 2D_gait's right knee muscles: the jump planes are the knee values
+    where rect_fem_r-P2 and vas_int_r-P3 join the path (2D_gait.osim's range upper bounds -1.45997 and -1.42 rad,
+    widened by OpenSim's 1e-5), found without being told; those two muscles in two cells within the targets at the
+    held-out samples (measured 0.100 / 0.503 and 0.019 / 0.426 mm; one polynomial 0.992 / 1.204 and 1.183 / 1.418),
+    hamstrings_r (within the targets with one polynomial) kept as one leaf; the file reads back through the tools'
+    --paths."""
+    from trajopt.osim import load_osim
+    from trajopt.paths.cli import main
+    from trajopt.tools.muscle_inverse import read_paths
+
+    out = tmp_path / "cells.json"
+    assert main([str(GAIT2D), "--geometric", "--cells", "--samples", "1000", "--heldout", "300", "--cells-samples",
+                 "2000", "--muscles", "rect_fem_r", "vasti_r", "hamstrings_r", "--save-samples", str(tmp_path / "s"),
+                 "--out", str(out)]) == 0
+    with pytest.warns(UserWarning):  # 2D_gait's contact derivative_smoothing, unused here
+        paths = read_paths(out, load_osim(GAIT2D))
+    heldout = PathSamples.from_csv(tmp_path / "s_heldout.csv.gz")
+    for muscle, bound, cells, length_bound, arm_bound in (("rect_fem_r", -1.45997 + 1e-5, 2, 0.15e-3, 0.6e-3),
+                                                          ("vasti_r", -1.42 + 1e-5, 2, 0.03e-3, 0.5e-3),
+                                                          ("hamstrings_r", None, 1, 0.5e-3, 1e-3)):
+        path = paths[muscle]
+        splits = [n.cut for n in path.nodes if not n.is_leaf]
+        assert len(path.pieces) == cells
+        if bound is not None:
+            assert [c.coordinate for c in splits] == ["knee_angle_r"]
+            assert not np.any(splits[0].exponents)  # a plane: no term in the other coordinates
+            assert abs(splits[0].coefficients[0] - bound) < 1e-7, splits[0]  # measured 6e-9
+        count, length, arm = pocket_rms(path, heldout)
+        assert count == 0 and length < length_bound and arm < arm_bound, (muscle, length, arm)
+    for bad in (["--cells", "--pieces"], ["--cells", "--opensim-xml", str(tmp_path / "x.xml")]):
+        assert main([str(GAIT2D), "--geometric", *bad, "--out", str(tmp_path / "bad.json")]) == 2
+    assert not (tmp_path / "bad.json").exists()

@@ -1,0 +1,115 @@
+"""Cell trees split first along a muscle's length-jump surfaces: the recipe for muscles one polynomial misses.
+
+Where a wrap object switches sides, a muscle's length jumps across a surface of its coordinate box and no single
+polynomial follows it (walk3d's gluteus maximus, iliacus and psoas over the three hip coordinates). The recipe
+behind ``trajopt fit-paths --cells`` and the "trajopt cells" rows of ``trajopt run path-fits``:
+
+1. ``search_jump_surfaces``: the muscle's jump surfaces (``trajopt.paths.jump_cuts``) on a lengths callable, e.g.
+   trajopt's geometric path of the model (``domain_pieces.geometric_lengths``, equal to OpenSim's lengths); skipped
+   when the scan would take longer than a budget (paths with costly wrap objects: walk3d gaslat, arm26's
+   ellipsoids), the tree then splits on its own (axis-aligned splits only).
+2. ``fit_jump_cells``: a cell tree (``trajopt.paths.domain_cells``) on the muscle's training samples, split along
+   those surfaces first, its smallest cell ``cell_tree_settings``.
+3. ``pocket_rms``: held-out RMS apart from the points more than ``POCKET`` off (walk3d glmax1's pockets, where the
+   wrap takes the other way round and OpenSim's path is 0.22 m longer in 0.1 % of the hip box: no cell follows
+   them, they are counted apart).
+
+The tree's length jumps across its cuts as OpenSim's path does: for analyses (static optimization, muscle
+analysis), not for gradient-based optimal control.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from trajopt.paths.domain_cells import CellNode, CellTreePath, TreeSettings, fit_domain_cells
+from trajopt.paths.domain_pieces import Cut
+from trajopt.paths.fitting import ACCURATE, StepwiseSettings
+from trajopt.paths.jump_cuts import JumpScan, jump_cuts, scan_configurations
+from trajopt.paths.polynomial import PolynomialPath
+
+POCKET = 0.1  # m: held-out points this far off a fitted path are counted apart (glmax1's pockets)
+SCAN_BUDGET = 120.0  # s: a jump scan estimated to take longer is skipped
+
+
+def cell_tree_settings(coordinates) -> TreeSettings:
+    """Smallest cell (fitting rows per coordinate): 50 over one coordinate (vaslat's kink at 138.4 deg knee sits
+    in the top 1.6 deg), 300 rows in all over several (measured on walk3d, issue 12)."""
+    return TreeSettings(min_samples=50 if len(coordinates) == 1 else max(300 // len(coordinates), 1))
+
+
+@dataclass(frozen=True)
+class SurfaceSearch:
+    """One muscle's jump surfaces (``scan``), or None when the scan was skipped: its lengths callable costs
+    ``seconds_per_configuration`` and the scan would have taken ``estimate`` s."""
+
+    muscle: str
+    scan: JumpScan | None
+    seconds_per_configuration: float
+    estimate: float
+
+    @property
+    def cuts(self) -> tuple[Cut, ...]:
+        return () if self.scan is None else self.scan.cuts
+
+    def describe(self) -> str:
+        if self.scan is None:
+            return (f"not scanned (trajopt's geometric path {self.seconds_per_configuration * 1e3:.1f} ms per "
+                    f"configuration: ~{self.estimate:.0f} s)")
+        return self.scan.describe()
+
+
+def search_jump_surfaces(lengths, muscle: str, coordinates, ranges: dict, budget: float = SCAN_BUDGET,
+                         probes: int = 200) -> SurfaceSearch:
+    """``jump_cuts`` of ``muscle`` over the box ``ranges`` (coordinate -> (low, high)) of its ``coordinates``
+    unless the scan, timed on ``probes`` random configurations of ``lengths``, would exceed ``budget`` s."""
+    coordinates = tuple(coordinates)
+    box = np.array([ranges[c] for c in coordinates], dtype=float)
+    probe = np.random.default_rng(4).uniform(box[:, 0], box[:, 1], (probes, len(coordinates)))
+    start = time.perf_counter()
+    lengths(probe)
+    cost = (time.perf_counter() - start) / probes
+    estimate = cost * scan_configurations(coordinates, ranges)
+    if estimate > budget:
+        return SurfaceSearch(muscle, None, cost, estimate)
+    return SurfaceSearch(muscle, jump_cuts(lengths, coordinates, ranges, source=muscle), cost, estimate)
+
+
+def fit_jump_cells(samples, search: SurfaceSearch, coordinates, ranges: dict,
+                   settings: StepwiseSettings = ACCURATE, progress=None) -> tuple[CellTreePath, float]:
+    """The cell tree of ``search.muscle`` over ``coordinates`` on ``samples`` (``PathSamples``), split along the
+    search's surfaces first; returns it and its fitting time (s)."""
+    muscle = search.muscle
+    paths, seconds = fit_domain_cells(samples, settings, ranges=ranges, coordinates={muscle: tuple(coordinates)},
+                                      cuts={muscle: search.cuts}, trees={muscle: cell_tree_settings(coordinates)},
+                                      progress=progress, muscles=(muscle,))
+    return paths[muscle], seconds[muscle]
+
+
+def one_cell(path: PolynomialPath) -> CellTreePath:
+    """A single polynomial as a cell tree of one leaf (a muscle one polynomial serves, beside cell trees)."""
+    return CellTreePath(path.muscle, path.coordinates, (CellNode(piece=0),), (path,))
+
+
+def pocket_rms(path, samples, pocket: float = POCKET) -> tuple[int, float, float]:
+    """How many of ``samples`` lie more than ``pocket`` (m) off ``path``'s length, and the length and moment-arm
+    RMS (m) over the others."""
+    columns = samples.columns(path.coordinates)
+    lengths, arms = path.evaluate(samples.q[:, columns])
+    true_lengths, true_arms = samples.muscle(path.muscle)
+    far = np.abs(lengths - true_lengths) > pocket
+    return (int(far.sum()), float(np.sqrt(np.mean((lengths - true_lengths)[~far] ** 2))),
+            float(np.sqrt(np.mean((arms - true_arms[:, columns])[~far] ** 2))))
+
+
+def domain_box(domain) -> dict:
+    """Coordinate -> (low, high) of a ``PathDomain``: its ranges, or for a band the frames ± band clipped to
+    the ranges (held-out points of the band lie in it)."""
+    box = domain.ranges
+    if domain.is_band:
+        box = np.column_stack([np.maximum(domain.frames - domain.band[:, 0], domain.ranges[:, 0]).min(axis=0),
+                               np.minimum(domain.frames + domain.band[:, 1], domain.ranges[:, 1]).max(axis=0)])
+    return {c: (float(box[i, 0]), float(box[i, 1])) for i, c in enumerate(domain.coordinates)}
