@@ -36,6 +36,23 @@ def test_a_scan_over_budget_is_skipped_and_said():
     assert search.scan is None and search.cuts == () and search.describe().startswith("not scanned")
 
 
+def test_a_costly_path_is_scanned_on_fewer_lines():
+    """A path costing 0.2 ms per configuration (slept) against a 0.5 s budget: the full scan (25 lines per
+    coordinate, ~11,500 configurations, ~2.3 s) does not fit, a scan on a few lines does and still finds the
+    plane a = 0.2 where the length jumps by 3 mm."""
+    import time
+
+    def lengths(q):
+        q = np.asarray(q)
+        time.sleep(2e-4 * len(q))
+        return 0.1 + 0.01 * q[:, 1] + 0.003 * (q[:, 0] >= 0.2)
+
+    search = search_jump_surfaces(lengths, "m", ("a", "b"), {"a": (-1.0, 1.0), "b": (-1.0, 1.0)}, budget=0.5)
+    assert search.scan is not None and 1 <= search.lines < 625 and "scanned on" in search.describe()
+    assert [s.cut.coordinate for s in search.scan.surfaces] == ["a"]
+    assert abs(search.scan.surfaces[0].cut.coefficients[0] - 0.2) < 1e-8
+
+
 def test_pockets_are_counted_apart():
     """A constant path of 0.1 m against samples of which 2 are 0.22 m longer (pockets) and the others 1 mm off."""
     path = one_cell(PolynomialPath("m", ("a",), ((0,),), (0.1,), ((-1.0, 1.0),)))

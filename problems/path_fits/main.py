@@ -22,11 +22,12 @@ arm26 and 2D_gait also get trajopt's domain-piecewise fit (``trajopt.paths.domai
 pieces"): arm26 cut where the geometric path's length jumps along the shoulder angle (wrap switches, located on
 trajopt's geometric paths), 2D_gait at the range bounds of its ConditionalPathPoints.
 
-walk3d also gets trajopt's cell trees (rows "trajopt cells", cases ``walk3d-cells`` and ``walk3d-band-cells``
-added to a walk3d case already in OUT/cases.json without redoing its rows; ``problems/path_fits/cells.py``): the
-muscles that miss the targets with one polynomial are fitted with ``trajopt.paths.domain_cells`` on
-``--cells-samples`` training samples, split first along their length-jump surfaces found on trajopt's geometric
-path (``trajopt.paths.jump_cuts``), scored on the case's held-out samples and on ``--cells-heldout`` fresh ones.
+Cell trees (rows "trajopt cells", cases ``arm26-cells``, ``gait2d-cells``, ``walk3d-cells`` and
+``walk3d-band-cells``, added to that case already in OUT/cases.json without redoing its rows;
+``problems/path_fits/cells.py``, the recipe of ``trajopt fit-paths --cells``): the muscles that miss the targets
+with one polynomial are fitted with ``trajopt.paths.domain_cells`` on ``--cells-samples`` training samples, split
+first along their length-jump surfaces found on trajopt's geometric path (``trajopt.paths.jump_cuts``), scored on
+the case's held-out samples and on ``--cells-heldout`` fresh ones; the trees are kept in OUT/<case>_cells.json.
 
 Held-out errors: RMS over a muscle's held-out samples of the length and of the moment arms about the
 coordinates it crosses (mm); a muscle meets the targets with length <= 0.5 mm and moment arm <= 1 mm.
@@ -237,11 +238,11 @@ def _row(case: str, method: str, scores: Scores, muscles: int) -> str:
 
 def _cells_notes(out: Path, cases: dict) -> list[str]:
     """The summary's notes on the "trajopt cells" rows: what was fitted, what still misses and why."""
-    walk3d = [case for case in cases if case.startswith("walk3d")]
-    if not any("trajopt cells" in cases[case] for case in walk3d):
+    with_cells = [case for case in cases if "trajopt cells" in cases[case]]
+    if not with_cells:
         return []
-    lines = ["- trajopt cells (walk3d; `--cases walk3d-cells walk3d-band-cells`; `trajopt.paths.jump_cells`, the recipe",
-             "  of `trajopt fit-paths --cells`): the",
+    lines = ["- trajopt cells (`--cases arm26-cells gait2d-cells walk3d-cells walk3d-band-cells`; `trajopt.paths.jump_cells`,",
+             "  the recipe of `trajopt fit-paths --cells`): the",
              "  muscles missing the targets with one polynomial get a cell tree (`trajopt.paths.domain_cells`) on a",
              "  larger sample, split first along their length-jump surfaces, found without hand-picked coordinates or",
              "  signs on trajopt's geometric path (`trajopt.paths.jump_cuts`; equal to OpenSim's lengths); the other",
@@ -249,11 +250,8 @@ def _cells_notes(out: Path, cases: dict) -> list[str]:
              "  'pockets' (glmax1: the wrap taking the other way round, paths ~220 mm longer in about 0.1 % of the hip",
              "  box): no surface, trajopt's geometric path reproduces them, no cell of a few hundred samples follows",
              "  them, so they stay as error (a 240-point held-out set mostly misses them; see the fresh held-out column)."]
-    for case in walk3d:
+    for case in with_cells:
         result = cases[case]
-        if "trajopt cells" not in result:
-            lines.append(f"  - {case}: no cells row (not run).")
-            continue
         details, ours = result["cells"], result["trajopt cells"]
         missing = [m for m in details["muscles"] if ours.length[m] > LENGTH_TARGET or ours.arm[m] > ARM_TARGET]
         fresh_missing = [m for m, (a, b) in details["fresh"].items() if a > LENGTH_TARGET or b > ARM_TARGET]
@@ -268,7 +266,7 @@ def _cells_notes(out: Path, cases: dict) -> list[str]:
                      + (f" Fitted trees: [{_case_file(case)}_cells.json]({_case_file(case)}_cells.json) (the tools' "
                         "--paths format)." if (out / f"{_case_file(case)}_cells.json").is_file() else
                         " Fitted trees not kept (this row was run before path-fits wrote them)."))
-    lines += ["  Where the remaining error sits (branch `cells` measurements, right leg, issue 12 notes): glmax1's",
+    lines += ["  Where walk3d's remaining error sits (branch `cells` measurements, right leg, issue 12 notes): glmax1's",
               "  pockets hold most of its fresh held-out length error (220 mm x sqrt(0.00075) = 6 mm RMS alone);",
               "  glmax2's moment arm misses at hip flexion 113-120 deg, where its length does not jump (a wrap",
               "  engaging: kinks); iliacus' error sits next to its jump surface, which the degree-6 cut",
@@ -365,12 +363,12 @@ def _case_file(case: str) -> str:
     return case.replace("(", "").replace(")", "").replace(" ", "_")
 
 
-def _keep_cell_path(file: Path, path, muscles, domain) -> None:
+def _keep_cell_path(file: Path, path, muscles, model: Path, domain) -> None:
     """Add a fitted cell tree to a case's cell paths (OUT/<case>_cells.json, the tools' --paths format), keeping
     the trees of ``muscles`` fitted earlier."""
     earlier = [p for p in DomainCellPaths.load(file) if p.muscle in muscles and p.muscle != path.muscle
                ] if file.is_file() else []
-    DomainCellPaths(earlier + [path], WALK3D.name, domain).save(file)
+    DomainCellPaths(earlier + [path], model.name, domain).save(file)
 
 
 def _walk3d_case(sampler, case: str, side: str) -> tuple[str, PathDomain]:
@@ -382,6 +380,27 @@ def _walk3d_case(sampler, case: str, side: str) -> tuple[str, PathDomain]:
         domain = motion_domain(sampler, coordinates, _motion_frames(coordinates, 10), 10.0, "walking ±10 deg")
     label = f"walk3d {'walking band' if case.endswith('band') else 'ranges'} ({'right' if side == 'r' else 'left'} leg)"
     return label, domain
+
+
+def _cells_cases(args, saved: dict, store: Path):
+    """The cases ``--cases arm26-cells gait2d-cells walk3d-cells walk3d-band-cells`` add "trajopt cells" rows to
+    (each already in ``saved``): (label, model, domain, training and held-out samples, sampler) of each."""
+    for case in [c.removesuffix("-cells") for c in args.cases if c.endswith("-cells")]:
+        if case in ("arm26", "gait2d"):
+            model = ARM26 if case == "arm26" else GAIT2D
+            sampler = OpenSimPathSampler(model, progress=None)
+            domain = PathDomain.box(sampler.coordinates, sampler.coordinate_ranges(sampler.coordinates), "ranges")
+            found = [(f"{case} ranges", domain, case, None)]
+        else:
+            model, sampler = WALK3D, OpenSimPathSampler(WALK3D, progress=None, chain_only=True)
+            found = [(*_walk3d_case(sampler, case, side), f"{case}_{side}", _walk3d_muscles(sampler, side))
+                     for side in args.sides]
+        for label, domain, name, muscles in found:
+            if label not in saved:
+                raise TrajoptInputError(f"{store}: no case '{label}' to add cells to (run --cases {case} first)")
+            train, heldout = case_samples(name, domain, saved[label]["train"], saved[label]["heldout"], sampler,
+                                          muscles)
+            yield label, model, domain, train, heldout, sampler
 
 
 def _walk3d_muscles(sampler, side: str) -> tuple[str, ...]:
@@ -400,8 +419,8 @@ def main(argv=None) -> int:
     parser.add_argument("--cases", nargs="+", default=["arm26", "gait2d", "walk3d", "walk3d-band"],
                         help="cases to run ('none': only rewrite the summary from OUT/cases.json; also "
                              "'arm26-geometric', 'gait2d-geometric': sampled on trajopt's geometric paths; "
-                             "'walk3d-cells', 'walk3d-band-cells': add the 'trajopt cells' row to the walk3d case "
-                             "already in OUT/cases.json)")
+                             "'arm26-cells', 'gait2d-cells', 'walk3d-cells', 'walk3d-band-cells': add the 'trajopt "
+                             "cells' row to that case already in OUT/cases.json)")
     parser.add_argument("--walk3d-samples", type=int, default=1500, help="training samples per leg (held-out: a fifth)")
     parser.add_argument("--sides", nargs="+", default=["r", "l"], help="walk3d legs to run (each is its own case)")
     parser.add_argument("--cells-samples", type=int, default=11200,
@@ -450,26 +469,15 @@ def main(argv=None) -> int:
                        if key != "paths"}
         saved[case]["load"] = load
     store.write_text(json.dumps(saved, indent=1))
-    for case in ("walk3d-cells", "walk3d-band-cells"):
-        if case not in args.cases:
-            continue
-        sampler = OpenSimPathSampler(WALK3D, progress=None, chain_only=True)
-        for side in args.sides:
-            label, domain = _walk3d_case(sampler, case.removesuffix("-cells"), side)
-            if label not in saved:
-                raise TrajoptInputError(f"{store}: no case '{label}' to add cells to (run --cases "
-                                        f"{case.removesuffix('-cells')} --sides {side} first)")
-            train, heldout = case_samples(f"{case.removesuffix('-cells')}_{side}", domain, saved[label]["train"],
-                                          saved[label]["heldout"], sampler, _walk3d_muscles(sampler, side))
+    for label, model, domain, train, heldout, sampler in _cells_cases(args, saved, store):
+        def keep(scores, details, path, label=label, model=model, domain=domain):  # each muscle kept once fitted
+            saved[label]["trajopt cells"], saved[label]["cells"] = scores, details
+            saved[label]["cells_load"] = _load()
+            store.write_text(json.dumps(saved, indent=1))
+            _keep_cell_path(args.out / f"{_case_file(label)}_cells.json", path, details["muscles"], model, domain)
 
-            def keep(scores, details, path, label=label, domain=domain):  # each muscle kept as soon as it is fitted
-                saved[label]["trajopt cells"], saved[label]["cells"] = scores, details
-                saved[label]["cells_load"] = _load()
-                store.write_text(json.dumps(saved, indent=1))
-                _keep_cell_path(args.out / f"{_case_file(label)}_cells.json", path, details["muscles"], domain)
-
-            run_cells(saved[label], WALK3D, domain, train, heldout, sampler, args.cells_samples, args.cells_heldout,
-                      (LENGTH_TARGET, ARM_TARGET), args.cells_muscles, checkpoint=keep)
+        run_cells(saved[label], model, domain, train, heldout, sampler, args.cells_samples, args.cells_heldout,
+                  (LENGTH_TARGET, ARM_TARGET), args.cells_muscles, checkpoint=keep)
     cases = {case: {key: (Scores(**value) if key in METHODS else value)
                     for key, value in result.items()} for case, result in saved.items()}
     loads = ", ".join(sorted({result["load"] for result in cases.values()}))

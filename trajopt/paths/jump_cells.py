@@ -5,9 +5,10 @@ polynomial follows it (walk3d's gluteus maximus, iliacus and psoas over the thre
 behind ``trajopt fit-paths --cells`` and the "trajopt cells" rows of ``trajopt run path-fits``:
 
 1. ``search_jump_surfaces``: the muscle's jump surfaces (``trajopt.paths.jump_cuts``) on a lengths callable, e.g.
-   trajopt's geometric path of the model (``domain_pieces.geometric_lengths``, equal to OpenSim's lengths); skipped
-   when the scan would take longer than a budget (paths with costly wrap objects: walk3d gaslat, arm26's
-   ellipsoids), the tree then splits on its own (axis-aligned splits only).
+   trajopt's geometric path of the model (``domain_pieces.geometric_lengths``, equal to OpenSim's lengths), on
+   fewer lines where the path is costly (walk3d gaslat's two cylinders, arm26's ellipsoids: 20-60 ms per
+   configuration) so that the scan stays within a budget; skipped when even one line per coordinate would not
+   (the tree then splits on its own, axis-aligned splits only).
 2. ``fit_jump_cells``: a cell tree (``trajopt.paths.domain_cells``) on the muscle's training samples, split along
    those surfaces first, its smallest cell ``cell_tree_settings``.
 3. ``pocket_rms``: held-out RMS apart from the points more than ``POCKET`` off (walk3d glmax1's pockets, where the
@@ -41,41 +42,50 @@ def cell_tree_settings(coordinates) -> TreeSettings:
     return TreeSettings(min_samples=50 if len(coordinates) == 1 else max(300 // len(coordinates), 1))
 
 
+LINES = (625, 256, 125, 64, 32, 16, 8, 4, 2, 1)  # lines per coordinate tried, most first
+
+
 @dataclass(frozen=True)
 class SurfaceSearch:
-    """One muscle's jump surfaces (``scan``), or None when the scan was skipped: its lengths callable costs
-    ``seconds_per_configuration`` and the scan would have taken ``estimate`` s."""
+    """One muscle's jump surfaces (``scan``, with ``lines`` lines per coordinate), or None when even the smallest
+    scan would exceed the budget: its lengths callable costs ``seconds_per_configuration``, the scan takes
+    about ``estimate`` s."""
 
     muscle: str
     scan: JumpScan | None
     seconds_per_configuration: float
     estimate: float
+    lines: int = LINES[0]
 
     @property
     def cuts(self) -> tuple[Cut, ...]:
         return () if self.scan is None else self.scan.cuts
 
     def describe(self) -> str:
+        cost = f"trajopt's geometric path {self.seconds_per_configuration * 1e3:.1f} ms per configuration"
         if self.scan is None:
-            return (f"not scanned (trajopt's geometric path {self.seconds_per_configuration * 1e3:.1f} ms per "
-                    f"configuration: ~{self.estimate:.0f} s)")
-        return self.scan.describe()
+            return f"not scanned ({cost}: ~{self.estimate:.0f} s)"
+        fewer = f" (scanned on {self.scan.scanned} lines per coordinate: {cost})" if self.lines < LINES[0] else ""
+        return self.scan.describe() + fewer
 
 
 def search_jump_surfaces(lengths, muscle: str, coordinates, ranges: dict, budget: float = SCAN_BUDGET,
                          probes: int = 200) -> SurfaceSearch:
-    """``jump_cuts`` of ``muscle`` over the box ``ranges`` (coordinate -> (low, high)) of its ``coordinates``
-    unless the scan, timed on ``probes`` random configurations of ``lengths``, would exceed ``budget`` s."""
+    """``jump_cuts`` of ``muscle`` over the box ``ranges`` (coordinate -> (low, high)) of its ``coordinates``,
+    on as many lines per coordinate (of ``LINES``) as the ``budget`` (s) allows at the cost of ``lengths``, timed
+    on ``probes`` random configurations; none when even the smallest scan would exceed it."""
     coordinates = tuple(coordinates)
     box = np.array([ranges[c] for c in coordinates], dtype=float)
     probe = np.random.default_rng(4).uniform(box[:, 0], box[:, 1], (probes, len(coordinates)))
     start = time.perf_counter()
     lengths(probe)
     cost = (time.perf_counter() - start) / probes
-    estimate = cost * scan_configurations(coordinates, ranges)
-    if estimate > budget:
-        return SurfaceSearch(muscle, None, cost, estimate)
-    return SurfaceSearch(muscle, jump_cuts(lengths, coordinates, ranges, source=muscle), cost, estimate)
+    for lines in LINES:
+        estimate = cost * scan_configurations(coordinates, ranges, lines)
+        if estimate <= budget:
+            return SurfaceSearch(muscle, jump_cuts(lengths, coordinates, ranges, lines, source=muscle), cost,
+                                 estimate, lines)
+    return SurfaceSearch(muscle, None, cost, estimate, 0)
 
 
 def fit_jump_cells(samples, search: SurfaceSearch, coordinates, ranges: dict,

@@ -97,13 +97,24 @@ def _surface(points, coordinates, coordinate: str, max_degree: int, tolerance: f
                tuple(float(c) for c in coefficients), f"length jump {source}".strip()), error
 
 
+def _layers(values: np.ndarray, keep: np.ndarray, gap: float) -> list[np.ndarray]:
+    """The ``keep`` jump points split where their ``values`` along the scanned coordinate leave a gap wider than
+    ``gap``: surfaces of one sign lying apart (arm26 TRIlong's wrap switches at 41.6 and 70.8 deg shoulder
+    elevation) are fitted apart; one slanted surface spans its values without such gaps."""
+    rows = np.flatnonzero(keep)
+    rows = rows[np.argsort(values[rows])]
+    parts = np.split(rows, np.flatnonzero(np.diff(values[rows]) > gap) + 1) if len(rows) else []
+    return [np.isin(np.arange(len(values)), part) for part in parts]
+
+
 def jump_cuts(lengths, coordinates, ranges: dict, lines: int = 625, step: float = np.deg2rad(0.5),
               size: float = 5e-4, pocket: float = 0.1, min_fraction: float = 0.02, max_degree: int = 6,
               tolerance: float = np.deg2rad(0.05), same: float = np.deg2rad(5.0), source: str = "") -> JumpScan:
     """The length-jump surfaces of one muscle over the box ``ranges`` (coordinate -> (low, high)) of its
     ``coordinates``; ``lengths`` maps configurations (samples x ``coordinates``) to lengths (m). Along each
     coordinate: about ``lines`` lines (``step`` apart points); a (coordinate, sign) is a surface when at least
-    ``min_fraction`` of its lines cross a jump of that sign between ``size`` and ``pocket`` (m); fitted as in
+    ``min_fraction`` of its lines cross a jump of that sign between ``size`` and ``pocket`` (m), its jump points
+split into layers where they leave gaps wider than ``same`` along the coordinate (``_layers``); each fitted as in
     ``_surface`` (lowest degree within ``tolerance``, at most ``max_degree``). Candidates are taken in order of
     crossing lines; one whose jump points lie mostly (half or more) within ``same`` of a kept surface is the
     same surface seen along another coordinate and dropped. See the module docstring."""
@@ -124,11 +135,10 @@ def jump_cuts(lengths, coordinates, ranges: dict, lines: int = 625, step: float 
             pocket_lines, scanned = len(np.unique(owner[large])), len(grid)
         for sign in (1.0, -1.0):
             keep = (jumps * sign > size) & ~large
-            crossing = len(np.unique(owner[keep]))
-            if crossing >= max(min_fraction * len(grid), 1) and keep.sum() >= 1:
-                # one coordinate: a single line, each of its jumps a plane of its own
-                groups = [keep] if len(coordinates) > 1 else [np.arange(len(points)) == i for i in np.flatnonzero(keep)]
-                candidates += [(crossing, len(grid), coordinate, points[g], jumps[g]) for g in groups]
+            for layer in _layers(points[:, coordinates.index(coordinate)], keep, same):
+                crossing = len(np.unique(owner[layer]))
+                if crossing >= max(min_fraction * len(grid), 1):
+                    candidates.append((crossing, len(grid), coordinate, points[layer], jumps[layer]))
     surfaces = []
     for crossing, total, coordinate, points, jumps in sorted(candidates, key=lambda c: -c[0]):
         seen = np.zeros(len(points), dtype=bool)

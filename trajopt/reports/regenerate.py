@@ -47,6 +47,7 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("path-fits", ("run", "path-fits", "--out", "{results}/path_fits")),
     ("path-fits geometric", ("run", "path-fits", "--cases", "arm26-geometric", "gait2d-geometric",
                              "--out", "{results}/path_fits")),
+    ("path-fits cells", ("run", "path-fits", "--cases", "arm26-cells", "gait2d-cells", "--out", "{results}/path_fits")),
     ("path-fits walk3d cells", ("run", "path-fits", "--cases", "walk3d-cells", "walk3d-band-cells",
                                 "--out", "{results}/path_fits")),
     ("shoulder-reaching-polynomial", ("run", "shoulder-reaching-polynomial", "--out",
