@@ -252,6 +252,21 @@ def test_sampler_sets_coupled_coordinates_from_their_coupler(opensim_task):
     np.testing.assert_allclose(coupled["lengths"], explicit["lengths"], atol=1e-12)
 
 
+@pytest.mark.opensim
+def test_sampler_recovers_after_opensim_gives_a_nan_moment_arm(opensim_task):
+    """OpenSim 4.6's computeMomentArm is NaN for arm26 BIClong at (91.1, 71.7) deg and, in the same model, at
+    every configuration after it; the sampler loads the model again there: the configuration after it gets
+    the value it has sampled alone (to 1e-12), the NaN one keeps OpenSim's NaN (measured)."""
+    q = np.array([[0.08164485, 1.66542125], [1.59078094, 1.25146203], [0.34555055, 0.95228998]])
+    request = {"model": str(ROOT / "problems" / "arm26" / "arm26.osim"), "muscles": np.array(["BIClong"]),
+               "coordinates": np.array(["r_shoulder_elev", "r_elbow_flex"])}
+    together = opensim_task("sample_paths", {**request, "configurations": q})
+    alone = opensim_task("sample_paths", {**request, "configurations": q[2:]})
+    arms = together["moment_arms"][:, 0]
+    assert np.all(np.isnan(arms[1])) and np.all(np.isfinite(arms[[0, 2]])) and int(together["reloads"]) == 1
+    np.testing.assert_allclose(arms[2], alone["moment_arms"][0, 0], rtol=0, atol=1e-12)
+
+
 def test_accurate_defaults_grow_the_degree_until_the_targets_are_met():
     # l = 0.3 + 0.02 sin(3 a) cos(b): degree 4 cannot reach 0.25 mm / 0.5 mm over a, b in [-1, 1]
     rng = np.random.default_rng(4)

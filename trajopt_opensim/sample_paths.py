@@ -130,9 +130,40 @@ def _couplers(model):
     return couplers
 
 
+class _Paths:
+    """A loaded model's handles for lengths and moment arms at given coordinate values."""
+
+    def __init__(self, model, given, all_names, muscle_names):
+        self.model, self.state = model, model.initSystem()
+        coordinate_set = model.getCoordinateSet()
+        self.given = [coordinate_set.get(name) for name in given]
+        for name in all_names:
+            coordinate_set.get(name).setLocked(self.state, False)
+        by_name = all_muscles(model)
+        self.muscles = [by_name[name] for name in muscle_names]
+        self.couplers = _couplers(model)
+
+    def evaluate(self, values, on_chain, lengths, moment_arms):
+        """Fill ``lengths`` (muscles) and ``moment_arms`` (muscles x given coordinates) at ``values``."""
+        state = self.state
+        for coordinate, value in zip(self.given, values):
+            coordinate.setValue(state, float(value), False)
+        for dependent, independent, function, scale in self.couplers:
+            vector = opensim.Vector(len(independent), 0.0)
+            for i, coordinate in enumerate(independent):
+                vector.set(i, coordinate.getValue(state))
+            dependent.setValue(state, scale * function.calcValue(vector), False)
+        self.model.realizePosition(state)
+        for m, muscle in enumerate(self.muscles):
+            path = muscle.getGeometryPath()
+            lengths[m] = path.getLength(state)
+            for c, coordinate in enumerate(self.given):
+                if on_chain[m, c]:
+                    moment_arms[m, c] = path.computeMomentArm(state, coordinate)
+
+
 def run(request):
     model = opensim.Model(str(request["model"]))
-    state = model.initSystem()
     result = describe(model)
     configurations = request.get("configurations")
     if configurations is None:
@@ -141,38 +172,25 @@ def run(request):
     all_names = list(result["coordinate_names"])
     given = _names(request.get("coordinates")) or all_names
     muscle_names = _names(request.get("muscles")) or list(result["muscle_names"])
-    coordinate_set = model.getCoordinateSet()
-    given_coordinates = [coordinate_set.get(name) for name in given]
-    coordinates = [coordinate_set.get(name) for name in all_names]
-    by_name = all_muscles(model)
-    muscles = [by_name[name] for name in muscle_names]
+    paths = _Paths(model, given, all_names, muscle_names)
     batch = int(request.get("batch", 500))
-    couplers = _couplers(model)
     samples = configurations.shape[0]
-    lengths = np.zeros((samples, len(muscles)))
-    moment_arms = np.zeros((samples, len(muscles), len(given)))
-    for coordinate in coordinates:
-        coordinate.setLocked(state, False)
-    on_chain = np.ones((len(muscles), len(given)), dtype=bool)
+    lengths = np.zeros((samples, len(muscle_names)))
+    moment_arms = np.zeros((samples, len(muscle_names), len(given)))
+    on_chain = np.ones((len(muscle_names), len(given)), dtype=bool)
     if bool(request.get("chain_only", False)):
         rows = [list(result["muscle_names"]).index(name) for name in muscle_names]
         on_chain = result["muscle_chain"][rows][:, [all_names.index(name) for name in given]].astype(bool)
     start = time.perf_counter()
+    reloads = 0
     for k in range(samples):
-        for coordinate, value in zip(given_coordinates, configurations[k]):
-            coordinate.setValue(state, float(value), False)
-        for dependent, independent, function, scale in couplers:
-            values = opensim.Vector(len(independent), 0.0)
-            for i, coordinate in enumerate(independent):
-                values.set(i, coordinate.getValue(state))
-            dependent.setValue(state, scale * function.calcValue(values), False)
-        model.realizePosition(state)
-        for m, muscle in enumerate(muscles):
-            path = muscle.getGeometryPath()
-            lengths[k, m] = path.getLength(state)
-            for c, coordinate in enumerate(given_coordinates):
-                if on_chain[m, c]:
-                    moment_arms[k, m, c] = path.computeMomentArm(state, coordinate)
+        paths.evaluate(configurations[k], on_chain, lengths[k], moment_arms[k])
+        if not np.all(np.isfinite(moment_arms[k])):
+            # computeMomentArm giving NaN (arm26 BIClong at some configurations) leaves the model so that every
+            # later configuration gives NaN too (a fresh state does not help): the model is loaded again for the
+            # next configurations, this one's NaN kept (it is OpenSim's value there)
+            paths = _Paths(opensim.Model(str(request["model"])), given, all_names, muscle_names)
+            reloads += 1
         if (k + 1) % batch == 0 or k + 1 == samples:
             print(
                 f"sample_paths: {k + 1}/{samples} configurations ({time.perf_counter() - start:.1f} s)",
@@ -183,6 +201,7 @@ def run(request):
         lengths=lengths,
         moment_arms=moment_arms,
         seconds=time.perf_counter() - start,
+        reloads=reloads,
         sampled_muscles=np.array(muscle_names),
     )
     return result

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from trajopt.paths.domain_cells import CellNode, CellTreePath, TreeSettings, fit_domain_cells
-from trajopt.paths.domain_pieces import Cut
+from trajopt.paths.domain_pieces import Cut, heldout_rms
 from trajopt.paths.fitting import ACCURATE, StepwiseSettings
 from trajopt.paths.jump_cuts import JumpScan, jump_cuts, scan_configurations
 from trajopt.paths.polynomial import PolynomialPath
@@ -105,14 +105,11 @@ def one_cell(path: PolynomialPath) -> CellTreePath:
 
 
 def pocket_rms(path, samples, pocket: float = POCKET) -> tuple[int, float, float]:
-    """How many of ``samples`` lie more than ``pocket`` (m) off ``path``'s length, and the length and moment-arm
-    RMS (m) over the others."""
-    columns = samples.columns(path.coordinates)
-    lengths, arms = path.evaluate(samples.q[:, columns])
-    true_lengths, true_arms = samples.muscle(path.muscle)
-    far = np.abs(lengths - true_lengths) > pocket
-    return (int(far.sum()), float(np.sqrt(np.mean((lengths - true_lengths)[~far] ** 2))),
-            float(np.sqrt(np.mean((arms - true_arms[:, columns])[~far] ** 2))))
+    """How many of ``samples`` lie more than ``pocket`` (m) off ``path``'s length, and ``heldout_rms`` (length,
+    moment arm; m) over the others."""
+    lengths, _ = path.evaluate(samples.q[:, samples.columns(path.coordinates)])
+    far = np.abs(lengths - samples.muscle(path.muscle)[0]) > pocket
+    return (int(far.sum()), *heldout_rms(path, samples.subset(np.flatnonzero(~far))))
 
 
 def domain_box(domain) -> dict:
