@@ -275,10 +275,11 @@ def _cells_notes(out: Path, cases: dict) -> list[str]:
               "  held-out sets are optimistic for these muscles; the fresh held-out column is the one to trust."]
     if "arm26 ranges" in with_cells:
         lines += ["  arm26 BIClong's fresh held-out length error comes from 2 of the 4000 points, at 29.6 deg shoulder",
-                  "  elevation, where OpenSim's path is 86-87 mm shorter than around them: a sliver narrower than the jump",
-                  "  scan's 0.5 deg step, below the 100 mm pocket threshold; without them 0.232 / 0.555 mm (measured on",
-                  "  arm26_ranges_cells.json, issue 12 notes). OpenSim's computeMomentArm is not finite at some of these",
-                  "  points; held-out RMS leave such points out."]
+                  "  elevation, where OpenSim's path is 86-87 mm longer than the cells (which follow the points around",
+                  "  them to about 1 mm): a sliver narrower than the jump scan's 0.5 deg step, below the 100 mm pocket",
+                  "  threshold; without them 0.225 / 0.465 mm (measured on arm26_ranges_cells.json, issue 12 notes).",
+                  "  OpenSim's computeMomentArm is NaN for BIClong at 2 of the 4000 points; held-out RMS leave such",
+                  "  points out."]
     return lines
 
 

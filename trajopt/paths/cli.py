@@ -81,8 +81,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--cells-samples", type=int, default=11200,
                         help="--cells: training configurations for the cell trees (the fit's own plus fresh ones)")
     parser.add_argument("--scan-budget", type=float, default=SCAN_BUDGET, metavar="SECONDS",
-                        help="--cells: skip a muscle's jump-surface scan estimated to take longer (its tree then "
-                             "splits along coordinates only)")
+                        help="--cells: time for each muscle's jump-surface scan (fewer lines where the geometric "
+                             "path is costly; none when even the smallest scan takes longer: the tree then splits "
+                             "along coordinates only)")
     parser.add_argument("--save-samples", type=Path, metavar="PREFIX",
                         help="write PREFIX_train.csv.gz and PREFIX_heldout.csv.gz")
     return parser
