@@ -133,8 +133,8 @@ def _couplers(model):
 class _Paths:
     """A loaded model's handles for lengths and moment arms at given coordinate values."""
 
-    def __init__(self, model, given, all_names, muscle_names):
-        self.model, self.state = model, model.initSystem()
+    def __init__(self, model, state, given, all_names, muscle_names):
+        self.model, self.state = model, state
         coordinate_set = model.getCoordinateSet()
         self.given = [coordinate_set.get(name) for name in given]
         for name in all_names:
@@ -164,6 +164,7 @@ class _Paths:
 
 def run(request):
     model = opensim.Model(str(request["model"]))
+    state = model.initSystem()
     result = describe(model)
     configurations = request.get("configurations")
     if configurations is None:
@@ -172,7 +173,7 @@ def run(request):
     all_names = list(result["coordinate_names"])
     given = _names(request.get("coordinates")) or all_names
     muscle_names = _names(request.get("muscles")) or list(result["muscle_names"])
-    paths = _Paths(model, given, all_names, muscle_names)
+    paths = _Paths(model, state, given, all_names, muscle_names)
     batch = int(request.get("batch", 500))
     samples = configurations.shape[0]
     lengths = np.zeros((samples, len(muscle_names)))
@@ -189,7 +190,8 @@ def run(request):
             # computeMomentArm giving NaN (arm26 BIClong at some configurations) leaves the model so that every
             # later configuration gives NaN too (a fresh state does not help): the model is loaded again for the
             # next configurations, this one's NaN kept (it is OpenSim's value there)
-            paths = _Paths(opensim.Model(str(request["model"])), given, all_names, muscle_names)
+            model = opensim.Model(str(request["model"]))
+            paths = _Paths(model, model.initSystem(), given, all_names, muscle_names)
             reloads += 1
         if (k + 1) % batch == 0 or k + 1 == samples:
             print(
