@@ -16,8 +16,8 @@ from __future__ import annotations
 import time
 
 from trajopt.osim.operators import load_processed
-from trajopt.paths.domain_pieces import geometric_lengths, heldout_rms
-from trajopt.paths.jump_cells import domain_box, fit_jump_cells, pocket_rms, search_jump_surfaces
+from trajopt.paths.domain_pieces import heldout_rms
+from trajopt.paths.jump_cells import domain_box, jump_cell_trees, pocket_rms
 from trajopt.paths.samples import PathSamples
 
 
@@ -40,19 +40,9 @@ def run_cells(saved: dict, model, domain, train: PathSamples, heldout: PathSampl
     progress(f"cells: {cells_train.size} training + {large.size} fresh held-out configurations for "
              f"{', '.join(muscles)} ({sampling:.0f} s)")
     ranges = domain_box(domain)
-    crossed = {m: tuple(saved["crossed"][m]) for m in muscles}
-    osim, couplings = load_processed(model)
-    start = time.perf_counter()
-    searches = {}
-    for muscle in muscles:
-        names = crossed[muscle]
-        searches[muscle] = search_jump_surfaces(geometric_lengths(osim, muscle, names, couplings), muscle, names,
-                                                {c: ranges[c] for c in names})
-        progress(f"cells: {muscle} jump surfaces: {searches[muscle].describe()}")
-    locating = time.perf_counter() - start
     scores = {key: dict(row[key]) for key in ("length", "arm", "terms")}
     details = {"muscles": [], "train": cells_train.size, "fresh_heldout": large.size, "sampling_seconds": sampling,
-               "locating_seconds": locating, "seconds": {}, "surfaces": {}, "cells": {}, "fresh": {}, "pockets": {}}
+               "locating_seconds": 0.0, "seconds": {}, "surfaces": {}, "cells": {}, "fresh": {}, "pockets": {}}
     earlier = saved.get("cells", {})
     if "trajopt cells" in saved and earlier.get("train") == cells_train.size:  # keep other muscles' earlier cells
         for key in ("length", "arm", "terms"):
@@ -61,8 +51,11 @@ def run_cells(saved: dict, model, domain, train: PathSamples, heldout: PathSampl
         for key in ("seconds", "surfaces", "cells", "fresh", "pockets"):
             details[key] = {m: v for m, v in earlier.get(key, {}).items() if m in details["muscles"]}
     entry = None
-    for muscle in muscles:  # one at a time: ``checkpoint`` keeps each finished muscle
-        path, seconds = fit_jump_cells(cells_train, searches[muscle], crossed[muscle], ranges, progress=progress)
+    trees = jump_cell_trees(*load_processed(model), cells_train, {m: tuple(saved["crossed"][m]) for m in muscles},
+                            ranges, progress=lambda line: progress(f"cells: {line}"))
+    for search, path, seconds in trees:  # one at a time: ``checkpoint`` keeps each finished muscle
+        muscle = search.muscle
+        details["locating_seconds"] += search.seconds
         scores["length"][muscle], scores["arm"][muscle] = heldout_rms(path, heldout)
         scores["terms"][muscle] = path.terms
         details["muscles"].append(muscle)
@@ -70,7 +63,7 @@ def run_cells(saved: dict, model, domain, train: PathSamples, heldout: PathSampl
         details["fresh"][muscle] = heldout_rms(path, large)
         details["pockets"][muscle] = pocket_rms(path, large)
         details["cells"][muscle] = len(path.pieces)
-        details["surfaces"][muscle] = searches[muscle].describe()
+        details["surfaces"][muscle] = search.describe()
         progress(f"cells: {muscle}: {len(path.pieces)} cells, {path.terms} terms, held-out {heldout.size}: "
                  f"{scores['length'][muscle] * 1e3:.3f} / {scores['arm'][muscle] * 1e3:.3f} mm, {large.size}: "
                  f"{details['fresh'][muscle][0] * 1e3:.3f} / {details['fresh'][muscle][1] * 1e3:.3f} mm "
@@ -83,8 +76,9 @@ def run_cells(saved: dict, model, domain, train: PathSamples, heldout: PathSampl
         unfinished = (f" (fitted {len(done)} of them; the others keep one polynomial)"
                       if len(set(done)) < len(set(done) | set(muscles)) else "")
         note = (f"cells for {chosen}{unfinished} ({cells_train.size} training samples: the case's + fresh); the "
-                f"others keep their one polynomial (trajopt row); surfaces found in {locating:.0f} s; on "
-                f"{large.size} fresh held-out {fresh_meets}/{len(done)} of these meet the targets (per-muscle table)")
+                f"others keep their one polynomial (trajopt row); surfaces found in "
+                f"{details['locating_seconds']:.0f} s; on {large.size} fresh held-out {fresh_meets}/{len(done)} of "
+                f"these meet the targets (per-muscle table)")
         entry = {**{k: dict(v) for k, v in scores.items()}, "seconds": float(sum(details["seconds"].values())),
                  "note": note}, details
         if checkpoint is not None:

@@ -378,6 +378,11 @@ def _keep_cell_path(file: Path, path, muscles, model: Path, domain) -> None:
     DomainCellPaths(earlier + [path], model.name, domain).save(file)
 
 
+def _ranges_domain(sampler) -> PathDomain:
+    """The box of all the sampler's coordinates over their ranges (arm26's and 2D_gait's cases)."""
+    return PathDomain.box(sampler.coordinates, sampler.coordinate_ranges(sampler.coordinates), "ranges")
+
+
 def _walk3d_case(sampler, case: str, side: str) -> tuple[str, PathDomain]:
     """A walk3d case's label and domain: one leg's 6 coordinates over their ranges or the walking band."""
     coordinates = tuple(c for c in sampler.coordinates if c.endswith(f"_{side}"))
@@ -396,7 +401,7 @@ def _cells_cases(args, saved: dict, store: Path):
         if case in ("arm26", "gait2d"):
             model = ARM26 if case == "arm26" else GAIT2D
             sampler = OpenSimPathSampler(model, progress=None)
-            domain = PathDomain.box(sampler.coordinates, sampler.coordinate_ranges(sampler.coordinates), "ranges")
+            domain = _ranges_domain(sampler)
             found = [(f"{case} ranges", domain, case, None)]
         else:
             model, sampler = WALK3D, OpenSimPathSampler(WALK3D, progress=None, chain_only=True)
@@ -446,18 +451,18 @@ def main(argv=None) -> int:
     cases = {}
     if "arm26" in args.cases:
         sampler = OpenSimPathSampler(ARM26, progress=None)
-        domain = PathDomain.box(sampler.coordinates, sampler.coordinate_ranges(sampler.coordinates), "ranges")
+        domain = _ranges_domain(sampler)
         cases["arm26 ranges"] = run_case("arm26", ARM26, domain, 3000, 600, sampler, cuts=_cuts(ARM26, domain, ARM26_JUMPS))
     if "gait2d" in args.cases:
         sampler = OpenSimPathSampler(GAIT2D, progress=None)
-        domain = PathDomain.box(sampler.coordinates, sampler.coordinate_ranges(sampler.coordinates), "ranges")
+        domain = _ranges_domain(sampler)
         cases["gait2d ranges"] = run_case("gait2d", GAIT2D, domain, 3000, 600, sampler,
                                           cuts=_cuts(GAIT2D, domain))
     for name, model, along in (("arm26", ARM26, ARM26_JUMPS), ("gait2d", GAIT2D, None)):
         if f"{name}-geometric" not in args.cases:
             continue
         sampler = GeometricPathSampler(model, progress=None)
-        domain = PathDomain.box(sampler.coordinates, sampler.coordinate_ranges(sampler.coordinates), "ranges")
+        domain = _ranges_domain(sampler)
         cases[f"{name} ranges (geometric paths)"] = run_case(f"{name}-geometric", model, domain, 3000, 600, sampler,
                                                             opensim_fitter=False, cuts=_cuts(model, domain, along))
     for case in ("walk3d", "walk3d-band"):

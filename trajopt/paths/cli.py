@@ -220,8 +220,7 @@ def _cells(args, sampler, paths, train, heldout, plan, settings, seconds):
     (`trajopt.paths.jump_cells`); prints each muscle's held-out RMS against the one polynomial's."""
     from trajopt.osim.operators import load_processed
     from trajopt.paths.domain_cells import DomainCellPaths
-    from trajopt.paths.domain_pieces import geometric_lengths
-    from trajopt.paths.jump_cells import domain_box, fit_jump_cells, one_cell, pocket_rms, search_jump_surfaces
+    from trajopt.paths.jump_cells import domain_box, jump_cell_trees, one_cell, pocket_rms
 
     failing = _missing_targets(paths, plan)
     trees = {p.muscle: one_cell(p) for p in paths}
@@ -231,16 +230,13 @@ def _cells(args, sampler, paths, train, heldout, plan, settings, seconds):
                                failing)
         cells_train = train.stacked(extra, failing)
         ranges = domain_box(domain)
-        osim, couplings = load_processed(args.model)
         print(f"--cells: {', '.join(failing)} miss the targets with one polynomial; cell trees on "
               f"{cells_train.size} training configurations")
-        for muscle in failing:
-            names = paths[muscle].coordinates
-            search = search_jump_surfaces(geometric_lengths(osim, muscle, names, couplings), muscle, names,
-                                          {c: ranges[c] for c in names}, args.scan_budget)
-            print(f"{muscle}: jump surfaces: {search.describe()}")
-            trees[muscle], cell_seconds = fit_jump_cells(cells_train, search, names, ranges, settings)
-            seconds[muscle] += cell_seconds
+        crossed = {m: paths[m].coordinates for m in failing}
+        for search, tree, cell_seconds in jump_cell_trees(*load_processed(args.model), cells_train, crossed, ranges,
+                                                          args.scan_budget, settings, progress=print):
+            trees[search.muscle] = tree
+            seconds[search.muscle] += cell_seconds
     print(f"{'muscle':16s} {'cells':>5s} {'terms':>5s} {'len held':>9s} {'ma held':>9s}  (mm; one polynomial)")
     for single in paths:
         tree = trees[single.muscle]

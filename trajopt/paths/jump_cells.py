@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from trajopt.paths.domain_cells import CellNode, CellTreePath, TreeSettings, fit_domain_cells
-from trajopt.paths.domain_pieces import Cut, heldout_rms
+from trajopt.paths.domain_pieces import Cut, geometric_lengths, heldout_rms
 from trajopt.paths.fitting import ACCURATE, StepwiseSettings
 from trajopt.paths.jump_cuts import JumpScan, jump_cuts, scan_configurations
 from trajopt.paths.polynomial import PolynomialPath
@@ -49,13 +49,14 @@ LINES = (625, 256, 125, 64, 32, 16, 8, 4, 2, 1)  # lines per coordinate tried, m
 class SurfaceSearch:
     """One muscle's jump surfaces (``scan``, with ``lines`` lines per coordinate), or None when even the smallest
     scan would exceed the budget: its lengths callable costs ``seconds_per_configuration``, the scan takes
-    about ``estimate`` s."""
+    about ``estimate`` s; the search took ``seconds``."""
 
     muscle: str
     scan: JumpScan | None
     seconds_per_configuration: float
     estimate: float
     lines: int = LINES[0]
+    seconds: float = 0.0
 
     @property
     def cuts(self) -> tuple[Cut, ...]:
@@ -83,9 +84,9 @@ def search_jump_surfaces(lengths, muscle: str, coordinates, ranges: dict, budget
     for lines in LINES:
         estimate = cost * scan_configurations(coordinates, ranges, lines)
         if estimate <= budget:
-            return SurfaceSearch(muscle, jump_cuts(lengths, coordinates, ranges, lines, source=muscle), cost,
-                                 estimate, lines)
-    return SurfaceSearch(muscle, None, cost, estimate, 0)
+            scan = jump_cuts(lengths, coordinates, ranges, lines, source=muscle)
+            return SurfaceSearch(muscle, scan, cost, estimate, lines, time.perf_counter() - start)
+    return SurfaceSearch(muscle, None, cost, estimate, 0, time.perf_counter() - start)
 
 
 def fit_jump_cells(samples, search: SurfaceSearch, coordinates, ranges: dict,
@@ -97,6 +98,20 @@ def fit_jump_cells(samples, search: SurfaceSearch, coordinates, ranges: dict,
                                       cuts={muscle: search.cuts}, trees={muscle: cell_tree_settings(coordinates)},
                                       progress=progress, muscles=(muscle,))
     return paths[muscle], seconds[muscle]
+
+
+def jump_cell_trees(osim_model, couplings, samples, crossed: dict, ranges: dict, budget: float = SCAN_BUDGET,
+                    settings: StepwiseSettings = ACCURATE, progress=None):
+    """For each muscle of ``crossed`` (muscle -> its coordinates), one at a time: its jump surfaces on the model's
+    geometric path (``domain_pieces.geometric_lengths``; ``couplings`` as ``trajopt.osim.operators.load_processed``
+    returns them) within ``budget`` s, then its tree on ``samples``; yields (``SurfaceSearch``, tree, fitting s).
+    ``ranges``: coordinate -> (low, high) of the domain."""
+    for muscle, names in crossed.items():
+        search = search_jump_surfaces(geometric_lengths(osim_model, muscle, names, couplings), muscle, names,
+                                      {c: ranges[c] for c in names}, budget)
+        if progress is not None:
+            progress(f"{muscle} jump surfaces: {search.describe()}")
+        yield (search, *fit_jump_cells(samples, search, names, ranges, settings, progress))
 
 
 def one_cell(path: PolynomialPath) -> CellTreePath:
