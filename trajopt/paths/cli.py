@@ -170,6 +170,13 @@ def _from_model(args, settings):
     from trajopt.paths.refit import SamplingPlan, fit_domain, motion_domain
     from trajopt.tools.path_sampling import read_motion
 
+    # --cells scans the model's geometric paths: read it with trajopt's importer first, so that a model it cannot
+    # load fails here, not after the whole fit
+    processed = None
+    if args.cells:
+        from trajopt.osim.operators import load_processed
+
+        processed = load_processed(args.model)
     sampler = _sampler(args)
     coordinates = tuple(args.coordinates or sampler.coordinates)
     if args.motion is not None:
@@ -189,7 +196,7 @@ def _from_model(args, settings):
     if args.pieces:
         return _pieces(args, paths, train, heldout, settings)
     if args.cells:
-        return _cells(args, sampler, paths, train, heldout, plan, settings, seconds)
+        return _cells(args, processed, sampler, paths, train, heldout, plan, settings, seconds)
     return paths, seconds
 
 
@@ -215,10 +222,11 @@ def _pieces(args, paths, train, heldout, settings):
     return DomainPiecewisePaths(list(pieces), args.model.name, paths.domain), seconds
 
 
-def _cells(args, sampler, paths, train, heldout, plan, settings, seconds):
+def _cells(args, processed, sampler, paths, train, heldout, plan, settings, seconds):
     """--cells: a cell tree for each muscle one polynomial misses at the held-out samples
-    (`trajopt.paths.jump_cells`); prints each muscle's held-out RMS against the one polynomial's."""
-    from trajopt.osim.operators import load_processed
+    (`trajopt.paths.jump_cells`; ``processed``: the model and its couplings as
+    ``trajopt.osim.operators.load_processed`` returns them); prints each muscle's held-out RMS against the one
+    polynomial's."""
     from trajopt.paths.domain_cells import DomainCellPaths
     from trajopt.paths.jump_cells import domain_box, jump_cell_trees, one_cell, pocket_rms
 
@@ -233,7 +241,7 @@ def _cells(args, sampler, paths, train, heldout, plan, settings, seconds):
         print(f"--cells: {', '.join(failing)} miss the targets with one polynomial; cell trees on "
               f"{cells_train.size} training configurations")
         crossed = {m: paths[m].coordinates for m in failing}
-        for search, tree, cell_seconds in jump_cell_trees(*load_processed(args.model), cells_train, crossed, ranges,
+        for search, tree, cell_seconds in jump_cell_trees(*processed, cells_train, crossed, ranges,
                                                           args.scan_budget, settings, progress=print):
             trees[search.muscle] = tree
             seconds[search.muscle] += cell_seconds
