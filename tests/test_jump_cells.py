@@ -3,6 +3,7 @@ planes of a one-coordinate muscle, held-out points counted apart as pockets, and
 jumps found without being told where."""
 
 from pathlib import Path
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -28,6 +29,21 @@ def test_one_coordinate_jumps_are_planes_of_their_own():
     # measured: values within 1e-9 of the jumps (bisection to 1e-10 of a 0.5 deg step), sizes within 2e-11
     assert np.allclose([p[0] for p in planes], [-0.4, 0.3], atol=1e-8), planes
     assert np.allclose([p[1] for p in planes], [0.003, -0.002], atol=1e-9), planes
+
+
+def test_the_search_cuts_along_jumps_then_kinks():
+    """l jumps by 3 mm at a = -0.4 and its moment arm about b falls by 10 mm across b = 0.2 + 0.1 a (no jump there):
+    the jump plane first, then the kink surface (one line per other coordinate's grid value, 25 lines each)."""
+    def lengths(q):
+        a, b = np.asarray(q).T
+        return 0.1 + 0.01 * a + 0.003 * (a >= -0.4) + 0.01 * np.maximum(b - 0.2 - 0.1 * a, 0.0)
+
+    search = search_jump_surfaces(lengths, "m", ("a", "b"), {"a": (-1.0, 1.0), "b": (-1.0, 1.0)})
+    jump, kink = search.cuts
+    assert jump.coordinate == "a" and abs(jump.value(np.zeros((1, 2)), "ab")[0] + 0.4) < 1e-8, jump
+    q = np.random.default_rng(0).uniform(-1.0, 1.0, (200, 2))
+    assert kink.coordinate == "b" and np.allclose(kink.value(q, "ab"), 0.2 + 0.1 * q[:, 0], atol=1e-6), kink
+    assert "moment-arm kinks b -10.0..10 mm" in search.describe(), search.describe()
 
 
 def test_a_scan_over_budget_is_skipped_and_said():
@@ -98,3 +114,58 @@ def test_fit_paths_cells_cli_finds_the_conditional_point_jumps(tmp_path):
     for bad in (["--cells", "--pieces"], ["--cells", "--opensim-xml", str(tmp_path / "x.xml")]):
         assert main([str(GAIT2D), "--geometric", *bad, "--out", str(tmp_path / "bad.json")]) == 2
     assert not (tmp_path / "bad.json").exists()
+
+
+def test_a_given_cut_with_few_samples_beyond_it_splits_with_cut_min_samples():
+    """A kink at a = 0.9 (the moment arm about a changes by 20 mm) leaves 5 % of the samples beyond it: fewer than a
+    split's 2 x 150 rows a side, enough for cut_min_samples = 50. Each side is linear, so the split tree is exact;
+    without the split one polynomial of at most (samples / 4) terms follows the kink only roughly."""
+    from trajopt.paths.domain_cells import TreeSettings, fit_cell_tree
+    from trajopt.paths.domain_pieces import Cut
+
+    q = np.random.default_rng(1).uniform(-1.0, 1.0, (2000, 2))
+    lengths = 0.1 + 0.02 * q[:, 0] - 0.01 * q[:, 1] + 0.02 * np.maximum(q[:, 0] - 0.9, 0.0)
+    arms = np.column_stack([-0.02 - 0.02 * (q[:, 0] >= 0.9), np.full(len(q), 0.01)])
+    box = [(-1.0, 1.0), (-1.0, 1.0)]
+    settings = TreeSettings(min_samples=150, max_depth=0)
+    test = np.random.default_rng(2).uniform(-1.0, 1.0, (500, 2))
+    exact = 0.1 + 0.02 * test[:, 0] - 0.01 * test[:, 1] + 0.02 * np.maximum(test[:, 0] - 0.9, 0.0)
+    errors = {}
+    for least in (None, 50):
+        tree = fit_cell_tree("m", "ab", q, lengths, arms, box, tree=replace(settings, cut_min_samples=least),
+                             cuts=(Cut.at("a", 0.9, "kink"),))
+        errors[least] = (len(tree.pieces), float(np.max(np.abs(tree.evaluate(test)[0] - exact))))
+    assert errors[None][0] == 1 and errors[None][1] > 1e-4, errors
+    assert errors[50][0] == 2 and errors[50][1] < 1e-12, errors
+
+
+def test_fit_paths_cells_on_a_model_trajopt_cannot_read_fits_unscanned_trees(tmp_path, opensim_task, capsys):
+    """arm26 with TRIlong made a Schutte1993Muscle_Deprecated (OpenSim reads it, trajopt's importer does not, as
+    DAS3): --cells says so, naming the element, and fits TRIlong's and BIClong's trees on OpenSim's samples with
+    axis-aligned splits only (no geometric path to scan); with --geometric the model cannot be sampled at all: one
+    line, exit 2. Measured: TRIlong held-out moment-arm RMS 1.238 mm in 2 cells against 1.833 mm for one
+    polynomial."""
+    from trajopt.paths.cli import main
+    from trajopt.paths.domain_cells import DomainCellPaths
+
+    text = (Path(__file__).resolve().parents[1] / "problems" / "arm26" / "arm26.osim").read_text()
+    start = text.index('<Thelen2003Muscle name="TRIlong">')
+    end = text.index("</Thelen2003Muscle>", start)
+    model = tmp_path / "arm26_schutte.osim"
+    model.write_text(text[:start] + '<Schutte1993Muscle_Deprecated name="TRIlong">'
+                     + text[start + len('<Thelen2003Muscle name="TRIlong">'):end] + "</Schutte1993Muscle_Deprecated>"
+                     + text[end + len("</Thelen2003Muscle>"):])
+    out = tmp_path / "cells.json"
+    assert main([str(model), "--cells", "--samples", "400", "--heldout", "100", "--cells-samples", "1000",
+                 "--muscles", "TRIlong", "BIClong", "--save-samples", str(tmp_path / "s"), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "unsupported component type 'Schutte1993Muscle_Deprecated'" in printed and "no jump or kink scan" in printed
+    paths = DomainCellPaths.load(out)
+    heldout = PathSamples.from_csv(tmp_path / "s_heldout.csv.gz")
+    for muscle in ("TRIlong", "BIClong"):
+        splits = [n.cut for n in paths[muscle].nodes if not n.is_leaf]
+        assert splits and all(c.source == "cell split" and not c.others for c in splits), splits
+    _, _, arm = pocket_rms(paths["TRIlong"], heldout)
+    assert arm < 1.5e-3, arm  # one polynomial: 1.833 mm
+    assert main([str(model), "--geometric", "--cells", "--out", str(tmp_path / "g.json")]) == 2
+    assert not (tmp_path / "g.json").exists()

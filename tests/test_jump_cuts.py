@@ -81,3 +81,40 @@ def test_pockets_are_separated_from_the_surface():
     assert scan.pockets > 0.1 * scan.scanned, (scan.pockets, scan.scanned)
     mixed = jump_cuts(lengths, "abc", RANGES, step=0.01, pocket=np.inf)  # the pocket's edges taken as jumps
     assert mixed.pockets == 0 and max(s.distance for s in mixed.surfaces) > 0.01, mixed.describe()
+
+
+def _slanted_kink(q):
+    """The moment arm about a falls by 10 mm across a = 0.1 + 0.3 b + 0.1 c^2 (a kink, no jump)."""
+    a = np.asarray(q)[:, 0]
+    return 0.1 + 0.02 * a + 0.01 * np.maximum(a - _surface(q), 0.0)
+
+
+def test_kink_builder_finds_the_kink_surface_and_its_moment_arm_change():
+    from trajopt.paths.jump_cuts import kink_cuts
+
+    scan = kink_cuts(_slanted_kink, "abc", RANGES, step=0.01)
+    # the 625 lines along a all cross it; along b and c it is the same surface (dropped)
+    assert len(scan.surfaces) == 1 and scan.kind == "kink", scan.describe()
+    surface = scan.surfaces[0]
+    assert surface.cut.coordinate == "a" and surface.lines == 625
+    q = np.random.default_rng(0).uniform(-1.0, 1.0, (2000, 3))
+    np.testing.assert_allclose(surface.cut.value(q, "abc"), _surface(q), atol=1e-6)
+    # −∂l/∂a goes from −20 to −30 mm: a change of −10 mm (the two sides' slopes are exact here)
+    assert abs(surface.smallest + 0.01) < 1e-9 and abs(surface.largest + 0.01) < 1e-9, surface
+    assert jump_cuts(_slanted_kink, "abc", RANGES, step=0.01).surfaces == ()  # no length jump
+
+
+def test_kinks_on_a_known_jump_surface_or_off_any_surface_are_no_kink_surfaces():
+    from trajopt.paths.jump_cuts import kink_cuts
+
+    # _ending_jump's kink across b = 0 (above its jump surface) is found; the jump surface is no kink surface
+    jumps = jump_cuts(_ending_jump, "abc", RANGES, step=0.01)
+    kinks = kink_cuts(_ending_jump, "abc", RANGES, step=0.01, known=jumps.cuts).surfaces
+    assert [k.cut.coordinate for k in kinks] == ["b"] and kinks[0].cut.exponents == ((0, 0),), kinks  # a plane
+    assert abs(kinks[0].cut.coefficients[0]) < 1e-12 and abs(kinks[0].largest + 0.004) < 1e-9, kinks
+
+    def scattered(q):  # kinks along a at a = 0.8 sin(7 b) cos(5 c): no low-degree surface within 0.5 deg
+        a, b, c = np.asarray(q).T
+        return 0.1 + 0.01 * np.maximum(a - 0.8 * np.sin(7 * b) * np.cos(5 * c), 0.0)
+
+    assert kink_cuts(scattered, "abc", RANGES, step=0.01).surfaces == ()

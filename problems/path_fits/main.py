@@ -26,7 +26,8 @@ Cell trees (rows "trajopt cells", cases ``arm26-cells``, ``gait2d-cells``, ``wal
 ``walk3d-band-cells``, added to that case already in OUT/cases.json without redoing its rows;
 ``problems/path_fits/cells.py``, the recipe of ``trajopt fit-paths --cells``): the muscles that miss the targets
 with one polynomial are fitted with ``trajopt.paths.domain_cells`` on ``--cells-samples`` training samples, split
-first along their length-jump surfaces found on trajopt's geometric path (``trajopt.paths.jump_cuts``), scored on
+first along their length-jump then moment-arm kink surfaces found on trajopt's geometric path
+(``trajopt.paths.jump_cuts``), scored on
 the case's held-out samples and on ``--cells-heldout`` fresh ones; the trees are kept in OUT/<case>_cells.json.
 
 Held-out errors: RMS over a muscle's held-out samples of the length and of the moment arms about the
@@ -244,12 +245,13 @@ def _cells_notes(out: Path, cases: dict) -> list[str]:
     lines = ["- trajopt cells (`--cases arm26-cells gait2d-cells walk3d-cells walk3d-band-cells`; `trajopt.paths.jump_cells`,",
              "  the recipe of `trajopt fit-paths --cells`): the",
              "  muscles missing the targets with one polynomial get a cell tree (`trajopt.paths.domain_cells`) on a",
-             "  larger sample, split first along their length-jump surfaces, found without hand-picked coordinates or",
-             "  signs on trajopt's geometric path (`trajopt.paths.jump_cuts`; equal to OpenSim's lengths); the other",
-             "  muscles keep their one polynomial (the trajopt row's values). Jumps of 0.1 m or more are OpenSim's",
-             "  'pockets' (glmax1: the wrap taking the other way round, paths ~220 mm longer in about 0.1 % of the hip",
-             "  box): no surface, trajopt's geometric path reproduces them, no cell of a few hundred samples follows",
-             "  them, so they stay as error (a 240-point held-out set mostly misses them; see the fresh held-out column)."]
+             "  larger sample, split first along their length-jump surfaces, then their moment-arm kink surfaces, found",
+             "  without hand-picked coordinates or signs on trajopt's geometric path (`trajopt.paths.jump_cuts`; equal",
+             "  to OpenSim's lengths); the other muscles keep their one polynomial (the trajopt row's values). Jumps",
+             "  of 0.1 m or more are OpenSim's 'pockets' (glmax1: the wrap taking the other way round, paths ~220 mm",
+             "  longer in about 0.1 % of the hip box): no surface, trajopt's geometric path reproduces them, no cell",
+             "  of a few hundred samples follows them, so they stay as error (a 240-point held-out set mostly misses",
+             "  them; see the fresh held-out column)."]
     for case in with_cells:
         result = cases[case]
         details, ours = result["cells"], result["trajopt cells"]
@@ -266,13 +268,15 @@ def _cells_notes(out: Path, cases: dict) -> list[str]:
                      + (f" Fitted trees: [{_case_file(case)}_cells.json]({_case_file(case)}_cells.json) (the tools' "
                         "--paths format)." if (out / f"{_case_file(case)}_cells.json").is_file() else
                         " Fitted trees not kept (this row was run before path-fits wrote them)."))
-    lines += ["  Where walk3d's remaining error sits (branch `cells` measurements, right leg, issue 12 notes): glmax1's",
-              "  pockets hold most of its fresh held-out length error (220 mm x sqrt(0.00075) = 6 mm RMS alone);",
-              "  glmax2's moment arm misses at hip flexion 113-120 deg, where its length does not jump (a wrap",
-              "  engaging: kinks); iliacus' error sits next to its jump surface, which the degree-6 cut",
-              "  v(adduction, rotation) follows within 1.17 deg only (95 % of its length squared error within 1 deg",
-              "  of it). recfem (hip 3 + knee, no jump surface found): not analysed. The cases' 240/160-point",
-              "  held-out sets are optimistic for these muscles; the fresh held-out column is the one to trust."]
+    lines += ["  Moment-arm kink surfaces (`jump_cuts.kink_cuts`: the moment arm jumps, the length does not; a wrap",
+              "  engaging) are cut after the jump surfaces: walk3d glmax2's at hip flexion 104-119 deg and recfem's",
+              "  patella wrap at 129-139 deg knee moving with the hip (before them: fresh moment-arm RMS 1.63 and",
+              "  1.34 mm). Where walk3d's remaining fresh error sits (issue 12 notes, right leg): glmax1's pockets hold",
+              "  its length error (220 mm x sqrt(0.00075) = 6 mm RMS alone); iliacus' moment-arm error is mostly one",
+              "  fresh point at the corner of the hip box (adduction 29 deg, rotation -37 deg), where the polynomial",
+              "  of the cell below its jump surface (~560 fitting rows over the whole adduction/rotation range) leaves",
+              "  its samples. The cases' 240/160-point held-out sets are optimistic for these muscles; the fresh",
+              "  held-out column is the one to trust."]
     if "arm26 ranges" in with_cells:
         lines += ["  arm26 BIClong's fresh held-out length error comes from 2 of the 4000 points, at 29.6 deg shoulder",
                   "  elevation, where OpenSim's path is 86-87 mm longer than the cells (which follow the points around",

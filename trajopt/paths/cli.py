@@ -17,9 +17,10 @@ jumps along that coordinate (wrap switches), one polynomial per cell. The surrog
 OpenSim's path does: for analyses (static optimization, muscle analysis), not for gradient-based optimal control.
 ``--cells`` keeps one polynomial for each muscle that meets the targets at the held-out samples (length RMS
 <= 0.5 mm, moment-arm RMS <= 1 mm) and gives the others a cell tree on ``--cells-samples`` training
-configurations, split first along their length-jump surfaces, found on the model's geometric path without being
-told where (`trajopt.paths.jump_cells`; jumps from wrap objects switching sides, also where they end inside the
-box); also discontinuous across cells, for analyses.
+configurations, split first along their length-jump surfaces, then their moment-arm kink surfaces, both found on
+the model's geometric path without being told where (`trajopt.paths.jump_cells`; jumps from wrap objects switching
+sides, also where they end inside the box; kinks where a wrap engages); also discontinuous across cells, for
+analyses.
 """
 
 from __future__ import annotations
@@ -77,13 +78,14 @@ def _parser() -> argparse.ArgumentParser:
                              "coordinate (wrap switches; minutes for ellipsoid wraps)")
     parser.add_argument("--cells", action="store_true",
                         help="muscles one polynomial misses at the held-out samples get a cell tree split along their "
-                             "length-jump surfaces (found on the geometric path); with the model's ranges or --motion")
+                             "length-jump and moment-arm kink surfaces (found on the geometric path); with the "
+                             "model's ranges or --motion")
     parser.add_argument("--cells-samples", type=int, default=11200,
                         help="--cells: training configurations for the cell trees (the fit's own plus fresh ones)")
     parser.add_argument("--scan-budget", type=float, default=SCAN_BUDGET, metavar="SECONDS",
-                        help="--cells: time for each muscle's jump-surface scan (fewer lines where the geometric "
-                             "path is costly; none when even the smallest scan takes longer: the tree then splits "
-                             "along coordinates only)")
+                        help="--cells: time for each muscle's jump- and kink-surface scans (fewer lines where the "
+                             "geometric path is costly; none when even the smallest scan takes longer: the tree then "
+                             "splits along coordinates only)")
     parser.add_argument("--save-samples", type=Path, metavar="PREFIX",
                         help="write PREFIX_train.csv.gz and PREFIX_heldout.csv.gz")
     return parser
@@ -170,13 +172,21 @@ def _from_model(args, settings):
     from trajopt.paths.refit import SamplingPlan, fit_domain, motion_domain
     from trajopt.tools.path_sampling import read_motion
 
-    # --cells scans the model's geometric paths: read it with trajopt's importer first, so that a model it cannot
-    # load fails here, not after the whole fit
+    # --cells scans the model's geometric paths: read it with trajopt's importer first. A model it cannot load
+    # fails here with --geometric (not after the whole fit); with OpenSim's samples its cell trees go unscanned
     processed = None
     if args.cells:
         from trajopt.osim.operators import load_processed
 
-        processed = load_processed(args.model)
+        try:
+            processed = load_processed(args.model)
+        except TrajoptInputError as error:
+            from trajopt.opensim_reference import opensim_available
+
+            if args.geometric or not opensim_available():
+                raise
+            print(f"--cells: trajopt's importer cannot read the model ({error}): no jump or kink scan; cell trees "
+                  f"split along the coordinates only, on OpenSim's samples")
     sampler = _sampler(args)
     coordinates = tuple(args.coordinates or sampler.coordinates)
     if args.motion is not None:
@@ -241,7 +251,7 @@ def _cells(args, processed, sampler, paths, train, heldout, plan, settings, seco
         print(f"--cells: {', '.join(failing)} miss the targets with one polynomial; cell trees on "
               f"{cells_train.size} training configurations")
         crossed = {m: paths[m].coordinates for m in failing}
-        for search, tree, cell_seconds in jump_cell_trees(*processed, cells_train, crossed, ranges,
+        for search, tree, cell_seconds in jump_cell_trees(*(processed or (None, ())), cells_train, crossed, ranges,
                                                           args.scan_budget, settings, progress=print):
             trees[search.muscle] = tree
             seconds[search.muscle] += cell_seconds

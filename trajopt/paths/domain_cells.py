@@ -149,7 +149,9 @@ class TreeSettings:
     than this from a first polynomial over the whole box are left out of all fits and decisions (walk3d's
     glmax1 has pockets, 0.1 % of its hip box, where OpenSim's path is 0.22 m longer than around them: no
     polynomial cell of a few hundred samples follows them, and one such sample spoils a cell's fit). A cell's
-    polynomial has at most (its samples) / ``samples_per_term`` terms."""
+    polynomial has at most (its samples) / ``samples_per_term`` terms. A given cut splits a cell when each side
+    holds ``cut_min_samples`` fitting rows (default: a split's ``min_samples`` per coordinate); a kink surface
+    near the end of a coordinate's range leaves few samples beyond it (walk3d recfem's, ~3 %)."""
 
     length_target: float = 0.5e-3
     moment_arm_target: float = 1e-3
@@ -162,6 +164,7 @@ class TreeSettings:
     outlier: float | None = 0.1
     samples_per_term: int = 4
     seed: int = 0
+    cut_min_samples: int | None = None  # fitting rows each side of a given cut needs; None: as a split's sides
 
 
 def _rms(path: PolynomialPath, q, lengths, arms) -> tuple[float, float]:
@@ -211,6 +214,7 @@ def fit_cell_tree(muscle: str, coordinates, q, lengths, arms, box, settings: Ste
             progress(f"{muscle}: {int((~kept).sum())} samples further than {tree.outlier * 1e3:.0f} mm from a "
                      f"first polynomial left out")
     least = tree.min_samples * len(coordinates)
+    cut_least = least if tree.cut_min_samples is None else tree.cut_min_samples
     leaves = []  # (node index, cell box, rows)
     nodes: list[CellNode | None] = []
 
@@ -225,7 +229,7 @@ def fit_cell_tree(muscle: str, coordinates, q, lengths, arms, box, settings: Ste
         fit, check = rows & ~is_validation, rows & is_validation
         for k, cut in enumerate(pending):
             side = cut.above(q, coordinates)
-            if min((fit & side).sum(), (fit & ~side).sum()) >= least:
+            if min((fit & side).sum(), (fit & ~side).sum()) >= cut_least:
                 below = grow(cell_box, rows & ~side, depth + 1, pending[k + 1:])
                 above = grow(cell_box, rows & side, depth + 1, pending[k + 1:])
                 nodes[index] = CellNode(cut, below, above)

@@ -1,4 +1,5 @@
-"""Length-jump surfaces of a muscle path, found without being told where: the cuts ``fit_cell_tree`` splits along.
+"""Length-jump and moment-arm kink surfaces of a muscle path, found without being told where: the cuts
+``fit_cell_tree`` splits along.
 
 A wrap object that switches sides makes a muscle's length jump across a surface of its coordinate box, which may
 end inside the box where the jump shrinks to 0 (walk3d's psoas, iliacus and gluteus maximus over the three hip
@@ -10,7 +11,9 @@ as that coordinate = v(the others) of the lowest degree that follows them. The s
 another coordinate is dropped when the jump points lie on a surface already kept (the coordinate whose lines
 cross it most is kept). Jumps of ``pocket`` or more (walk3d glmax1's pockets: 0.22 m longer paths in 0.1 % of
 its hip box, the wrap taking the other way round, two jumps of opposite sign a few degrees apart) are no
-surface: they are counted in the report, not cut.
+surface: they are counted in the report, not cut. ``kink_cuts`` finds, the same way, the surfaces where the
+moment arm jumps while the length does not (a wrap engaging: walk3d glmax2's hip flexion 104-119 deg, recfem's
+patella wrap moving with the hip), which a polynomial smooths over as it smooths a jump.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trajopt.paths.domain_pieces import Cut, length_jumps
+from trajopt.paths.domain_pieces import Cut, length_jumps, length_kinks
 from trajopt.paths.fitting import monomial_exponents, monomials
 
 
@@ -40,11 +43,13 @@ class JumpSurface:
 @dataclass(frozen=True)
 class JumpScan:
     """What ``jump_cuts`` found for one muscle: the kept ``surfaces`` (their cuts in order) and ``pockets``,
-    the number of scanned lines crossing a jump of ``pocket`` m or more (of ``scanned`` lines in all)."""
+    the number of scanned lines crossing a jump of ``pocket`` m or more (of ``scanned`` lines in all); or
+    ``kink_cuts`` (``kind`` "kink", sizes the moment-arm changes)."""
 
     surfaces: tuple[JumpSurface, ...]
     pockets: int
     scanned: int
+    kind: str = "jump"
 
     @property
     def cuts(self) -> tuple[Cut, ...]:
@@ -56,7 +61,7 @@ class JumpScan:
                  f"{np.rad2deg(s.distance):.2f} deg)" for s in self.surfaces]
         if self.pockets:
             parts.append(f"pockets on {self.pockets}/{self.scanned} lines")
-        return "; ".join(parts) or "no jump surface"
+        return "; ".join(parts) or f"no {self.kind} surface"
 
 
 def _grid_lines(coordinates, coordinate: str, ranges: dict, lines: int, step: float) -> np.ndarray:
@@ -74,14 +79,14 @@ def _grid_lines(coordinates, coordinate: str, ranges: dict, lines: int, step: fl
     return grid
 
 
-def _surface(points, coordinates, coordinate: str, max_degree: int, tolerance: float, source: str
+def _surface(points, coordinates, coordinate: str, max_degree: int, tolerance: float, label: str
              ) -> tuple[Cut, float]:
     """``coordinate`` = v(others) through ``points``, of the lowest degree within ``tolerance``."""
     column = coordinates.index(coordinate)
     others = tuple(c for c in coordinates if c != coordinate)
     if not others:  # a muscle crossing one coordinate: the plane through its jump point
         value = float(np.mean(points[:, column]))
-        return Cut.at(coordinate, value, f"length jump {source}".strip()), float(np.max(np.abs(points[:, column] - value)))
+        return Cut.at(coordinate, value, label.strip()), float(np.max(np.abs(points[:, column] - value)))
     x = points[:, [coordinates.index(c) for c in others]]
     degree, exponents, coefficients, error = 0, monomial_exponents(len(others), 0), np.array([np.mean(
         points[:, column])]), float(np.max(np.abs(points[:, column] - np.mean(points[:, column]))))
@@ -94,7 +99,7 @@ def _surface(points, coordinates, coordinate: str, max_degree: int, tolerance: f
         coefficients = np.linalg.lstsq(monomials(x, exponents), points[:, column], rcond=None)[0]
         error = float(np.max(np.abs(monomials(x, exponents) @ coefficients - points[:, column])))
     return Cut(coordinate, others, tuple(tuple(int(e) for e in row) for row in exponents),
-               tuple(float(c) for c in coefficients), f"length jump {source}".strip()), error
+               tuple(float(c) for c in coefficients), label.strip()), error
 
 
 def _layers(values: np.ndarray, keep: np.ndarray, gap: float) -> list[np.ndarray]:
@@ -105,6 +110,27 @@ def _layers(values: np.ndarray, keep: np.ndarray, gap: float) -> list[np.ndarray
     rows = rows[np.argsort(values[rows])]
     parts = np.split(rows, np.flatnonzero(np.diff(values[rows]) > gap) + 1) if len(rows) else []
     return [np.isin(np.arange(len(values)), part) for part in parts]
+
+
+def _kept_surfaces(candidates, coordinates, max_degree: int, tolerance: float, same: float, label: str,
+                   known=(), within: float = np.inf) -> list[JumpSurface]:
+    """The surfaces of ``candidates`` (crossing lines, scanned lines, coordinate, points, signed sizes), most
+    crossed first: a candidate whose points lie mostly (half or more) within ``same`` of a kept surface or of a
+    ``known`` cut is the same surface seen along another coordinate and dropped; each kept one is fitted as in
+    ``_surface`` and kept only when its points lie ``within`` of it."""
+    surfaces = []
+    for crossing, total, coordinate, points, sizes in sorted(candidates, key=lambda c: -c[0]):
+        seen = np.zeros(len(points), dtype=bool)
+        for cut in (*known, *(surface.cut for surface in surfaces)):
+            seen |= np.abs(points[:, coordinates.index(cut.coordinate)] - cut.value(points, coordinates)) <= same
+        if len(coordinates) > 1 and seen.mean() >= 0.5:
+            continue
+        cut, distance = _surface(points, coordinates, coordinate, max_degree, tolerance, label)
+        if distance <= within:
+            order = np.argsort(np.abs(sizes))
+            surfaces.append(JumpSurface(cut, float(sizes[order[0]]), float(sizes[order[-1]]), crossing, total,
+                                        distance))
+    return surfaces
 
 
 def jump_cuts(lengths, coordinates, ranges: dict, lines: int = 625, step: float = np.deg2rad(0.5),
@@ -133,26 +159,62 @@ split into layers where they leave gaps wider than ``same`` along the coordinate
         large = np.abs(jumps) >= pocket
         if len(np.unique(owner[large])) > pocket_lines:
             pocket_lines, scanned = len(np.unique(owner[large])), len(grid)
-        for sign in (1.0, -1.0):
-            keep = (jumps * sign > size) & ~large
-            for layer in _layers(points[:, coordinates.index(coordinate)], keep, same):
-                crossing = len(np.unique(owner[layer]))
-                if crossing >= max(min_fraction * len(grid), 1):
-                    candidates.append((crossing, len(grid), coordinate, points[layer], jumps[layer]))
-    surfaces = []
-    for crossing, total, coordinate, points, jumps in sorted(candidates, key=lambda c: -c[0]):
-        seen = np.zeros(len(points), dtype=bool)
-        for surface in surfaces:
-            cut = surface.cut
-            seen |= np.abs(points[:, coordinates.index(cut.coordinate)] - cut.value(points, coordinates)) <= same
-        if len(coordinates) > 1 and seen.mean() >= 0.5:  # the same surface seen along another coordinate
-            continue
-        cut, distance = _surface(points, coordinates, coordinate, max_degree, tolerance, source)
-        order = np.argsort(np.abs(jumps))
-        surfaces.append(JumpSurface(cut, float(jumps[order[0]]), float(jumps[order[-1]]), crossing, total,
-                                    distance))
+        candidates += _signed_layers(coordinates, coordinate, grid, owner, points, jumps, ~large, size,
+                                     min_fraction, same)
+    surfaces = _kept_surfaces(candidates, coordinates, max_degree, tolerance, same, f"length jump {source}")
     return JumpScan(tuple(surfaces), pocket_lines, scanned or len(_grid_lines(coordinates, coordinates[0], ranges,
                                                                                lines, step)))
+
+
+def _signed_layers(coordinates, coordinate: str, grid, owner, points, sizes, usable, size: float,
+                   min_fraction: float, same: float, least: int = 1) -> list:
+    """Candidates (crossing lines, lines, coordinate, points, sizes) of each sign and layer (``_layers``) of the
+    ``usable`` points along ``coordinate`` whose ``sizes`` exceed ``size``, crossed by ``min_fraction`` of the
+    ``grid``'s lines and by ``least`` lines or more (``owner``: each point's line)."""
+    candidates = []
+    for sign in (1.0, -1.0):
+        keep = (sizes * sign > size) & usable
+        for layer in _layers(points[:, coordinates.index(coordinate)], keep, same):
+            crossing = len(np.unique(owner[layer]))
+            if crossing >= max(min_fraction * len(grid), least):
+                candidates.append((crossing, len(grid), coordinate, points[layer], sizes[layer]))
+    return candidates
+
+
+def kink_cuts(lengths, coordinates, ranges: dict, lines: int = 625, step: float = np.deg2rad(0.5),
+              size: float = 2e-3, min_fraction: float = 0.02, max_degree: int = 6,
+              tolerance: float = np.deg2rad(0.05), within: float = np.deg2rad(0.5), same: float = np.deg2rad(5.0),
+              known=(), source: str = "") -> JumpScan:
+    """The moment-arm kink surfaces of one muscle, found as ``jump_cuts`` finds length jumps: along each
+    coordinate's lines, where the moment arm about it changes by more than ``size`` (m) while the length does
+    not jump (``domain_pieces.length_kinks``: walk3d glmax2's wrap at 104-119 deg hip flexion, recfem's patella
+    wrap at 129-139 deg knee moving with the hip). A (coordinate, sign, layer) needs, over several coordinates,
+    more crossing lines than coordinates (a kink on 1 of a coarse scan's 4 lines locates no surface: walk3d
+    gaslat's, scanned on 4 lines per coordinate). Its surface is kept when its kink points lie ``within`` of it
+    (walk3d iliacus' kinks above 60 deg flexion lie up to 0.98 deg off the best degree-6 surface: no surface a
+    cell could split along); candidates within ``same`` of a kept surface or of the ``known`` cuts (the muscle's
+    jump surfaces) are dropped. The surfaces' sizes are the moment-arm changes (m)."""
+    coordinates = tuple(coordinates)
+    candidates, scanned = [], 0
+    for coordinate in coordinates:
+        column = coordinates.index(coordinate)
+        grid = _grid_lines(coordinates, coordinate, ranges, lines, step)
+        scanned = max(scanned, len(grid))
+        found = length_kinks(lengths, grid, column, size)
+        owner = np.concatenate([np.full(len(points), i) for i, points in enumerate(found)]).astype(int)
+        points = np.vstack(found)
+        if len(points) == 0:
+            continue
+        offset = np.zeros(len(coordinates))
+        offset[column] = 1e-4
+        l = [np.asarray(lengths(points + k * offset), dtype=float) for k in (-2, -1, 1, 2)]
+        changes = -((l[3] - l[2]) - (l[1] - l[0])) / 1e-4
+        candidates += _signed_layers(coordinates, coordinate, grid, owner, points, changes,
+                                     np.ones(len(points), dtype=bool), size, min_fraction, same,
+                                     1 if len(coordinates) == 1 else len(coordinates) + 1)
+    surfaces = _kept_surfaces(candidates, coordinates, max_degree, tolerance, same, f"moment-arm kink {source}",
+                              known, within)
+    return JumpScan(tuple(surfaces), 0, scanned, "kink")
 
 
 def scan_configurations(coordinates, ranges: dict, lines: int = 625, step: float = np.deg2rad(0.5)) -> int:
