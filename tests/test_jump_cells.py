@@ -142,8 +142,8 @@ def test_a_given_cut_with_few_samples_beyond_it_splits_with_cut_min_samples():
 def test_fit_paths_cells_on_a_model_trajopt_cannot_read_fits_unscanned_trees(tmp_path, opensim_task, capsys):
     """arm26 with TRIlong made a Schutte1993Muscle_Deprecated (OpenSim reads it, trajopt's importer does not, as
     DAS3): --cells says so, naming the element, and fits TRIlong's and BIClong's trees on OpenSim's samples with
-    axis-aligned splits only (no geometric path to scan); with --geometric the model cannot be sampled at all: one
-    line, exit 2. Measured: TRIlong held-out moment-arm RMS 1.238 mm in 2 cells against 1.833 mm for one
+    axis-aligned splits only (no geometric path to scan); with --geometric the model cannot be sampled at all, and
+    --pieces needs trajopt's model for its cuts: one line, exit 2, before any sampling. Measured: TRIlong held-out moment-arm RMS 1.238 mm in 2 cells against 1.833 mm for one
     polynomial."""
     from trajopt.paths.cli import main
     from trajopt.paths.domain_cells import DomainCellPaths
@@ -169,3 +169,8 @@ def test_fit_paths_cells_on_a_model_trajopt_cannot_read_fits_unscanned_trees(tmp
     assert arm < 1.5e-3, arm  # one polynomial: 1.833 mm
     assert main([str(model), "--geometric", "--cells", "--out", str(tmp_path / "g.json")]) == 2
     assert not (tmp_path / "g.json").exists()
+    capsys.readouterr()
+    # --pieces finds its cuts on trajopt's model: it stops before sampling
+    assert main([str(model), "--pieces", "--save-samples", str(tmp_path / "p"), "--out", str(tmp_path / "p.json")]) == 2
+    assert not list(tmp_path.glob("p*"))
+    assert "Schutte1993Muscle_Deprecated" in capsys.readouterr().err

@@ -187,8 +187,15 @@ def _from_model(args, settings):
                 raise
             print(f"--cells: trajopt's importer cannot read the model ({error}): no jump or kink scan; cell trees "
                   f"split along the coordinates only, on OpenSim's samples")
+    osim = None
+    if args.pieces:  # --pieces finds its cuts on the model: read it before sampling
+        from trajopt.osim import load_osim
+
+        osim = load_osim(args.model)
     sampler = _sampler(args)
     coordinates = tuple(args.coordinates or sampler.coordinates)
+    if args.cut_along is not None and args.cut_along not in coordinates:
+        raise TrajoptInputError(f"--cut-along '{args.cut_along}': not a sampled coordinate ({', '.join(coordinates)})")
     if args.motion is not None:
         domain = motion_domain(sampler, coordinates, read_motion(args.motion, coordinates), args.band,
                                source=f"±{args.band:g} deg around {args.motion.name}")
@@ -204,23 +211,20 @@ def _from_model(args, settings):
         train.to_csv(f"{args.save_samples}_train.csv.gz")
         heldout.to_csv(f"{args.save_samples}_heldout.csv.gz")
     if args.pieces:
-        return _pieces(args, paths, train, heldout, settings)
+        return _pieces(args, osim, paths, train, heldout, settings)
     if args.cells:
         return _cells(args, processed, sampler, paths, train, heldout, plan, settings, seconds)
     return paths, seconds
 
 
-def _pieces(args, paths, train, heldout, settings):
-    """--pieces: refit each muscle cell by cell between its cuts (`trajopt.paths.domain_pieces`); prints the held-out
-    RMS of each muscle against the single polynomial's."""
-    from trajopt.osim import load_osim
+def _pieces(args, osim, paths, train, heldout, settings):
+    """--pieces: refit each muscle cell by cell between its cuts (`trajopt.paths.domain_pieces`; ``osim``: the model
+    as ``trajopt.osim.load_osim`` reads it); prints the held-out RMS of each muscle against the single
+    polynomial's."""
     from trajopt.paths.domain_pieces import DomainPiecewisePaths, fit_domain_pieces, heldout_rms, model_cuts
 
-    if args.cut_along is not None and args.cut_along not in paths.domain.coordinates:
-        raise TrajoptInputError(f"--cut-along '{args.cut_along}': not a sampled coordinate "
-                                f"({', '.join(paths.domain.coordinates)})")
     crossed = {p.muscle: p.coordinates for p in paths}
-    cuts = model_cuts(load_osim(args.model), crossed, paths.domain, args.cut_along, progress=print)
+    cuts = model_cuts(osim, crossed, paths.domain, args.cut_along, progress=print)
     ranges = {c: tuple(paths.domain.ranges[i]) for i, c in enumerate(paths.domain.coordinates)}
     pieces, seconds = fit_domain_pieces(train, cuts, settings, ranges=ranges, coordinates=crossed,
                                         model=args.model.name)
