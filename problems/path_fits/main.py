@@ -271,17 +271,16 @@ def _cells_notes(out: Path, cases: dict) -> list[str]:
     lines += ["  Moment-arm kink surfaces (`jump_cuts.kink_cuts`: the moment arm jumps, the length does not; a wrap",
               "  engaging) are cut after the jump surfaces: walk3d glmax2's at hip flexion 104-119 deg and recfem's",
               "  patella wrap at 129-139 deg knee moving with the hip (before them: fresh moment-arm RMS 1.63 and",
-              "  1.34 mm). Where walk3d's remaining fresh error sits (issue 12 notes, right leg): glmax1's pockets hold",
-              "  its length error (220 mm x sqrt(0.00075) = 6 mm RMS alone); iliacus' moment-arm error is mostly one",
-              "  fresh point at the corner of the hip box (adduction 29 deg, rotation -37 deg), where the polynomial",
-              "  of the cell below its jump surface (~560 fitting rows over the whole adduction/rotation range) leaves",
-              "  its samples. The cases' 240/160-point held-out sets are optimistic for these muscles; the fresh",
-              "  held-out column is the one to trust."]
+              "  1.34 mm). Each cell's polynomial grows to degree 7 or 9, whichever validates better (iliacus with",
+              "  degree 9 only: 1.19 mm on the fresh points, most of it one point at a corner of the hip box where the",
+              "  cell below its jump surface leaves its samples). glmax1's pockets hold its remaining fresh length error",
+              "  (220 mm x sqrt(0.001) = 7 mm RMS alone). The cases' 240/160-point held-out sets are optimistic for",
+              "  these muscles; the fresh held-out column is the one to trust."]
     if "arm26 ranges" in with_cells:
         lines += ["  arm26 BIClong's fresh held-out length error comes from 2 of the 4000 points, at 29.6 deg shoulder",
                   "  elevation, where OpenSim's path is 86-87 mm longer than the cells (which follow the points around",
                   "  them to about 1 mm): a sliver narrower than the jump scan's 0.5 deg step, below the 100 mm pocket",
-                  "  threshold; without them 0.225 / 0.465 mm (measured on arm26_ranges_cells.json, issue 12 notes).",
+                  "  threshold; without them 0.225 / 0.462 mm (measured on arm26_ranges_cells.json, issue 12 notes).",
                   "  OpenSim's computeMomentArm is NaN for BIClong at 2 of the 4000 points; held-out RMS leave such",
                   "  points out."]
     return lines

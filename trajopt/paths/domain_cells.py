@@ -151,7 +151,9 @@ class TreeSettings:
     polynomial cell of a few hundred samples follows them, and one such sample spoils a cell's fit). A cell's
     polynomial has at most (its samples) / ``samples_per_term`` terms. A given cut splits a cell when each side
     holds ``cut_min_samples`` fitting rows (default: a split's ``min_samples`` per coordinate); a kink surface
-    near the end of a coordinate's range leaves few samples beyond it (walk3d recfem's, ~3 %)."""
+    near the end of a coordinate's range leaves few samples beyond it (walk3d recfem's, ~3 %). With ``degrees``,
+    a cell's polynomial is fitted with each as the highest degree (``StepwiseSettings.max_degree``) and the one
+    whose validation RMS (relative to the targets) is lower is kept."""
 
     length_target: float = 0.5e-3
     moment_arm_target: float = 1e-3
@@ -165,6 +167,7 @@ class TreeSettings:
     samples_per_term: int = 4
     seed: int = 0
     cut_min_samples: int | None = None  # fitting rows each side of a given cut needs; None: as a split's sides
+    degrees: tuple[int, ...] = ()  # highest degrees a cell's polynomial tries (validation picks); (): the settings'
 
 
 def _rms(path: PolynomialPath, q, lengths, arms) -> tuple[float, float]:
@@ -218,10 +221,12 @@ def fit_cell_tree(muscle: str, coordinates, q, lengths, arms, box, settings: Ste
     leaves = []  # (node index, cell box, rows)
     nodes: list[CellNode | None] = []
 
-    def cell_fit(rows, cell_box) -> PolynomialPath:
+    def cell_fit(rows, cell_box, degree=None) -> PolynomialPath:
         cap = max(int(rows.sum()) // tree.samples_per_term, 1)
-        return fit_polynomial_path(muscle, coordinates, q[rows], lengths[rows], arms[rows],
-                                   replace(settings, max_terms=min(settings.max_terms or cap, cap)), None, cell_box)
+        chosen = replace(settings, max_terms=min(settings.max_terms or cap, cap))
+        if degree is not None:
+            chosen = replace(chosen, max_degree=degree, degree=min(chosen.degree, degree))
+        return fit_polynomial_path(muscle, coordinates, q[rows], lengths[rows], arms[rows], chosen, None, cell_box)
 
     def grow(cell_box, rows, depth: int, pending=()) -> int:
         index = len(nodes)
@@ -234,14 +239,20 @@ def fit_cell_tree(muscle: str, coordinates, q, lengths, arms, box, settings: Ste
                 above = grow(cell_box, rows & side, depth + 1, pending[k + 1:])
                 nodes[index] = CellNode(cut, below, above)
                 return index
-        piece = cell_fit(fit, cell_box)
-        length_rms, arm_rms = _rms(piece, q[check], lengths[check], arms[check])
+        chosen = None
+        for degree in tree.degrees or (None,):  # the highest degree whose fit validates best
+            candidate = cell_fit(fit, cell_box, degree)
+            errors = _rms(candidate, q[check], lengths[check], arms[check])
+            worst = max(errors[0] / tree.length_target, errors[1] / tree.moment_arm_target)
+            if chosen is None or worst < chosen[0]:
+                chosen = (worst, candidate, errors, degree)
+        _, piece, (length_rms, arm_rms), degree = chosen
         met = length_rms <= tree.length_target and arm_rms <= tree.moment_arm_target
         if progress is not None:
             progress(f"{muscle}: depth {depth}, {int(fit.sum())} + {int(check.sum())} samples, "
                      f"{len(piece.coefficients)} terms, validation {length_rms * 1e3:.3f} / {arm_rms * 1e3:.3f} mm")
         if met or depth >= tree.max_depth or fit.sum() < 2 * least:
-            leaves.append((index, cell_box, rows))
+            leaves.append((index, cell_box, rows, degree))
             return index
 
         def score(j: int, position: float) -> float:
@@ -268,7 +279,7 @@ def fit_cell_tree(muscle: str, coordinates, q, lengths, arms, box, settings: Ste
                         best = (value, j, float(candidate))
                 position, step = best[2], step / 4
         if best is None:
-            leaves.append((index, cell_box, rows))
+            leaves.append((index, cell_box, rows, degree))
             return index
         _, j, position = best
         below_box, above_box = cell_box.copy(), cell_box.copy()
@@ -280,9 +291,9 @@ def fit_cell_tree(muscle: str, coordinates, q, lengths, arms, box, settings: Ste
 
     grow(box, np.ones(len(q), dtype=bool), 0, tuple(cuts))
     pieces = []
-    for index, cell_box, rows in leaves:  # refit on all training rows of the leaf (fitting + validation)
+    for index, cell_box, rows, degree in leaves:  # refit on all training rows of the leaf (fitting + validation)
         nodes[index] = CellNode(piece=len(pieces))
-        pieces.append(cell_fit(rows, cell_box))
+        pieces.append(cell_fit(rows, cell_box, degree))
     return CellTreePath(muscle, coordinates, tuple(nodes), tuple(pieces))
 
 
