@@ -1,9 +1,9 @@
 """Cell trees for the muscles one polynomial misses (trajopt.paths.jump_cells, `trajopt fit-paths --cells`): jump
-planes of a one-coordinate muscle, held-out points counted apart as pockets, and 2D_gait's ConditionalPathPoint
-jumps found without being told where."""
+planes of a one-coordinate muscle, jump then kink surfaces, held-out points counted apart as pockets, 2D_gait's
+ConditionalPathPoint jumps found without being told where, and a model trajopt's importer cannot read."""
 
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -143,8 +143,8 @@ def test_fit_paths_cells_on_a_model_trajopt_cannot_read_fits_unscanned_trees(tmp
     """arm26 with TRIlong made a Schutte1993Muscle_Deprecated (OpenSim reads it, trajopt's importer does not, as
     DAS3): --cells says so, naming the element, and fits TRIlong's and BIClong's trees on OpenSim's samples with
     axis-aligned splits only (no geometric path to scan); with --geometric the model cannot be sampled at all, and
-    --pieces needs trajopt's model for its cuts: one line, exit 2, before any sampling. Measured: TRIlong held-out moment-arm RMS 1.238 mm in 2 cells against 1.833 mm for one
-    polynomial."""
+    --pieces needs trajopt's model for its cuts: one line, exit 2, before any sampling. Measured: TRIlong held-out
+    moment-arm RMS 1.238 mm in 2 cells against 1.833 mm for one polynomial."""
     from trajopt.paths.cli import main
     from trajopt.paths.domain_cells import DomainCellPaths
 
