@@ -223,10 +223,10 @@ def fit_cell_tree(muscle: str, coordinates, q, lengths, arms, box, settings: Ste
 
     def cell_fit(rows, cell_box, degree=None) -> PolynomialPath:
         cap = max(int(rows.sum()) // tree.samples_per_term, 1)
-        chosen = replace(settings, max_terms=min(settings.max_terms or cap, cap))
+        capped = replace(settings, max_terms=min(settings.max_terms or cap, cap))
         if degree is not None:
-            chosen = replace(chosen, max_degree=degree, degree=min(chosen.degree, degree))
-        return fit_polynomial_path(muscle, coordinates, q[rows], lengths[rows], arms[rows], chosen, None, cell_box)
+            capped = replace(capped, max_degree=degree, degree=min(capped.degree, degree))
+        return fit_polynomial_path(muscle, coordinates, q[rows], lengths[rows], arms[rows], capped, None, cell_box)
 
     def grow(cell_box, rows, depth: int, pending=()) -> int:
         index = len(nodes)

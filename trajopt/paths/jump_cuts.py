@@ -25,6 +25,8 @@ import numpy as np
 from trajopt.paths.domain_pieces import Cut, length_jumps, length_kinks
 from trajopt.paths.fitting import monomial_exponents, monomials
 
+KINK_STEP = 1e-4  # rad or m: a kink's moment-arm change is measured between slopes this far either side
+
 
 @dataclass(frozen=True)
 class JumpSurface:
@@ -112,6 +114,11 @@ def _layers(values: np.ndarray, keep: np.ndarray, gap: float) -> list[np.ndarray
     return [np.isin(np.arange(len(values)), part) for part in parts]
 
 
+def _points_by_line(found: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The points ``length_jumps`` / ``length_kinks`` found on each line, stacked, and each point's line."""
+    return np.vstack(found), np.concatenate([np.full(len(points), i) for i, points in enumerate(found)]).astype(int)
+
+
 def _kept_surfaces(candidates, coordinates, max_degree: int, tolerance: float, same: float, label: str,
                    known=(), within: float = np.inf) -> list[JumpSurface]:
     """The surfaces of ``candidates`` (crossing lines, scanned lines, coordinate, points, signed sizes), most
@@ -148,9 +155,7 @@ split into layers where they leave gaps wider than ``same`` along the coordinate
     candidates, pocket_lines, scanned = [], 0, 0
     for coordinate in coordinates:
         grid = _grid_lines(coordinates, coordinate, ranges, lines, step)
-        found = length_jumps(lengths, grid)
-        owner = np.concatenate([np.full(len(points), i) for i, points in enumerate(found)]).astype(int)
-        points = np.vstack(found)
+        points, owner = _points_by_line(length_jumps(lengths, grid))
         if len(points) == 0:
             continue
         offset = np.zeros(len(coordinates))
@@ -200,15 +205,13 @@ def kink_cuts(lengths, coordinates, ranges: dict, lines: int = 625, step: float 
         column = coordinates.index(coordinate)
         grid = _grid_lines(coordinates, coordinate, ranges, lines, step)
         scanned = max(scanned, len(grid))
-        found = length_kinks(lengths, grid, column, size)
-        owner = np.concatenate([np.full(len(points), i) for i, points in enumerate(found)]).astype(int)
-        points = np.vstack(found)
+        points, owner = _points_by_line(length_kinks(lengths, grid, column, size))
         if len(points) == 0:
             continue
         offset = np.zeros(len(coordinates))
-        offset[column] = 1e-4
+        offset[column] = KINK_STEP
         l = [np.asarray(lengths(points + k * offset), dtype=float) for k in (-2, -1, 1, 2)]
-        changes = -((l[3] - l[2]) - (l[1] - l[0])) / 1e-4
+        changes = -((l[3] - l[2]) - (l[1] - l[0])) / KINK_STEP  # the moment arm after minus before
         candidates += _signed_layers(coordinates, coordinate, grid, owner, points, changes,
                                      np.ones(len(points), dtype=bool), size, min_fraction, same,
                                      1 if len(coordinates) == 1 else len(coordinates) + 1)
