@@ -53,6 +53,8 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
                      "smooth-mode wrapped paths vs exact mode, arm26 and walk3d: length and moment-arm differences, time"),
     "ipopt-settings": ("trajopt.bench.ipopt_settings",
                        "IPOPT settings on the gait2d prediction: speed at 25/50/100 intervals, robustness over 13 speeds"),
+    "linear-solvers": ("trajopt.bench.linear_solvers",
+                       "where IPOPT's time goes (MUMPS factorizations), factorization vs mesh, MUMPS vs SPRAL (vs HSL)"),
     "batch": ("trajopt.bench.batch", "gait2d speed sweep (13 speeds): serial vs Dask LocalCluster, results/batch/"),
 }
 

@@ -315,7 +315,7 @@ def fit_domain_cells(samples, settings: StepwiseSettings = ACCURATE, tree: TreeS
         box = [(ranges or {}).get(c, (q[:, i].min(), q[:, i].max())) for i, c in enumerate(names)]
         start = time.perf_counter()
         paths.append(fit_cell_tree(muscle, names, q, lengths, arms[:, columns], box, settings,
-                                   (trees or {}).get(muscle, tree), cuts=tuple((cuts or {}).get(muscle, ()))))
+                                   (trees or {}).get(muscle, tree), progress, tuple((cuts or {}).get(muscle, ()))))
         seconds[muscle] = time.perf_counter() - start
         if progress is not None:
             progress(f"fitted {muscle}: {len(paths[-1].pieces)} cells, {paths[-1].terms} terms "

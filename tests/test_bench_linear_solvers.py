@@ -1,0 +1,42 @@
+"""``trajopt bench linear-solvers``: reading MUMPS's and IPOPT's own reports, and one child run checked against
+what IPOPT's algorithm and the KKT matrix's inertia say it must have done."""
+
+from pathlib import Path
+
+import pytest
+
+from trajopt.bench.linear_solvers import markdown, mumps_counters, run, summarize_counters
+
+DATA = Path(__file__).parent / "data" / "mumps_ipopt_output.txt"
+
+
+def test_counters_read_mumps_and_ipopt_reports():
+    found = mumps_counters(DATA.read_text())
+    assert found["factorization_s"] == [0.0161]
+    assert found["operations"] == [7.407e7]
+    assert found["factor_entries"] == [554621]
+    assert found["largest_front"] == [242]
+    assert found["delayed_pivots"] == [770]
+    assert found["negative_pivots"] == [2449]
+    assert found["solve_s"] == [0.0018]
+    assert found["ipopt_total_s"] == 0.078  # the wall figure, not the CPU one
+    assert found["linear_system_s"] == 0.0
+    assert found["function_evaluations_s"] == 0.005
+    summary = summarize_counters(found, iterations=0)
+    assert summary["factorizations"] == 1 and summary["gflops"] == pytest.approx(7.407e7 / 16.1e6)
+
+
+def test_child_run_matches_ipopt_and_the_kkt_inertia():
+    """At max_iter 0 IPOPT factors one matrix, [I Jᵀ; J 0] for its least-squares multiplier estimate; with J of
+    full rank its inertia has exactly one negative eigenvalue per constraint. 2D gait, 25 intervals, 51 grid
+    points: 38 x 2 x 25 defects + 10 x 51 dynamics residuals + 39 end, symmetry and speed rows = 2449 constraints;
+    (38 states + 19 controls + 10 accelerations) x 51 + duration + initial time = 3419 variables."""
+    result = run({"intervals": 25, "max_iter": 0, "compiled": False})
+    assert "error" not in result, result.get("error")
+    assert result["factorizations"] == 1
+    assert result["kkt_rows"] == 5868
+    assert result["negative_pivots_first"] == 2449 == result["kkt_rows"] - 3419
+    assert result["factorization_total_s"] <= result["child_wall_s"]
+    text = markdown({"loadavg_start": 0.0, "hsl_library": None, "where_the_time_goes": result,
+                     "scaling": [result], "solvers": [result]})
+    assert "| gait2d | 25 | 1 | 5868 |" in text and "No HSL library" in text
