@@ -247,6 +247,19 @@ def test_walk3d_prediction_command_writes_its_files_also_unconverged(tmp_path):
     assert coordinates.time.size == 2 * (2 * 3 + 1) - 1
 
 
+def test_walk3d_prediction_compiled_option_reaches_the_solver(monkeypatch, tmp_path):
+    """--compiled asks for the compiled, cached NLP functions; off by default."""
+    import problems.walk3d.prediction_main as walk3d_main
+    from problems.walk3d.prediction import solver_settings
+
+    calls = []
+    monkeypatch.setattr(walk3d_main, "run", lambda *args, **options: calls.append(options) or {"success": True})
+    assert walk3d_main.main(["--compiled", "--out", str(tmp_path)]) == 0
+    assert walk3d_main.main(["--out", str(tmp_path)]) == 0
+    assert [call["compiled"] for call in calls] == [True, False]
+    assert solver_settings(compiled=True).compiled and not solver_settings().compiled
+
+
 def test_walk3d_operators():
     """Contact geometry from Moco's .xml sets (12 spheres on calcn/toes, raised 2 cm), welded patellae drop their
     couplers, and a pelvis whose translation is not the identity refuses to become a FreeJoint (one-line error)."""

@@ -253,7 +253,20 @@ def test_tolerance_reaches_ipopt_and_bad_values_are_refused(capsys):
     assert {k: solver_settings(tolerance=1e-8).nlpsol_options(False)["ipopt"][k] for k in ("tol", "constr_viol_tol")} \
         == {"tol": 1e-8, "constr_viol_tol": 1e-8}
     for argv, message in ((["--tolerance", "0"], "need 0 < --tolerance < 1, got 0.0"),
-                          (["--tracking", "--tolerance", "1e-8"], "apply to the prediction, not to --tracking")):
+                          (["--tracking", "--tolerance", "1e-8"], "apply to the prediction, not to --tracking"),
+                          (["--tracking", "--compiled"], "apply to the prediction, not to --tracking")):
         with pytest.raises(SystemExit) as stop:
             main(argv)
         assert stop.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_compiled_option_reaches_the_solver_settings(monkeypatch, tmp_path):
+    """--compiled asks for the compiled, cached NLP functions (trajopt.ocp.compiled); off by default."""
+    import problems.gait2d.main as gait2d_main
+
+    calls = []
+    monkeypatch.setattr(gait2d_main, "run", lambda *args: calls.append(args) or {"success": True})
+    assert gait2d_main.main(["--compiled", "--out", str(tmp_path)]) == 0
+    assert gait2d_main.main(["--out", str(tmp_path)]) == 0
+    assert [call[-1] for call in calls] == [True, False]
+    assert gait2d_main.solver_settings(compiled=True).compiled and not gait2d_main.solver_settings().compiled

@@ -178,7 +178,7 @@ def _written_by(stem: str, name: str) -> bool:
 
 
 def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level: int = 0,
-        mirror_excitations: bool = False, tolerance: float = MOCO_TOLERANCE) -> dict:
+        mirror_excitations: bool = False, tolerance: float = MOCO_TOLERANCE, compiled: bool = False) -> dict:
     if tracking and mirror_excitations:
         raise TrajoptInputError("gait2d: --mirror-excitations applies to the prediction, not to --tracking")
     stem = "tracking" if tracking else MIRRORED_EXCITATIONS_STEM if mirror_excitations else "prediction"
@@ -190,7 +190,7 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
         gait, solution, seconds = solve_tracking(intervals, print_level, model)
     else:
         gait, solution, seconds = solve_prediction(intervals, speed, print_level, model, mirror_excitations,
-                                                   tolerance=tolerance)
+                                                   tolerance=tolerance, compiled=compiled)
     if not tracking and moco_info["prediction"]["num_mesh_intervals"] != intervals:
         print(f"note: Moco used {moco_info['prediction']['num_mesh_intervals']} intervals")
     print(f"{stem}: {solution.status} after {solution.iterations} iterations, {seconds:.1f} s "
@@ -319,16 +319,19 @@ def main(argv=None) -> int:
                              "1e-8 reaches the optimum 1e-4 stops about 1.6e-4 above)")
     parser.add_argument("--print-level", type=int, default=5,
                         help="IPOPT print level: 5 (default) shows one line per iteration, 0 nothing")
+    parser.add_argument("--compiled", action="store_true",
+                        help="prediction: compile the NLP functions to C and keep them in the disk cache (about 16 s "
+                             "the first time, then IPOPT about 25 %% faster for the same problem, same iterates)")
     args = parser.parse_args(argv)
     intervals = args.intervals if args.intervals is not None else (24 if args.tracking else 50)
     if intervals < 2 or not 0.0 < args.speed < 3.0:
         parser.error(f"need --intervals >= 2 and 0 < --speed < 3 m/s, got {intervals} and {args.speed}")
-    if args.tracking and (args.mirror_excitations or args.tolerance != MOCO_TOLERANCE):
-        parser.error("--mirror-excitations and --tolerance apply to the prediction, not to --tracking")
+    if args.tracking and (args.mirror_excitations or args.tolerance != MOCO_TOLERANCE or args.compiled):
+        parser.error("--mirror-excitations, --tolerance and --compiled apply to the prediction, not to --tracking")
     if not 0.0 < args.tolerance < 1.0:
         parser.error(f"need 0 < --tolerance < 1, got {args.tolerance}")
     record = run(intervals, args.speed, args.tracking, args.out, args.print_level, args.mirror_excitations,
-                 args.tolerance)
+                 args.tolerance, args.compiled)
     if not record["success"]:
         print(f"{parser.prog}: IPOPT did not converge ({record['status']}, {record['iterations']} iterations); "
               f"worst constraint {record['worst_constraint']}; partial result in {args.out}", file=sys.stderr)

@@ -248,8 +248,9 @@ WARM_START_OPTIONS = {"mu_init": 1e-4, "bound_push": 1e-8, "bound_frac": 1e-8}
 
 
 def solver_settings(print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4, warm: bool = False,
-                    threads: int = 1) -> Ipopt:
+                    threads: int = 1, compiled: bool = False) -> Ipopt:
     """Exact Hessian (trajopt's default), tolerances as Moco's 2D example (1e-4), adaptive barrier update;
-    ``threads``: BLAS threads of the linear algebra (``Ipopt.threads``)."""
-    return Ipopt(tol=tol, max_iterations=max_iterations, print_level=print_level, threads=threads,
+    ``threads``: BLAS threads of the linear algebra (``Ipopt.threads``); ``compiled``: NLP functions compiled
+    to C and cached (``Ipopt.compiled``; about 5 min of compiling the first time, 0.33 s less per iteration)."""
+    return Ipopt(tol=tol, max_iterations=max_iterations, print_level=print_level, threads=threads, compiled=compiled,
                  options={"constr_viol_tol": 1e-4, **BARRIER, **(WARM_START_OPTIONS if warm else {})})
