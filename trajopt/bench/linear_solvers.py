@@ -126,32 +126,32 @@ def run(spec: dict) -> dict:
     return {**spec, **result, **counters, "child_wall_s": wall, "loadavg": load}
 
 
-def _line(run_: dict) -> str:
-    if "error" in run_:
-        return f"{run_['problem']} {run_['intervals']} {run_['linear_solver']}: failed ({run_['error']})"
-    text = (f"{run_['problem']} {run_['intervals']} intervals, {run_['linear_solver']}, {run_['threads']} thread(s): "
-            f"{run_['status']}, {run_['iterations']} iterations, IPOPT {run_['ipopt_s']:.2f} s")
-    if run_.get("factorizations"):
-        text += (f"; {run_['factorizations']} factorizations x {run_['factorization_mean_ms']:.1f} ms, "
-                 f"{run_['operations_mean']:.3g} flop each")
+def _line(result: dict) -> str:
+    if "error" in result:
+        return f"{result['problem']} {result['intervals']} {result['linear_solver']}: failed ({result['error']})"
+    text = (f"{result['problem']} {result['intervals']} intervals, {result['linear_solver']}, {result['threads']} thread(s): "
+            f"{result['status']}, {result['iterations']} iterations, IPOPT {result['ipopt_s']:.2f} s")
+    if result.get("factorizations"):
+        text += (f"; {result['factorizations']} factorizations x {result['factorization_mean_ms']:.1f} ms, "
+                 f"{result['operations_mean']:.3g} flop each")
     return text
 
 
 def markdown(report: dict) -> str:
-    time_ = report["where_the_time_goes"]
+    where = report["where_the_time_goes"]
     lines = ["# Linear solvers under IPOPT (`trajopt bench linear-solvers`)", "",
              f"Load average at the start: {report['loadavg_start']:.2f}. Times from a shared machine are rough; "
              "counts, operations and iterations are not.", "",
              "## Where the time goes: 2D gait, 50 intervals, MUMPS, compiled NLP functions", "",
              "| IPOPT total s | factorizations | per iteration | factorization s | per factorization ms | "
              "back-solves s | function evaluations s | iterations | objective |", "|---|---|---|---|---|---|---|---|---|",
-             f"| {time_['ipopt_total_s']:.2f} | {time_['factorizations']} | {time_['factorizations_per_iteration']:.2f} | "
-             f"{time_['factorization_total_s']:.2f} | {time_['factorization_mean_ms']:.1f} | "
-             f"{time_['back_solve_total_s']:.2f} | {time_['function_evaluations_s']:.2f} | {time_['iterations']} | "
-             f"{time_['objective']:.8f} |", "",
-             f"The factorizations alone take {time_['factorization_total_s']:.2f} s. IPOPT factors at least once per "
-             f"iteration: at these {time_['iterations']} iterations and {time_['factorization_mean_ms']:.1f} ms that "
-             f"floor is {time_['iterations'] * time_['factorization_mean_ms'] / 1e3:.2f} s, before back-solves, "
+             f"| {where['ipopt_total_s']:.2f} | {where['factorizations']} | {where['factorizations_per_iteration']:.2f} | "
+             f"{where['factorization_total_s']:.2f} | {where['factorization_mean_ms']:.1f} | "
+             f"{where['back_solve_total_s']:.2f} | {where['function_evaluations_s']:.2f} | {where['iterations']} | "
+             f"{where['objective']:.8f} |", "",
+             f"The factorizations alone take {where['factorization_total_s']:.2f} s. IPOPT factors at least once per "
+             f"iteration: at these {where['iterations']} iterations and {where['factorization_mean_ms']:.1f} ms that "
+             f"floor is {where['iterations'] * where['factorization_mean_ms'] / 1e3:.2f} s, before back-solves, "
              "function evaluations and building the problem.", "",
              "## A factorization against the mesh (MUMPS, METIS ordering)", "",
              "| problem | intervals | BLAS threads | KKT rows | factorization ms | flop | GFLOP/s | entries in factors | "
