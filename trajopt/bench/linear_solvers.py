@@ -9,8 +9,8 @@ entries in the factors, largest front, delayed pivots) and IPOPT's timing statis
   the factorizations (how many, seconds), the back-solves and the function evaluations. The factorizations
   alone set a floor under the solve that no setting outside the linear solver removes.
 - **How a factorization scales with the mesh**: the same problem at 25/50/100/200 intervals, the first
-  ``--scaling-iterations`` iterations (the counts do not depend on the iterate), and the 3D walking problem
-  (problems/walk3d, 50 intervals, 80 muscles) with one and two BLAS threads.
+  ``--scaling-iterations`` iterations (the sparsity is fixed; only the delayed pivots vary with the iterate),
+  and the 3D walking problem (problems/walk3d, 50 intervals, 80 muscles) with one and two BLAS threads.
 - **Which linear solver**: the full 2D gait solve with each solver IPOPT can load here: MUMPS, SPRAL (built into
   casadi's IPOPT) and the HSL solvers when the user's libhsl loads (``trajopt.ocp.linear_algebra.hsl_library``;
   trajopt never ships HSL). Same problem, same run.
