@@ -32,6 +32,7 @@ from pathlib import Path
 
 from trajopt.helptext import description
 from trajopt.io.output import add_report_argument, write_report
+from trajopt.ocp.linear_algebra import HSL_SOLVERS, hsl_library
 
 RESULT_PREFIX = "LINEAR-SOLVERS-RESULT "
 # MUMPS (print level 2) and IPOPT (print_timing_statistics) lines, one value each.
@@ -44,7 +45,8 @@ _MUMPS = {"factorization_s": r"Elapsed time for factorization\s*=\s*(\S+)",
           "solve_s": r"Elapsed time in solve driver\s*=\s*(\S+)"}
 _IPOPT = {"ipopt_total_s": "OverallAlgorithm", "linear_system_s": "PDSystemSolverTotal",
           "function_evaluations_s": "Function Evaluations"}
-HSL_NAMES = ("ma27", "ma57", "ma86", "ma97")
+# HSL solvers benchmarked when libhsl loads: trajopt.ocp.linear_algebra.HSL_SOLVERS but MA77, which works out of core.
+IN_CORE_HSL = tuple(name for name in HSL_SOLVERS if name != "ma77")
 # SPRAL (OpenMP) asks for these; without them it warns and may run slower.
 SPRAL_ENVIRONMENT = {"OMP_CANCELLATION": "TRUE", "OMP_PROC_BIND": "TRUE"}
 
@@ -91,7 +93,7 @@ def _solve(spec: dict) -> dict:
         from problems.walk3d.prediction import build_problem, solver_settings
 
         problem = build_problem(spec["intervals"])
-        base = solver_settings(3, spec["max_iter"], threads=spec["threads"])
+        base = solver_settings(3, spec["max_iter"], compiled=spec["compiled"])
     else:
         from problems.gait2d.main import PREDICTION_OBJECTIVE_SCALING, solver_settings
         from problems.gait2d.prediction import build_problem
@@ -191,10 +193,8 @@ def main(argv=None) -> int:
     if args.child:
         print(RESULT_PREFIX + json.dumps(_solve(json.loads(args.child))), flush=True)
         return 0
-    from trajopt.ocp.linear_algebra import hsl_library
-
     hsl = hsl_library()
-    solvers = args.solvers or ["mumps", "spral", *(HSL_NAMES if hsl else ())]
+    solvers = args.solvers or ["mumps", "spral", *(IN_CORE_HSL if hsl else ())]
     load = os.getloadavg()[0]
 
     def measured(spec: dict) -> dict:
