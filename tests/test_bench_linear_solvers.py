@@ -40,3 +40,24 @@ def test_child_run_matches_ipopt_and_the_kkt_inertia():
     text = markdown({"loadavg_start": 0.0, "hsl_library": None, "where_the_time_goes": result,
                      "scaling": [result], "solvers": [result]})
     assert "| gait2d | 25 | 1 | 5868 |" in text and "No HSL library" in text
+
+
+def test_a_failed_run_is_one_line_and_bad_options_exit_2(capsys):
+    """An HSL solver without libhsl: the child's one-line error (naming libhsl) becomes the run's row, and the
+    report still renders; an unknown solver or a one-interval mesh is argparse's one-line error."""
+    from trajopt.bench.linear_solvers import main
+    from trajopt.ocp.linear_algebra import hsl_library
+
+    result = run({"intervals": 25, "max_iter": 0, "compiled": False, "linear_solver": "ma57"})
+    if hsl_library() is None:
+        assert "needs the HSL library (libhsl)" in result["error"] and "\n" not in result["error"]
+        text = markdown({"loadavg_start": 0.0, "hsl_library": None, "where_the_time_goes": result,
+                         "scaling": [result], "solvers": [result]})
+        assert "gait2d 25 ma57: failed (" in text and "| ma57 | failed: " in text
+    else:
+        assert result["status"] == "Maximum_Iterations_Exceeded" and result["factorizations"] == 0
+    for argv, message in ((["--solvers", "superlu"], "invalid choice: 'superlu'"),
+                          (["--intervals", "1"], "need --intervals >= 2")):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 2 and message in capsys.readouterr().err

@@ -139,22 +139,27 @@ def _line(result: dict) -> str:
     return text
 
 
+def _where_lines(where: dict) -> list[str]:
+    if "error" in where or not where.get("factorizations"):
+        return [_line(where), ""]
+    return ["| IPOPT total s | factorizations | per iteration | factorization s | per factorization ms | "
+            "back-solves s | function evaluations s | iterations | objective |", "|---|---|---|---|---|---|---|---|---|",
+            f"| {where['ipopt_total_s']:.2f} | {where['factorizations']} | {where['factorizations_per_iteration']:.2f} | "
+            f"{where['factorization_total_s']:.2f} | {where['factorization_mean_ms']:.1f} | "
+            f"{where['back_solve_total_s']:.2f} | {where['function_evaluations_s']:.2f} | {where['iterations']} | "
+            f"{where['objective']:.8f} |", "",
+            f"The factorizations alone take {where['factorization_total_s']:.2f} s. IPOPT factors at least once per "
+            f"iteration: at these {where['iterations']} iterations and {where['factorization_mean_ms']:.1f} ms that "
+            f"floor is {where['iterations'] * where['factorization_mean_ms'] / 1e3:.2f} s, before back-solves, "
+            "function evaluations and building the problem.", ""]
+
+
 def markdown(report: dict) -> str:
-    where = report["where_the_time_goes"]
     lines = ["# Linear solvers under IPOPT (`trajopt bench linear-solvers`)", "",
              f"Load average at the start: {report['loadavg_start']:.2f}. Times from a shared machine are rough; "
              "counts, operations and iterations are not.", "",
              "## Where the time goes: 2D gait, 50 intervals, MUMPS, compiled NLP functions", "",
-             "| IPOPT total s | factorizations | per iteration | factorization s | per factorization ms | "
-             "back-solves s | function evaluations s | iterations | objective |", "|---|---|---|---|---|---|---|---|---|",
-             f"| {where['ipopt_total_s']:.2f} | {where['factorizations']} | {where['factorizations_per_iteration']:.2f} | "
-             f"{where['factorization_total_s']:.2f} | {where['factorization_mean_ms']:.1f} | "
-             f"{where['back_solve_total_s']:.2f} | {where['function_evaluations_s']:.2f} | {where['iterations']} | "
-             f"{where['objective']:.8f} |", "",
-             f"The factorizations alone take {where['factorization_total_s']:.2f} s. IPOPT factors at least once per "
-             f"iteration: at these {where['iterations']} iterations and {where['factorization_mean_ms']:.1f} ms that "
-             f"floor is {where['iterations'] * where['factorization_mean_ms'] / 1e3:.2f} s, before back-solves, "
-             "function evaluations and building the problem.", "",
+             *_where_lines(report["where_the_time_goes"]),
              "## A factorization against the mesh (MUMPS, METIS ordering)", "",
              "| problem | intervals | BLAS threads | KKT rows | factorization ms | flop | GFLOP/s | entries in factors | "
              "largest front | delayed pivots |", "|---|---|---|---|---|---|---|---|---|---|"]
@@ -184,8 +189,9 @@ def main(argv=None) -> int:
                         help="2D gait meshes for the scaling table (default 25 50 100 200)")
     parser.add_argument("--scaling-iterations", type=int, default=3,
                         help="IPOPT iterations per scaling run (default 3)")
-    parser.add_argument("--solvers", nargs="+", default=None, metavar="SOLVER",
-                        help="linear solvers for the full solves (default mumps, spral and the HSL ones that load)")
+    parser.add_argument("--solvers", nargs="+", default=None, metavar="SOLVER", choices=("mumps", "spral", *HSL_SOLVERS),
+                        help="linear solvers for the full solves: mumps, spral, " + ", ".join(HSL_SOLVERS) +
+                             " (default mumps, spral and the in-core HSL ones when libhsl loads)")
     parser.add_argument("--no-walk3d", action="store_true", help="leave the 3D walking rows out of the scaling table")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     add_report_argument(parser, "linear_solvers")
@@ -193,6 +199,9 @@ def main(argv=None) -> int:
     if args.child:
         print(RESULT_PREFIX + json.dumps(_solve(json.loads(args.child))), flush=True)
         return 0
+    if min(args.intervals) < 2 or args.scaling_iterations < 0:
+        parser.error(f"need --intervals >= 2 and --scaling-iterations >= 0, got {args.intervals} and "
+                     f"{args.scaling_iterations}")
     hsl = hsl_library()
     solvers = args.solvers or ["mumps", "spral", *(IN_CORE_HSL if hsl else ())]
     load = os.getloadavg()[0]
@@ -215,6 +224,10 @@ def main(argv=None) -> int:
     table = Path(path).with_suffix(".md")
     table.write_text(markdown(report))
     print(f"wrote {path} and {table}")
+    failed = [_line(r) for r in (where, *scaling, *full) if "error" in r]
+    if failed:
+        print(f"{parser.prog}: {len(failed)} run(s) failed, first: {failed[0]}", file=sys.stderr)
+        return 1
     return 0
 
 
