@@ -1,4 +1,4 @@
-"""problems/arm26_reaching: reaching, Moco's problem and bioptim's static_arm set-up (tiny grids by default)."""
+"""trajopt/examples/arm26_reaching: reaching, Moco's problem and bioptim's static_arm set-up (tiny grids by default)."""
 
 import json
 from pathlib import Path
@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from problems.arm26_reaching import outputs, reaching, static_arm
+from trajopt.examples.arm26_reaching import outputs, reaching, static_arm
 from trajopt.io.tables import read_table
 from trajopt.ocp import HermiteSimpson, Ipopt
 

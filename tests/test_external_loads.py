@@ -9,12 +9,12 @@ import pytest
 from conftest import ROOT
 from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
 from trajopt.errors import TrajoptInputError
-from trajopt.io import read_external_loads
+from trajopt.analysis.external_loads_file import read_external_loads
 from trajopt.osim import load_osim
-from trajopt.osim.operators import WeldJoints, load_processed
+from trajopt.musculoskeletal.operators import WeldJoints, load_processed
 
-GAIT2D = ROOT / "problems" / "gait2d"
-WALK3D = ROOT / "problems" / "walk3d"
+GAIT2D = ROOT / "trajopt" / "examples" / "gait2d"
+WALK3D = ROOT / "trajopt" / "examples" / "walk3d"
 
 
 def _contribution(opensim_task, model_file, coordinates, loads_file, window, disable=()):

@@ -6,7 +6,7 @@ import pytest
 
 from conftest import ROOT
 from trajopt.errors import ModelFileError
-from trajopt.osim.function_based_paths import (
+from trajopt.paths.function_based_xml import (
     coordinate_paths,
     read_function_based_path_set,
     write_function_based_path_set,
@@ -15,7 +15,7 @@ from trajopt.paths.fitting import ACCURATE, fit_paths
 from trajopt.paths.polynomial import PolynomialPath, PolynomialPaths
 from trajopt.paths.samples import PathSamples
 
-ARM26 = ROOT / "problems" / "arm26"
+ARM26 = ROOT / "trajopt" / "examples" / "arm26"
 COORDINATES = ("r_shoulder_elev", "r_elbow_flex")
 
 

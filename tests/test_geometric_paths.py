@@ -28,8 +28,8 @@ from trajopt.paths.moment_arms import moment_arms, moment_arms_from_length
 
 from conftest import ROOT, arm26_with_torus
 
-ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
-GAIT2D = ROOT / "problems" / "gait2d" / "2D_gait.osim"
+ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
+GAIT2D = ROOT / "trajopt" / "examples" / "gait2d" / "2D_gait.osim"
 TOLERANCE = 1e-9  # m, m/s
 
 

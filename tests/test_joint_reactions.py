@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from problems.arm26_static_optimization.main import ELBOW_MOTION, build_problem, load_model
+from trajopt.examples.arm26_static_optimization.main import ELBOW_MOTION, build_problem, load_model
 from trajopt.analysis.joint_reactions import muscle_joint_reactions
 
-ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
+ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 
 
 @pytest.fixture(scope="module")

@@ -46,7 +46,7 @@ def _numbers(value):
 
 def test_arm26_generalized_force_equals_length_gradient():
     """The identity holds for every arm26 muscle's geometric path (wrap objects left out)."""
-    osim = load_osim(ROOT / "problems" / "arm26" / "arm26.osim")
+    osim = load_osim(ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", GeometricPathWarning)
         paths = geometric_paths(osim, wrapping=False)
@@ -217,7 +217,7 @@ COUPLER = """<ConstraintSet name="constraintset">
 def test_coupler_constraint_moment_arms_match_opensim(opensim_task, tmp_path):
     """arm26 with r_elbow_flex = 0.4 r_shoulder_elev + 0.7 enforced: OpenSim's computeMomentArm about the
     shoulder (coupling by velocity projection) equals Cᵀ f, for every muscle with wrapping switched off."""
-    text = (ROOT / "problems" / "arm26" / "arm26.osim").read_text()
+    text = (ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim").read_text()
     empty = '<ConstraintSet name="constraintset">\n\t\t\t<objects />'
     assert empty in text
     coupled_file = tmp_path / "arm26_coupled.osim"

@@ -18,8 +18,8 @@ from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.osim import load_osim
 from trajopt.paths.polynomial import PolynomialPaths
 
-ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
-PATHS = ROOT / "problems" / "arm26" / "paths.json"
+ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
+PATHS = ROOT / "trajopt" / "examples" / "arm26" / "paths.json"
 
 
 @pytest.fixture(scope="module")

@@ -29,8 +29,8 @@ from trajopt.osim import (
     to_opensim_generalized_forces,
 )
 
-ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
-GAIT2D = ROOT / "problems" / "gait2d" / "2D_gait.osim"
+ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
+GAIT2D = ROOT / "trajopt" / "examples" / "gait2d" / "2D_gait.osim"
 # Hand-written: slider, universal, custom (spline/polynomial/multiplier axes), pin, planar joints and nested frames.
 ALL_JOINTS = DATA / "osim" / "all_joints.osim"
 # Hand-written: a free joint from ground and a ball joint (OpenSim: X-Y-Z angles; trajopt: quaternions).
@@ -140,11 +140,11 @@ def test_arm26_inverse_dynamics_tool_results(stored, cutoff, opensim_task):
 ])
 def test_arm26_inverse_dynamics_tool_results_without_opensim(stored, cutoff, motion_file):
     """Method: OpenSim's preprocessing reproduced by trajopt (trajopt.io.read_motion degrees ->
-    radians, trajopt.signals.coordinate_splines: pad + 3rd-order Butterworth forward-backward,
+    radians, trajopt.io.signals.coordinate_splines: pad + 3rd-order Butterworth forward-backward,
     natural quintic interpolating splines), evaluated at the frames the tool reports; then
     trajopt's inverse dynamics. Must equal the tool's stored forces to their print precision."""
     from trajopt.io.motion import read_motion
-    from trajopt.signals import coordinate_splines
+    from trajopt.io.signals import coordinate_splines
 
     model = _load(ARM26)
     if stored.endswith(".csv"):

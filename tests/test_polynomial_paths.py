@@ -11,7 +11,7 @@ from trajopt.errors import TrajoptInputError
 from trajopt.paths.domain import PathDomain, PathDomainError
 from trajopt.paths.polynomial import PolynomialPath, PolynomialPaths
 
-ARM26_PATHS = ROOT / "problems" / "arm26" / "paths.json"
+ARM26_PATHS = ROOT / "trajopt" / "examples" / "arm26" / "paths.json"
 
 
 def _cubic_path():

@@ -196,11 +196,11 @@ def test_singularity_at_zero_scalar_part_is_a_clear_error():
 def test_quaternion_polynomial_maps_back_to_the_euler_gradient_of_its_length():
     """The Euler moment arms reported for a quaternion fit are -∂l/∂θ of l(Q*(θ)) (eq. 15 then eq. 5)."""
     from conftest import ROOT
-    from problems.das3_serratus.serratus_fit import QUATERNION, SETTINGS, euler_prediction, to_quaternion
+    from trajopt.examples.das3_serratus.serratus_fit import QUATERNION, SETTINGS, euler_prediction, to_quaternion
     from trajopt.paths.fitting import fit_polynomial_path
     from trajopt.paths.samples import PathSamples
 
-    samples = PathSamples.from_csv(ROOT / "problems" / "das3_serratus" / "heldout.csv.gz", muscles=("serr_ant_5",))
+    samples = PathSamples.from_csv(ROOT / "trajopt" / "examples" / "das3_serratus" / "heldout.csv.gz", muscles=("serr_ant_5",))
     lengths, arms = samples.muscle("serr_ant_5")
     coordinates, quaternion_arms = to_quaternion(samples.q, arms)
     path = fit_polynomial_path("serr_ant_5", QUATERNION, coordinates, lengths, quaternion_arms, SETTINGS)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from trajopt.io import read_motion, read_table
-from trajopt.signals import (
+from trajopt.io.signals import (
     coordinate_derivatives,
     coordinate_splines,
     lowpass_butterworth3,

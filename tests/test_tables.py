@@ -160,5 +160,5 @@ def test_missing_file(tmp_path):
 
 def test_version3_header_column_count_is_informational():
     """Moco's example3DWalking coordinates.sto says nColumns=40 for 32 labels; OpenSim 4.6 reads it (31 + time)."""
-    table = read_table(ROOT / "problems" / "walk3d" / "coordinates.sto")
+    table = read_table(ROOT / "trajopt" / "examples" / "walk3d" / "coordinates.sto")
     assert len(table.labels) == 31 and table.num_frames == 1350

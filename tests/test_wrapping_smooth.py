@@ -16,7 +16,7 @@ from trajopt.paths.geometric import GeometricPaths, geometric_path
 from trajopt.paths.wrapping.smooth import BLEND_BOUND, SmoothWrapping, cylinder_excess, sphere_excess
 from trajopt.paths.wrapping.sphere import sphere_wrap
 
-ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
+ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 
 
 def _exact_excess(wrap, p1, p2):

@@ -39,7 +39,6 @@ from trajopt.ocp import (
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.osim import OsimModel, load_osim
 from trajopt.paths.polynomial import PolynomialPath, PolynomialPaths
-from trajopt.resources import model_file, problem_file
 from trajopt.prediction import (
     ExplicitDynamics,
     ImplicitDynamics,
@@ -58,6 +57,6 @@ __all__ = [
     "ResidualPenalty", "RigidTendonMuscle", "Solution", "Table", "Tracking", "Trapezoidal", "TrajoptInputError",
     "MusculoskeletalModel", "Residuals", "StaticOptimization", "StaticOptimizationResult", "motion_inverse_dynamics",
     "ExplicitDynamics", "ImplicitDynamics", "MuscleDrivenProblem", "ResidualActuators", "StateBounds",
-    "muscle_driven_problem", "load_osim", "model_file", "problem_file", "read_motion", "read_table", "write_csv",
+    "muscle_driven_problem", "load_osim", "read_motion", "read_table", "write_csv",
     "write_sto",
 ]

@@ -1,5 +1,5 @@
 """OpenSim's forces and forward dynamics on states of Moco's example3DWalking model as trajopt's walk3d
-prediction processes it (problems/walk3d/prediction.py), built here with OpenSim's own operators.
+prediction processes it (trajopt/examples/walk3d/prediction.py), built here with OpenSim's own operators.
 
 Model: ``model`` (.osim, pelvis CustomJoint kept) without the CoordinateCouplerConstraints driving a coordinate of
 ``weld_joints``, through a ModelProcessor: ModOpReplaceJointsWithWelds (``weld_joints``),

@@ -1,6 +1,6 @@
 """Inverse dynamics of a motion file: generalized forces and joint reaction loads per frame.
 
-Kinematics come from the motion's coordinates as OpenSim prepares them (``trajopt.signals``):
+Kinematics come from the motion's coordinates as OpenSim prepares them (``trajopt.io.signals``):
 optional 3rd-order Butterworth low-pass (``cutoff_frequency`` in Hz, ``None``: no filter) after
 reflective padding, then natural quintic splines. Speeds are the spline's first derivative.
 Accelerations are either its second derivative (``InverseDynamicsTool``) or, with
@@ -24,7 +24,7 @@ import numpy as np
 from trajopt.errors import MotionFileError, TrajoptInputError
 from trajopt.io import Table, read_motion, write_csv, write_sto
 from trajopt.multibody import inverse_dynamics, joint_reaction_loads
-from trajopt.signals import coordinate_splines, natural_spline
+from trajopt.io.signals import coordinate_splines, natural_spline
 
 
 @dataclass(frozen=True)
@@ -194,7 +194,7 @@ def motion_inverse_dynamics(
     external_loads=None,
 ) -> InverseDynamicsResult:
     """Inverse dynamics of a motion file (or radians ``Table``) for an ``OsimModel``, with ``external_loads``
-    (``ExternalLoads``, e.g. from ``trajopt.io.read_external_loads``) applied when given.
+    (``ExternalLoads``, e.g. from ``trajopt.analysis.read_external_loads``) applied when given.
 
     Frames: those between ``start_time`` and ``final_time`` (default: the motion's range).
     """

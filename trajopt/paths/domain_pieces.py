@@ -499,7 +499,7 @@ def geometric_jump_cuts(osim_model, muscle: str, coordinates, coordinate: str, r
     """``locate_jump_cuts`` on the model's own geometric path of ``muscle`` (wrapping as OpenSim computes it,
     ``trajopt.paths.geometric``): lines in ``coordinate`` through the box ``ranges``, the model's other
     coordinates at their defaults, dependent coordinates of ``couplings`` (CoordinateCouplerConstraints, as
-    ``trajopt.osim.operators.load_processed`` returns them) following their independent coordinate."""
+    ``trajopt.musculoskeletal.operators.load_processed`` returns them) following their independent coordinate."""
     lengths = geometric_lengths(osim_model, muscle, coordinates, couplings)
     return locate_jump_cuts(lengths, coordinates, coordinate, ranges, lines, threshold=threshold, source=muscle,
                             kink_threshold=kink_threshold)

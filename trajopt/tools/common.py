@@ -12,7 +12,7 @@ from trajopt.analysis.couplers import CouplerConstraints
 from trajopt.errors import TrajoptInputError
 from trajopt.io import Table, read_motion
 from trajopt.io.output import fresh_output
-from trajopt.osim.operators import load_processed
+from trajopt.musculoskeletal.operators import load_processed
 
 
 @dataclass
@@ -83,7 +83,7 @@ def add_forces_option(parser) -> None:
 
 def forces_operators(args) -> list:
     """The model operator that adds ``--forces`` (none without it)."""
-    from trajopt.osim.operators import AddExpressionForces
+    from trajopt.musculoskeletal.operators import AddExpressionForces
 
     return [AddExpressionForces(args.forces)] if getattr(args, "forces", None) else []
 

@@ -13,9 +13,13 @@ from pathlib import Path
 
 from trajopt.analysis.inverse_dynamics import motion_kinematics, solve_inverse_dynamics
 from trajopt.errors import TrajoptInputError
-from trajopt.io import read_external_loads, write_sto
+from trajopt.analysis.external_loads_file import read_external_loads
+from trajopt.io import write_sto
 from trajopt.osim.expression_forces import model_expression_forces
 from trajopt.tools.common import add_model_and_motion, check_cutoff, forces_operators, load_tool_input
+
+# One line for `trajopt --help`, read from this file without importing it.
+DESCRIPTION = "inverse dynamics of a motion with external loads (OpenSim's InverseDynamicsTool)"
 
 
 def main(argv=None) -> int:

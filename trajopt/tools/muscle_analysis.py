@@ -20,6 +20,9 @@ from trajopt.io import Table, write_sto
 from trajopt.tools.common import add_model_and_motion, load_tool_input, output_folder
 from trajopt.tools.muscle_inverse import read_paths
 
+# One line for `trajopt --help`, read from this file without importing it.
+DESCRIPTION = "muscle lengths and moment arms along a motion (OpenSim's MuscleAnalysis)"
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt muscle-analysis",

@@ -26,11 +26,15 @@ from trajopt.analysis.inverse_tendons import ElasticTendons, RigidTendons
 from trajopt.analysis.muscle_inverse import MuscleDrivenInverse, mesh_intervals
 from trajopt.analysis.reaction_goal import JointReactionGoal
 from trajopt.errors import TrajoptInputError
-from trajopt.io import read_external_loads, read_motion, read_table
+from trajopt.analysis.external_loads_file import read_external_loads
+from trajopt.io import read_motion, read_table
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.ocp import HermiteSimpson, Ipopt
-from trajopt.osim.operators import AddReserves, AddResiduals, DeGrooteMuscles, WeldJoints, load_processed
+from trajopt.musculoskeletal.operators import AddReserves, AddResiduals, DeGrooteMuscles, WeldJoints, load_processed
 from trajopt.tools.common import add_forces_option
+
+# One line for `trajopt --help`, read from this file without importing it.
+DESCRIPTION = "muscle-driven inverse simulation of a measured motion (Moco's MocoInverse)"
 
 
 def read_paths(path, osim, generalized_force_moment_arms: bool = False):
@@ -49,7 +53,7 @@ def read_paths(path, osim, generalized_force_moment_arms: bool = False):
         # Polynomial, or piecewise along a motion or over the coordinate domain, by the file's format.
         return with_quaternion_joints(load_paths(path), osim.multibody)
     if path.suffix.lower() == ".xml":
-        from trajopt.osim.function_based_paths import read_function_based_path_set
+        from trajopt.paths.function_based_xml import read_function_based_path_set
 
         return read_function_based_path_set(path)
     raise TrajoptInputError(f"{path}: paths file must be .json (trajopt polynomial paths) or .xml "

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.errors import MotionFileError, TrajoptInputError
-from trajopt.opensim_reference import run_opensim_task
+from trajopt.io.opensim_reference import run_opensim_task
 from trajopt.paths.samples import ModelFileSampler, ModelPaths, PathSamples
 
 

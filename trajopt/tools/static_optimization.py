@@ -19,10 +19,14 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.analysis.static_optimization import Residuals, StaticOptimization, StaticOptimizationWarning
-from trajopt.io import read_external_loads, write_sto
+from trajopt.analysis.external_loads_file import read_external_loads
+from trajopt.io import write_sto
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.tools.common import add_model_and_motion, check_cutoff, forces_operators, load_tool_input, output_folder
 from trajopt.tools.muscle_inverse import read_paths
+
+# One line for `trajopt --help`, read from this file without importing it.
+DESCRIPTION = "static optimization of a motion with external loads (OpenSim's Static Optimization)"
 
 GEOMETRIC_PATHS = "the model's geometric paths with OpenSim's moment arms (computeMomentArm)"
 ALONG_FIBER = "the active fiber force along the fiber (OpenSim's capacity of a DeGroote muscle)"
