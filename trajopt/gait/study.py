@@ -18,11 +18,13 @@ guesses are the caller's: the study says what is walked, not what is optimal.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import casadi as ca
 import numpy as np
 
+from trajopt.contact import SphereContact, contact_loads_function
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.guess import guess_from_coordinates
 from trajopt.gait.labels import opensim_labels
@@ -97,20 +99,21 @@ def _coordinate_bounds(model: MuscleDrivenModel, given: dict | None, progression
     return StateBounds((lower, upper), initial=(initial_lower, initial_upper))
 
 
-def half_gait_cycle(model: MuscleDrivenModel, contact_loads: ca.Function, *, duration=Free(0.4, 0.8),
+def half_gait_cycle(model: MuscleDrivenModel, contacts: Sequence[SphereContact], *, duration=Free(0.4, 0.8),
                     bounds: GaitBounds = GaitBounds(), passive: ca.Function | None = None,
-                    symmetry: BilateralSymmetry | None = None, contacts=(), progression: str = "pelvis_tx",
+                    symmetry: BilateralSymmetry | None = None, progression: str = "pelvis_tx",
                     scales: VariableScales = VariableScales(speeds=5.0, accelerations=50.0),
                     activation_smoothing: float = OPENSIM_ACTIVATION_SMOOTHING,
                     quaternion_norm_stabilization: float = 0.0, mirror_excitations: bool = False) -> HalfGaitCycle:
     """Declare a predictive half gait cycle (module docstring) of ``model``.
 
-    ``contact_loads(q, u)``: the contact model's body wrenches first (``trajopt.contact.contact_loads_function``);
+    ``contacts``: the model's smooth sphere-ground contacts (``trajopt.contact.osim_contacts``);
     ``passive(q, u)``: generalized forces beside the muscles' (joint limits, damping), or None;
-    ``symmetry``: derived from the model (and ``contacts``, whose spheres must mirror too) when None;
+    ``symmetry``: derived from the model and its contacts (whose spheres must mirror too) when None;
     ``mirror_excitations``: the excitations map left<->right at the end too (Moco's example leaves them free).
     """
     symmetry = symmetry if symmetry is not None else bilateral_symmetry(model, contacts=contacts)
+    contact_loads = contact_loads_function(model.multibody, contacts)
     excitation_bounds = bounds.excitations if bounds.excitations is not None else \
         (model.min_activations, model.max_activations)
     built = muscle_driven_problem(

@@ -99,7 +99,7 @@ def _declare(model: GaitModel, duration, mirror_excitations: bool = False,
         raise TrajoptInputError(f"gait2d: coordinate_bounds names {unknown[0]!r}, not a coordinate of 2D_gait.osim "
                                 f"(coordinates: {', '.join(model.coordinate_names)})")
     walk = half_gait_cycle(
-        model.musculoskeletal, model.contact_loads, duration=duration, symmetry=model.symmetry,
+        model.musculoskeletal, model.contacts, duration=duration, symmetry=model.symmetry,
         bounds=GaitBounds({**MOCO_STATE_BOUNDS, **(coordinate_bounds or {})}, MOCO_SPEED_BOUNDS, MAX_ACCELERATION),
         scales=VariableScales(speeds=5.0, actuator_controls=10.0, accelerations=50.0),
         activation_smoothing=model.activation_smoothing, mirror_excitations=mirror_excitations)

@@ -183,7 +183,7 @@ def build_problem(intervals: int = 50, speed: float | None = None, duration=Free
     model = load_model(quaternion_pelvis)
     speed = cycle_speed() if speed is None else float(speed)
     walk = half_gait_cycle(
-        model.musculoskeletal, model.contact_loads, duration=duration, symmetry=model.symmetry,
+        model.musculoskeletal, model.contacts, duration=duration, symmetry=model.symmetry,
         passive=model.passive, quaternion_norm_stabilization=NORM_STABILIZATION,
         bounds=GaitBounds({"pelvis_tx": (-1.0, 5.0)}, (-SPEED_BOUND, SPEED_BOUND), MAX_ACCELERATION, (0.0, 1.0)))
     built = walk.muscle_driven
