@@ -1,0 +1,144 @@
+"""OpenSim's Bhargava et al. (2004) muscle metabolic rates of a model's muscles at given states, per option set.
+
+The model (an .osim file whose muscles are DeGrooteFregly2016Muscle with rigid tendons, e.g. 2D_gait.osim) gets,
+for every option set k, one ``Bhargava2004SmoothedMuscleMetabolics`` per muscle (OpenSim reports the separate
+heat and work rates only summed over a component's muscles, so one muscle per component gives them per muscle)
+and one holding all muscles (whole-body total with the basal rate).
+
+Request:
+
+- ``model_file``; ``coordinate_names`` and ``q``, ``u`` (states x coordinates, in those names' order);
+  ``activations``, ``excitations`` (states x muscles, in ``muscle_names`` order);
+- per muscle (``muscle_names`` order): ``ratio_slow_twitch_fibers``, ``specific_tension``, ``muscle_mass`` (NaN:
+  computed from Fmax, optimal fiber length, specific tension and density);
+- per option set (arrays of one entry per set): ``use_smoothing``, ``smoothing_type`` ("tanh"/"huber"),
+  ``velocity_smoothing``, ``power_smoothing``, ``heat_rate_smoothing``, ``enforce_minimum_heat_rate_per_muscle``,
+  ``use_force_dependent_shortening_prop_constant``, ``include_negative_mechanical_work``,
+  ``forbid_negative_total_power``, ``basal_coefficient``, ``basal_exponent``, ``muscle_effort_scaling_factor``.
+
+Result: the muscle quantities OpenSim used (states x muscles: excitation, activation, fiber_length,
+normalized_fiber_length, fiber_velocity, active_fiber_force, passive_fiber_force (elastic + damping),
+active_force_length_multiplier, musculotendon_length, lengthening_speed), per muscle ``max_isometric_force``,
+``optimal_fiber_length``, ``metabolic_muscle_mass``; ``body_mass``; per set k ``set{k}_{term}`` (states x
+muscles) for term in activation_heat_rate, maintenance_heat_rate, shortening_heat_rate, mechanical_work_rate,
+muscle_total_rate, and ``set{k}_total_metabolic_rate`` (states, all muscles + basal).
+"""
+
+import numpy as np
+import opensim
+
+from trajopt_opensim._model_state import all_muscles
+
+TERMS = (
+    ("activation_heat_rate", "getTotalActivationRate"),
+    ("maintenance_heat_rate", "getTotalMaintenanceRate"),
+    ("shortening_heat_rate", "getTotalShorteningRate"),
+    ("mechanical_work_rate", "getTotalMechanicalWorkRate"),
+)
+SET_OPTIONS = (
+    ("enforce_minimum_heat_rate_per_muscle", bool),
+    ("use_force_dependent_shortening_prop_constant", bool),
+    ("include_negative_mechanical_work", bool),
+    ("forbid_negative_total_power", bool),
+    ("use_smoothing", bool),
+    ("smoothing_type", str),
+    ("velocity_smoothing", float),
+    ("power_smoothing", float),
+    ("heat_rate_smoothing", float),
+    ("basal_coefficient", float),
+    ("basal_exponent", float),
+    ("muscle_effort_scaling_factor", float),
+)
+
+
+def _component(name, k, muscles, request):
+    metabolics = opensim.Bhargava2004SmoothedMuscleMetabolics()
+    metabolics.setName(name)
+    for option, kind in SET_OPTIONS:
+        getattr(metabolics, f"set_{option}")(kind(np.atleast_1d(request[option])[k]))
+    for index, muscle in muscles:
+        mass = float(request["muscle_mass"][index])
+        metabolics.addMuscle(muscle.getName(), muscle, float(request["ratio_slow_twitch_fibers"][index]),
+                             float(request["specific_tension"][index]), mass)
+    return metabolics
+
+
+def run(request):
+    opensim.Logger.setLevelString("error")
+    opensim.Logger.removeFileSink()
+    model = opensim.Model(str(request["model_file"]))
+    model.finalizeConnections()
+    found = all_muscles(model)
+    muscle_names = [str(n) for n in np.atleast_1d(request["muscle_names"])]
+    muscles = [found[name] for name in muscle_names]
+    sets = len(np.atleast_1d(request["use_smoothing"]))
+    per_muscle, whole = {}, []
+    for k in range(sets):
+        for index, muscle in enumerate(muscles):
+            component = _component(f"metabolics_{k}_{muscle.getName()}", k, [(index, muscle)], request)
+            model.addComponent(component)
+            per_muscle[k, index] = component.getName()
+        component = _component(f"metabolics_{k}_all", k, list(enumerate(muscles)), request)
+        model.addComponent(component)
+        whole.append(component.getName())
+    model.finalizeConnections()
+    state = model.initSystem()
+
+    # Re-fetch the components and muscles from the initialized model.
+    muscles = [all_muscles(model)[name] for name in muscle_names]
+    lookup = {key: opensim.Bhargava2004SmoothedMuscleMetabolics.safeDownCast(model.getComponent(name))
+              for key, name in per_muscle.items()}
+    totals = [opensim.Bhargava2004SmoothedMuscleMetabolics.safeDownCast(model.getComponent(name)) for name in whole]
+    coordinate_set = model.getCoordinateSet()
+    coordinates = [coordinate_set.get(str(name)) for name in np.atleast_1d(request["coordinate_names"])]
+    q, u = np.atleast_2d(request["q"]), np.atleast_2d(request["u"])
+    activations, excitations = np.atleast_2d(request["activations"]), np.atleast_2d(request["excitations"])
+    n, m = activations.shape
+    quantities = ("excitation", "activation", "fiber_length", "normalized_fiber_length", "fiber_velocity",
+                  "active_fiber_force", "passive_fiber_force", "active_force_length_multiplier",
+                  "musculotendon_length", "lengthening_speed")
+    result = {name: np.zeros((n, m)) for name in quantities}
+    for k in range(sets):
+        for term, _ in TERMS:
+            result[f"set{k}_{term}"] = np.zeros((n, m))
+        result[f"set{k}_muscle_total_rate"] = np.zeros((n, m))
+        result[f"set{k}_total_metabolic_rate"] = np.zeros(n)
+    for i in range(n):
+        for coordinate, value, speed in zip(coordinates, q[i], u[i]):
+            coordinate.setValue(state, float(value), False)
+            coordinate.setSpeedValue(state, float(speed))
+        for j, muscle in enumerate(muscles):
+            muscle.setActivation(state, float(activations[i, j]))
+        model.realizeVelocity(state)
+        controls = opensim.Vector(model.getNumControls(), 0.0)
+        for j, muscle in enumerate(muscles):
+            muscle.setControls(opensim.Vector(1, float(excitations[i, j])), controls)
+        model.setControls(state, controls)
+        model.realizeDynamics(state)
+        for j, muscle in enumerate(muscles):
+            result["excitation"][i, j] = muscle.getControl(state)
+            result["activation"][i, j] = muscle.getActivation(state)
+            result["fiber_length"][i, j] = muscle.getFiberLength(state)
+            result["normalized_fiber_length"][i, j] = muscle.getNormalizedFiberLength(state)
+            result["fiber_velocity"][i, j] = muscle.getFiberVelocity(state)
+            result["active_fiber_force"][i, j] = muscle.getActiveFiberForce(state)
+            result["passive_fiber_force"][i, j] = muscle.getPassiveFiberForce(state)
+            result["active_force_length_multiplier"][i, j] = muscle.getActiveForceLengthMultiplier(state)
+            result["musculotendon_length"][i, j] = muscle.getLength(state)
+            result["lengthening_speed"][i, j] = muscle.getLengtheningSpeed(state)
+        for k in range(sets):
+            for j, muscle in enumerate(muscles):
+                component = lookup[k, j]
+                for term, getter in TERMS:
+                    result[f"set{k}_{term}"][i, j] = getattr(component, getter)(state)
+                result[f"set{k}_muscle_total_rate"][i, j] = component.getMuscleMetabolicRate(
+                    state, muscle.getAbsolutePathString())
+            result[f"set{k}_total_metabolic_rate"][i] = totals[k].getTotalMetabolicRate(state)
+    result["body_mass"] = model.getTotalMass(state)
+    result["max_isometric_force"] = np.array([mu.getMaxIsometricForce() for mu in muscles])
+    result["optimal_fiber_length"] = np.array([mu.getOptimalFiberLength() for mu in muscles])
+    first = totals[0] if totals else None
+    if first is not None:
+        result["metabolic_muscle_mass"] = np.array(
+            [first.get_muscle_parameters(j).getMuscleMass() for j in range(m)])
+    return result
