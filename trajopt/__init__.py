@@ -1,7 +1,7 @@
 """trajopt: optimal control of musculoskeletal models on CasADi and IPOPT.
 
 The names here are the public surface; the packages hold the rest:
-``trajopt.muscles`` (DeGroote 2016 musculotendon model), ``trajopt.multibody`` (symbolic rigid-body
+``trajopt.muscles`` (DeGroote 2016 musculotendon model, Bhargava 2004 metabolic rates), ``trajopt.multibody`` (symbolic rigid-body
 dynamics), ``trajopt.osim`` (OpenSim model import), ``trajopt.paths`` (muscle paths and polynomial
 surrogates), ``trajopt.ocp`` (optimal control), ``trajopt.prediction`` (muscle-driven optimal-control problems),
 ``trajopt.contact`` (smooth sphere-ground contact), ``trajopt.analysis`` (inverse dynamics, static
@@ -15,10 +15,13 @@ from trajopt.io import Table, read_motion, read_table, write_csv, write_sto
 from trajopt.muscles import (
     DEGROOTE2016_OPENSIM,
     DEGROOTE2016_PUBLISHED,
+    Bhargava2004Constants,
+    Bhargava2004MuscleConstants,
     ElasticTendonMuscle,
     FirstOrderActivationDeGroote2016,
     MuscleParameters,
     RigidTendonMuscle,
+    metabolics_bhargava2004_function,
 )
 from trajopt.ocp import (
     Effort,
@@ -51,6 +54,7 @@ from trajopt.prediction import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "Bhargava2004Constants", "Bhargava2004MuscleConstants", "metabolics_bhargava2004_function",
     "DEGROOTE2016_OPENSIM", "DEGROOTE2016_PUBLISHED", "Effort", "ElasticTendonMuscle", "Endpoint", "FinalTime",
     "FirstOrderActivationDeGroote2016", "Free", "Guess", "HermiteSimpson", "Integral", "Ipopt", "ModelFileError",
     "MotionFileError", "MuscleParameters", "OsimModel", "PolynomialPath", "PolynomialPaths", "Problem", "Radau",

@@ -22,8 +22,8 @@ Bhargava, Pandy, Anderson (2004), J. Biomech. 37(1), doi:10.1016/s0021-9290(03)0
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import casadi
 
@@ -41,7 +41,7 @@ FIBER_LENGTH_DEPENDENCE_POINTS = ((0.0, 0.5), (0.5, 0.5), (1.0, 1.0), (1.5, 0.0)
 class TanhSmoothing:
     """``left`` when condition <= 0, ``right`` otherwise, blended by ``0.5 + 0.5 tanh(smoothing · condition)``."""
 
-    def conditional(self, condition, left, right, smoothing: float, direction: int):
+    def conditional(self, condition, left, right, smoothing: float, direction: int, slope=None):
         return left + (right - left) * (0.5 + 0.5 * casadi.tanh(smoothing * condition))
 
     def tanh_conditional(self, condition, left, right, smoothing: float, direction: int):
@@ -52,13 +52,17 @@ class TanhSmoothing:
 class HuberSmoothing:
     """OpenSim's Huber-loss conditional: for the linear switches of the model (``right - left`` proportional to
     ``condition``), a scaled Huber loss of ``direction · condition`` shifted by ``0.5 / smoothing``; the
-    force-dependent shortening constant still uses the tanh form (as OpenSim)."""
+    force-dependent shortening constant still uses the tanh form (as OpenSim).
+
+    The scale is ``(right - left) / condition``, or ``slope`` when the caller knows it: the two clamps pass their
+    constant ratio (-1, +1), so a condition of exactly 0 gives the continuous limit where OpenSim divides 0 by 0
+    and reports NaN (zero excitation while lengthening with negative work excluded: total power exactly 0)."""
 
     delta: float = field(default=1.0, init=False)
 
-    def conditional(self, condition, left, right, smoothing: float, direction: int):
+    def conditional(self, condition, left, right, smoothing: float, direction: int, slope=None):
         offset = left if direction == 1 else right
-        scale = (right - left) / condition
+        scale = (right - left) / condition if slope is None else slope
         y = smoothing * (direction * condition + 0.5 / smoothing)
         loss = casadi.if_else(y < 0, 0.0, casadi.if_else(y <= self.delta, 0.5 * y * y,
                                                           self.delta * (y - 0.5 * self.delta)))
@@ -72,7 +76,7 @@ class HuberSmoothing:
 class NoSmoothing:
     """The model's switches as they are: ``left`` when condition <= 0, ``right`` otherwise."""
 
-    def conditional(self, condition, left, right, smoothing: float, direction: int):
+    def conditional(self, condition, left, right, smoothing: float, direction: int, slope=None):
         return casadi.if_else(condition <= 0, left, right)
 
     def tanh_conditional(self, condition, left, right, smoothing: float, direction: int):
@@ -112,6 +116,9 @@ class Bhargava2004Constants:
                 raise TrajoptInputError(f"Bhargava2004Constants: {name} must be a finite number > 0, got {value!r}")
 
 
+DEFAULT_BHARGAVA2004 = Bhargava2004Constants()
+
+
 @dataclass(frozen=True)
 class Bhargava2004MuscleConstants:
     """One muscle's metabolic parameters (OpenSim's ``Bhargava2004SmoothedMuscleMetabolics_MuscleParameters``).
@@ -147,6 +154,9 @@ class Bhargava2004MuscleConstants:
                                         self.specific_tension, self.density)
 
 
+DEFAULT_MUSCLE_BHARGAVA2004 = Bhargava2004MuscleConstants()
+
+
 @dataclass(frozen=True)
 class MetabolicInputs:
     """The muscle quantities the rates use (N, m/s); fiber velocity negative when shortening.
@@ -164,7 +174,7 @@ class MetabolicInputs:
     active_force_length_multiplier: object
 
     @classmethod
-    def from_fiber_outputs(cls, excitation, activation, outputs: dict) -> "MetabolicInputs":
+    def from_fiber_outputs(cls, excitation, activation, outputs: dict) -> MetabolicInputs:
         """From the dict of ``MuscleModel.fiber_outputs`` (also ``RigidTendonMuscle.outputs``,
         ``ElasticTendonMuscle.implicit_outputs``)."""
         return cls(excitation, activation, outputs["normalized_fiber_length"], outputs["fiber_velocity"],
@@ -173,7 +183,7 @@ class MetabolicInputs:
 
     @classmethod
     def from_rigid_tendon(cls, muscle: RigidTendonMuscle, excitation, activation, musculotendon_length,
-                          musculotendon_velocity) -> "MetabolicInputs":
+                          musculotendon_velocity) -> MetabolicInputs:
         """From a rigid-tendon muscle's state: its fiber geometry gives length and velocity."""
         outputs = muscle.outputs(activation, musculotendon_length, musculotendon_velocity)
         return cls.from_fiber_outputs(excitation, activation, outputs)
@@ -199,14 +209,14 @@ def fiber_length_dependence_bhargava2004(normalized_fiber_length):
     """OpenSim's piecewise-linear factor g(l̃M) of the maintenance heat rate: 0.5 up to l̃M = 0.5, 1 at l̃M = 1,
     0 from l̃M = 1.5 on (constant outside [0, 10], as OpenSim's PiecewiseLinearFunction extrapolates)."""
     x = normalized_fiber_length
-    (x0, y0), *rest = FIBER_LENGTH_DEPENDENCE_POINTS
+    (_, y0), *rest = FIBER_LENGTH_DEPENDENCE_POINTS
     value = y0 + 0.0 * x
     for (xa, ya), (xb, yb) in zip(FIBER_LENGTH_DEPENDENCE_POINTS, rest):
         value = casadi.if_else(x > xa, ya + (x - xa) * (yb - ya) / (xb - xa), value)
     return casadi.if_else(x > FIBER_LENGTH_DEPENDENCE_POINTS[-1][0], FIBER_LENGTH_DEPENDENCE_POINTS[-1][1], value)
 
 
-def basal_metabolic_rate_bhargava2004(body_mass, constants: Bhargava2004Constants = Bhargava2004Constants()):
+def basal_metabolic_rate_bhargava2004(body_mass, constants: Bhargava2004Constants = DEFAULT_BHARGAVA2004):
     """Whole-body basal rate (W): ``basal_coefficient · body_mass ** basal_exponent`` (0 when basal_rate_on is False)."""
     if not constants.basal_rate_on:
         return 0.0 * body_mass
@@ -217,8 +227,8 @@ def metabolic_rates_bhargava2004(
     inputs: MetabolicInputs,
     max_isometric_force: float,
     muscle_mass: float,
-    muscle: Bhargava2004MuscleConstants = Bhargava2004MuscleConstants(),
-    constants: Bhargava2004Constants = Bhargava2004Constants(),
+    muscle: Bhargava2004MuscleConstants = DEFAULT_MUSCLE_BHARGAVA2004,
+    constants: Bhargava2004Constants = DEFAULT_BHARGAVA2004,
 ) -> MetabolicRates:
     """One muscle's rates (W) as expressions of ``inputs`` (SX, MX or numbers), term by term as OpenSim."""
     c, smooth = constants, constants.smoothing
@@ -253,17 +263,17 @@ def metabolic_rates_bhargava2004(
     if c.forbid_negative_total_power:
         before_clamp = activation_heat + maintenance_heat + shortening_heat + work
         shortening_heat = shortening_heat - smooth.conditional(-before_clamp, 0.0, before_clamp,
-                                                               c.power_smoothing, 1)
+                                                               c.power_smoothing, 1, slope=-1.0)
     heat = activation_heat + maintenance_heat + shortening_heat
     if c.enforce_minimum_heat_rate_per_muscle:
-        heat = smooth.conditional(muscle_mass - heat, heat, 1.0 * muscle_mass, c.heat_rate_smoothing, 1)
+        heat = smooth.conditional(muscle_mass - heat, heat, 1.0 * muscle_mass, c.heat_rate_smoothing, 1, slope=1.0)
     return MetabolicRates(activation_heat, maintenance_heat, shortening_heat, work, heat + work)
 
 
 def metabolics_bhargava2004_function(
     muscles: Sequence[MuscleParameters],
     metabolic: Sequence[Bhargava2004MuscleConstants] | None = None,
-    constants: Bhargava2004Constants = Bhargava2004Constants(),
+    constants: Bhargava2004Constants = DEFAULT_BHARGAVA2004,
     name: str = "metabolics_bhargava2004",
 ) -> casadi.Function:
     """Named Function of n muscles: inputs (n-vectors) excitation, activation, normalized_fiber_length,
