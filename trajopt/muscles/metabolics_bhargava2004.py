@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import casadi
 
@@ -35,11 +35,18 @@ from trajopt.muscles.parameters import MuscleParameters
 VELOCITY_EPSILON = 1e-16
 # Abscissae (normalized fiber length) and values of OpenSim's fiber-length dependence of the maintenance rate.
 FIBER_LENGTH_DEPENDENCE_POINTS = ((0.0, 0.5), (0.5, 0.5), (1.0, 1.0), (1.5, 0.0), (10.0, 0.0))
+# Where OpenSim's Huber loss turns from quadratic to linear.
+HUBER_DELTA = 1.0
 
 
 @dataclass(frozen=True)
 class TanhSmoothing:
-    """``left`` when condition <= 0, ``right`` otherwise, blended by ``0.5 + 0.5 tanh(smoothing · condition)``."""
+    """``left`` when condition <= 0, ``right`` otherwise, blended by ``0.5 + 0.5 tanh(smoothing · condition)``.
+
+    Every smoothing object has OpenSim's two conditionals, ``conditional(condition, left, right, smoothing,
+    direction, slope=None)`` and ``tanh_conditional`` (the one the force-dependent shortening constant uses);
+    ``direction`` and ``slope`` matter to the Huber form only.
+    """
 
     def conditional(self, condition, left, right, smoothing: float, direction: int, slope=None):
         return left + (right - left) * (0.5 + 0.5 * casadi.tanh(smoothing * condition))
@@ -58,14 +65,12 @@ class HuberSmoothing:
     constant ratio (-1, +1), so a condition of exactly 0 gives the continuous limit where OpenSim divides 0 by 0
     and reports NaN (zero excitation while lengthening with negative work excluded: total power exactly 0)."""
 
-    delta: float = field(default=1.0, init=False)
-
     def conditional(self, condition, left, right, smoothing: float, direction: int, slope=None):
         offset = left if direction == 1 else right
         scale = (right - left) / condition if slope is None else slope
         y = smoothing * (direction * condition + 0.5 / smoothing)
-        loss = casadi.if_else(y < 0, 0.0, casadi.if_else(y <= self.delta, 0.5 * y * y,
-                                                          self.delta * (y - 0.5 * self.delta)))
+        loss = casadi.if_else(y < 0, 0.0, casadi.if_else(y <= HUBER_DELTA, 0.5 * y * y,
+                                                          HUBER_DELTA * (y - 0.5 * HUBER_DELTA)))
         return scale * (loss / smoothing + offset)
 
     def tanh_conditional(self, condition, left, right, smoothing: float, direction: int):
