@@ -13,6 +13,7 @@ from trajopt.errors import TrajoptInputError
 from trajopt.gait.metabolic_cost import (
     body_mass,
     metabolic_cost,
+    predsim_metabolic_cost,
     whole_body_metabolic_rate,
 )
 from trajopt.muscles import (
@@ -191,6 +192,25 @@ def test_smooth_rates_approach_the_non_smooth_ones_for_large_smoothing():
             assert _relative_errors(default, exact) > 0.1
 
 
+def test_default_smooth_rates_jacobian_equals_central_differences():
+    # The tanh-smoothed total rate is differentiable in every input (away from the kinks of the piecewise-linear
+    # fiber-length factor at l̃M = 0.5, 1, 1.5): CasADi's Jacobian against central differences.
+    rng = np.random.default_rng(11)
+    muscles = [MuscleParameters(max_isometric_force=1500.0, optimal_fiber_length=0.09, tendon_slack_length=0.2)]
+    function = metabolics_bhargava2004_function(muscles)
+    x = ca.SX.sym("x", len(function.name_in()))
+    total = function(*ca.vertsplit(x))[-1]
+    value = ca.Function("total", [x], [total])
+    jacobian = ca.Function("jacobian", [x], [ca.jacobian(total, x)])
+    for _ in range(20):
+        point = np.array([rng.uniform(0.05, 0.95), rng.uniform(0.05, 0.95), rng.choice([0.7, 1.2, 1.35]),
+                          rng.uniform(-0.3, 0.3), rng.uniform(0, 1500), rng.uniform(0, 300), rng.uniform(0, 1)])
+        steps = 1e-6 * np.maximum(np.abs(point), 1.0)
+        differences = [(float(value(point + h * e)) - float(value(point - h * e))) / (2 * h)
+                       for h, e in zip(steps, np.eye(point.size))]
+        np.testing.assert_allclose(np.asarray(jacobian(point)).ravel(), differences, rtol=1e-6, atol=1e-5)
+
+
 def test_function_accepts_sx_mx_and_numbers_and_equals_the_free_function():
     rng = np.random.default_rng(5)
     muscles = [MuscleParameters(max_isometric_force=f, optimal_fiber_length=0.08, tendon_slack_length=0.3)
@@ -347,6 +367,14 @@ def test_whole_body_rate_and_goal_on_a_muscle_driven_problem_equal_opensim(refer
     cost = ca.Function("cost", [built.problem.final(built.q[1]), built.problem.initial(built.q[1])],
                        [terms.cost([ca.SX(3.0)])])
     assert float(cost(1.5, 0.5)) == pytest.approx(3.0)
+    # PredSim's term: integrand Σ_i rate_i² (OpenSim's per-muscle totals), cost (1 / (n M)) ∫ / distance.
+    terms = predsim_metabolic_cost(built, reference["metabolic"], per_distance=distance).terms(built.problem)
+    integrand = ca.Function("integrand", [built.q, built.u, built.activations, built.excitations], terms.integrands)
+    summed = np.asarray(integrand.map(n)(q, u, request["activations"][:n].T, request["excitations"][:n].T)).ravel()
+    np.testing.assert_allclose(summed, np.sum(result["set0_muscle_total_rate"][:n] ** 2, axis=1), rtol=1e-9)
+    cost = ca.Function("cost", [built.problem.final(built.q[1]), built.problem.initial(built.q[1])],
+                       [terms.cost([ca.SX(3.0)])])
+    assert float(cost(1.5, 0.5)) == pytest.approx(3.0 / (18 * mass))
 
 
 def test_metabolic_goal_solves_a_reach_with_less_metabolic_cost_than_the_effort_goal():

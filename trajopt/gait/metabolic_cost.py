@@ -8,8 +8,10 @@ rigid-tendon geometry of ``RigidTendonMuscle.outputs``; the rates are those of
     rate = whole_body_metabolic_rate(built, per_body_mass=True)          # SX, W/kg
     built.problem.minimize(metabolic_cost(built, per_distance=displacement(built, "pelvis_tx")))
 
-``metabolic_cost`` is PredSim's term: the integral of (whole-body rate / body mass)² (``power``), divided by the
-distance travelled when ``per_distance`` is given. Without activation dynamics (activations are controls) the
+Two goals, each divided by the distance travelled when ``per_distance`` (an endpoint expression) is given:
+``metabolic_cost``, the integral of (whole-body rate / body mass) ** power; and ``predsim_metabolic_cost``,
+PredSim's term (Falisse et al. 2019, J. R. Soc. Interface 16: 20190402): the integral of the muscles' mean
+rate ** power (W², basal excluded) over body mass. Without activation dynamics (activations are controls) the
 excitation of the rates is the activation.
 """
 
@@ -95,3 +97,20 @@ def metabolic_cost(
     expression such as ``trajopt.gait.walking.displacement``) when given."""
     rate = whole_body_metabolic_rate(built, muscles, constants, mass, per_body_mass=True)
     return Effort(rate, power=power, per_distance=per_distance)
+
+
+def predsim_metabolic_cost(
+    built,
+    muscles: Sequence[Bhargava2004MuscleConstants] | None = None,
+    constants: Bhargava2004Constants = DEFAULT_BHARGAVA2004,
+    mass: float | None = None,
+    power: float = 2.0,
+    per_distance=None,
+) -> Goal:
+    """PredSim's metabolic term: integral of (1 / n) Σ_i rate_i ** power over the n muscles, divided by the body
+    mass (and by ``per_distance`` when given)."""
+    mass = body_mass(built.model) if mass is None else float(mass)
+    if not mass > 0:
+        raise TrajoptInputError(f"predsim_metabolic_cost: body mass must be > 0 kg, got {mass!r}")
+    rates = muscle_metabolic_rates(built, muscles, constants).total_rate
+    return Effort(rates, power=power, per_distance=per_distance) * (1.0 / (rates.numel() * mass))
