@@ -51,6 +51,42 @@ SET_OPTIONS = (
 )
 
 
+QUANTITIES = (
+    ("excitation", "getControl"),
+    ("activation", "getActivation"),
+    ("fiber_length", "getFiberLength"),
+    ("normalized_fiber_length", "getNormalizedFiberLength"),
+    ("fiber_velocity", "getFiberVelocity"),
+    ("active_fiber_force", "getActiveFiberForce"),
+    ("passive_fiber_force", "getPassiveFiberForce"),
+    ("active_force_length_multiplier", "getActiveForceLengthMultiplier"),
+    ("musculotendon_length", "getLength"),
+    ("lengthening_speed", "getLengtheningSpeed"),
+)
+
+
+def set_state(model, state, coordinates, muscles, request, i):
+    """Row i of the request's q, u, activations and excitations (controls) set in ``state``, realized to Dynamics."""
+    for coordinate, value, speed in zip(coordinates, np.atleast_2d(request["q"])[i], np.atleast_2d(request["u"])[i]):
+        coordinate.setValue(state, float(value), False)
+        coordinate.setSpeedValue(state, float(speed))
+    for muscle, activation in zip(muscles, np.atleast_2d(request["activations"])[i]):
+        muscle.setActivation(state, float(activation))
+    model.realizeVelocity(state)
+    controls = opensim.Vector(model.getNumControls(), 0.0)
+    for muscle, excitation in zip(muscles, np.atleast_2d(request["excitations"])[i]):
+        muscle.setControls(opensim.Vector(1, float(excitation)), controls)
+    model.setControls(state, controls)
+    model.realizeDynamics(state)
+
+
+def read_quantities(state, muscles, result, i):
+    """The muscle quantities the metabolic models use, into row i of ``result[name]`` (states x muscles)."""
+    for j, muscle in enumerate(muscles):
+        for name, getter in QUANTITIES:
+            result[name][i, j] = getattr(muscle, getter)(state)
+
+
 def _component(name, k, muscles, request):
     metabolics = opensim.Bhargava2004SmoothedMuscleMetabolics()
     metabolics.setName(name)
@@ -91,41 +127,17 @@ def run(request):
     totals = [opensim.Bhargava2004SmoothedMuscleMetabolics.safeDownCast(model.getComponent(name)) for name in whole]
     coordinate_set = model.getCoordinateSet()
     coordinates = [coordinate_set.get(str(name)) for name in np.atleast_1d(request["coordinate_names"])]
-    q, u = np.atleast_2d(request["q"]), np.atleast_2d(request["u"])
-    activations, excitations = np.atleast_2d(request["activations"]), np.atleast_2d(request["excitations"])
+    activations = np.atleast_2d(request["activations"])
     n, m = activations.shape
-    quantities = ("excitation", "activation", "fiber_length", "normalized_fiber_length", "fiber_velocity",
-                  "active_fiber_force", "passive_fiber_force", "active_force_length_multiplier",
-                  "musculotendon_length", "lengthening_speed")
-    result = {name: np.zeros((n, m)) for name in quantities}
+    result = {name: np.zeros((n, m)) for name, _ in QUANTITIES}
     for k in range(sets):
         for term, _ in TERMS:
             result[f"set{k}_{term}"] = np.zeros((n, m))
         result[f"set{k}_muscle_total_rate"] = np.zeros((n, m))
         result[f"set{k}_total_metabolic_rate"] = np.zeros(n)
     for i in range(n):
-        for coordinate, value, speed in zip(coordinates, q[i], u[i]):
-            coordinate.setValue(state, float(value), False)
-            coordinate.setSpeedValue(state, float(speed))
-        for j, muscle in enumerate(muscles):
-            muscle.setActivation(state, float(activations[i, j]))
-        model.realizeVelocity(state)
-        controls = opensim.Vector(model.getNumControls(), 0.0)
-        for j, muscle in enumerate(muscles):
-            muscle.setControls(opensim.Vector(1, float(excitations[i, j])), controls)
-        model.setControls(state, controls)
-        model.realizeDynamics(state)
-        for j, muscle in enumerate(muscles):
-            result["excitation"][i, j] = muscle.getControl(state)
-            result["activation"][i, j] = muscle.getActivation(state)
-            result["fiber_length"][i, j] = muscle.getFiberLength(state)
-            result["normalized_fiber_length"][i, j] = muscle.getNormalizedFiberLength(state)
-            result["fiber_velocity"][i, j] = muscle.getFiberVelocity(state)
-            result["active_fiber_force"][i, j] = muscle.getActiveFiberForce(state)
-            result["passive_fiber_force"][i, j] = muscle.getPassiveFiberForce(state)
-            result["active_force_length_multiplier"][i, j] = muscle.getActiveForceLengthMultiplier(state)
-            result["musculotendon_length"][i, j] = muscle.getLength(state)
-            result["lengthening_speed"][i, j] = muscle.getLengtheningSpeed(state)
+        set_state(model, state, coordinates, muscles, request, i)
+        read_quantities(state, muscles, result, i)
         for k in range(sets):
             for j, muscle in enumerate(muscles):
                 component = lookup[k, j]
