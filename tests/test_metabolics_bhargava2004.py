@@ -275,6 +275,7 @@ def reference(gait):
                "ratio_slow_twitch_fibers": ratio, "specific_tension": specific_tension, "muscle_mass": masses}
     for key, default in OPENSIM_DEFAULTS.items():
         request[key] = np.array([opensim.get(key, default) for _, _, opensim in OPTION_SETS])
+    request["probe_constant_maintenance"] = True
     result = run_opensim_task("bhargava2004_metabolics", request)
     metabolic = [Bhargava2004MuscleConstants(ratio_slow_twitch_fibers=r, specific_tension=s,
                                              muscle_mass=None if np.isnan(m) else m)
@@ -340,6 +341,23 @@ def test_rates_equal_opensim_term_by_term(reference, index):
                                                "total_metabolic_rate")]
         change = max(np.nanmax(np.abs(result[key.format(index)] - result[key.format(0)])) for key in keys)
         assert change > 1e-3
+
+
+@pytest.mark.opensim
+def test_maintenance_without_fiber_length_dependence_equals_opensim_probe(reference):
+    # OpenSim's smoothed component always applies g(l̃M); its non-smooth Bhargava2004MuscleMetabolicsProbe takes the
+    # curve as a property, here 1 everywhere: trajopt's use_fiber_length_dependence_on_maintenance_rate=False.
+    result = reference["result"]
+    constants = Bhargava2004Constants(smoothing=NoSmoothing(), use_fiber_length_dependence_on_maintenance_rate=False)
+    function = metabolics_bhargava2004_function(reference["parameters"], reference["metabolic"], constants)
+    ours = dict(zip(function.name_out(), (np.asarray(x).T for x in _inputs_on(function, _opensim_inputs(result),
+                                                                            STATES))))
+    maintenance = _relative_errors(ours["maintenance_heat_rate"], result["probe_maintenance_heat_rate"])
+    total = _relative_errors(ours["total_rate"], result["probe_total_rate"])
+    print(f"constant fiber-length dependence: maintenance_heat_rate {maintenance:.1e}, total_rate {total:.1e}")
+    assert maintenance < TOLERANCE and total < TOLERANCE
+    # The curve matters at these states: with it the maintenance rate differs.
+    assert np.max(np.abs(result["set1_maintenance_heat_rate"] - result["probe_maintenance_heat_rate"])) > 1.0
 
 
 @pytest.mark.opensim

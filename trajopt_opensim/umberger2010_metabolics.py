@@ -18,8 +18,6 @@ activation_maintenance_heat_rate, shortening_heat_rate, mechanical_work_rate, to
 """
 
 import tempfile
-from pathlib import Path
-from xml.etree import ElementTree
 
 import numpy as np
 import opensim
@@ -27,6 +25,7 @@ import opensim
 from trajopt_opensim._model_state import all_muscles
 from trajopt_opensim.bhargava2004_metabolics import (
     QUANTITIES,
+    muscles_in_force_set,
     read_quantities,
     set_state,
 )
@@ -50,22 +49,6 @@ PROBES = (
 )
 
 
-def _muscles_in_force_set(model_file, folder):
-    """A copy of the .osim whose muscles under <components> sit in the ForceSet instead."""
-    tree = ElementTree.parse(model_file)
-    model = tree.getroot().find("Model")
-    components = model.find("components")
-    objects = model.find("ForceSet").find("objects")
-    if components is not None:
-        for element in list(components):
-            if element.tag.endswith("Muscle"):
-                components.remove(element)
-                objects.append(element)
-    path = Path(folder) / Path(model_file).name
-    tree.write(path)
-    return path
-
-
 def _probe(name, k, switches, muscle_names, request):
     probe = opensim.Umberger2010MuscleMetabolicsProbe(switches[0], switches[1], switches[0] and switches[1]
                                                       and switches[2], switches[2])
@@ -84,7 +67,7 @@ def run(request):
     muscle_names = [str(n) for n in np.atleast_1d(request["muscle_names"])]
     sets = len(np.atleast_1d(request["aerobic_factor"]))
     with tempfile.TemporaryDirectory(prefix="umberger2010_") as folder:
-        model = opensim.Model(str(_muscles_in_force_set(str(request["model_file"]), folder)))
+        model = opensim.Model(str(muscles_in_force_set(str(request["model_file"]), folder)))
     names = {}
     for k in range(sets):
         for term, *switches in PROBES:
