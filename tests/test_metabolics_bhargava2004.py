@@ -3,19 +3,20 @@ Bhargava2004SmoothedMuscleMetabolics term by term on the 18 DeGrooteFregly2016 m
 
 import math
 import warnings
-from pathlib import Path
 
 import casadi as ca
 import numpy as np
 import pytest
 
 from trajopt.errors import TrajoptInputError
+from trajopt.examples.data import model_file, problem_file
 from trajopt.gait.metabolic_cost import (
     body_mass,
     metabolic_cost,
     predsim_metabolic_cost,
     whole_body_metabolic_rate,
 )
+from trajopt.io.opensim_reference import opensim_available, run_opensim_task
 from trajopt.muscles import (
     Bhargava2004Constants,
     Bhargava2004MuscleConstants,
@@ -33,7 +34,6 @@ from trajopt.muscles import (
 )
 from trajopt.musculoskeletal import MusculoskeletalModel, degroote_parameters
 from trajopt.ocp import Effort, Guess, HermiteSimpson, Ipopt
-from trajopt.opensim_reference import opensim_available, run_opensim_task
 from trajopt.osim import load_osim
 from trajopt.paths.geometric import GeometricPaths
 from trajopt.paths.polynomial import PolynomialPaths
@@ -43,7 +43,7 @@ from trajopt.prediction import (
     muscle_driven_problem,
 )
 
-MODEL_FILE = Path(__file__).resolve().parent.parent / "problems" / "gait2d" / "2D_gait.osim"
+MODEL_FILE = model_file("gait2d")
 STATES = 200
 TERMS = ("activation_heat_rate", "maintenance_heat_rate", "shortening_heat_rate", "mechanical_work_rate",
          "total_rate")
@@ -399,8 +399,7 @@ def test_metabolic_goal_solves_a_reach_with_less_metabolic_cost_than_the_effort_
     # arm26 reaching (rest at q = 0 to rest at elbow 90° in 0.5 s): the solution of the metabolic goal has a smaller
     # integral of (rate / body mass)² than the solution of the excitation-effort goal, and its objective is that
     # integral (grid trapezoid vs the transcription's quadrature: within 2 %).
-    arm26 = Path(__file__).resolve().parent.parent / "problems" / "arm26"
-    model = MusculoskeletalModel(load_osim(arm26 / "arm26.osim"), PolynomialPaths.load(arm26 / "paths.json"))
+    model = MusculoskeletalModel(load_osim(model_file("arm26")), PolynomialPaths.load(problem_file("arm26", "paths.json")))
     results = {}
     for label, goal in (("effort", lambda built: Effort(built.excitations)), ("metabolic", metabolic_cost)):
         built = muscle_driven_problem(

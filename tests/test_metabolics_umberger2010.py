@@ -2,12 +2,13 @@
 term on the 18 DeGrooteFregly2016 muscles of 2D_gait.osim."""
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from trajopt.errors import TrajoptInputError
+from trajopt.examples.data import model_file
+from trajopt.io.opensim_reference import opensim_available, run_opensim_task
 from trajopt.muscles import (
     MetabolicInputs,
     MuscleParameters,
@@ -18,10 +19,9 @@ from trajopt.muscles import (
     metabolics_umberger2010_function,
 )
 from trajopt.musculoskeletal import degroote_parameters
-from trajopt.opensim_reference import opensim_available, run_opensim_task
 from trajopt.osim import load_osim
 
-MODEL_FILE = Path(__file__).resolve().parent.parent / "problems" / "gait2d" / "2D_gait.osim"
+MODEL_FILE = model_file("gait2d")
 STATES = 200
 TERMS = ("activation_maintenance_heat_rate", "shortening_heat_rate", "mechanical_work_rate", "total_rate")
 FLOOR = 1.0  # W: relative errors below it are absolute

@@ -1,7 +1,7 @@
 """trajopt: optimal control of musculoskeletal models on CasADi and IPOPT.
 
 The names here are the public surface; the packages hold the rest:
-``trajopt.muscles`` (DeGroote 2016 musculotendon model, Bhargava 2004 metabolic rates), ``trajopt.multibody`` (symbolic rigid-body
+``trajopt.muscles`` (DeGroote 2016 musculotendon model), ``trajopt.multibody`` (symbolic rigid-body
 dynamics), ``trajopt.osim`` (OpenSim model import), ``trajopt.paths`` (muscle paths and polynomial
 surrogates), ``trajopt.ocp`` (optimal control), ``trajopt.prediction`` (muscle-driven optimal-control problems),
 ``trajopt.contact`` (smooth sphere-ground contact), ``trajopt.analysis`` (inverse dynamics, static
