@@ -15,10 +15,13 @@ from trajopt.io import Table, read_motion, read_table, write_csv, write_sto
 from trajopt.muscles import (
     DEGROOTE2016_OPENSIM,
     DEGROOTE2016_PUBLISHED,
+    Bhargava2004Constants,
+    Bhargava2004MuscleConstants,
     ElasticTendonMuscle,
     FirstOrderActivationDeGroote2016,
     MuscleParameters,
     RigidTendonMuscle,
+    metabolics_bhargava2004_function,
 )
 from trajopt.ocp import (
     Effort,
@@ -51,6 +54,7 @@ from trajopt.prediction import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "Bhargava2004Constants", "Bhargava2004MuscleConstants", "metabolics_bhargava2004_function",
     "DEGROOTE2016_OPENSIM", "DEGROOTE2016_PUBLISHED", "Effort", "ElasticTendonMuscle", "Endpoint", "FinalTime",
     "FirstOrderActivationDeGroote2016", "Free", "Guess", "HermiteSimpson", "Integral", "Ipopt", "ModelFileError",
     "MotionFileError", "MuscleParameters", "OsimModel", "PolynomialPath", "PolynomialPaths", "Problem", "Radau",
