@@ -103,7 +103,7 @@ def test_arm26_cylinder_muscles_are_within_the_blend_bound_of_exact_mode():
                  geometric_path(osim, muscle, smoothing=SmoothWrapping(1e-15)), geometric_path(osim, muscle)]
         f = ca.Function("f", [x], [ca.vertcat(*[p.length(x) for p in paths]),
                                    ca.jacobian(ca.vertcat(*[p.length(x) for p in paths]), x)])
-        values = [(np.asarray(l).ravel(), np.asarray(j)) for l, j in (f(row) for row in q)]
+        values = [(np.asarray(length).ravel(), np.asarray(j)) for length, j in (f(row) for row in q)]
         lengths = np.array([v[0] for v in values])
         arms = np.array([np.abs(v[1][0] - v[1][2]).max() for v in values])
         blend = np.abs(lengths[:, 0] - lengths[:, 1]).max()

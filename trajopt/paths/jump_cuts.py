@@ -210,8 +210,8 @@ def kink_cuts(lengths, coordinates, ranges: dict, lines: int = 625, step: float 
             continue
         offset = np.zeros(len(coordinates))
         offset[column] = KINK_STEP
-        l = [np.asarray(lengths(points + k * offset), dtype=float) for k in (-2, -1, 1, 2)]
-        changes = -((l[3] - l[2]) - (l[1] - l[0])) / KINK_STEP  # the moment arm after minus before
+        sampled = [np.asarray(lengths(points + k * offset), dtype=float) for k in (-2, -1, 1, 2)]
+        changes = -((sampled[3] - sampled[2]) - (sampled[1] - sampled[0])) / KINK_STEP  # the moment arm after minus before
         candidates += _signed_layers(coordinates, coordinate, grid, owner, points, changes,
                                      np.ones(len(points), dtype=bool), size, min_fraction, same,
                                      1 if len(coordinates) == 1 else len(coordinates) + 1)

@@ -29,7 +29,7 @@ from trajopt.errors import TrajoptInputError
 from trajopt.reports.helptext import description
 from trajopt.io import write_sto
 from trajopt.io.output import default_output
-from trajopt.multibody import coordinate_rates_matrix, rotations
+from trajopt.multibody import rotations
 from trajopt.ocp import HermiteSimpson
 from trajopt.paths.domain import PathDomain
 from trajopt.paths.fitting import ACCURATE, fit_paths

@@ -23,7 +23,7 @@ import numpy as np
 from trajopt.reports.helptext import description
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.expansion import full_cycle, table_mirror
-from trajopt.gait.ground_reactions import center_of_pressure, mirror_ground_reactions
+from trajopt.gait.ground_reactions import center_of_pressure
 from trajopt.gait.guess import free_joint_angles
 from trajopt.gait.labels import coordinate_paths
 from trajopt.io import read_table, write_sto
