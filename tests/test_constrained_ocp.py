@@ -139,7 +139,8 @@ def test_muscle_driven_problem_holds_a_coupler(tmp_path):
     from trajopt.prediction import StateBounds, muscle_driven_problem
 
     arm26 = Path(__file__).resolve().parent.parent / "trajopt" / "examples" / "arm26"
-    coupler = ('<ConstraintSet name="constraintset">\n\t\t\t<objects><CoordinateCouplerConstraint name="shoulder_follows">'
+    coupler = ('<ConstraintSet name="constraintset">\n\t\t\t<objects>'
+               '<CoordinateCouplerConstraint name="shoulder_follows">'
                '<coupled_coordinates_function><LinearFunction><coefficients>0.3 0</coefficients></LinearFunction>'
                '</coupled_coordinates_function><independent_coordinate_names>r_elbow_flex'
                '</independent_coordinate_names><dependent_coordinate_name>r_shoulder_elev</dependent_coordinate_name>'

@@ -12,7 +12,8 @@ from trajopt.musculoskeletal.operators import WeldJoints, load_processed
 from trajopt.paths.moment_arms import coupling_matrix
 
 MODELS = {"arm26_coupled": (DATA / "paths" / "arm26_coupled.osim", ()),
-          "walk3d": (ROOT / "trajopt" / "examples" / "walk3d" / "subject_walk_scaled.osim", (WeldJoints(("mtp_r", "mtp_l")),))}
+          "walk3d": (ROOT / "trajopt" / "examples" / "walk3d" / "subject_walk_scaled.osim",
+                     (WeldJoints(("mtp_r", "mtp_l")),))}
 
 
 @pytest.mark.parametrize("name", list(MODELS))

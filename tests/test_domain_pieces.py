@@ -128,7 +128,8 @@ def test_saved_paths_and_their_function_agree(gait2d_fit, tmp_path):
     assert isinstance(load_paths(tmp_path / "pieces.json"), DomainPiecewisePaths)
     from trajopt.tools.muscle_inverse import read_paths
 
-    assert isinstance(read_paths(tmp_path / "pieces.json", load_osim(GAIT2D)), DomainPiecewisePaths)  # the tools' --paths
+    # the tools' --paths
+    assert isinstance(read_paths(tmp_path / "pieces.json", load_osim(GAIT2D)), DomainPiecewisePaths)
     coordinates = held.coordinates
     function = loaded.lengths_and_moment_arms_function(coordinates)
     lengths, arms = function.map(held.size)(held.q.T)

@@ -22,7 +22,8 @@ def _contribution(opensim_task, model_file, coordinates, loads_file, window, dis
               "final_time": window[1], "disable": list(disable)}
     with_loads = opensim_task("inverse_dynamics_tool", dict(common, external_loads=str(loads_file)))
     without = opensim_task("inverse_dynamics_tool", common)
-    return with_loads["time"], list(with_loads["labels"]), with_loads["generalized_forces"] - without["generalized_forces"]
+    return (with_loads["time"], list(with_loads["labels"]),
+            with_loads["generalized_forces"] - without["generalized_forces"])
 
 
 def _ours(osim, coordinates, loads, times):

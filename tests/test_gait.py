@@ -7,7 +7,7 @@ import pytest
 
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.ground_reactions import center_of_pressure, mirror_ground_reactions
-from trajopt.gait.symmetry import bilateral_symmetry, coordinate_mirror, partner_name, speed_mirror
+from trajopt.gait.symmetry import coordinate_mirror, partner_name, speed_mirror
 from trajopt.io import read_table
 from trajopt.multibody import mass_matrix
 

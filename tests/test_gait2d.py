@@ -53,6 +53,7 @@ def test_activation_rates_use_opensim_smoothing(model):
 
 
 def test_mirror_swaps_pairs_and_is_a_symmetry_of_the_body(model):
+    rng = np.random.default_rng(7)
     p = model.symmetry.coordinates
     names = model.coordinate_names
     for left, right in COORDINATE_PAIRS:

@@ -253,7 +253,8 @@ def test_coincident_points_on_one_body_give_finite_loads():
     """A conditional point placed on top of the next point of its body (a zero-length segment, which
     OpenSim also leaves out of its loads) changes nothing and makes no NaN."""
     model = _moving_point_model()
-    plain = GeometricPath(model, (FixedPathPoint("a", GROUND, (1.0, 0.2, 0.0)), FixedPathPoint("b", "link", (0.5, 0.1, 0.0))))
+    plain = GeometricPath(model, (FixedPathPoint("a", GROUND, (1.0, 0.2, 0.0)),
+                                  FixedPathPoint("b", "link", (0.5, 0.1, 0.0))))
     doubled = GeometricPath(model, (
         FixedPathPoint("a", GROUND, (1.0, 0.2, 0.0)),
         ConditionalPathPoint("c", "link", (0.5, 0.1, 0.0), coordinate="theta", range=(0.0, 1.0)),

@@ -84,7 +84,8 @@ def test_static_optimization_exposes_reactions_with_its_muscle_forces(setup):
     np.testing.assert_array_equal(reactions.forces, direct.forces)
     # muscles pull the forearm into the elbow: far larger loads than the weight alone
     elbow = reactions.joint_names.index("r_elbow")
-    assert np.abs(reactions.forces[:, elbow]).max() > 5 * np.abs(result.inverse_dynamics.reaction_forces[:, elbow]).max()
+    assert (np.abs(reactions.forces[:, elbow]).max()
+            > 5 * np.abs(result.inverse_dynamics.reaction_forces[:, elbow]).max())
 
 
 @pytest.mark.opensim

@@ -73,7 +73,8 @@ def test_no_cycles_between_packages():
         return False
 
     cycles = sorted(f"{a} <-> {b}" for a in IMPORTS for b in IMPORTS[a] if a < b and reaches(b, a)) + \
-        sorted(f"{a} <-> {b}" for a in IMPORTS for b in IMPORTS[a] if b < a and reaches(b, a) and a not in IMPORTS.get(b, {}))
+        sorted(f"{a} <-> {b}" for a in IMPORTS for b in IMPORTS[a]
+               if b < a and reaches(b, a) and a not in IMPORTS.get(b, {}))
     assert cycles == []
 
 

@@ -117,7 +117,8 @@ def test_walk3d_is_mocos_problem_solved_to_its_optimum(walk3d):
 
     inverse, solution = walk3d
     assert solution.success
-    assert len(inverse.model.muscle_names) == 80 and len(inverse.model.coordinate_actuators) == 29  # as Moco: 109 controls
+    # as Moco: 109 controls
+    assert len(inverse.model.muscle_names) == 80 and len(inverse.model.coordinate_actuators) == 29
     assert solution.times.size == 115  # 57 Hermite-Simpson intervals, as Moco
     assert solution.multipliers.shape[1] == 2  # the two patellofemoral couplers
     # Measured 1.58974 vs Moco 1.58596 at tolerance 1e-5 (+0.24 %); Moco's default tolerance 1e-3 stops at 1.66585.

@@ -47,7 +47,8 @@ def _read_table(path):
     """(column names, data) of an OpenSim .sto/.mot table (header up to 'endheader')."""
     lines = path.read_text().splitlines()
     end = next(k for k, line in enumerate(lines) if line.strip() == "endheader")
-    return lines[end + 1].split(), np.array([[float(v) for v in line.split()] for line in lines[end + 2:] if line.strip()])
+    return lines[end + 1].split(), np.array([[float(v) for v in line.split()]
+                                             for line in lines[end + 2:] if line.strip()])
 
 
 def _random_states(model, seed):
@@ -222,9 +223,8 @@ def test_arm26_joint_reaction_analysis_equals_opensim(opensim_task):
     model = _load(ARM26)
     multibody = model.multibody
     _, table = _read_table(DATA / "arm26" / "elbow_flex_0_90_minjerk.mot")
-    result = opensim_task("osim_joint_reaction_analysis", {"model": str(ARM26),
-                                                           "motion": str(DATA / "arm26" / "elbow_flex_0_90_minjerk.mot"),
-                                                           "times": table[:, 0]})
+    result = opensim_task("osim_joint_reaction_analysis", {
+        "model": str(ARM26), "motion": str(DATA / "arm26" / "elbow_flex_0_90_minjerk.mot"), "times": table[:, 0]})
     labels, loads = list(result["labels"]), result["loads"]
     np.testing.assert_allclose(loads[:, 0], table[:, 0], atol=1e-12)
     q, u, udot = from_opensim_state(model, result["q"], result["u"], result["udot"])

@@ -235,7 +235,8 @@ def test_fit_paths_command_in_quaternion_coordinates(tmp_path, capsys):
     assert path.report.heldout_length_rmse < 1.2e-3
     code = main(["fit-paths", "das3.osim", "--train-csv", str(das3 / "heldout.csv.gz"), "--quaternion", "SC:YZX:SC_y",
                  "--out", str(out)])
-    assert code == 2 and "--quaternion 'SC:YZX:SC_y': a ball joint needs three Euler coordinates" in capsys.readouterr().err
+    assert code == 2 and ("--quaternion 'SC:YZX:SC_y': a ball joint needs three Euler coordinates"
+                          in capsys.readouterr().err)
 
 
 @pytest.mark.opensim

@@ -217,8 +217,9 @@ def test_scaling_does_not_change_the_optimum(arm26):
 
 
 def test_hand_built_model_goes_through_the_builder():
-    """A model that is no .osim (trajopt/examples/shoulder_reaching's quaternion arm) satisfies the MuscleDrivenModel protocol:
-    the builder's generalized forces are the arm's own, and the quaternion rates get k (1 - |Q|^2) Q only off unit norm."""
+    """A model that is no .osim (trajopt/examples/shoulder_reaching's quaternion arm) satisfies the MuscleDrivenModel
+    protocol: the builder's generalized forces are the arm's own, and the quaternion rates get k (1 - |Q|^2) Q only
+    off unit norm."""
     from trajopt.multibody import coordinate_rates
     from trajopt.musculoskeletal import MuscleDrivenModel
     from trajopt.examples.shoulder_reaching.model import shoulder_arm

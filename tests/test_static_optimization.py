@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from trajopt.examples.arm26_static_optimization.main import ELBOW_MOTION, IK_MOTION, REFERENCE, build_problem, load_model
+from trajopt.examples.arm26_static_optimization.main import (ELBOW_MOTION, IK_MOTION, REFERENCE, build_problem,
+                                                             load_model)
 from trajopt.paths.domain import PathDomainError
 from trajopt.analysis.static_optimization import Residuals, StaticOptimization, StaticOptimizationWarning
 from trajopt.errors import MotionFileError
@@ -106,7 +107,8 @@ def test_frames_the_muscles_cannot_carry_are_reported(model):
     elbow = np.pi / 2 * (10 * s**3 - 15 * s**4 + 6 * s**5)
     fast = Table(time, ROTATIONAL, np.column_stack([np.zeros_like(time), elbow]), source="fast.mot")
     problem = StaticOptimization(model, fast, residuals=Residuals(warn_above=1.0), passive_force=False)
-    with pytest.warns(StaticOptimizationWarning, match=r"cannot produce the load.*reserve_r_elbow_flex up to") as record:
+    with pytest.warns(StaticOptimizationWarning,
+                      match=r"cannot produce the load.*reserve_r_elbow_flex up to") as record:
         result = problem.solve()
     frames = np.array(result.frames_needing_residuals)
     assert frames.size > 10

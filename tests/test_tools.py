@@ -159,7 +159,8 @@ def test_inverse_dynamics_forces_option_takes_passive_moments_off(capsys, tmp_pa
     forces = WALK3D / "subject_walk_scaled_ExpressionBasedCoordinateForceSet.xml"
     code, _, _ = _run(capsys, "inverse-dynamics", MODEL, COORDINATES, "--out", tmp_path / "bare.sto")
     assert code == 0
-    code, _, _ = _run(capsys, "inverse-dynamics", MODEL, COORDINATES, "--forces", forces, "--out", tmp_path / "passive.sto")
+    code, _, _ = _run(capsys, "inverse-dynamics", MODEL, COORDINATES, "--forces", forces,
+                      "--out", tmp_path / "passive.sto")
     assert code == 0
     bare, passive = read_table(tmp_path / "bare.sto"), read_table(tmp_path / "passive.sto")
     assert np.max(np.abs(bare.column("elbow_flex_r_moment") - passive.column("elbow_flex_r_moment"))) > 0.1

@@ -1,4 +1,5 @@
-"""trajopt/examples/walk3d/opensim_check: OpenSim 4.6 builds the walk3d prediction's model with its own operators and agrees
+"""trajopt/examples/walk3d/opensim_check: OpenSim 4.6 builds the walk3d prediction's model with its own
+operators and agrees
 with trajopt's contact forces, tendon forces and dynamics at states of the reference motion (coordinates.sto's
 first half cycle, the prediction's guess) with random activations, excitations and actuator controls."""
 

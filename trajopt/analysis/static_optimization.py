@@ -307,7 +307,8 @@ class StaticOptimization:
 
 
 def _pennation_cosines(muscles, lengths: np.ndarray) -> np.ndarray:
-    """cos α of each rigid-tendon muscle (rows of ``lengths``: musculotendon lengths, m) per frame, (frames, muscles)."""
+    """cos α of each rigid-tendon muscle (rows of ``lengths``: musculotendon lengths, m) per frame,
+    (frames, muscles)."""
     cosines = [np.asarray(m.fiber_geometry(ca.DM(row - m.parameters.tendon_slack_length))[1]).ravel()
                for m, row in zip(muscles, lengths)]
     return np.column_stack(cosines)

@@ -106,7 +106,8 @@ def _read(path: Path) -> dict:
         try:
             import yaml
         except ImportError:
-            raise BatchSpecError(f"{path}: a YAML spec needs PyYAML (pip install pyyaml); or write it as TOML") from None
+            raise BatchSpecError(f"{path}: a YAML spec needs PyYAML (pip install pyyaml); "
+                                 "or write it as TOML") from None
         try:
             data = yaml.safe_load(text)
         except yaml.YAMLError as error:

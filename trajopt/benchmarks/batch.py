@@ -4,7 +4,8 @@ one process and on a Dask LocalCluster (``--workers``, default 2), same plan and
 Reports wall times from the first submission to the last result (task transfer and shut-down included; the
 cluster's start-up is reported apart), speedup = serial / cluster and efficiency = speedup / workers, the summed
 task times of each mode, the load average before each run (on a shared machine the numbers are only as clean as
-that), and checks that both modes found the same solutions (largest objective and final-time difference). Writes to ``--out`` (default
+that), and checks that both modes found the same solutions (largest objective and final-time difference).
+Writes to ``--out`` (default
 ./trajopt_results/batch/): ``speedup.json``, ``summary.md``, the cluster run's ``aggregate.{csv,md,png}`` and both
 manifests; the task folders (solutions) stay in ``--work`` (default a temporary folder).
 """
@@ -81,7 +82,8 @@ def main(argv=None) -> int:
                 differences[name] = max(differences[name], abs(a - b))
     speedup = serial["wall_seconds"] / local["wall_seconds"]
     critical = _critical_path(spec, local["records"])
-    result = {"critical_path_task_seconds": critical, "spec": str(Path(args.spec).resolve().relative_to(ROOT)) if Path(args.spec).resolve().is_relative_to(ROOT)
+    result = {"critical_path_task_seconds": critical,
+              "spec": str(Path(args.spec).resolve().relative_to(ROOT)) if Path(args.spec).resolve().is_relative_to(ROOT)
               else args.spec, "overrides": args.set, "tasks": len(spec.rows), "workers": args.workers,
               "serial_wall_s": serial["wall_seconds"], "cluster_wall_s": local["wall_seconds"],
               "speedup": speedup, "efficiency": speedup / args.workers,

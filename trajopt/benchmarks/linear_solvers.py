@@ -134,7 +134,8 @@ def run(spec: dict) -> dict:
 def _line(result: dict) -> str:
     if "error" in result:
         return f"{result['problem']} {result['intervals']} {result['linear_solver']}: failed ({result['error']})"
-    text = (f"{result['problem']} {result['intervals']} intervals, {result['linear_solver']}, {result['threads']} thread(s): "
+    text = (f"{result['problem']} {result['intervals']} intervals, {result['linear_solver']}, "
+            f"{result['threads']} thread(s): "
             f"{result['status']}, {result['iterations']} iterations, IPOPT {result['ipopt_s']:.2f} s")
     if result.get("factorizations"):
         text += (f"; {result['factorizations']} factorizations x {result['factorization_mean_ms']:.1f} ms, "
@@ -146,8 +147,10 @@ def _where_lines(where: dict) -> list[str]:
     if "error" in where or not where.get("factorizations"):
         return [_line(where), ""]
     return ["| IPOPT total s | factorizations | per iteration | factorization s | per factorization ms | "
-            "back-solves s | function evaluations s | iterations | objective |", "|---|---|---|---|---|---|---|---|---|",
-            f"| {where['ipopt_total_s']:.2f} | {where['factorizations']} | {where['factorizations_per_iteration']:.2f} | "
+            "back-solves s | function evaluations s | iterations | objective |",
+            "|---|---|---|---|---|---|---|---|---|",
+            f"| {where['ipopt_total_s']:.2f} | {where['factorizations']} | "
+            f"{where['factorizations_per_iteration']:.2f} | "
             f"{where['factorization_total_s']:.2f} | {where['factorization_mean_ms']:.1f} | "
             f"{where['back_solve_total_s']:.2f} | {where['function_evaluations_s']:.2f} | {where['iterations']} | "
             f"{where['objective']:.8f} |", "",
@@ -164,8 +167,8 @@ def markdown(report: dict) -> str:
              "## Where the time goes: 2D gait, 50 intervals, MUMPS, compiled NLP functions", "",
              *_where_lines(report["where_the_time_goes"]),
              "## A factorization against the mesh (MUMPS, METIS ordering)", "",
-             "| problem | intervals | BLAS threads | KKT rows | factorization ms | flop | GFLOP/s | entries in factors | "
-             "largest front | delayed pivots |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "| problem | intervals | BLAS threads | KKT rows | factorization ms | flop | GFLOP/s | "
+             "entries in factors | largest front | delayed pivots |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in report["scaling"]:
         if "error" in r or not r.get("factorizations"):
             lines.append(f"| {r['problem']} | {r['intervals']} | {r['threads']} | failed: {r.get('error', '')} |")
@@ -174,7 +177,8 @@ def markdown(report: dict) -> str:
                      f"{r['factorization_mean_ms']:.1f} | {r['operations_mean']:.3g} | {r['gflops']:.1f} | "
                      f"{r['factor_entries_max']:.0f} | {r['largest_front_max']:.0f} | {r['delayed_pivots_mean']:.0f} |")
     lines += ["", "## Linear solvers, full 2D gait solve (50 intervals, same run)", "",
-              "| linear solver | status | iterations | IPOPT s | ms per iteration | objective |", "|---|---|---|---|---|---|"]
+              "| linear solver | status | iterations | IPOPT s | ms per iteration | objective |",
+              "|---|---|---|---|---|---|"]
     for r in report["solvers"]:
         if "error" in r:
             lines.append(f"| {r['linear_solver']} | failed: {r['error']} | | | | |")
@@ -192,7 +196,8 @@ def main(argv=None) -> int:
                         help="2D gait meshes for the scaling table (default 25 50 100 200)")
     parser.add_argument("--scaling-iterations", type=int, default=3,
                         help="IPOPT iterations per scaling run (default 3)")
-    parser.add_argument("--solvers", nargs="+", default=None, metavar="SOLVER", choices=("mumps", "spral", *HSL_SOLVERS),
+    parser.add_argument("--solvers", nargs="+", default=None, metavar="SOLVER",
+                        choices=("mumps", "spral", *HSL_SOLVERS),
                         help="linear solvers for the full solves: mumps, spral, " + ", ".join(HSL_SOLVERS) +
                              " (default mumps, spral and the in-core HSL ones when libhsl loads)")
     parser.add_argument("--no-walk3d", action="store_true", help="leave the 3D walking rows out of the scaling table")

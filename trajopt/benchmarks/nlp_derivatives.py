@@ -18,7 +18,6 @@ import dataclasses
 import os
 import platform
 import time
-from pathlib import Path
 
 import casadi as ca
 import numpy as np

@@ -63,7 +63,8 @@ def _time_trajopt(build, guess_of, repeats: int, transcription=HermiteSimpson(50
 def run_moco(intervals: int = 50) -> dict:
     """Moco's solve in a child process (OpenSim needed)."""
     result = run_opensim_task("moco_arm26_reaching", {
-        "model": str(ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"), "mesh_intervals": intervals, "tolerance": 1e-4})
+        "model": str(ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"), "mesh_intervals": intervals,
+        "tolerance": 1e-4})
     return {key: result[key] for key in ("objective", "iterations", "solver_seconds", "wall_seconds", "status",
                                          "success")}
 
@@ -108,7 +109,8 @@ def main(argv=None) -> int:
                        "speedup_end_to_end": bioptim["total_seconds"] / trajopt_arm["total_seconds"],
                        "speedup_ipopt_only": bioptim["ipopt_seconds"] / trajopt_arm["ipopt_seconds"],
                        "trajopt_hermite_simpson": trajopt_arm_hs,
-                       "speedup_end_to_end_hermite_simpson": bioptim["total_seconds"] / trajopt_arm_hs["total_seconds"]},
+                       "speedup_end_to_end_hermite_simpson": (bioptim["total_seconds"]
+                                                              / trajopt_arm_hs["total_seconds"])},
         "target_speedup": TARGET_SPEEDUP,
         "notes": "trajopt: implicit multibody dynamics, Hermite-Simpson 50 intervals, exact Hessian, IPOPT tol 1e-6, "
                  "naive guess; total = build + transcription + NLP construction (compiled NLP functions loaded from "
@@ -120,13 +122,15 @@ def main(argv=None) -> int:
                                       report["moco_problem"]["speedup_vs_recorded_moco"]) >= TARGET_SPEEDUP
                                   and report["static_arm"]["speedup_end_to_end"] >= TARGET_SPEEDUP)
     write_report(args.out, report)
-    print(f"Moco problem: trajopt {trajopt_moco['total_seconds']:.2f} s end to end ({trajopt_moco['ipopt_seconds']:.2f} s "
+    print(f"Moco problem: trajopt {trajopt_moco['total_seconds']:.2f} s end to end "
+          f"({trajopt_moco['ipopt_seconds']:.2f} s "
           f"IPOPT, {trajopt_moco['iterations']} iterations, objective {trajopt_moco['objective']:.5f}); Moco "
           f"{moco_seconds:.1f} s ({moco['iterations']} iterations, objective {moco['objective']:.5f}): "
           f"{report['moco_problem']['speedup_end_to_end']:.0f}x (vs the recorded 47.3 s: "
           f"{report['moco_problem']['speedup_vs_recorded_moco']:.0f}x)")
     for name, result in (("trapezoidal", trajopt_arm), ("Hermite-Simpson", trajopt_arm_hs)):
-        print(f"static_arm ({name}, {result['variables']} variables): trajopt {result['total_seconds']:.2f} s end to end "
+        print(f"static_arm ({name}, {result['variables']} variables): "
+              f"trajopt {result['total_seconds']:.2f} s end to end "
               f"({result['ipopt_seconds']:.2f} s IPOPT, {result['iterations']} iterations, objective "
               f"{result['objective']:.4f}); bioptim {bioptim['total_seconds']} s ({bioptim['iterations']} iterations, "
               f"{bioptim['variables']} variables): {bioptim['total_seconds'] / result['total_seconds']:.0f}x")

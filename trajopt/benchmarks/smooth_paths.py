@@ -96,7 +96,8 @@ def main(argv=None) -> int:
         record["summary"] = {
             "wrapped_muscles": len(muscles), "muscles_within_1mm": within, "worst_length_muscle": worst,
             "worst_length_difference_m": muscles[worst]["max_length_difference_m"],
-            "median_max_length_difference_m": float(np.median([m["max_length_difference_m"] for m in muscles.values()])),
+            "median_max_length_difference_m": float(np.median([m["max_length_difference_m"]
+                                                               for m in muscles.values()])),
             "median_max_moment_arm_difference_m": float(np.median([m["max_moment_arm_difference_m"]
                                                                    for m in muscles.values()])),
             "muscles_p99_within_1mm": sum(m["p99_length_difference_m"] <= 1e-3 and m["p99_moment_arm_difference_m"]

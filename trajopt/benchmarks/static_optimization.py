@@ -106,14 +106,16 @@ def main(argv=None) -> int:
     for round_index in range(args.rounds):
         print(f"round {round_index + 1}: trajopt static optimization, arm26 elbow flexion (101 frames) ...")
         ours = _trajopt_times(args.repeats)
-        print(f"  first run {ours['first_seconds'] * 1e3:.1f} ms (round 1: includes building the IPOPT solver), repeat median "
+        print(f"  first run {ours['first_seconds'] * 1e3:.1f} ms (round 1: includes building the IPOPT solver), "
+              "repeat median "
               f"{ours['repeat_median_seconds'] * 1e3:.1f} ms (IPOPT {ours['ipopt_solve_median_seconds'] * 1e3:.1f} ms, "
               f"{ours['ipopt_iterations']} iterations)")
         entry = {"trajopt": ours}
         ours_repeat.append(ours["repeat_median_seconds"])
         ours_solve.append(ours["ipopt_solve_median_seconds"])
         if with_opensim:
-            for name, use_degroote, store in (("opensim_thelen", False, thelen), ("opensim_degroote_rigid", True, degroote)):
+            for name, use_degroote, store in (("opensim_thelen", False, thelen),
+                                              ("opensim_degroote_rigid", True, degroote)):
                 runs = _opensim_runs(use_degroote, args.repeats)
                 store.extend(runs.tolist())
                 entry[name] = {"run_seconds": runs.tolist(), "run_median_seconds": float(np.median(runs))}
@@ -127,7 +129,8 @@ def main(argv=None) -> int:
     if with_opensim:
         report["opensim_thelen_median_seconds"] = float(np.median(thelen))
         report["opensim_degroote_median_seconds"] = float(np.median(degroote))
-        report["speedup_vs_opensim_thelen"] = report["opensim_thelen_median_seconds"] / report["trajopt_repeat_median_seconds"]
+        report["speedup_vs_opensim_thelen"] = (report["opensim_thelen_median_seconds"]
+                                               / report["trajopt_repeat_median_seconds"])
         report["speedup_vs_opensim_degroote"] = (report["opensim_degroote_median_seconds"]
                                                  / report["trajopt_repeat_median_seconds"])
         report["speedup_first_run_vs_opensim_thelen"] = (report["opensim_thelen_median_seconds"]

@@ -1,4 +1,5 @@
-"""Benchmark ``trajopt bench walk3d``: 3D predictive walking with a quaternion pelvis (trajopt/examples/walk3d/prediction.py).
+"""Benchmark ``trajopt bench walk3d``: 3D predictive walking with a quaternion pelvis
+(trajopt/examples/walk3d/prediction.py).
 
 Solves the half gait cycle from the coordinates.sto guess at 25, 50 and 100 Hermite-Simpson intervals (implicit
 multibody dynamics, exact Hessian, MUMPS, tolerance 1e-4) and records wall time (model build + NLP construction
@@ -22,7 +23,8 @@ from pathlib import Path
 from trajopt.reports.helptext import description
 
 # One line for `trajopt --help`, read from this file without importing it.
-DESCRIPTION = "3D predictive walking (quaternion pelvis): wall time, iterations at 25/50/100 intervals vs PredSim's reference run"
+DESCRIPTION = ("3D predictive walking (quaternion pelvis): wall time, iterations at 25/50/100 intervals "
+               "vs PredSim's reference run")
 
 PREDSIM = {"ipopt_s": 5630.0, "iterations": 895, "variables": 74504, "intervals": 50,
            "model": "Falisse et al. 2022, 31 dof, 92 muscles"}
@@ -67,7 +69,8 @@ def main(argv=None) -> int:
     for intervals, quaternion in cases:
         run = measure(intervals, args.max_iterations, quaternion, args.from_tracking, args.threads)
         runs.append(run)
-        print(f"{intervals:4d} intervals, {run['pelvis']} pelvis, guess {run['guess']}: {run['status']}, {run['iterations']} iterations, {run['wall_s']:.1f} s wall "
+        print(f"{intervals:4d} intervals, {run['pelvis']} pelvis, guess {run['guess']}: {run['status']}, "
+              f"{run['iterations']} iterations, {run['wall_s']:.1f} s wall "
               f"(IPOPT {run['ipopt_s']:.1f} s, {run['ipopt_s_per_iteration']:.2f} s/iteration), "
               f"{run['variables']} variables, objective {run['objective']:.5g}, "
               f"load {run['loadavg_before']:.1f}->{run['loadavg_after']:.1f}", flush=True)

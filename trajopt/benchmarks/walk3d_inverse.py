@@ -96,7 +96,8 @@ def main(argv=None) -> int:
     report["load_average_after"] = os.getloadavg()
     write_report(args.out, report)
     print(f"trajopt {report['trajopt_rigid']['end_to_end_seconds']:.2f} s (elastic "
-          f"{report['trajopt_elastic']['end_to_end_seconds']:.2f} s) vs Moco {report['moco']['end_to_end_seconds']:.1f} s"
+          f"{report['trajopt_elastic']['end_to_end_seconds']:.2f} s) "
+          f"vs Moco {report['moco']['end_to_end_seconds']:.1f} s"
           f"{' (recorded)' if report['moco'].get('recorded') else ''}: {report['speedup_end_to_end']:.0f}x; "
           f"written {args.out}")
     return 0

@@ -117,7 +117,8 @@ def natural_spline(time: np.ndarray, values: np.ndarray, degree: int = 5) -> BSp
 
 
 def resample_uniform(time: np.ndarray, values: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
-    """OpenSim's ``Storage::resample(step, 5)``: quintic natural-spline values on ``t0, t0+step, ...`` (accumulated sums)."""
+    """OpenSim's ``Storage::resample(step, 5)``: quintic natural-spline values on ``t0, t0+step, ...``
+    (accumulated sums)."""
     time = np.asarray(time, dtype=float)
     first, last = float(time[0]), float(time[-1])
     if (last - first) / step > _MAX_RESAMPLE_SIZE:
@@ -262,7 +263,8 @@ def smoothing_spline(
 
         grid = np.linspace(-16.0, 16.0, 129)
         best = grid[int(np.argmin([criterion(value) for value in grid]))]
-        found = minimize_scalar(criterion, bounds=(best - 0.25, best + 0.25), method="bounded", options={"xatol": 1e-10})
+        found = minimize_scalar(criterion, bounds=(best - 0.25, best + 0.25), method="bounded",
+                                options={"xatol": 1e-10})
         smoothing = scale * 10.0**found.x
     fitted = vectors @ (projected / (1.0 + smoothing * eigenvalues)) / root
     return natural_spline(time, fitted, degree)
@@ -278,7 +280,8 @@ def _natural_roughness(time: np.ndarray, degree: int) -> np.ndarray:
     knots = np.concatenate([np.full(degree, time[0]), time, np.full(degree, time[-1])])
     basis = BSpline(knots, np.eye(knots.size - degree - 1), degree)
     # natural end conditions: derivatives m .. 2m-2 vanish at both ends
-    conditions = [basis(end, nu=order) for end in (time[0], time[-1]) for order in range(half_order, 2 * half_order - 1)]
+    conditions = [basis(end, nu=order) for end in (time[0], time[-1])
+                  for order in range(half_order, 2 * half_order - 1)]
     natural = null_space(np.array(conditions)) if conditions else np.eye(knots.size - degree - 1)
     collocation = basis(time) @ natural  # square: values at the frames -> natural coefficients
     nodes, node_weights = np.polynomial.legendre.leggauss(degree)  # exact for these polynomial products

@@ -183,7 +183,8 @@ class MusculoskeletalModel:
         active = [m for m in osim.muscles if m.applies_force]
         missing = [m.name for m in active if m.name not in paths.muscles]
         if missing:
-            raise TrajoptInputError(f"{osim.spec.file}: no path for muscles {missing} (paths have {list(paths.muscles)})")
+            raise TrajoptInputError(f"{osim.spec.file}: no path for muscles {missing} "
+                                    f"(paths have {list(paths.muscles)})")
         names = {m.name for m in osim.muscles}
         unused = [name for name in paths.muscles if name not in names]
         # Paths for muscles the model lacks are not used; tools report this note (summary.md and stderr).

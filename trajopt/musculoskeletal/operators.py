@@ -120,7 +120,8 @@ class AddResiduals:
 @dataclass(frozen=True)
 class AddReserves:
     """A reserve actuator (optimal force, controls within ±bound, None: unbounded) on every unlocked coordinate
-    that is not the dependent one of a coupler and has no actuator yet. Named ``reserve_jointset_<joint>_<coordinate>``."""
+    that is not the dependent one of a coupler and has no actuator yet. Named
+    ``reserve_jointset_<joint>_<coordinate>``."""
 
     optimal_force: float
     bound: float | None = None

@@ -399,11 +399,11 @@ def length_kinks(lengths, lines: np.ndarray, column: int, threshold: float = 2e-
         offsets = np.array([-2.0, -1.0, 1.0, 2.0]) * width
         grid = np.repeat(lines[rows, :1, :], 4, axis=1)
         grid[:, :, column] = centres[:, None] + offsets[None, :]
-        l = np.asarray(lengths(grid.reshape(-1, k)), dtype=float).reshape(len(found), 4)
-        left, right = (l[:, 1] - l[:, 0]) / width, (l[:, 3] - l[:, 2]) / width
+        sampled = np.asarray(lengths(grid.reshape(-1, k)), dtype=float).reshape(len(found), 4)
+        left, right = (sampled[:, 1] - sampled[:, 0]) / width, (sampled[:, 3] - sampled[:, 2]) / width
         bend = np.where(np.abs(left - right) > 1e-12, left - right, np.inf)
         # tangent lines l0 + left (t - t1) and l2 + right (t - t2) meet at t
-        meet = (l[:, 2] - l[:, 1] + left * offsets[1] - right * offsets[2]) / bend
+        meet = (sampled[:, 2] - sampled[:, 1] + left * offsets[1] - right * offsets[2]) / bend
         centres = centres + np.clip(np.nan_to_num(meet), -width, width)
         width /= 4.0
     for n, (i, _) in enumerate(found):

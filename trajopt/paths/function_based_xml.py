@@ -12,7 +12,8 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 from trajopt.errors import ModelFileError
-from trajopt.paths.function_based import FunctionBasedPath, FunctionBasedPaths, MultivariatePolynomial, polynomial_exponents
+from trajopt.paths.function_based import (FunctionBasedPath, FunctionBasedPaths, MultivariatePolynomial,
+                                          polynomial_exponents)
 
 _UNSUPPORTED = ("moment_arm_functions", "lengthening_speed_function")
 

@@ -283,7 +283,8 @@ def muscle_driven_problem(
     if extra_generalized_forces is not None:
         extra = ca.vec(extra_generalized_forces(problem, q, u))
         if extra.numel() != multibody.nv:
-            raise TrajoptInputError(f"extra_generalized_forces returned {extra.numel()} values, expected {multibody.nv}")
+            raise TrajoptInputError(f"extra_generalized_forces returned {extra.numel()} values, "
+                                    f"expected {multibody.nv}")
         tau = tau + extra
     wrenches = None
     if external_wrenches is not None:
@@ -336,7 +337,8 @@ def _quaternion_norm_pull(multibody, q) -> ca.SX:
 
 def resimulate(built: MuscleDrivenProblem, solution, restart_each_interval: bool = False, method: str = "RK45",
                rtol: float = 1e-8, atol: float = 1e-8) -> Verification:
-    """Integrate the states with forward dynamics under the solution's controls (see `trajopt.ocp.verification.simulate`).
+    """Integrate the states with forward dynamics under the solution's controls
+    (see `trajopt.ocp.verification.simulate`).
 
     Unlike ``Solution.verify`` (which integrates the problem's own dynamics), an implicit problem's
     algebraic accelerations are replaced by forward dynamics here, so both formulations are checked

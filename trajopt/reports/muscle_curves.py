@@ -114,7 +114,8 @@ def _plot(figure_path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run muscle-curves", description=description(__doc__))
     parser.add_argument("--out", type=Path, default=default_output("muscle_curves"),
-                        help="output folder, emptied of an earlier run's files (default ./trajopt_results/muscle_curves)")
+                        help="output folder, emptied of an earlier run's files "
+                             "(default ./trajopt_results/muscle_curves)")
     args = parser.parse_args(argv)
     figure_path = fresh_output(args.out) / "degroote2016.png"
     _plot(figure_path)

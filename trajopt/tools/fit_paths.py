@@ -56,21 +56,28 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--muscles", nargs="+", help="muscles to fit (default: all)")
     parser.add_argument("--samples", type=int, default=3000, help="training configurations over a box domain")
     parser.add_argument("--heldout", type=int, default=600, help="held-out configurations (another Latin hypercube)")
-    parser.add_argument("--motion", type=Path, help="fit a band around each frame of this .mot/.sto instead of the ranges")
-    parser.add_argument("--band", type=float, default=10.0, help="half-width of the band around motion frames (degrees)")
+    parser.add_argument("--motion", type=Path,
+                        help="fit a band around each frame of this .mot/.sto instead of the ranges")
+    parser.add_argument("--band", type=float, default=10.0,
+                        help="half-width of the band around motion frames (degrees)")
     parser.add_argument("--samples-per-frame", type=int, default=25, help="training configurations per motion frame")
     parser.add_argument("--seed", type=int, default=0, help="random seed of the sampled configurations (default 0)")
     parser.add_argument("--max-degree", type=int, default=9, help="largest total degree the fit may grow to")
     parser.add_argument("--das3-rules", action="store_true",
                         help="DAS3 stop rules: degree --degree, stop below --min-improvement or below --tolerance")
     parser.add_argument("--degree", type=int, default=4, help="largest total degree of a term (--das3-rules)")
-    parser.add_argument("--min-improvement", type=float, default=0.05, help="stop below this relative RMS improvement (--das3-rules)")
-    parser.add_argument("--tolerance", type=float, help="stop below this RMS (metres; --das3-rules); default max(10%% of largest moment arm, 2 mm)")
+    parser.add_argument("--min-improvement", type=float, default=0.05,
+                        help="stop below this relative RMS improvement (--das3-rules)")
+    parser.add_argument("--tolerance", type=float,
+                        help="stop below this RMS (metres; --das3-rules); "
+                             "default max(10%% of largest moment arm, 2 mm)")
     parser.add_argument("--opensim-xml", type=Path, help="also write the paths as OpenSim's FunctionBasedPathSet")
     parser.add_argument("--quaternion", nargs="+", default=[], metavar="JOINT:SEQ:C1,C2,C3",
-                        help="fit these three Euler coordinates as a constrained quaternion, e.g. SC:YZX:SC_y,SC_z,SC_x")
+                        help="fit these three Euler coordinates as a constrained quaternion, "
+                             "e.g. SC:YZX:SC_y,SC_z,SC_x")
     parser.add_argument("--geometric", action="store_true",
-                        help="sample the model's geometric paths in trajopt (the default when OpenSim is not installed)")
+                        help="sample the model's geometric paths in trajopt "
+                             "(the default when OpenSim is not installed)")
     parser.add_argument("--train-csv", type=Path, help="read training samples from this CSV instead of OpenSim")
     parser.add_argument("--heldout-csv", type=Path, help="read held-out samples from this CSV")
     parser.add_argument("--pieces", action="store_true",
@@ -103,7 +110,8 @@ def _ranges(info, coordinates, overrides) -> np.ndarray:
         except ValueError:
             raise TrajoptInputError(f"--range '{text}': expected NAME=LOW:HIGH") from None
         if name not in coordinates:
-            raise TrajoptInputError(f"--range '{text}': '{name}' is not a sampled coordinate ({', '.join(coordinates)})")
+            raise TrajoptInputError(f"--range '{text}': '{name}' is not a sampled coordinate "
+                                    f"({', '.join(coordinates)})")
         i = coordinates.index(name)
         scale = np.pi / 180 if info.rotational[info.coordinates.index(name)] else 1.0
         ranges[i] = (low * scale, high * scale)
@@ -119,7 +127,8 @@ def to_quaternion_coordinates(samples: PathSamples, joint: str, sequence: str, n
     quaternion, _ = euler_to_constrained_quaternion(samples.q[:, columns], samples.moment_arms[:, 0, columns], sequence)
     arms = np.empty_like(samples.moment_arms)
     for m in range(len(samples.muscles)):
-        _, arms[:, m, :3] = euler_to_constrained_quaternion(samples.q[:, columns], samples.moment_arms[:, m, columns], sequence)
+        _, arms[:, m, :3] = euler_to_constrained_quaternion(samples.q[:, columns], samples.moment_arms[:, m, columns],
+                                                            sequence)
         arms[:, m, 3:] = samples.moment_arms[:, m, keep]
     crosses = {
         m: tuple(new_names if any(c in names for c in cs) else ()) + tuple(c for c in cs if c not in names)
@@ -137,7 +146,8 @@ def to_quaternion_coordinates(samples: PathSamples, joint: str, sequence: str, n
 
 def _table(paths: PolynomialPaths) -> str:
     lines = [
-        f"{'muscle':16s} {'terms':>5s} {'coordinates':30s} {'len train':>9s} {'ma train':>9s} {'len held':>9s} {'ma held':>9s}",
+        f"{'muscle':16s} {'terms':>5s} {'coordinates':30s} {'len train':>9s} {'ma train':>9s} {'len held':>9s} "
+        f"{'ma held':>9s}",
         f"{'':16s} {'':>5s} {'':30s} {'(mm)':>9s} {'(mm)':>9s} {'(mm)':>9s} {'(mm)':>9s}",
     ]
     for path in paths:
@@ -151,7 +161,8 @@ def _table(paths: PolynomialPaths) -> str:
 
 def _settings(args) -> StepwiseSettings:
     if args.das3_rules:
-        return StepwiseSettings(degree=args.degree, min_relative_improvement=args.min_improvement, tolerance=args.tolerance)
+        return StepwiseSettings(degree=args.degree, min_relative_improvement=args.min_improvement,
+                                tolerance=args.tolerance)
     return replace(ACCURATE, max_degree=args.max_degree, degree=min(ACCURATE.degree, args.max_degree))
 
 
@@ -202,7 +213,8 @@ def _from_model(args, settings):
     if args.motion is not None:
         domain = motion_domain(sampler, coordinates, read_motion(args.motion, coordinates), args.band,
                                source=f"±{args.band:g} deg around {args.motion.name}")
-        plan = SamplingPlan(samples_per_frame=args.samples_per_frame, max_samples=max(args.samples, 6000), seed=args.seed)
+        plan = SamplingPlan(samples_per_frame=args.samples_per_frame, max_samples=max(args.samples, 6000),
+                            seed=args.seed)
     else:
         domain = PathDomain.box(coordinates, _ranges(sampler.info, coordinates, args.range), "model coordinate ranges"
                                 + (" (narrowed by --range)" if args.range else ""))
@@ -242,8 +254,8 @@ def _pieces(args, osim, paths, train, heldout, settings):
 def _cells(args, processed, sampler, paths, train, heldout, plan, settings, seconds):
     """--cells: a cell tree for each muscle one polynomial misses at the held-out samples
     (`trajopt.paths.jump_cells`; ``processed``: the model and its couplings as
-    ``trajopt.musculoskeletal.operators.load_processed`` returns them); prints each muscle's held-out RMS against the one
-    polynomial's."""
+    ``trajopt.musculoskeletal.operators.load_processed`` returns them); prints each muscle's held-out RMS against
+    the one polynomial's."""
     from trajopt.paths.domain_cells import DomainCellPaths
     from trajopt.paths.jump_cells import domain_box, jump_cell_trees, one_cell, pocket_rms
 
@@ -293,7 +305,8 @@ def main(argv=None) -> int:
             paths, seconds = _from_model(args, settings)
         else:
             train = PathSamples.from_csv(args.train_csv, coordinates=args.coordinates, muscles=args.muscles)
-            heldout = PathSamples.from_csv(args.heldout_csv, coordinates=train.coordinates, muscles=train.muscles) if args.heldout_csv else None
+            heldout = (PathSamples.from_csv(args.heldout_csv, coordinates=train.coordinates, muscles=train.muscles)
+                       if args.heldout_csv else None)
             for spec in args.quaternion:
                 try:
                     joint, sequence, names = spec.split(":")
@@ -301,7 +314,8 @@ def main(argv=None) -> int:
                     raise TrajoptInputError(f"--quaternion '{spec}': expected JOINT:SEQUENCE:C1,C2,C3") from None
                 names = tuple(names.split(","))
                 if len(names) != 3:
-                    raise TrajoptInputError(f"--quaternion '{spec}': a ball joint needs three Euler coordinates, got {len(names)}")
+                    raise TrajoptInputError(f"--quaternion '{spec}': a ball joint needs three Euler coordinates, "
+                                            f"got {len(names)}")
                 train = to_quaternion_coordinates(train, joint, sequence, names)
                 heldout = heldout and to_quaternion_coordinates(heldout, joint, sequence, names)
             domain = PathDomain.box(train.coordinates, np.column_stack([train.q.min(axis=0), train.q.max(axis=0)]),

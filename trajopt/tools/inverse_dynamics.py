@@ -45,6 +45,7 @@ def main(argv=None) -> int:
         write_sto(out, result.generalized_forces_table())
     except OSError as error:
         raise TrajoptInputError(f"--out {out}: cannot write ({error.strerror})") from None
-    print(f"inverse dynamics of {result.times.size} frames ({'filter: ' + format(cutoff, 'g') + ' Hz' if cutoff else 'no filter'}"
+    print(f"inverse dynamics of {result.times.size} frames "
+          f"({'filter: ' + format(cutoff, 'g') + ' Hz' if cutoff else 'no filter'}"
           f"{', external loads: ' + args.external_loads if loads else ''}) written to {out}")
     return 0

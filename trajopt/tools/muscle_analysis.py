@@ -6,7 +6,8 @@ dimensionless, one column per muscle) with OpenSim's ``computeMomentArm`` sign (
 shortening increases the coordinate). With CoordinateCouplerConstraints the moment arms are about the
 independent coordinates along the coupled motion (R C, the generalized-force method); the dependent coordinates
 get no file. Paths: ``--paths`` (.json or FunctionBasedPathSet .xml) or the model's geometric paths, wrapped over
-cylinders, spheres and ellipsoids as OpenSim computes them, moment arms by OpenSim's generalized-force method (muscles over tori are straight lines: said on the
+cylinders, spheres and ellipsoids as OpenSim computes them, moment arms by OpenSim's generalized-force method
+(muscles over tori are straight lines: said on the
 terminal).
 """
 
@@ -26,7 +27,8 @@ DESCRIPTION = "muscle lengths and moment arms along a motion (OpenSim's MuscleAn
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt muscle-analysis",
-                                     description="Muscle lengths and moment arms along a motion (OpenSim's MuscleAnalysis).")
+                                     description="Muscle lengths and moment arms along a motion "
+                                                 "(OpenSim's MuscleAnalysis).")
     add_model_and_motion(parser, loads=False)
     parser.add_argument("--paths", metavar="FILE", help="muscle paths: trajopt .json or OpenSim FunctionBasedPathSet "
                                                         ".xml (default: the model's geometric paths)")

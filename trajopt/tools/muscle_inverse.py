@@ -6,7 +6,8 @@
 The model is processed as Moco's examples do (muscles as DeGrooteFregly2016 with rigid tendons unless
 ``--elastic-tendons``; ``--weld``, ``--residuals``, ``--reserves``, ``--ignore-passive-fiber-force``,
 ``--active-force-width-scale`` as the ModOps of the same names). Paths: ``--paths`` a trajopt polynomial paths
-``.json`` or an OpenSim FunctionBasedPathSet ``.xml``; without it, the model's geometric paths (wrapped over cylinders, spheres, ellipsoids and tori as OpenSim). Writes to DIR: the solution (``solution.sto``, ``activations.sto``,
+``.json`` or an OpenSim FunctionBasedPathSet ``.xml``; without it, the model's geometric paths (wrapped over
+cylinders, spheres, ellipsoids and tori as OpenSim). Writes to DIR: the solution (``solution.sto``, ``activations.sto``,
 ``excitations.sto``, ``actuators.sto``, ``forces.sto``, ``joint_reactions.sto``, each also as .csv), figures,
 and ``summary.md``.
 """
@@ -172,7 +173,8 @@ def main(argv=None) -> int:
         inverse.goals.append(goal)
     loaded = time.perf_counter()
     print(f"trajopt muscle-inverse: {len(inverse.model.muscle_names)} muscles, "
-          f"{len(inverse.model.coordinate_actuators)} actuators, t = {inverse.initial_time:g}..{inverse.final_time:g} s; "
+          f"{len(inverse.model.coordinate_actuators)} actuators, "
+          f"t = {inverse.initial_time:g}..{inverse.final_time:g} s; "
           f"solving (IPOPT iterations below)", flush=True)
     solution = inverse.solve(HermiteSimpson(mesh_intervals(inverse.duration, args.mesh_interval)),
                              Ipopt(tol=args.tolerance, print_level=5, max_iterations=args.max_iterations))

@@ -63,7 +63,8 @@ def write_results(built: MuscleDrivenProblem, solution, folder, animate: bool = 
     write_sto(folder / "states.sto", Table(data["time"], tuple(q_labels + u_labels + a_labels), states,
                                            name="states"))
     if "excitations" in data:
-        write_sto(folder / "controls.sto", Table(data["time"], tuple(f"/forceset/{m}" for m in built.model.muscle_names),
+        write_sto(folder / "controls.sto", Table(data["time"],
+                                                 tuple(f"/forceset/{m}" for m in built.model.muscle_names),
                                                  data["excitations"], name="controls"))
     write_sto(folder / "muscle_forces.sto", Table(data["time"], tuple(built.model.muscle_names), data["tendon_forces"],
                                                   name="tendon_forces_N"))
@@ -219,7 +220,8 @@ def opensim_muscle_check(built: MuscleDrivenProblem, solution, folder) -> dict:
         m: dict(zip(built.model.coordinate_names, np.round(1000 * errors[k], 3).tolist()))
         for k, m in enumerate(built.model.muscle_names)}
     check["opensim_max_abs_moment_arm_mm"] = {
-        m: dict(zip(built.model.coordinate_names, np.round(1000 * np.abs(sampled["moment_arms"][:, k]).max(0), 2).tolist()))
+        m: dict(zip(built.model.coordinate_names,
+                    np.round(1000 * np.abs(sampled["moment_arms"][:, k]).max(0), 2).tolist()))
         for k, m in enumerate(built.model.muscle_names)}
     (folder / "opensim_muscle_check.json").write_text(json.dumps(check, indent=1) + "\n")
     return check
@@ -267,7 +269,8 @@ def write_geometric_summary(folder, report: dict, command: str) -> Path:
              "along each solution. Moment arms are −∂l/∂q of the smooth length.", "",
              "Each problem is solved from the naive guess and again warm-started from a 10-interval solution "
              "(non-convex: the two may end in different local optima).", "",
-             "| problem | status | iterations (naive / warm) | objective (naive / warm) | IPOPT s | worst constraint | re-simulation drift (rad) |",
+             "| problem | status | iterations (naive / warm) | objective (naive / warm) | IPOPT s | worst constraint "
+             "| re-simulation drift (rad) |",
              "|---|---|---|---|---|---|---|"]
     for name, record in report.items():
         naive, warm = record["naive"], record["warm"]
@@ -309,7 +312,8 @@ def write_geometric_summary(folder, report: dict, command: str) -> Path:
                     if value > 0.5})
     if large:
         lines += ["", "## Caveats", "",
-                  f"- Smooth mode departs from OpenSim's wrapped path by more than 0.5 mm for {', '.join(large)}: where "
+                  f"- Smooth mode departs from OpenSim's wrapped path by more than 0.5 mm "
+                  f"for {', '.join(large)}: where "
                   "a path's wrap objects act together (TRIlong: a cylinder and an ellipsoid on its shoulder segment, "
                   "whose OpenSim passes smooth mode does not reproduce), or OpenSim's iterative ellipsoid path departs "
                   "from smooth mode's plane section. The muscle forces above say what that does to the dynamics."]

@@ -239,7 +239,8 @@ def main(argv=None) -> int:
 
     parser = argparse.ArgumentParser(prog="trajopt run arm26-reaching", description=description(__doc__))
     parser.add_argument("--target", nargs=3, type=float, metavar=("X", "Y", "Z"), default=DEFAULT_TARGET,
-                        help=f"hand target in ground (m); x, y are reached (2 DOF), z is reported; default {DEFAULT_TARGET}")
+                        help=f"hand target in ground (m); x, y are reached (2 DOF), z is reported; "
+                             f"default {DEFAULT_TARGET}")
     parser.add_argument("--duration", default="0.5", help="seconds, or 'free' (0.2-2 s; add --final-time-weight)")
     parser.add_argument("--final-time-weight", type=float, default=0.0,
                         help="weight of the final time in the objective, with --duration free (default 0)")
@@ -251,7 +252,8 @@ def main(argv=None) -> int:
                         help="only the reaching problem (not Moco's problem nor bioptim's static_arm)")
     parser.add_argument("--no-animation", action="store_true", help="no arm.gif (saves a few seconds per problem)")
     parser.add_argument("--paths", choices=("polynomial", "geometric"), default="polynomial",
-                        help="muscle paths: the polynomial surrogates of trajopt/examples/arm26/paths.json (default), or "
+                        help="muscle paths: the polynomial surrogates of trajopt/examples/arm26/paths.json "
+                             "(default), or "
                              "arm26's geometric paths in smooth mode (reaching and Moco's problem; bioptim's "
                              "static_arm has its own model and is not run)")
     parser.add_argument("--smoothing-band", type=float, default=SmoothWrapping().band,

@@ -153,7 +153,8 @@ def _figures_elbow(out: Path, results: dict, inverse, id_reference: Table) -> No
                 noflv.times, muscles, noflv.activations, reference_noflv.time, reference_noflv.select(muscles).data)
     plot_series(figures / "fig15_activations_FLV.png",
                 title("Activations with force-length-velocity, no passive force", 15, "OpenSim: Thelen muscles"),
-                "activation", flv.times, muscles, flv.activations, reference_flv.time, reference_flv.select(muscles).data)
+                "activation", flv.times, muscles, flv.activations, reference_flv.time,
+                reference_flv.select(muscles).data)
     plot_series(figures / "fig16_forces_FLV.png",
                 title("Muscle forces with force-length-velocity, no passive force", 16),
                 "N", flv.times, muscles, flv.muscle_forces, reference_force.time, reference_force.select(muscles).data)
@@ -291,8 +292,9 @@ def _references(out: Path, with_opensim: bool, caught: list, geometric: bool = F
         inverse = motion_inverse_dynamics(model.osim, IK_MOTION, cutoff, final_time=final)
         inverse.write(ik, f"inverse_dynamics_{'filter6Hz' if cutoff else 'nofilter'}")
         id_rows.append((f"arm26_InverseKinematics.mot ({'6 Hz filter' if cutoff else 'no filter'})",
-                        inverse.times.size, float(np.abs(inverse.generalized_forces
-                                                         - reference.select(inverse.generalized_force_labels).data).max())))
+                        inverse.times.size,
+                        float(np.abs(inverse.generalized_forces
+                                     - reference.select(inverse.generalized_force_labels).data).max())))
     rows.append(compare("IK motion, 6 Hz, FLV, no passive", result,
                          _reference("arm26_SO_filter6Hz_StaticOptimization_activation.sto"),
                          _reference("arm26_SO_filter6Hz_StaticOptimization_force.sto")))
@@ -375,7 +377,8 @@ def _run_motion(motion: Path, out: Path, cutoff: float | None, with_opensim: boo
     plot_series(figures / "forces.png", f"Muscle forces, {motion.name}", "N", flv.times, flv.muscle_names,
                 flv.muscle_forces, extra=("with passive force", passive.times, passive.muscle_forces))
     plot_series(figures / "residuals.png", f"Residual actuators, {motion.name}", "N·m", flv.times,
-                flv.reserve_names, flv.residual_forces, extra=("with passive force", passive.times, passive.residual_forces))
+                flv.reserve_names, flv.residual_forces,
+                extra=("with passive force", passive.times, passive.residual_forces))
     plot_joint_reactions(figures / "joint_reactions.png", inverse, ("r_shoulder", "r_elbow"),
                          "Joint reactions from inverse dynamics, muscle forces not applied")
     rows = [compare("FLV, no passive", flv, None, None), compare("FLV + passive", passive, None, None)]
@@ -419,10 +422,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="low-pass cutoff in Hz for --motion, > 0 and below the motion's Nyquist frequency "
                              "(default: no filter)")
     parser.add_argument("--no-opensim", action="store_true",
-                        help="skip the comparison with OpenSim's DeGroote static optimization (run when opensim is installed)")
+                        help="skip the comparison with OpenSim's DeGroote static optimization "
+                             "(run when opensim is installed)")
     parser.add_argument("--paths", choices=("polynomial", "geometric"), default="polynomial",
-                        help="muscle paths: trajopt/examples/arm26/paths.json (default) or the model's geometric paths, wrapped "
-                             "as OpenSim computes it (cylinders and ellipsoids)")
+                        help="muscle paths: trajopt/examples/arm26/paths.json (default) or the model's geometric "
+                             "paths, wrapped as OpenSim computes it (cylinders and ellipsoids)")
     args = parser.parse_args(argv)
     if args.motion is None:
         if args.cutoff is not None:

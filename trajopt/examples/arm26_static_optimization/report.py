@@ -1,4 +1,5 @@
-"""The comparison rows and summary.md of ``trajopt run arm26-static-optimization`` (trajopt/examples/arm26_static_optimization/main.py)."""
+"""The comparison rows and summary.md of ``trajopt run arm26-static-optimization``
+(trajopt/examples/arm26_static_optimization/main.py)."""
 
 from __future__ import annotations
 
@@ -94,8 +95,8 @@ def write_summary(out: Path, rows: list[Row], id_rows: list[tuple[str, int, floa
     lines += [
         "## Static optimization",
         "",
-        "| case | frames | max abs Δ activation | RMS Δ activation | max abs Δ reserve (N·m) | max abs Δ muscle force (N) "
-        "| max abs equality error (N·m) | IPOPT iterations | solve time (s) | status |",
+        "| case | frames | max abs Δ activation | RMS Δ activation | max abs Δ reserve (N·m) "
+        "| max abs Δ muscle force (N) | max abs equality error (N·m) | IPOPT iterations | solve time (s) | status |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:

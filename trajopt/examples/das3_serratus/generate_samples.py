@@ -58,7 +58,8 @@ def humerothoracic_angles(angles: np.ndarray, names) -> tuple[np.ndarray, np.nda
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m trajopt.examples.das3_serratus.generate_samples", description=description(__doc__))
+    parser = argparse.ArgumentParser(prog="python -m trajopt.examples.das3_serratus.generate_samples",
+                                     description=description(__doc__))
     parser.add_argument("--model", type=Path, required=True, help="das3.osim (GPL, not in the project)")
     parser.add_argument("--motion", type=Path, required=True, help="all_angles.mot of the DAS3 repository")
     parser.add_argument("--train", type=int, default=3000)

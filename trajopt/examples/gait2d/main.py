@@ -1,7 +1,9 @@
-"""``trajopt run gait2d-prediction [--intervals N] [--speed V] [--tracking | --mirror-excitations]``: Moco's example2DWalking.
+"""``trajopt run gait2d-prediction [--intervals N] [--speed V] [--tracking | --mirror-excitations]``:
+Moco's example2DWalking.
 
 Solves the prediction from the reference-coordinates guess (or, with ``--tracking``, the tracking
-variant) and writes to ./trajopt_results/gait2d/ (or --out): half and full stride .sto (OpenSim state/control paths), ground
+variant) and writes to ./trajopt_results/gait2d/ (or --out): half and full stride .sto (OpenSim state/control
+paths), ground
 reactions .sto, figures vs Moco and the reference data, a stick-figure GIF, a forward re-simulation
 drift, the OpenSim cross-check (when opensim is installed) and summary.md. ``--mirror-excitations``
 also maps the excitations left<->right at the end (Moco's example leaves them free) and writes its
@@ -151,7 +153,8 @@ def summary_table(gait, solution, full, seconds, moco_info: dict, moco: dict, fo
     prediction = moco_info["prediction"]
     rows = [f"| quantity | trajopt | {moco_label} |", "|---|---|---|",
             f"| status | {solution.status} | {prediction['status']} |",
-            f"| objective (10 ∫ Σ abs(control)³ dt / distance) | {solution.objective:.5f} | {prediction['objective']:.5f} |",
+            f"| objective (10 ∫ Σ abs(control)³ dt / distance) | {solution.objective:.5f} | "
+            f"{prediction['objective']:.5f} |",
             f"| final time of the half cycle (s) | {solution.duration:.4f} | {prediction['final_time']:.4f} |",
             f"| stride length (m) | {stride:.4f} | {2 * (moco_tx[-1] - moco_tx[0]):.4f} |",
             f"| average speed (m/s) | {stride / (2 * solution.duration):.4f} | "
@@ -215,10 +218,14 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
              "per_interval_max_speed_drift": local.max_drift_in(slice(nq, 2 * nq)),
              "per_interval_max_activation_drift": local.max_drift_in(slice(2 * nq, None)),
              "per_interval_worst": local.worst(),
-             "open_loop_coordinate_drift_at_10_percent": float(np.abs(open_loop.drift[:nq, :solution.time.size // 10 + 1]).max()),
-             "open_loop_first_time_coordinate_drift_above_1mm_or_1e-3rad": open_loop.first_time_beyond(slice(0, nq), 1e-3),
-             "open_loop_first_time_coordinate_drift_above_1cm_or_1e-2rad": open_loop.first_time_beyond(slice(0, nq), 1e-2),
-             "open_loop_max_coordinate_drift": open_loop.max_drift_in(slice(0, nq)), "open_loop_worst": open_loop.worst()}
+             "open_loop_coordinate_drift_at_10_percent":
+                 float(np.abs(open_loop.drift[:nq, :solution.time.size // 10 + 1]).max()),
+             "open_loop_first_time_coordinate_drift_above_1mm_or_1e-3rad":
+                 open_loop.first_time_beyond(slice(0, nq), 1e-3),
+             "open_loop_first_time_coordinate_drift_above_1cm_or_1e-2rad":
+                 open_loop.first_time_beyond(slice(0, nq), 1e-2),
+             "open_loop_max_coordinate_drift": open_loop.max_drift_in(slice(0, nq)),
+             "open_loop_worst": open_loop.worst()}
     check = opensim_check(gait, solution, folder / f"{stem}_half_stride.sto")
     record = {"status": solution.status, "success": solution.success, "iterations": solution.iterations,
               "objective": solution.objective, "final_time": solution.duration, "seconds": seconds,
@@ -228,7 +235,8 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
     moco_speed = 1.2  # Moco's example2DWalking: average speed 1.2 m/s
     same_problem = tracking or abs(speed - moco_speed) < 1e-9
     title = f"# 2D gait {stem} (trajopt) vs Moco example2DWalking" if same_problem else \
-        f"# 2D gait {stem} at {speed:g} m/s (trajopt); Moco's example2DWalking at {moco_speed:g} m/s shown for reference"
+        (f"# 2D gait {stem} at {speed:g} m/s (trajopt); Moco's example2DWalking at {moco_speed:g} m/s "
+         "shown for reference")
     lines = [title, "",
              f"Command: `trajopt run gait2d-prediction --intervals {intervals} --speed {speed}"
              f"{' --tracking' if tracking else ''}{' --mirror-excitations' if mirror_excitations else ''}"
@@ -240,8 +248,8 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
                   "result.", ""]
     low, high = solution.discrete.problem.duration[:2]  # (lower, upper, guess)
     if not tracking and high > low and min(solution.duration - low, high - solution.duration) < 1e-6:
-        lines += [f"**Caveat:** the half-cycle duration {solution.duration:.4f} s is at its bound [{low:g}, {high:g}] s: "
-                  "the optimum is constrained by the bound, not by the gait.", ""]
+        lines += [f"**Caveat:** the half-cycle duration {solution.duration:.4f} s is at its bound "
+                  f"[{low:g}, {high:g}] s: the optimum is constrained by the bound, not by the gait.", ""]
     if not same_problem:
         lines += [f"**Not Moco's problem:** the average speed is {speed:g} m/s, Moco's example solves {moco_speed:g} "
                   "m/s. The Moco column is a different problem (objective per distance at another speed): it is not "
@@ -261,7 +269,8 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
                   f"{PREDICTION_OBJECTIVE_SCALING:g} (obj_scaling_factor), "
                   + ("tolerance 1e-4 as Moco: unscaled, that tolerance stops early with needless co-contraction "
                      "(objective 0.1511 at 50 intervals). Scaled, 1e-4 stops 1.4e-4 to 1.8e-4 above the optimum that "
-                     "`--tolerance 1e-8` reaches (50 intervals, 0.8-2.0 m/s; `trajopt bench ipopt-settings`)." if tolerance == MOCO_TOLERANCE else
+                     "`--tolerance 1e-8` reaches (50 intervals, 0.8-2.0 m/s; `trajopt bench ipopt-settings`)."
+                     if tolerance == MOCO_TOLERANCE else
                      f"tolerance {tolerance:g} (convergence and constraints; Moco's run used 1e-4, so its "
                      "objective carries that tolerance's stopping error)."), ""]
     else:
@@ -276,7 +285,8 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
               "(rtol 1e-8).", "",
               f"- restarted from the optimized state at each mesh point (local error over one interval): max "
               f"coordinate drift {drift['per_interval_max_coordinate_drift']:.3g} (rad or m), speed "
-              f"{drift['per_interval_max_speed_drift']:.3g}, activation {drift['per_interval_max_activation_drift']:.3g};"
+              f"{drift['per_interval_max_speed_drift']:.3g}, "
+              f"activation {drift['per_interval_max_activation_drift']:.3g};"
               f" worst: {drift['per_interval_worst']}",
               f"- open loop from the initial state over the half cycle (walking is unstable without feedback): "
               f"coordinate drift {drift['open_loop_coordinate_drift_at_10_percent']:.3g} over the first 10 % of the "

@@ -107,7 +107,7 @@ class GaitModel:
         lumbar = ca.SX.sym("lumbar_control")
         self.contact_loads = contact_loads_function(mb, self.contacts)
         loads = self.contact_loads(q, u)
-        wrenches, sphere_forces, sphere_torques = loads[0], loads[1], loads[2]
+        wrenches = loads[0]
         lumbar_force = ca.SX.zeros(mb.nv)
         lumbar_force[mb.speed_names.index(self.lumbar_actuator.coordinate)] = \
             lumbar * self.lumbar_actuator.optimal_force

@@ -134,7 +134,8 @@ def kkt_condition_number(solution, active_tolerance: float = 1e-8) -> dict[str, 
     h, a = (np.asarray(m.full() if hasattr(m, "full") else m) for m in hessian(w_value, lam_g))
     lower, upper = discrete.layout.lower(), discrete.layout.upper()
     width = np.maximum(upper - lower, 1.0)
-    at_bound = (np.minimum(w_value - lower, upper - w_value) < 1e-7 * width) & (np.abs(solution.lam_x) > active_tolerance)
+    at_bound = ((np.minimum(w_value - lower, upper - w_value) < 1e-7 * width)
+                & (np.abs(solution.lam_x) > active_tolerance))
     free = ~((upper - lower <= 0) | at_bound)
     g = discrete.lower_g
     rows = (discrete.upper_g - g <= 0) | (np.abs(lam_g) > active_tolerance)

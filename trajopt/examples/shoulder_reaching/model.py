@@ -1,6 +1,7 @@
 """A 3D arm: arm26's humerus and forearm with a 3-DOF shoulder (quaternion or Euler) and 9 straight-line muscles.
 
-Bodies, inertias, the shoulder centre and the elbow joint frame and axis come from ``trajopt/examples/arm26/arm26.osim``;
+Bodies, inertias, the shoulder centre and the elbow joint frame and axis come from
+``trajopt/examples/arm26/arm26.osim``;
 arm26's planar shoulder (one elevation angle) becomes a spherical joint:
 
 - ``shoulder_arm()``: a ``BallJoint`` (unit quaternion Q = (w, x, y, z), speeds = angular velocity of the
@@ -68,19 +69,25 @@ class ShoulderMuscle:
 # Attachments (m). Ground points are offsets from the shoulder centre; humerus points are in humerus axes.
 SHOULDER_MUSCLES = (
     # clavicle, lateral third (front, above, slightly medial) -> deltoid tuberosity: flexion, abduction
-    ShoulderMuscle("deltoid_anterior", 1100.0, (("ground", (0.035, 0.025, -0.025)), (HUMERUS, (0.008, -0.115, 0.012))), 0.55),
+    ShoulderMuscle("deltoid_anterior", 1100.0,
+                   (("ground", (0.035, 0.025, -0.025)), (HUMERUS, (0.008, -0.115, 0.012))), 0.55),
     # acromion (above, lateral) -> deltoid tuberosity: abduction
     ShoulderMuscle("deltoid_middle", 1100.0, (("ground", (0.0, 0.03, 0.02)), (HUMERUS, (0.0, -0.115, 0.018))), 0.55),
     # scapular spine (behind, above) -> deltoid tuberosity: extension, external rotation
-    ShoulderMuscle("deltoid_posterior", 260.0, (("ground", (-0.045, 0.02, -0.02)), (HUMERUS, (-0.005, -0.115, 0.012))), 0.55),
+    ShoulderMuscle("deltoid_posterior", 260.0,
+                   (("ground", (-0.045, 0.02, -0.02)), (HUMERUS, (-0.005, -0.115, 0.012))), 0.55),
     # infraspinous fossa (behind, medial) -> greater tubercle, posterior facet: external rotation
-    ShoulderMuscle("infraspinatus", 1210.0, (("ground", (-0.055, -0.04, -0.09)), (HUMERUS, (-0.012, 0.005, 0.022))), 0.55),
+    ShoulderMuscle("infraspinatus", 1210.0,
+                   (("ground", (-0.055, -0.04, -0.09)), (HUMERUS, (-0.012, 0.005, 0.022))), 0.55),
     # subscapular fossa (front of the scapula, medial) -> lesser tubercle: internal rotation
-    ShoulderMuscle("subscapularis", 1380.0, (("ground", (-0.015, -0.045, -0.095)), (HUMERUS, (0.02, -0.005, -0.005))), 0.7),
+    ShoulderMuscle("subscapularis", 1380.0,
+                   (("ground", (-0.015, -0.045, -0.095)), (HUMERUS, (0.02, -0.005, -0.005))), 0.7),
     # sternum -> lateral lip of the bicipital groove: adduction, flexion, internal rotation
-    ShoulderMuscle("pectoralis_major", 800.0, (("ground", (0.07, -0.05, -0.16)), (HUMERUS, (0.015, -0.07, 0.008))), 0.85),
+    ShoulderMuscle("pectoralis_major", 800.0,
+                   (("ground", (0.07, -0.05, -0.16)), (HUMERUS, (0.015, -0.07, 0.008))), 0.85),
     # lower back -> floor of the bicipital groove: extension, adduction, internal rotation
-    ShoulderMuscle("latissimus_dorsi", 1130.0, (("ground", (-0.09, -0.25, -0.14)), (HUMERUS, (0.008, -0.06, -0.008))), 0.85),
+    ShoulderMuscle("latissimus_dorsi", 1130.0,
+                   (("ground", (-0.09, -0.25, -0.14)), (HUMERUS, (0.008, -0.06, -0.008))), 0.85),
 )
 ARM26_MUSCLES = ("BIClong", "TRIlong")
 
@@ -101,7 +108,8 @@ def elevation_rotation(elevation: float, plane: float = SCAPULAR_PLANE_ANGLE) ->
 
 @dataclass(frozen=True, eq=False)
 class ShoulderArm:
-    """The multibody model, its muscle paths and DeGroote muscles; ``euler_sequence`` None for the quaternion shoulder."""
+    """The multibody model, its muscle paths and DeGroote muscles; ``euler_sequence`` None for the quaternion
+    shoulder."""
 
     multibody: Model
     paths: tuple[GeometricPath, ...]
@@ -268,7 +276,8 @@ def shoulder_arm(euler_sequence: str | None = None) -> ShoulderArm:
     muscles = []
     for k, m in enumerate(SHOULDER_MUSCLES):
         optimal = m.fibre_share * lengths[k]
-        muscles.append(RigidTendonMuscle(MuscleParameters(m.max_isometric_force, optimal, lengths[k] - optimal, name=m.name)))
+        muscles.append(RigidTendonMuscle(MuscleParameters(m.max_isometric_force, optimal, lengths[k] - optimal,
+                                                          name=m.name)))
     for k, name in enumerate(ARM26_MUSCLES, start=len(SHOULDER_MUSCLES)):
         # arm26's force and fibre length; the tendon slack length is refitted (fibre optimal at the reference
         # posture) because the path without arm26's wrap objects is longer than arm26's.

@@ -31,7 +31,8 @@ def write_solution(built: ReachingProblem, solution, folder: Path) -> None:
         "activations": "0-1", "excitations": "0-1", "residuals": "N·m (optimal force 1)"})
 
 
-def plot_comparison(quaternion: tuple[ReachingProblem, object], euler: tuple[ReachingProblem, object], path: Path) -> None:
+def plot_comparison(quaternion: tuple[ReachingProblem, object], euler: tuple[ReachingProblem, object],
+                    path: Path) -> None:
     """YZY middle angle, quaternion norm error, shoulder residuals (as humerus-axes torques) and activations."""
     from trajopt.examples.shoulder_reaching.analysis import euler_residuals_as_spatial_torques
 
@@ -109,7 +110,8 @@ def animate_arm(built: ReachingProblem, solution, path: Path, frames: int = 30) 
     writer = PillowWriter(fps=10)
     with writer.saving(fig, str(path), dpi=70):
         for k in range(frames):
-            for ax, (elevation, azimuth), name in zip(views, ((20, -50), (5, 0)), ("oblique view", "front view (x toward the viewer)")):
+            for ax, (elevation, azimuth), name in zip(views, ((20, -50), (5, 0)),
+                                                      ("oblique view", "front view (x toward the viewer)")):
                 ax.cla()
                 bones = np.array([shoulder, position(k, "r_humerus", elbow.translation), position(k, *arm.hand)])
                 # Axes: ground x (forward), z (lateral), y (up).

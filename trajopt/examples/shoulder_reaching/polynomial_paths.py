@@ -29,7 +29,7 @@ from trajopt.errors import TrajoptInputError
 from trajopt.reports.helptext import description
 from trajopt.io import write_sto
 from trajopt.io.output import default_output
-from trajopt.multibody import coordinate_rates_matrix, rotations
+from trajopt.multibody import rotations
 from trajopt.ocp import HermiteSimpson
 from trajopt.paths.domain import PathDomain
 from trajopt.paths.fitting import ACCURATE, fit_paths
@@ -260,7 +260,8 @@ def euler_section(euler: dict, naive, warm, quaternion: dict, reused: bool) -> l
     low, high = euler["fitted_middle_angle_range"]
     lines = [
         "## Reaching with the YZY Euler polynomial paths", "",
-        "The same reach (problem, naive guess, warm start from 20 intervals, IPOPT settings) with the YZY Euler shoulder",
+        "The same reach (problem, naive guess, warm start from 20 intervals, IPOPT settings) "
+        "with the YZY Euler shoulder",
         "(`shoulder_arm(\"YZY\")`, start angles θ2 = 0, θ1 + θ3 = 0, residuals on the angles, as in",
         "results/shoulder_reaching) whose paths are the Euler fit above (`euler_polynomial_arm`): the dynamics get the",
         "moment arms -∂l/∂θ of the polynomial about the Euler angles. "
@@ -270,7 +271,8 @@ def euler_section(euler: dict, naive, warm, quaternion: dict, reused: bool) -> l
         "YZY Euler paths, warm start |", "|---|---|---|---|---|",
         f"| status | {_status(naive)} | {_status(warm)} | {_status(e_naive)} | {_status(e_warm)} |",
         f"| iterations | {naive.iterations} | {warm.iterations} | {e_naive.iterations} | {e_warm.iterations} |",
-        f"| objective | {naive.objective:.5g} | {warm.objective:.5g} | {e_naive.objective:.5g} | {e_warm.objective:.5g} |",
+        f"| objective | {naive.objective:.5g} | {warm.objective:.5g} | {e_naive.objective:.5g} | "
+        f"{e_warm.objective:.5g} |",
         f"| IPOPT seconds | {naive.wall_time:.3g} | {warm.wall_time:.3g} | {e_naive.wall_time:.3g} | "
         f"{e_warm.wall_time:.3g} |",
         f"| max |Δτ| polynomial vs geometric moment arms (N·m) | {quaternion['max_torque_difference']:.3g} | | "
@@ -278,7 +280,8 @@ def euler_section(euler: dict, naive, warm, quaternion: dict, reused: bool) -> l
         f"| min |sin θ2| after t = 0 (YZY middle angle) | {quaternion['min_abs_sin_middle_angle_after_start']:.3g} | | "
         f"{angles['polynomial']['min_abs_sin_middle_angle_after_start']:.3g} | |", "",
         "IPOPT seconds on a shared machine (2 cores, other solves running). Δτ: quaternion paths about the humerus",
-        "axes and the elbow; Euler paths about the Euler angles and the elbow (the generalized forces of each model).", "",
+        "axes and the elbow; Euler paths about the Euler angles and the elbow "
+        "(the generalized forces of each model).", "",
         "Through the gimbal-lock pose: the YZY shoulder, 40 intervals; θ2 is the YZY middle angle (0 with the arm",
         "hanging, the start). The geometric-path solves repeat `trajopt run shoulder-reaching`'s YZY problem.", "",
         "| | Euler paths, naive guess | Euler paths, θ2 >= 0, naive guess | geometric paths, naive guess | "
@@ -330,7 +333,8 @@ def euler_section(euler: dict, naive, warm, quaternion: dict, reused: bool) -> l
         f"{quaternion['max_torque_difference']:.3g} N·m): it converges, to the motion of other muscle dynamics. "
         "Started from it, the geometric YZY problem returns near θ2 = 0 (until t = "
         f"{angles['geometric_from_polynomial']['last_time_near_lock']:.2g} s) with objective "
-        f"{solves['geometric_from_polynomial'].objective:.4g}, below the quaternion-path reach's {naive.objective:.4g}: "
+        f"{solves['geometric_from_polynomial'].objective:.4g}, "
+        f"below the quaternion-path reach's {naive.objective:.4g}: "
         "near lock its residuals on the angles stand for large humerus torques (results/shoulder_reaching/summary.md)",
         "- the geometric-path YZY problem started from the Euler-path solution uses the warm-start IPOPT settings "
         "(`WARM_START_OPTIONS`, reaching.py)",
@@ -349,7 +353,8 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     arm = shoulder_arm()
     sampler = GeometricArmSampler(arm)
-    train, heldout = sampler.sample(VARIABLES, DOMAIN.sample(args.samples, 0)), sampler.sample(VARIABLES, DOMAIN.sample(600, 1))
+    train, heldout = (sampler.sample(VARIABLES, DOMAIN.sample(args.samples, 0)),
+                      sampler.sample(VARIABLES, DOMAIN.sample(600, 1)))
     start = time.perf_counter()
     saved = args.out / "paths_quaternion.json"
     if args.reuse_fits and saved.is_file():
@@ -402,10 +407,13 @@ def main(argv=None) -> int:
             expected = np.asarray(spatial_from_constrained_jacobian(r_star[:3], np.sign(unit[0]) * unit)).ravel()
             identity = max(identity, float(np.abs(expected - poly_arms[:3, i, k]).max()))
     lines = ["# Shoulder reaching with polynomial muscle paths in constrained-quaternion coordinates", "",
-             "Generated by `trajopt run shoulder-reaching-polynomial` (trajopt/examples/shoulder_reaching/polynomial_paths.py).",
+             "Generated by `trajopt run shoulder-reaching-polynomial` "
+             "(trajopt/examples/shoulder_reaching/polynomial_paths.py).",
              f"Domain: {DOMAIN.describe()}; {train.size} training / {heldout.size} held-out configurations (Latin",
-             "hypercube), lengths and moment arms of the arm's straight-line geometric paths (the sampler). Held-out errors",
-             "are RMS over configurations of the length and of the spatial moment arms (about the humerus angular velocity",
+             "hypercube), lengths and moment arms of the arm's straight-line geometric paths (the sampler). "
+             "Held-out errors",
+             "are RMS over configurations of the length and of the spatial moment arms "
+             "(about the humerus angular velocity",
              "and the elbow), i.e. what the dynamics sees; 99th percentile of |error| in brackets.", "",
              "| muscle | quaternion terms | quaternion length RMS (mm) | quaternion spatial moment-arm RMS (mm) [p99] "
              "| YZY Euler terms | Euler length RMS (mm) | Euler spatial moment-arm RMS (mm) [p99] |",
@@ -428,9 +436,11 @@ def main(argv=None) -> int:
               f"| objective | {naive.objective:.5g} | {warm.objective:.5g} |",
               f"| IPOPT seconds | {naive.wall_time:.3g} | {warm.wall_time:.3g} |", "",
               f"- solution inside the fitted domain: {inside}",
-              f"- shoulder and elbow muscle torques at the solution (its tendon forces), polynomial vs geometric spatial "
+              f"- shoulder and elbow muscle torques at the solution (its tendon forces), "
+              "polynomial vs geometric spatial "
               f"moment arms: max |Δτ| = {np.abs(poly_tau - geo_tau).max():.4f} N·m (torques up to "
-              f"{np.abs(geo_tau).max():.2f} N·m); max |Δ moment arm| = {np.abs(poly_arms - geo_arms).max() * 1e3:.3f} mm",
+              f"{np.abs(geo_tau).max():.2f} N·m); "
+              f"max |Δ moment arm| = {np.abs(poly_arms - geo_arms).max() * 1e3:.3f} mm",
               f"- chain-rule moment arms (-∂l/∂Q N(Q), eq. 4) vs (Eᵀ)⁻¹ R_Q* (eq. 15) of the polynomial: max "
               f"{identity:.2e} m",
               f"- YZY middle angle θ2 of the solution's orientations (0: arm hanging, gimbal lock): min |sin θ2| after "

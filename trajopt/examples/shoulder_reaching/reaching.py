@@ -131,7 +131,8 @@ def build_problem(euler_sequence: str | None = None, target=None, duration: floa
     problem.require(problem.initial(udot), equals=0.0, name="start at rest (accelerations)")
     problem.require(problem.initial(rates), equals=0.0, name="start at rest (activation rates)")
     hand = point_position(model, q, *arm.hand)
-    problem.require(problem.final(hand) - target, equals=0.0, name="hand at target", labels=("hand x", "hand y", "hand z"))
+    problem.require(problem.final(hand) - target, equals=0.0, name="hand at target",
+                    labels=("hand x", "hand y", "hand z"))
     problem.minimize(Effort(built.excitations) + residual_weight * ResidualPenalty(built.residuals))
     return ReachingProblem(**{f.name: getattr(built, f.name) for f in fields(MuscleDrivenProblem)}, target=target,
                            duration=float(duration), start_elbow=float(start_elbow),

@@ -30,7 +30,8 @@ from trajopt.musculoskeletal.operators import AddReserves, AddResiduals, DeGroot
 from trajopt.tools.muscle_inverse import load_inverse
 
 # One line for `trajopt --help`, read from this file without importing it.
-DESCRIPTION = "Moco's 3D walking MocoInverse (80 muscles, GRFs, function-based paths); --emg, --elastic-tendons, --knee-reaction"
+DESCRIPTION = ("Moco's 3D walking MocoInverse (80 muscles, GRFs, function-based paths); "
+               "--emg, --elastic-tendons, --knee-reaction")
 
 HERE = Path(__file__).parent
 MODEL = HERE / "subject_walk_scaled.osim"
@@ -52,7 +53,8 @@ OPERATORS = (WeldJoints(("mtp_r", "mtp_l")), AddResiduals(250.0, 50.0, 1.0),
 
 SETTINGS = [
     ("model", "subject_walk_scaled.osim + ModelProcessor operators below", "same (run_inverse.py)"),
-    ("external loads", "grf_walk.xml (ExternalForce: natural cubic spline, as GCVSpline degree 3)", "ModOpAddExternalLoads"),
+    ("external loads", "grf_walk.xml (ExternalForce: natural cubic spline, as GCVSpline degree 3)",
+     "ModOpAddExternalLoads"),
     ("welded joints", "mtp_r, mtp_l", "ModOpReplaceJointsWithWelds"),
     ("residuals", "pelvis: 250 N·m rotations, 50 N translations, controls in [-1, 1]", "ModOpAddResiduals(250, 50, 1)"),
     ("muscles", "DeGroote 2016 (OpenSim constants), rigid tendon, no passive fiber force, width x1.5",
@@ -128,7 +130,8 @@ def main(argv=None) -> int:
                    f"{tight_info['wall_s']:.1f} s). The comparison below is against that converged solution.")
     caveats.append("Joint reactions apply the muscle tensions along the .osim's geometric paths (OpenSim's wrapped "
                    "paths: path and tangent points) with the ground reactions; the solve used the function-based "
-                   "paths, whose moment arms differ slightly: the difference is in joint_reactions' generalized forces.")
+                   "paths, whose moment arms differ slightly: "
+                   "the difference is in joint_reactions' generalized forces.")
     caveats += list(dict.fromkeys(c.replace(goal.joint, "knee") for goal in knee_goals
                                   for c in goal.caveats(inverse.model)))
     sections = None if baseline is None else (

@@ -32,7 +32,8 @@ TASK = "walk3d_solution_check"
 
 @lru_cache(maxsize=None)
 def trajopt_functions(quaternion_pelvis: bool = True):
-    """casadi Functions of trajopt's walk3d model (quaternion or, False, Euler-angle pelvis): ``forces(q, u, a, c)`` -> (tendon forces,
+    """casadi Functions of trajopt's walk3d model (quaternion or, False, Euler-angle pelvis):
+    ``forces(q, u, a, c)`` -> (tendon forces,
     contact records 12 x contacts, forward-dynamics u̇) and ``residual(q, u, udot, a, c)`` -> the implicit dynamics'
     ID(q, u, u̇, contact loads) - τ (τ: muscles, actuators, passive moments), as the problem constrains it."""
     walk = build_problem(2, quaternion_pelvis=quaternion_pelvis)

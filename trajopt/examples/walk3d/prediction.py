@@ -1,6 +1,7 @@
 """3D predictive walking on Moco's example3DWalking model: a half gait cycle with a quaternion pelvis.
 
-Model (``load_model``): subject_walk_scaled.osim with the operators of ``OPERATORS`` (``trajopt.musculoskeletal.operators``):
+Model (``load_model``): subject_walk_scaled.osim with the operators of ``OPERATORS``
+(``trajopt.musculoskeletal.operators``):
 DeGroote rigid-tendon muscles without passive fiber force and active force-length width x1.5, min activation and
 excitation 0 (Moco's example3DWalking); the pelvis CustomJoint becomes a FreeJoint (unit quaternion, gimbal-lock
 free); toe actuators of 50 N·m, controls ±1 (as the example); contact spheres and smooth sphere-half-space forces
@@ -20,7 +21,8 @@ mirror image of the start, pelvis_tx excluded; list, rotation, z translation, lu
 sign, the quaternion maps (w, x, y, z) -> (w, -x, -y, z)); average speed of coordinates.sto's gait cycle;
 objective ∫ (Σ e³ + Σ c³ + w Σ q̈²) dt / distance (excitations e, actuator controls c, generalized accelerations q̈;
 the actuator and acceleration terms are documented extras, ``ACCELERATION_WEIGHT``); passive lumbar torques
-(``LUMBAR_PASSIVE``, PredSim's, which Moco's set lacks); quaternion norm stabilization 50/s. Guess: coordinates.sto's first half cycle (0.48 s onwards, pelvis
+(``LUMBAR_PASSIVE``, PredSim's, which Moco's set lacks); quaternion norm stabilization 50/s.
+Guess: coordinates.sto's first half cycle (0.48 s onwards, pelvis
 angles converted to the quaternion, pelvis_tx shifted to 0; toe angles 0: the file has none), activations 0.05.
 """
 
@@ -42,7 +44,8 @@ from trajopt.gait.symmetry import bilateral_symmetry
 from trajopt.io import read_motion
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.ocp import Effort, Free, Guess, HermiteSimpson, Ipopt
-from trajopt.osim.expression_forces import ExpressionCoordinateForce, generalized_forces_function, read_expression_forces
+from trajopt.osim.expression_forces import (ExpressionCoordinateForce, generalized_forces_function,
+                                            read_expression_forces)
 from trajopt.paths.function_based_xml import read_function_based_path_set
 from trajopt.musculoskeletal.operators import (
     AddContactGeometry,

@@ -23,15 +23,15 @@ import numpy as np
 from trajopt.reports.helptext import description
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.expansion import full_cycle, table_mirror
-from trajopt.gait.ground_reactions import center_of_pressure, mirror_ground_reactions
+from trajopt.gait.ground_reactions import center_of_pressure
 from trajopt.gait.guess import free_joint_angles
 from trajopt.gait.labels import coordinate_paths
 from trajopt.io import read_table, write_sto
 from trajopt.table import Table
 
 from trajopt.examples.walk3d.opensim_check import solution_check
-from trajopt.examples.walk3d.prediction import (ACCELERATION_WEIGHT, COORDINATES, GAIT_CYCLE, HERE, PELVIS, build_problem,
-                                        build_tracking_problem, solver_settings)
+from trajopt.examples.walk3d.prediction import (ACCELERATION_WEIGHT, COORDINATES, GAIT_CYCLE, HERE, PELVIS,
+                                                build_problem, build_tracking_problem, solver_settings)
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = '3D predictive walking, half gait cycle, quaternion pelvis, 80 muscles, foot contact'
@@ -248,7 +248,8 @@ def opensim_check_rows(check: dict | None) -> list[str]:
     return ["## OpenSim 4.6 cross-check at the solution's states", "",
             "The same model built by OpenSim's operators (.osim pelvis CustomJoint: a quaternion pelvis is handed over "
             "as its angles and angle rates), at every grid point with the solution's activations and controls. "
-            "Accelerations in trajopt's speeds (a quaternion pelvis: its angular acceleration in the pelvis frame).", "",
+            "Accelerations in trajopt's speeds "
+            "(a quaternion pelvis: its angular acceleration in the pelvis frame).", "",
             "| quantity | max abs difference | largest value |", "|---|---|---|",
             *([f"| pelvis quaternion norm - 1 (trajopt's poses use it as it is, OpenSim gets angles) | "
                f"{check['pelvis_quaternion_max_norm_error']:.2g} | |"]
@@ -307,10 +308,12 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
     record["opensim_check"] = solution_check(walk, solution)
     (folder / "walk3d_prediction.json").write_text(json.dumps(record, indent=1))
     pelvis_kind = "quaternion" if walk.quaternion_pelvis else "Euler-angle (.osim CustomJoint)"
+    weight_option = ("" if acceleration_weight == ACCELERATION_WEIGHT
+                     else f" --acceleration-weight {acceleration_weight:g}")
     lines = [f"# 3D predictive walking (trajopt): half gait cycle, {pelvis_kind} pelvis", "",
              f"Command: `trajopt run walk3d-prediction --intervals {intervals}"
              f"{'' if walk.quaternion_pelvis else ' --euler-pelvis'}{' --from-tracking' if from_tracking else ''}"
-             f"{'' if acceleration_weight == ACCELERATION_WEIGHT else f' --acceleration-weight {acceleration_weight:g}'}"
+             f"{weight_option}"
              f"{' --resimulate' if resimulate else ''}`. Model, problem and guess"
              f"{' (a tracking solve of coordinates.sto and grf_walk.mot)' if from_tracking else ' (coordinates.sto)'}: "
              "trajopt/examples/walk3d/prediction.py.", "",
@@ -358,7 +361,8 @@ def main(argv=None) -> int:
     parser.add_argument("--acceleration-weight", type=float, default=ACCELERATION_WEIGHT,
                         help=f"weight of ∫ Σ q̈² dt / distance beside the effort (default {ACCELERATION_WEIGHT:g})")
     parser.add_argument("--from-tracking", action="store_true",
-                        help="start from a tracking solve of coordinates.sto and grf_walk.mot (default: coordinates.sto)")
+                        help="start from a tracking solve of coordinates.sto and grf_walk.mot "
+                             "(default: coordinates.sto)")
     parser.add_argument("--compiled", action="store_true",
                         help="compile the NLP functions to C and keep them in the disk cache: about 5 min the first "
                              "time, then about 0.33 s less per iteration for the same problem (same iterates)")
