@@ -119,7 +119,8 @@ def test_fiber_length_dependence_key_points():
 def _rates(constants, excitation=0.0, activation=0.5, length=1.0, velocity=0.0, active=400.0, passive=50.0,
            multiplier=1.0, ratio=0.5, mass=0.4, fmax=1000.0):
     inputs = MetabolicInputs(excitation, activation, length, velocity, active, passive, multiplier)
-    rates = metabolic_rates_bhargava2004(inputs, fmax, mass, Bhargava2004MuscleConstants(ratio_slow_twitch_fibers=ratio),
+    rates = metabolic_rates_bhargava2004(inputs, fmax, mass,
+                                         Bhargava2004MuscleConstants(ratio_slow_twitch_fibers=ratio),
                                          constants)
     return {name: float(getattr(rates, name)) for name in TERMS}
 
@@ -215,7 +216,8 @@ def test_function_accepts_sx_mx_and_numbers_and_equals_the_free_function():
     rng = np.random.default_rng(5)
     muscles = [MuscleParameters(max_isometric_force=f, optimal_fiber_length=0.08, tendon_slack_length=0.3)
                for f in (800.0, 1500.0)]
-    metabolic = [Bhargava2004MuscleConstants(ratio_slow_twitch_fibers=0.2), Bhargava2004MuscleConstants(muscle_mass=0.9)]
+    metabolic = [Bhargava2004MuscleConstants(ratio_slow_twitch_fibers=0.2),
+                 Bhargava2004MuscleConstants(muscle_mass=0.9)]
     function = metabolics_bhargava2004_function(muscles, metabolic)
     values = [rng.uniform(0.1, 1.0, 2) for _ in function.name_in()]
     numeric = [np.asarray(x).ravel() for x in function(*values)]
@@ -399,7 +401,8 @@ def test_metabolic_goal_solves_a_reach_with_less_metabolic_cost_than_the_effort_
     # arm26 reaching (rest at q = 0 to rest at elbow 90° in 0.5 s): the solution of the metabolic goal has a smaller
     # integral of (rate / body mass)² than the solution of the excitation-effort goal, and its objective is that
     # integral (grid trapezoid vs the transcription's quadrature: within 2 %).
-    model = MusculoskeletalModel(load_osim(model_file("arm26")), PolynomialPaths.load(problem_file("arm26", "paths.json")))
+    model = MusculoskeletalModel(load_osim(model_file("arm26")),
+                                 PolynomialPaths.load(problem_file("arm26", "paths.json")))
     results = {}
     for label, goal in (("effort", lambda built: Effort(built.excitations)), ("metabolic", metabolic_cost)):
         built = muscle_driven_problem(

@@ -63,7 +63,8 @@ def muscle_metabolic_rates(
         inputs = MetabolicInputs.from_rigid_tendon(unit, excitations[k], built.activations[k], lengths[k], speeds[k])
         rates.append(metabolic_rates_bhargava2004(inputs, unit.parameters.max_isometric_force,
                                                   own.mass(unit.parameters), own, constants))
-    return MetabolicRates(*(ca.vertcat(*[getattr(r, key) for r in rates]) for key in MetabolicRates.__dataclass_fields__))
+    return MetabolicRates(*(ca.vertcat(*[getattr(r, key) for r in rates])
+                            for key in MetabolicRates.__dataclass_fields__))
 
 
 def whole_body_metabolic_rate(

@@ -149,7 +149,8 @@ class Bhargava2004MuscleConstants:
             if not getattr(self, name) > 0:
                 raise TrajoptInputError(f"Bhargava2004MuscleConstants: {name} must be > 0, got {getattr(self, name)!r}")
         if self.muscle_mass is not None and not self.muscle_mass > 0:
-            raise TrajoptInputError(f"Bhargava2004MuscleConstants: muscle_mass must be > 0 kg, got {self.muscle_mass!r}")
+            raise TrajoptInputError(f"Bhargava2004MuscleConstants: muscle_mass must be > 0 kg, "
+                                    f"got {self.muscle_mass!r}")
 
     def mass(self, parameters: MuscleParameters) -> float:
         """The muscle mass (kg) the rates use for the muscle of ``parameters``."""
@@ -206,7 +207,8 @@ class MetabolicRates:
 
 
 def muscle_mass_bhargava2004(max_isometric_force, optimal_fiber_length, specific_tension=0.25e6, density=1059.7):
-    """Muscle mass (kg): physiological cross-section Fmax / specific tension times optimal fiber length times density."""
+    """Muscle mass (kg): physiological cross-section Fmax / specific tension times optimal fiber length times
+    density."""
     return max_isometric_force / specific_tension * density * optimal_fiber_length
 
 
@@ -222,7 +224,8 @@ def fiber_length_dependence_bhargava2004(normalized_fiber_length):
 
 
 def basal_metabolic_rate_bhargava2004(body_mass, constants: Bhargava2004Constants = DEFAULT_BHARGAVA2004):
-    """Whole-body basal rate (W): ``basal_coefficient · body_mass ** basal_exponent`` (0 when basal_rate_on is False)."""
+    """Whole-body basal rate (W): ``basal_coefficient · body_mass ** basal_exponent`` (0 when basal_rate_on is
+    False)."""
     if not constants.basal_rate_on:
         return 0.0 * body_mass
     return constants.basal_coefficient * body_mass**constants.basal_exponent

@@ -71,7 +71,8 @@ class Umberger2010MuscleConstants:
             raise TrajoptInputError(f"Umberger2010MuscleConstants: ratio_slow_twitch_fibers must be in [0, 1], "
                                     f"got {self.ratio_slow_twitch_fibers!r}")
         if self.muscle_mass is not None and not self.muscle_mass > 0:
-            raise TrajoptInputError(f"Umberger2010MuscleConstants: muscle_mass must be > 0 kg, got {self.muscle_mass!r}")
+            raise TrajoptInputError(f"Umberger2010MuscleConstants: muscle_mass must be > 0 kg, "
+                                    f"got {self.muscle_mass!r}")
 
     def mass(self, parameters: MuscleParameters) -> float:
         if self.muscle_mass is not None:
@@ -151,7 +152,8 @@ def metabolic_rates_umberger2010(
 
 
 def basal_metabolic_rate_umberger2010(body_mass, constants: Umberger2010Constants = DEFAULT_UMBERGER2010):
-    """Whole-body basal rate (W): ``basal_coefficient · body_mass ** basal_exponent`` (0 when basal_rate_on is False)."""
+    """Whole-body basal rate (W): ``basal_coefficient · body_mass ** basal_exponent`` (0 when basal_rate_on is
+    False)."""
     if not constants.basal_rate_on:
         return 0.0 * body_mass
     return constants.basal_coefficient * body_mass**constants.basal_exponent
