@@ -222,7 +222,8 @@ class ElasticTendons:
         problem.require(ca.vertcat(*residuals), equals=0.0, name="fiber-tendon equilibrium",
                         labels=tuple(f"equilibrium {m}" for m in names))
         goal = self.derivative_weight * Effort(rate) if self.derivative_weight > 0 else None
-        return TendonVariables(ca.vertcat(*tendon), force, rate, goal, units, activations, lambda: (lengths, speeds, arms),
+        return TendonVariables(ca.vertcat(*tendon), force, rate, goal, units, activations,
+                               lambda: (lengths, speeds, arms),
                                lambda k, unit, a, length, speed: unit.implicit_outputs(a, length, speed, force[k],
                                                                                        rate[k]))
 

@@ -78,8 +78,8 @@ MOCO_TRACKING_FINAL_TIME = 0.47008941
 
 # Compliant tendons as PredSim (Falisse et al. 2019) sets their implicit dynamics: df̃T/dt in [-100, 100] 1/s scaled
 # by 100, weight 1e-7 on its square (trajopt.tendon_dynamics); each muscle keeps 2D_gait.osim's tendon strain 0.049.
-ELASTIC_TENDONS = ElasticTendons(derivative_bounds=PREDSIM_DERIVATIVE_BOUNDS, derivative_weight=PREDSIM_DERIVATIVE_WEIGHT,
-                                 derivative_scale=PREDSIM_DERIVATIVE_SCALE)
+ELASTIC_TENDONS = ElasticTendons(derivative_bounds=PREDSIM_DERIVATIVE_BOUNDS,
+                                 derivative_weight=PREDSIM_DERIVATIVE_WEIGHT, derivative_scale=PREDSIM_DERIVATIVE_SCALE)
 
 
 @dataclass(frozen=True)
