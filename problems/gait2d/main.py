@@ -184,8 +184,8 @@ def _written_by(stem: str, name: str) -> bool:
 
 
 def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level: int = 0,
-        mirror_excitations: bool = False, tolerance: float = MOCO_TOLERANCE, compiled: bool = False,
-        elastic_tendons: bool = False) -> dict:
+        mirror_excitations: bool = False, tolerance: float = MOCO_TOLERANCE, elastic_tendons: bool = False,
+        compiled: bool = False) -> dict:
     if tracking and (mirror_excitations or elastic_tendons):
         raise TrajoptInputError("gait2d: --mirror-excitations and --elastic-tendons apply to the prediction, "
                                 "not to --tracking")
@@ -362,7 +362,7 @@ def main(argv=None) -> int:
     if not 0.0 < args.tolerance < 1.0:
         parser.error(f"need 0 < --tolerance < 1, got {args.tolerance}")
     record = run(intervals, args.speed, args.tracking, args.out, args.print_level, args.mirror_excitations,
-                 args.tolerance, args.compiled, args.elastic_tendons)
+                 args.tolerance, args.elastic_tendons, args.compiled)
     if not record["success"]:
         print(f"{parser.prog}: IPOPT did not converge ({record['status']}, {record['iterations']} iterations); "
               f"worst constraint {record['worst_constraint']}; partial result in {args.out}", file=sys.stderr)
