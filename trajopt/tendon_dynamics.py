@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
 
