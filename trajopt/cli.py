@@ -18,7 +18,7 @@ from trajopt.errors import TrajoptInputError
 # name -> (module with main(argv), one-line description)
 PROBLEMS = {
     "das3-serratus": ("problems.das3_serratus.serratus_fit", "DAS3 serratus anterior: Euler vs quaternion polynomial paths (table + figure)"),
-    "gait2d-prediction": ("problems.gait2d.main", "2D_gait.osim predictive half gait cycle (Moco example2DWalking); --tracking for the tracking variant"),
+    "gait2d-prediction": ("problems.gait2d.main", "2D_gait.osim predictive half gait cycle (Moco example2DWalking); --tracking for the tracking variant, --elastic-tendons for compliant tendons"),
     "arm26-reaching": ("problems.arm26_reaching.reaching", "arm26 muscle-driven reaching; Moco and bioptim static_arm comparisons"),
     "shoulder-reaching": ("problems.shoulder_reaching.main", "3D arm reach from gimbal lock: quaternion vs YZY Euler shoulder"),
     "muscle-curves": ("trajopt.reports.muscle_curves", "plot the DeGroote 2016 curves (both constant sets)"),
