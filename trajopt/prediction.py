@@ -159,6 +159,9 @@ class MuscleDrivenProblem:
 
     ``accelerations`` is the forward-dynamics expression (explicit) or the algebraic symbol (implicit);
     ``excitations`` is None without activation dynamics; ``residuals``/``actuator_controls`` None when absent.
+    ``tendon_forces`` (N) drive the multibody; ``tendons`` (``trajopt.tendon_dynamics.TendonVariables``) holds the
+    tendon-force states and controls of elastic tendons and every muscle quantity (``fiber_lengths``,
+    ``fiber_velocities``, ``muscle_quantity(name)``).
     """
 
     problem: Problem

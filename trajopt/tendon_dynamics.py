@@ -23,7 +23,6 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from types import MappingProxyType
 
 import casadi as ca
 import numpy as np
@@ -68,13 +67,14 @@ def tendon_strain_at_stiffness(stiffness: float, constants: DeGroote2016Constant
     return math.log((1.0 + constants.tendon_shift) / constants.tendon_scale) / stiffness + constants.tendon_offset - 1.0
 
 
-def _by_muscle(mapping, what: str) -> MappingProxyType:
-    mapping = dict(mapping or {})
-    for name, value in mapping.items():
+def _by_muscle(mapping, what: str) -> tuple[tuple[str, float], ...]:
+    """{muscle: value} (or its items) as sorted (name, value) pairs, so the tendon model stays hashable."""
+    pairs = tuple(sorted(dict(mapping or {}).items()))
+    for name, value in pairs:
         if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
             raise TrajoptInputError(f"ElasticTendons: {what} of muscle '{name}' must be a finite number > 0, "
                                     f"got {value!r}")
-    return MappingProxyType(mapping)
+    return pairs
 
 
 @dataclass(frozen=True, eq=False)
@@ -160,6 +160,7 @@ class ElasticTendons:
     normalized force}, OpenSim's ``tendon_strain_at_one_norm_force``) or ``tendon_stiffness`` ({muscle: kT},
     PredSim's ``tendon_stiff``) override the model's tendon for the muscles they name; a muscle named in neither
     keeps its own strain (0.049 by default: kT 36.6 with OpenSim's curve constants, 33.9 with the published ones).
+    The overrides are kept as sorted (name, value) pairs.
     """
 
     derivative_bounds: tuple[float, float] = MOCO_DERIVATIVE_BOUNDS
@@ -178,7 +179,7 @@ class ElasticTendons:
             raise TrajoptInputError(f"ElasticTendons: derivative_scale must be > 0, got {self.derivative_scale!r}")
         object.__setattr__(self, "tendon_strain", _by_muscle(self.tendon_strain, "tendon_strain"))
         object.__setattr__(self, "tendon_stiffness", _by_muscle(self.tendon_stiffness, "tendon_stiffness"))
-        both = sorted(set(self.tendon_strain) & set(self.tendon_stiffness))
+        both = sorted(set(dict(self.tendon_strain)) & set(dict(self.tendon_stiffness)))
         if both:
             raise TrajoptInputError(f"ElasticTendons: muscle '{both[0]}' has both a tendon_strain and a "
                                     f"tendon_stiffness; give one")
@@ -186,18 +187,19 @@ class ElasticTendons:
     def units(self, model) -> tuple[ElasticTendonMuscle, ...]:
         """One ``ElasticTendonMuscle`` per muscle of ``model``, with this object's strain or stiffness overrides."""
         names = tuple(model.muscle_names)
-        for what, mapping in (("tendon_strain", self.tendon_strain), ("tendon_stiffness", self.tendon_stiffness)):
+        strains, stiffnesses = dict(self.tendon_strain), dict(self.tendon_stiffness)
+        for what, mapping in (("tendon_strain", strains), ("tendon_stiffness", stiffnesses)):
             unknown = sorted(set(mapping) - set(names))
             if unknown:
                 raise TrajoptInputError(f"ElasticTendons: {what} names '{unknown[0]}', not a muscle of the model "
                                         f"(muscles: {', '.join(names)})")
         units = []
         for name, muscle in zip(names, model.muscles):
-            strain = self.tendon_strain.get(name, muscle.parameters.tendon_strain_at_one_norm_force)
-            if name in self.tendon_stiffness:
-                strain = tendon_strain_at_stiffness(self.tendon_stiffness[name], muscle.constants)
+            strain = strains.get(name, muscle.parameters.tendon_strain_at_one_norm_force)
+            if name in stiffnesses:
+                strain = tendon_strain_at_stiffness(stiffnesses[name], muscle.constants)
             if not strain > 0:
-                raise TrajoptInputError(f"ElasticTendons: tendon_stiffness {self.tendon_stiffness[name]!r} of muscle "
+                raise TrajoptInputError(f"ElasticTendons: tendon_stiffness {stiffnesses[name]!r} of muscle "
                                         f"'{name}' gives strain {strain:.4g} <= 0 with the "
                                         f"'{muscle.constants.name}' curve constants")
             parameters = dataclasses.replace(muscle.parameters, ignore_tendon_compliance=False,
@@ -236,6 +238,9 @@ class ElasticTendons:
     def declare(self, problem, model, activations, q, u) -> TendonVariables:
         """Prediction: lengths and speeds from ``model.musculotendon_kinematics(q, u)``; the goal is not added
         (the caller minimizes ``TendonVariables.goal``)."""
+        if not hasattr(model, "musculotendon_kinematics"):
+            raise TrajoptInputError(f"ElasticTendons: {type(model).__name__} has no musculotendon_kinematics(q, u) "
+                                    f"(lengths, lengthening speeds, moment arms), which elastic tendons need")
         lengths, speeds, arms = model.musculotendon_kinematics(q, u)
         return self._declare(problem, model, activations, lengths, speeds, arms)
 
