@@ -1,0 +1,136 @@
+"""The generalized forces of a model's own non-muscle force elements, as OpenSim 4.6 computes them.
+
+- ``CoordinateLimitForce`` (``coordinate_limit_force``): OpenSim's passive joint limit. Past the upper limit the
+  stiffness rises from 0 to ``upper_stiffness`` over ``transition`` through Simbody's quintic step
+  (``SimTK::Function::Step``), and likewise below the lower limit; the force is -K_up (q - q_up) + K_low (q_low - q)
+  minus a damping that follows the same transition. Limits, transition, stiffness and damping of a rotational
+  coordinate are given per degree and converted to radians as OpenSim's ``extendConnectToModel`` does.
+- ``PathSpring``: tension k max(0, l - l0) (1 + c l̇) along its path, applied as -T ∂l/∂q (generalized force).
+- ``PathActuator``: tension optimal_force * control along its path; its generalized force per unit control is
+  ``-optimal_force ∂l/∂q`` (``path_actuator_moment_arms``), so problems give it a control like a CoordinateActuator.
+- ``ExpressionBasedCoordinateForce`` (``trajopt.osim.expression_forces``).
+
+``passive_forces_function(osim)`` is the named Function (q, u) -> generalized forces (nv) of the limit forces,
+path springs and expression forces; ``ModelForces`` applies them where external loads apply (inverse dynamics,
+static optimization). A ``HuntCrossleyForce`` is read but not modelled: ``refuse_hunt_crossley`` is the one-line
+error an analysis that would need the contact force raises (an optimal-control problem uses a smooth contact,
+OpenSim's ``SmoothSphereHalfSpaceForce``, which trajopt models: ``trajopt.contact``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import casadi as ca
+import numpy as np
+
+from trajopt.errors import ModelFileError, TrajoptInputError
+from trajopt.multibody import coordinate_rates_matrix
+from trajopt.osim import spec
+from trajopt.osim.expression_forces import generalized_forces_function as expression_forces_function
+from trajopt.paths.geometric import element_geometric_path
+
+
+def step_up(t):
+    """Simbody's ``stepUp``: 0 for t <= 0, 1 for t >= 1, t³(10 - 15t + 6t²) between (C² continuous)."""
+    t = ca.fmin(ca.fmax(t, 0), 1)
+    return t ** 3 * (10 + t * (6 * t - 15))
+
+
+def coordinate_limit_force(force: spec.CoordinateLimitForce, q, qdot, rotational: bool):
+    """OpenSim's ``CoordinateLimitForce::calcLimitForce`` on coordinate value ``q`` and speed ``qdot`` (SI units)."""
+    w = math.pi / 180 if rotational else 1.0
+    upper, lower, width = w * force.upper_limit, w * force.lower_limit, w * force.transition
+    k_upper, k_lower, damping = force.upper_stiffness / w, force.lower_stiffness / w, force.damping / w
+    stiffness_upper = k_upper * step_up((q - upper) / width)
+    stiffness_lower = k_lower * (1 - step_up((q - (lower - width)) / width))
+    damping_force = -damping * (stiffness_upper / k_upper + stiffness_lower / k_lower) * qdot
+    return -stiffness_upper * (q - upper) + stiffness_lower * (lower - q) + damping_force
+
+
+def path_spring_tension(force: spec.PathSpring, length, lengthening_speed):
+    """OpenSim's ``PathSpring::getTension``: stiffness * stretch * (1 + dissipation * lengthening speed), with the
+    stretch max(0, length - resting_length)."""
+    return force.stiffness * ca.fmax(length - force.resting_length, 0) * (1 + force.dissipation * lengthening_speed)
+
+
+def _where(force) -> str:
+    return f"{force.source}: {type(force).__name__} '{force.name}'" if force.source else \
+        f"{type(force).__name__} '{force.name}'"
+
+
+def _path_gradient(osim, force, q):
+    """(length, ∂l/∂q N(q)) of a path element: the length's gradient with respect to the speeds."""
+    length = element_geometric_path(osim, force).length(q)
+    return length, ca.mtimes(ca.jacobian(length, q), coordinate_rates_matrix(osim.multibody, q))
+
+
+def passive_forces_function(osim) -> ca.Function:
+    """(q, u) -> generalized forces (nv) of the model's CoordinateLimitForces, PathSprings and
+    ExpressionBasedCoordinateForces (zero for a model without them)."""
+    multibody, model_spec = osim.multibody, osim.spec
+    q = ca.SX.sym("q", multibody.nq)
+    u = ca.SX.sym("u", multibody.nv)
+    tau = ca.SX.zeros(multibody.nv)
+    kinds = {c.name: c.motion_type for c in model_spec.coordinates}
+    for force in model_spec.coordinate_limit_forces:
+        if force.coordinate not in multibody.speed_names or force.coordinate not in multibody.coordinate_names:
+            raise ModelFileError(f"{_where(force)}: coordinate '{force.coordinate}' is not a coordinate of model "
+                                 f"'{multibody.name}' with its own speed")
+        k = multibody.speed_index(force.coordinate)
+        tau[k] += coordinate_limit_force(force, q[multibody.coordinate_index(force.coordinate)], u[k],
+                                         kinds.get(force.coordinate) != "translational")
+    for force in model_spec.path_springs:
+        length, gradient = _path_gradient(osim, force, q)
+        tension = path_spring_tension(force, length, ca.mtimes(gradient, u))
+        tau -= tension * gradient.T
+    if model_spec.expression_forces:
+        tau += expression_forces_function(multibody, model_spec.expression_forces)(q, u)
+    return ca.Function("model_passive_forces", [q, u], [tau], ["q", "u"], ["generalized_forces"])
+
+
+def path_actuator_moment_arms(osim) -> ca.Function:
+    """q -> (nv x actuators): each PathActuator's generalized force per unit control, -optimal_force ∂l/∂q N(q)
+    (OpenSim applies tension optimal_force * control along the path)."""
+    multibody = osim.multibody
+    q = ca.SX.sym("q", multibody.nq)
+    columns = [-force.optimal_force * _path_gradient(osim, force, q)[1].T for force in osim.spec.path_actuators]
+    arms = ca.horzcat(*columns) if columns else ca.SX.zeros(multibody.nv, 0)
+    return ca.Function("path_actuator_generalized_forces", [q], [arms], ["q"], ["per_control"])
+
+
+def refuse_hunt_crossley(osim, analysis: str) -> None:
+    """One-line error when ``analysis`` would need a HuntCrossleyForce of the model, which trajopt reads but does
+    not model (its Hertz force and Stribeck friction are not smooth)."""
+    forces = osim.spec.hunt_crossley_forces
+    if forces:
+        raise TrajoptInputError(
+            f"{_where(forces[0])}: {analysis} would need this contact force, which trajopt does not model; replace "
+            f"it with a SmoothSphereHalfSpaceForce per sphere (OpenSim's smooth Hunt-Crossley contact, what an "
+            f"optimal-control problem uses; trajopt.contact) or switch it off (appliesForce false)")
+
+
+@dataclass(frozen=True)
+class ModelForces:
+    """The model's passive force elements as ``AppliedForces`` (generalized forces along a motion, no body wrenches).
+    PathActuators apply nothing here: with no controller their control is zero, as in OpenSim's inverse dynamics."""
+
+    osim: object
+
+    def generalized_forces(self, kinematics) -> np.ndarray:
+        function = passive_forces_function(self.osim).map(kinematics.times.size)
+        return np.asarray(function(kinematics.q.T, kinematics.u.T)).T
+
+    def wrenches(self, kinematics) -> np.ndarray:
+        return np.zeros((kinematics.times.size, 6, len(self.osim.multibody.bodies)))
+
+
+def model_applied_forces(osim, analysis: str = "inverse dynamics") -> ModelForces | None:
+    """The model's passive force elements as ``AppliedForces`` (None when it has none). A model with a
+    HuntCrossleyForce is refused (``refuse_hunt_crossley``)."""
+    refuse_hunt_crossley(osim, analysis)
+    model_spec = osim.spec
+    if model_spec.coordinate_limit_forces or model_spec.path_springs or model_spec.expression_forces:
+        return ModelForces(osim)
+    return None
