@@ -171,6 +171,7 @@ class MuscleDrivenProblem:
     explicit_accelerations: ca.SX
     activation_rates: ca.SX | None
     constraints: ConstrainedAccelerations | None = None  # multipliers, errors... when constraints are held
+    path_actuator_controls: ca.SX | None = None
 
     @property
     def muscle_controls(self) -> ca.SX:
@@ -211,6 +212,7 @@ def muscle_driven_problem(
     labels: VariableLabels = VariableLabels(),
     quaternion_norm_stabilization: float = 0.0,
     constraints=(),
+    path_actuators=None,
 ) -> MuscleDrivenProblem:
     """Declare q, u, activations (+ excitations, residuals, actuator controls) and their dynamics.
 
@@ -222,7 +224,9 @@ def muscle_driven_problem(
     ``load_osim(path, constraints=True).constraints``) are held with multipliers by
     ``trajopt.kinematic_constraints.constrained_accelerations`` (Moco's Hermite-Simpson formulation with
     constraint derivatives: solve with HermiteSimpson). ``activations`` bounds apply to the activation controls
-    when ``activation_dynamics`` is False. ``StateBounds.initial``/``final`` may be ``(lower, upper)`` arrays, e.g.
+    when ``activation_dynamics`` is False. ``path_actuators`` (``trajopt.osim.model_forces.path_actuators(osim)``):
+    one control each, their tension optimal_force * control along the path. A model without muscles has no
+    activations (``activations`` and ``excitations`` are None): it is driven by its actuators. ``StateBounds.initial``/``final`` may be ``(lower, upper)`` arrays, e.g.
     to fix one coordinate at t0 and leave the others within their bounds.
     """
     missing = [m for m in MUSCLE_DRIVEN_MODEL_MEMBERS if not hasattr(model, m)]
@@ -244,7 +248,9 @@ def muscle_driven_problem(
                       labels=_labels(labels.speeds, model.speed_names))
     muscles = model.muscle_names
     activation_labels = _labels(labels.activations, tuple(f"{m}_activation" for m in muscles))
-    if activation_dynamics:
+    if not muscles:  # a model driven by coordinate or path actuators alone: no activations
+        a = e = rates = None
+    elif activation_dynamics:
         a = problem.state("activations", len(muscles), bounds=_bounds(activations.bounds),
                           initial=_bounds(activations.initial), final=_bounds(activations.final),
                           guess=activations.guess, scale=scales.activations, labels=activation_labels)
@@ -262,8 +268,8 @@ def muscle_driven_problem(
                             initial=_bounds(activations.initial), final=_bounds(activations.final),
                             scale=scales.activations, labels=activation_labels)
         e = None
-    forces = model.tendon_forces(a, q, u)
-    tau = model.muscle_generalized_forces(a, q, u)
+    forces = model.tendon_forces(ca.DM(0, 1) if a is None else a, q, u)
+    tau = model.muscle_generalized_forces(ca.DM(0, 1) if a is None else a, q, u)
     r = None
     if residuals is not None:
         r = problem.control("residuals", multibody.nv, bounds=(-residuals.max_control, residuals.max_control),
@@ -280,6 +286,12 @@ def muscle_driven_problem(
         for k, spec in enumerate(actuators):
             index = model.speed_names.index(spec.coordinate)
             tau[index] = tau[index] + spec.optimal_force * c[k]
+    path_controls = None
+    if path_actuators is not None:
+        path_controls = problem.control("path_actuator_controls", len(path_actuators.names),
+                                        bounds=(path_actuators.min_controls, path_actuators.max_controls), guess=0.0,
+                                        labels=path_actuators.names)
+        tau = tau + ca.mtimes(path_actuators.per_control(q), path_controls)
     if extra_generalized_forces is not None:
         extra = ca.vec(extra_generalized_forces(problem, q, u))
         if extra.numel() != multibody.nv:
@@ -307,7 +319,7 @@ def muscle_driven_problem(
         qdot = qdot + quaternion_norm_stabilization * _quaternion_norm_pull(multibody, q)
     problem.set_derivative(q, qdot)
     problem.set_derivative(u, udot)
-    return MuscleDrivenProblem(problem, model, q, u, a, e, r, c, udot, forces, tau, explicit, rates, held)
+    return MuscleDrivenProblem(problem, model, q, u, a, e, r, c, udot, forces, tau, explicit, rates, held, path_controls)
 
 
 def _coordinate_rates(multibody, q, u):

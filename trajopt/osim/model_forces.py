@@ -134,3 +134,23 @@ def model_applied_forces(osim, analysis: str = "inverse dynamics") -> ModelForce
     if model_spec.coordinate_limit_forces or model_spec.path_springs or model_spec.expression_forces:
         return ModelForces(osim)
     return None
+
+
+@dataclass(frozen=True)
+class PathActuators:
+    """A model's PathActuators as controls of a problem: ``per_control(q)`` (nv x actuators) times the controls is
+    their generalized force (``path_actuator_moment_arms``)."""
+
+    names: tuple[str, ...]
+    min_controls: np.ndarray
+    max_controls: np.ndarray
+    per_control: ca.Function
+
+
+def path_actuators(osim) -> PathActuators | None:
+    """The model's PathActuators (None when it has none), for ``muscle_driven_problem(path_actuators=...)``."""
+    actuators = osim.spec.path_actuators
+    if not actuators:
+        return None
+    return PathActuators(tuple(a.name for a in actuators), np.array([a.min_control for a in actuators]),
+                         np.array([a.max_control for a in actuators]), path_actuator_moment_arms(osim))

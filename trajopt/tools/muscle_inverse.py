@@ -65,9 +65,10 @@ def load_inverse(model_file, coordinates_file, operators=(), external_loads=None
     constraints = CouplerConstraints(osim.multibody, couplings)
     motion = read_motion(coordinates_file, rotational=model.rotational_coordinates)
     motion = constraints.assemble(motion)
-    from trajopt.osim.expression_forces import AppliedForceSum, model_expression_forces
+    from trajopt.osim.expression_forces import AppliedForceSum
+    from trajopt.osim.model_forces import model_applied_forces
 
-    parts = [model_expression_forces(osim)]
+    parts = [model_applied_forces(osim, "the muscle-driven inverse")]
     if external_loads is not None:
         parts.append(AppliedExternalLoads(read_external_loads(external_loads), osim.multibody))
     parts = tuple(p for p in parts if p is not None)
