@@ -7,6 +7,7 @@ import dataclasses
 import casadi as ca
 import numpy as np
 import pytest
+from conftest import DATA
 
 from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
 from trajopt.analysis.static_optimization import StaticOptimization
@@ -15,10 +16,12 @@ from trajopt.io import Table
 from trajopt.multibody import inverse_dynamics
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.osim import load_osim
-from trajopt.osim.model_forces import coordinate_limit_force, passive_forces_function, path_actuators
+from trajopt.osim.model_forces import (
+    coordinate_limit_force,
+    passive_forces_function,
+    path_actuators,
+)
 from trajopt.prediction import muscle_driven_problem
-
-from conftest import DATA
 
 BLOCK = DATA / "osim" / "bouncing_block.osim"
 CHAIN = DATA / "osim" / "limited_chain.osim"
@@ -28,8 +31,8 @@ PENDULUM = DATA / "osim" / "double_pendulum.osim"
 def _only(osim, name):
     """The model with only the passive element ``name`` (limit force or path spring) kept."""
     model_spec = osim.spec
-    kept = dict(coordinate_limit_forces=tuple(f for f in model_spec.coordinate_limit_forces if f.name == name),
-                path_springs=tuple(f for f in model_spec.path_springs if f.name == name))
+    kept = {"coordinate_limit_forces": tuple(f for f in model_spec.coordinate_limit_forces if f.name == name),
+            "path_springs": tuple(f for f in model_spec.path_springs if f.name == name)}
     return dataclasses.replace(osim, spec=dataclasses.replace(model_spec, **kept))
 
 
@@ -102,7 +105,7 @@ def test_limit_force_closed_form_and_signs():
     """Beyond the transition the stiffness is constant: -K (q - q_up) with K per degree; inside the limits only
     nothing acts; damping opposes the speed past a limit and vanishes between the limits."""
     force = load_osim(CHAIN).spec.coordinate_limit_forces[0]  # q1: upper 40 deg (2 N m/deg), lower -30 (25), 3 deg
-    value = lambda degrees, speed: float(coordinate_limit_force(force, np.radians(degrees), speed, True))  # noqa: E731
+    value = lambda degrees, speed: float(coordinate_limit_force(force, np.radians(degrees), speed, True))
     assert value(50.0, 0.0) == pytest.approx(-2.0 * 10.0, rel=1e-13)
     assert value(-40.0, 0.0) == pytest.approx(25.0 * 10.0, rel=1e-13)
     assert value(10.0, 3.0) == 0.0

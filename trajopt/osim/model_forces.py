@@ -28,7 +28,9 @@ import numpy as np
 from trajopt.errors import ModelFileError, TrajoptInputError
 from trajopt.multibody import coordinate_rates_matrix
 from trajopt.osim import spec
-from trajopt.osim.expression_forces import generalized_forces_function as expression_forces_function
+from trajopt.osim.expression_forces import (
+    generalized_forces_function as expression_forces_function,
+)
 from trajopt.paths.geometric import element_geometric_path
 
 
