@@ -1,6 +1,6 @@
 """Non-muscle force elements of OpenSim 4.6 models (trajopt.osim.model_forces): files with ``::`` tags load,
-CoordinateLimitForce / PathSpring / PathActuator match OpenSim's generalized forces, a HuntCrossleyForce is refused
-in one line where an analysis needs it, and a model without muscles works."""
+CoordinateLimitForce / PathSpring / PathActuator / HuntCrossleyForce match OpenSim, Hunt-Crossley contact is refused
+in one line in optimal control, and a model without muscles works."""
 
 import dataclasses
 
@@ -9,8 +9,13 @@ import numpy as np
 import pytest
 from conftest import DATA
 
-from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
+from trajopt.analysis.inverse_dynamics import MotionKinematics, motion_inverse_dynamics
 from trajopt.analysis.static_optimization import StaticOptimization
+from trajopt.contact import osim_contacts
+from trajopt.contact.hunt_crossley import (
+    hunt_crossley_pair_function,
+    hunt_crossley_pairs,
+)
 from trajopt.errors import ModelFileError, TrajoptInputError
 from trajopt.io import Table
 from trajopt.multibody import inverse_dynamics
@@ -18,6 +23,7 @@ from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.osim import load_osim
 from trajopt.osim.model_forces import (
     coordinate_limit_force,
+    model_applied_forces,
     passive_forces_function,
     path_actuators,
 )
@@ -26,6 +32,7 @@ from trajopt.prediction import muscle_driven_problem
 BLOCK = DATA / "osim" / "bouncing_block.osim"
 CHAIN = DATA / "osim" / "limited_chain.osim"
 PENDULUM = DATA / "osim" / "double_pendulum.osim"
+BALL = DATA / "osim" / "sliding_ball.osim"
 
 
 def _only(osim, name):
@@ -64,12 +71,76 @@ def test_malformed_file_is_one_line(tmp_path):
     assert "bad.osim: cannot read the model file: " in str(error.value) and "\n" not in str(error.value)
 
 
-def test_hunt_crossley_refused_where_inverse_dynamics_needs_it():
-    osim = load_osim(BLOCK)
-    times = np.linspace(0, 1, 11)
-    table = Table(times, osim.multibody.coordinate_names, np.zeros((11, osim.multibody.nq)), name="still")
+def test_hunt_crossley_force_matches_opensim(opensim_task):
+    """The force and torque (about the block's origin) the HuntCrossleyForce applies to the block, from OpenSim's
+    record values at random states (some not touching, some separating), given OpenSim's body kinematics."""
+    rng = np.random.default_rng(7)
+    n = 24
+    q = np.column_stack([rng.uniform(-0.5, 0.5, (n, 3)), rng.uniform(-0.1, 0.1, n), rng.uniform(-0.01, 0.06, n),
+                         rng.uniform(-0.1, 0.1, n)])
+    u = rng.uniform(-1, 1, (n, 6))
+    reference = opensim_task("osim_force_elements", {"action": "hunt_crossley", "model": str(BLOCK),
+                                                     "force": "contact", "body": "block", "q": q, "u": u})
+    (pair,) = hunt_crossley_pairs(load_osim(BLOCK))
+    function = hunt_crossley_pair_function(pair)
+    ground = (np.eye(3), np.zeros(3), np.zeros(3), np.zeros(3))
+    touching = 0
+    for k in range(n):
+        force, point = (np.asarray(x).ravel() for x in function(
+            reference["rotation"][k], reference["origin"][k], reference["velocity"][k],
+            reference["angular_velocity"][k], *ground))
+        torque = np.cross(point - reference["origin"][k], force)
+        scale = max(np.abs(reference["force"][k]).max(), 1.0)
+        touching += np.abs(reference["force"][k]).max() > 1.0
+        assert np.abs(force - reference["force"][k]).max() <= 1e-13 * scale
+        assert np.abs(torque - reference["torque"][k]).max() <= 1e-13 * scale
+    assert touching >= n // 2
+
+
+def test_motion_inverse_dynamics_applies_hunt_crossley_as_opensim(opensim_task, tmp_path):
+    """OpenSim's InverseDynamicsTool on a body pressed and dragged on the floor by two spheres (floor and spheres of
+    different materials) against motion_inverse_dynamics; the contact carries most of the load."""
+    from trajopt.io import write_sto
+
+    times = np.linspace(0, 1, 201)
+    q = np.column_stack([0.15 * np.sin(2 * np.pi * times), 0.3 * times + 0.05 * np.sin(3 * times),
+                         0.058 - 0.004 * (1 + np.sin(2 * np.pi * times))])
+    names = ("rz", "tx", "ty")
+    motion = write_sto(tmp_path / "motion.sto", Table(times, names, np.column_stack([np.degrees(q[:, 0]), q[:, 1:]]),
+                                                      in_degrees=True, name="motion"))
+    reference = opensim_task("inverse_dynamics_tool", {"model": str(BALL), "coordinates": str(motion),
+                                                       "initial_time": 0.0, "final_time": 1.0})
+    osim = load_osim(BALL)
+    ours = motion_inverse_dynamics(osim, Table(times, names, q, name="motion"))
+    expected = reference["generalized_forces"]
+    assert list(reference["labels"]) == list(ours.generalized_force_labels)
+    without = dataclasses.replace(osim, spec=dataclasses.replace(osim.spec, hunt_crossley_forces=()))
+    contact = motion_inverse_dynamics(without, Table(times, names, q, name="motion")).generalized_forces - expected
+    assert np.abs(contact).max() > 500
+    assert np.abs(ours.generalized_forces - expected).max() <= 1e-10 * np.abs(expected).max()
+
+
+def test_applied_wrenches_are_the_generalized_forces():
+    """ModelForces' body wrenches per frame give its generalized forces (Jᵀ w, through inverse dynamics)."""
+    rng = np.random.default_rng(8)
+    osim = load_osim(BALL)
+    n = 5
+    q = np.column_stack([rng.uniform(-0.2, 0.2, n), rng.uniform(-1, 1, n), rng.uniform(0.045, 0.06, n)])
+    kinematics = MotionKinematics(np.arange(n, dtype=float), ("rz", "tx", "ty"), q, rng.uniform(-0.3, 0.3, (n, 3)),
+                                  np.zeros((n, 3)))
+    forces = model_applied_forces(osim)
+    wrenches, generalized = forces.wrenches(kinematics), forces.generalized_forces(kinematics)
+    assert np.abs(generalized).max() > 100
+    for k in range(n):
+        zero = np.zeros(3)
+        applied = inverse_dynamics(osim.multibody, q[k], kinematics.u[k], zero) - \
+            inverse_dynamics(osim.multibody, q[k], kinematics.u[k], zero, wrenches[k])
+        np.testing.assert_allclose(np.asarray(applied).ravel(), generalized[k], rtol=1e-12, atol=1e-9)
+
+
+def test_optimal_control_contacts_refuse_hunt_crossley():
     with pytest.raises(TrajoptInputError) as error:
-        motion_inverse_dynamics(osim, table)
+        osim_contacts(load_osim(BLOCK))
     message = str(error.value)
     assert "HuntCrossleyForce 'contact'" in message and "SmoothSphereHalfSpaceForce" in message
     assert "\n" not in message

@@ -200,7 +200,7 @@ def motion_inverse_dynamics(
     """
     from trajopt.osim.model_forces import model_applied_forces
 
-    applied = model_applied_forces(osim)  # first: a model with forces trajopt cannot apply is refused at once
+    applied = model_applied_forces(osim)
     rotational = tuple(c.name for c in osim.spec.coordinates if c.motion_type == "rotational")
     multibody = osim.multibody
     table = read_model_motion(motion, multibody.coordinate_names, rotational)

@@ -207,7 +207,7 @@ class StaticOptimization:
         if applied_forces is None:
             from trajopt.osim.model_forces import model_applied_forces
 
-            applied_forces = model_applied_forces(model.osim, "static optimization")
+            applied_forces = model_applied_forces(model.osim)
         self.inverse_dynamics = solve_inverse_dynamics(model.multibody, kinematics, model.rotational_coordinates,
                                                        external_loads=external_loads, applied_forces=applied_forces)
         # Paths are never extrapolated: a frame outside their domain is an error (refit them for the motion

@@ -10,11 +10,14 @@
   ``-optimal_force ∂l/∂q`` (``path_actuator_moment_arms``), so problems give it a control like a CoordinateActuator.
 - ``ExpressionBasedCoordinateForce`` (``trajopt.osim.expression_forces``).
 
+- ``HuntCrossleyForce`` between spheres and half spaces (``trajopt.contact.hunt_crossley``): body wrenches.
+
 ``passive_forces_function(osim)`` is the named Function (q, u) -> generalized forces (nv) of the limit forces,
-path springs and expression forces; ``ModelForces`` applies them where external loads apply (inverse dynamics,
-static optimization). A ``HuntCrossleyForce`` is read but not modelled: ``refuse_hunt_crossley`` is the one-line
-error an analysis that would need the contact force raises (an optimal-control problem uses a smooth contact,
-OpenSim's ``SmoothSphereHalfSpaceForce``, which trajopt models: ``trajopt.contact``).
+path springs and expression forces; ``ModelForces`` applies them and the Hunt-Crossley contacts where external
+loads apply (inverse dynamics, static optimization, the muscle-driven inverse), as OpenSim's InverseDynamicsTool
+applies every force but the muscles. Hunt-Crossley contact is not smooth: an optimal-control problem uses OpenSim's
+``SmoothSphereHalfSpaceForce`` (``trajopt.contact``) instead: ``trajopt.contact.osim_contacts`` refuses a model with
+a HuntCrossleyForce in one line.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ from dataclasses import dataclass
 import casadi as ca
 import numpy as np
 
-from trajopt.errors import ModelFileError, TrajoptInputError
+from trajopt.contact.hunt_crossley import hunt_crossley_function, hunt_crossley_pairs
+from trajopt.errors import ModelFileError
 from trajopt.multibody import coordinate_rates_matrix
 from trajopt.osim import spec
 from trajopt.osim.expression_forces import (
@@ -102,38 +106,37 @@ def path_actuator_moment_arms(osim) -> ca.Function:
     return ca.Function("path_actuator_generalized_forces", [q], [arms], ["q"], ["per_control"])
 
 
-def refuse_hunt_crossley(osim, analysis: str) -> None:
-    """One-line error when ``analysis`` would need a HuntCrossleyForce of the model, which trajopt reads but does
-    not model (its Hertz force and Stribeck friction are not smooth)."""
-    forces = osim.spec.hunt_crossley_forces
-    if forces:
-        raise TrajoptInputError(
-            f"{_where(forces[0])}: {analysis} would need this contact force, which trajopt does not model; replace "
-            f"it with a SmoothSphereHalfSpaceForce per sphere (OpenSim's smooth Hunt-Crossley contact, what an "
-            f"optimal-control problem uses; trajopt.contact) or switch it off (appliesForce false)")
-
-
 @dataclass(frozen=True)
 class ModelForces:
-    """The model's passive force elements as ``AppliedForces`` (generalized forces along a motion, no body wrenches).
-    PathActuators apply nothing here: with no controller their control is zero, as in OpenSim's inverse dynamics."""
+    """The model's passive force elements and Hunt-Crossley contacts as ``AppliedForces`` (generalized forces and
+    body wrenches along a motion). PathActuators apply nothing here: with no controller their control is zero, as in
+    OpenSim's inverse dynamics."""
 
     osim: object
 
     def generalized_forces(self, kinematics) -> np.ndarray:
-        function = passive_forces_function(self.osim).map(kinematics.times.size)
-        return np.asarray(function(kinematics.q.T, kinematics.u.T)).T
+        n = kinematics.times.size
+        tau = np.asarray(passive_forces_function(self.osim).map(n)(kinematics.q.T, kinematics.u.T)).T
+        pairs = hunt_crossley_pairs(self.osim)
+        if pairs:
+            _, contact = hunt_crossley_function(self.osim.multibody, pairs).map(n)(kinematics.q.T, kinematics.u.T)
+            tau = tau + np.asarray(contact).T
+        return tau
 
     def wrenches(self, kinematics) -> np.ndarray:
-        return np.zeros((kinematics.times.size, 6, len(self.osim.multibody.bodies)))
+        n, nb = kinematics.times.size, len(self.osim.multibody.bodies)
+        pairs = hunt_crossley_pairs(self.osim)
+        if not pairs:
+            return np.zeros((n, 6, nb))
+        wrenches, _ = hunt_crossley_function(self.osim.multibody, pairs).map(n)(kinematics.q.T, kinematics.u.T)
+        return np.asarray(wrenches).reshape(6, nb, n, order="F").transpose(2, 0, 1)  # [W(t0) | W(t1) | ...]
 
 
-def model_applied_forces(osim, analysis: str = "inverse dynamics") -> ModelForces | None:
-    """The model's passive force elements as ``AppliedForces`` (None when it has none). A model with a
-    HuntCrossleyForce is refused (``refuse_hunt_crossley``)."""
-    refuse_hunt_crossley(osim, analysis)
+def model_applied_forces(osim) -> ModelForces | None:
+    """The model's passive force elements and Hunt-Crossley contacts as ``AppliedForces`` (None when it has none)."""
     model_spec = osim.spec
-    if model_spec.coordinate_limit_forces or model_spec.path_springs or model_spec.expression_forces:
+    if (model_spec.coordinate_limit_forces or model_spec.path_springs or model_spec.expression_forces
+            or model_spec.hunt_crossley_forces):
         return ModelForces(osim)
     return None
 

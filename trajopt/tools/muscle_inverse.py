@@ -68,7 +68,7 @@ def load_inverse(model_file, coordinates_file, operators=(), external_loads=None
     from trajopt.osim.expression_forces import AppliedForceSum
     from trajopt.osim.model_forces import model_applied_forces
 
-    parts = [model_applied_forces(osim, "the muscle-driven inverse")]
+    parts = [model_applied_forces(osim)]
     if external_loads is not None:
         parts.append(AppliedExternalLoads(read_external_loads(external_loads), osim.multibody))
     parts = tuple(p for p in parts if p is not None)
