@@ -39,11 +39,6 @@ def read_xml(file, what: str = "the file") -> ET.Element:
     return builder.close()
 
 
-def child(element: ET.Element, tag: str) -> ET.Element | None:
-    """The first child named ``tag`` (any XML name, ``::`` included, which ``Element.find`` would read as a path)."""
-    return next((c for c in element if c.tag == tag), None)
-
-
 def label(element: ET.Element) -> str:
     name = element.get("name")
     return f"{element.tag}[{name}]" if name else element.tag
