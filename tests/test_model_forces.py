@@ -245,3 +245,10 @@ def test_motion_inverse_dynamics_takes_passive_elements_off_as_opensim(opensim_t
     assert np.abs(expected).max() > 10
     error = np.max(np.abs(ours.generalized_forces - expected))
     assert error <= 1e-10 * np.abs(expected).max(), error
+
+
+def test_muscle_driven_inverse_refuses_path_actuators(tmp_path):
+    from trajopt.tools.muscle_inverse import load_inverse
+
+    with pytest.raises(TrajoptInputError, match="PathActuator 'cable': the muscle-driven inverse takes muscles"):
+        load_inverse(CHAIN, tmp_path / "unused.sto")

@@ -135,9 +135,9 @@ def hunt_crossley_pairs(osim) -> tuple[HuntCrossleyPair, ...]:
     return tuple(pairs)
 
 
-def hunt_crossley_wrenches(multibody, pairs, q, u):
+def _wrenches(multibody, pairs, q: ca.SX, u: ca.SX) -> ca.SX:
     """Body wrenches (6 x bodies: torque about the body origin, force; ground axes) of the pairs at (q, u)."""
-    wrenches = ca.SX.zeros(6, len(multibody.bodies)) if isinstance(q, ca.SX) else ca.MX.zeros(6, len(multibody.bodies))
+    wrenches = ca.SX.zeros(6, len(multibody.bodies))
     for pair in pairs:
         sphere = _body_motion(multibody, q, u, pair.sphere_body)
         plane = _body_motion(multibody, q, u, pair.half_space_body)
@@ -154,7 +154,7 @@ def hunt_crossley_function(multibody, pairs) -> ca.Function:
     """(q, u) -> (body wrenches 6 x bodies, generalized forces nv) of the pairs; the generalized forces are Jᵀ w."""
     q = ca.SX.sym("q", multibody.nq)
     u = ca.SX.sym("u", multibody.nv)
-    wrenches = hunt_crossley_wrenches(multibody, pairs, q, u)
+    wrenches = _wrenches(multibody, pairs, q, u)
     zero = ca.SX.zeros(multibody.nv)
     generalized = inverse_dynamics(multibody, q, u, zero) - inverse_dynamics(multibody, q, u, zero, wrenches)
     return ca.Function("hunt_crossley_loads", [q, u], [wrenches, generalized], ["q", "u"],
