@@ -252,3 +252,20 @@ def test_muscle_driven_inverse_refuses_path_actuators(tmp_path):
 
     with pytest.raises(TrajoptInputError, match="PathActuator 'cable': the muscle-driven inverse takes muscles"):
         load_inverse(CHAIN, tmp_path / "unused.sto")
+
+
+def test_inverse_dynamics_command(tmp_path):
+    """The command applies the contact as the library does (checked against OpenSim above) and refuses a free-joint
+    model in one line, exit 2."""
+    from trajopt.cli import main
+    from trajopt.io import read_motion, write_sto
+
+    times = np.linspace(0, 1, 51)
+    motion = write_sto(tmp_path / "motion.sto", Table(times, ("rz", "tx", "ty"), np.column_stack(
+        [np.zeros(51), 0.1 * times, np.full(51, 0.055)]), name="motion"))
+    assert main(["inverse-dynamics", str(BALL), str(motion), "--out", str(tmp_path / "id.sto")]) == 0
+    written = read_motion(tmp_path / "id.sto")
+    library = motion_inverse_dynamics(load_osim(BALL), read_motion(motion))
+    assert np.abs(written.column("ty_force")).max() > 100
+    np.testing.assert_allclose(written.data, library.generalized_forces, rtol=1e-12, atol=1e-9)
+    assert main(["inverse-dynamics", str(BLOCK), str(motion), "--out", str(tmp_path / "x.sto")]) == 2

@@ -1,5 +1,6 @@
-"""Parse the force elements of an OpenSim model (muscles with their paths, CoordinateActuators,
-contact geometry and SmoothSphereHalfSpaceForces) and CoordinateCouplerConstraints into spec objects."""
+"""Parse the force elements of an OpenSim model (muscles with their paths, CoordinateActuators, contact geometry,
+SmoothSphereHalfSpaceForces, HuntCrossleyForces, ExpressionBasedCoordinateForces, CoordinateLimitForces, PathSprings,
+PathActuators) and its constraints into spec objects."""
 
 from __future__ import annotations
 
