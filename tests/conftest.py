@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from trajopt.opensim_reference import opensim_available, run_opensim_task
+from trajopt.io.opensim_reference import opensim_available, run_opensim_task
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).parent.parent
@@ -31,7 +31,7 @@ def arm26_without_ellipsoids(folder: Path) -> Path:
     over cylinders only (as OpenSim computes it with those wrap objects inactive)."""
     import re
 
-    text = (ROOT / "problems" / "arm26" / "arm26.osim").read_text()
+    text = (ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim").read_text()
     for name in ("TRIlonghh", "BIClonghh"):
         block = re.search(rf'<WrapEllipsoid name="{name}">.*?</WrapEllipsoid>', text, re.S).group(0)
         text = text.replace(block, block.replace("<active>true</active>", "<active>false</active>"))
@@ -48,8 +48,10 @@ def _torus_through(name: str, start, end, fraction: float, inner: float, outer: 
     axis = (end - start) / np.linalg.norm(end - start)
     centre = start + fraction * (end - start)
     angles = (np.arctan2(-axis[1], axis[2]), np.arcsin(axis[0]), 0.0)  # body-fixed XYZ: its z axis along `axis`
-    return (f'<WrapTorus name="{name}"><active>true</active><xyz_body_rotation>{" ".join(repr(float(v)) for v in angles)}'
-            f'</xyz_body_rotation><translation>{" ".join(repr(float(v)) for v in centre)}</translation><quadrant>{quadrant}'
+    return (f'<WrapTorus name="{name}"><active>true</active>'
+            f'<xyz_body_rotation>{" ".join(repr(float(v)) for v in angles)}'
+            f'</xyz_body_rotation><translation>{" ".join(repr(float(v)) for v in centre)}</translation>'
+            f'<quadrant>{quadrant}'
             f'</quadrant><inner_radius>{inner}</inner_radius><outer_radius>{outer}</outer_radius></WrapTorus>')
 
 
@@ -58,11 +60,12 @@ def arm26_with_torus_rings(folder: Path) -> Path:
     torus' tube): BRA's ring (quadrant all; BRA also wraps over the TRI cylinder) around its humerus-ulna
     segment at mid elbow flexion, and BICshort's ring (quadrant -x, its only wrap, points 5-6) around its last
     segment. As the elbow flexes the segments swing across the holes and wrap on the tubes' inner sides."""
-    text = (ROOT / "problems" / "arm26" / "arm26.osim").read_text()
+    text = (ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim").read_text()
     bra = _torus_through("BRAring", (0.0068, -0.1739, -0.0036), (0.0264, -0.3034, -0.013), 0.6, 0.008, 0.012, "all")
     bic = _torus_through("BICring", (0.0228, -0.1754, -0.0063), (0.0565, -0.2861, 0.0054), 0.6, 0.010, 0.014, "-x")
     text = text.replace('<WrapCylinder name="TRI">', bra + bic + '<WrapCylinder name="TRI">', 1)
-    wrap = '<PathWrap name="{0}-ring"><wrap_object>{1}</wrap_object><method>hybrid</method><range>{2}</range></PathWrap>'
+    wrap = ('<PathWrap name="{0}-ring"><wrap_object>{1}</wrap_object><method>hybrid</method>'
+            '<range>{2}</range></PathWrap>')
     start = text.index('name="BICshort"')
     empty = text.index("<PathWrapSet>\n", start)
     objects = text.index("<objects />", empty)
@@ -83,9 +86,10 @@ def arm26_with_torus(folder: Path) -> Path:
     this torus' hole: OpenSim's constrained cylinder then wraps it the long way round at every configuration."""
     import re
 
-    text = (ROOT / "problems" / "arm26" / "arm26.osim").read_text()
+    text = (ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim").read_text()
     ellipsoid = re.search(r'<WrapEllipsoid name="TRIlonghh">.*?</WrapEllipsoid>', text, re.S).group(0)
-    torus = re.sub(r"<dimensions>.*?</dimensions>", "<inner_radius>0.01</inner_radius><outer_radius>0.03</outer_radius>",
+    torus = re.sub(r"<dimensions>.*?</dimensions>",
+                   "<inner_radius>0.01</inner_radius><outer_radius>0.03</outer_radius>",
                    ellipsoid).replace("WrapEllipsoid", "WrapTorus")
     file = Path(folder) / "arm26_torus.osim"
     file.write_text(text.replace(ellipsoid, torus))

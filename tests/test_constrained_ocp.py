@@ -1,4 +1,4 @@
-"""Direct collocation with kinematic constraints held by multipliers (trajopt.kinematic_constraints)."""
+"""Direct collocation with kinematic constraints held by multipliers (trajopt.prediction.kinematic_constraints)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from trajopt import multibody as mb
-from trajopt.kinematic_constraints import constrained_accelerations
+from trajopt.prediction.kinematic_constraints import constrained_accelerations
 from trajopt.multibody import constraints as mbc
 from trajopt.ocp import Effort, HermiteSimpson, Ipopt, Problem, Trapezoidal
 from trajopt.osim.load import load_osim
@@ -138,8 +138,9 @@ def test_muscle_driven_problem_holds_a_coupler(tmp_path):
     from trajopt.paths.polynomial import PolynomialPaths
     from trajopt.prediction import StateBounds, muscle_driven_problem
 
-    arm26 = Path(__file__).resolve().parent.parent / "problems" / "arm26"
-    coupler = ('<ConstraintSet name="constraintset">\n\t\t\t<objects><CoordinateCouplerConstraint name="shoulder_follows">'
+    arm26 = Path(__file__).resolve().parent.parent / "trajopt" / "examples" / "arm26"
+    coupler = ('<ConstraintSet name="constraintset">\n\t\t\t<objects>'
+               '<CoordinateCouplerConstraint name="shoulder_follows">'
                '<coupled_coordinates_function><LinearFunction><coefficients>0.3 0</coefficients></LinearFunction>'
                '</coupled_coordinates_function><independent_coordinate_names>r_elbow_flex'
                '</independent_coordinate_names><dependent_coordinate_name>r_shoulder_elev</dependent_coordinate_name>'

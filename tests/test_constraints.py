@@ -20,7 +20,7 @@ from trajopt.osim.load import load_osim
 
 ROOT = Path(__file__).resolve().parents[1]
 FOURBAR = ROOT / "tests" / "data" / "osim" / "fourbar.osim"
-WALK3D = ROOT / "problems" / "walk3d" / "subject_walk_scaled.osim"
+WALK3D = ROOT / "trajopt" / "examples" / "walk3d" / "subject_walk_scaled.osim"
 
 
 def _load(path):
@@ -121,7 +121,7 @@ def test_constrained_model_needs_to_be_asked_for(tmp_path):
         with pytest.raises(ModelFileError, match=r"PointConstraint\(s\) \['loop_closure'\].*WeldConstraint\(s\) "
                                                  r"\['payload_weld'\].*constraints=True"):
             load_osim(FOURBAR)
-        from trajopt.osim.operators import load_processed
+        from trajopt.musculoskeletal.operators import load_processed
 
         with pytest.raises(ModelFileError, match=r"fourbar.osim: PointConstraint/WeldConstraint \['loop_closure', "
                                                  r"'payload_weld'\]"):
@@ -170,7 +170,7 @@ def test_tool_couplers_are_the_multibody_couplers():
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        data = load_tool_input(WALK3D, ROOT / "problems" / "walk3d" / "coordinates.sto")
+        data = load_tool_input(WALK3D, ROOT / "trajopt" / "examples" / "walk3d" / "coordinates.sto")
     tools, mb = data.constraints, data.osim.multibody
     q = data.motion.data[100]
     g = np.asarray(mbc.constraint_jacobian(mb, tools.as_multibody(), q))

@@ -27,8 +27,8 @@ from trajopt.io.motion import read_motion
 from trajopt.multibody import body_pose, frame_jacobian, inverse_dynamics
 from trajopt.osim import load_osim
 
-GAIT_MODEL = ROOT / "problems" / "gait2d" / "2D_gait.osim"
-GAIT_COORDINATES = ROOT / "problems" / "gait2d" / "referenceCoordinates.sto"
+GAIT_MODEL = ROOT / "trajopt" / "examples" / "gait2d" / "2D_gait.osim"
+GAIT_COORDINATES = ROOT / "trajopt" / "examples" / "gait2d" / "referenceCoordinates.sto"
 
 # Relative agreement required with OpenSim, and the floors below which a force (N) or torque
 # (N m) counts as zero (a sphere 2-10 cm above the plane, or leaving it fast, feels < 1e-12 N).

@@ -8,11 +8,12 @@ import pytest
 
 from conftest import DATA, ROOT
 from trajopt.analysis.couplers import CouplerConstraints
-from trajopt.osim.operators import WeldJoints, load_processed
+from trajopt.musculoskeletal.operators import WeldJoints, load_processed
 from trajopt.paths.moment_arms import coupling_matrix
 
 MODELS = {"arm26_coupled": (DATA / "paths" / "arm26_coupled.osim", ()),
-          "walk3d": (ROOT / "problems" / "walk3d" / "subject_walk_scaled.osim", (WeldJoints(("mtp_r", "mtp_l")),))}
+          "walk3d": (ROOT / "trajopt" / "examples" / "walk3d" / "subject_walk_scaled.osim",
+                     (WeldJoints(("mtp_r", "mtp_l")),))}
 
 
 @pytest.mark.parametrize("name", list(MODELS))
@@ -41,7 +42,7 @@ def test_assembled_motion_satisfies_the_couplers():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         osim, couplings = load_processed(*MODELS["walk3d"])
-    table = read_motion(ROOT / "problems" / "walk3d" / "coordinates.sto")
+    table = read_motion(ROOT / "trajopt" / "examples" / "walk3d" / "coordinates.sto")
     assembled = CouplerConstraints(osim.multibody, couplings).assemble(table)
     for c in couplings:  # the file's patella columns are not consistent (e.g. 21.7 rad); the assembled ones are
         expected = [float(c.value(x)) for x in assembled.column(c.independent)]

@@ -13,12 +13,12 @@ from trajopt.paths.domain_pieces import (Cut, DomainPiecewisePath, DomainPiecewi
                                          fit_domain_pieces, geometric_jump_cuts, locate_jump_cuts)
 from trajopt.paths.fitting import ACCURATE, fit_paths
 from trajopt.paths.polynomial import PolynomialPath
-from trajopt.paths.geometric_sampling import sample_geometric_paths
+from trajopt.tools.geometric_sampling import sample_geometric_paths
 from trajopt.paths.samples import PathSamples
 from trajopt.paths.sampling import latin_hypercube
 
-GAIT2D = ROOT / "problems" / "gait2d" / "2D_gait.osim"
-ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
+GAIT2D = ROOT / "trajopt" / "examples" / "gait2d" / "2D_gait.osim"
+ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 NAMES = ("a", "b")
 JUMP = 2e-3
 
@@ -128,7 +128,8 @@ def test_saved_paths_and_their_function_agree(gait2d_fit, tmp_path):
     assert isinstance(load_paths(tmp_path / "pieces.json"), DomainPiecewisePaths)
     from trajopt.tools.muscle_inverse import read_paths
 
-    assert isinstance(read_paths(tmp_path / "pieces.json", load_osim(GAIT2D)), DomainPiecewisePaths)  # the tools' --paths
+    # the tools' --paths
+    assert isinstance(read_paths(tmp_path / "pieces.json", load_osim(GAIT2D)), DomainPiecewisePaths)
     coordinates = held.coordinates
     function = loaded.lengths_and_moment_arms_function(coordinates)
     lengths, arms = function.map(held.size)(held.q.T)
@@ -169,10 +170,10 @@ def test_biclong_wrap_switch_is_where_opensims_length_jumps(opensim_task):
 
 def test_walk3d_vaslat_kink_is_where_opensims_moment_arm_flips(opensim_task):
     """vaslat_r's knee moment arm flips sign near 138 deg (its wrap switches sides) with a continuous length."""
-    from trajopt.osim.operators import load_processed
+    from trajopt.musculoskeletal.operators import load_processed
     from trajopt.tools.path_sampling import sample_paths
 
-    model = ROOT / "problems" / "walk3d" / "subject_walk_scaled.osim"
+    model = ROOT / "trajopt" / "examples" / "walk3d" / "subject_walk_scaled.osim"
     with pytest.warns(OsimIgnoredWarning):
         osim, couplings = load_processed(model)
     knee = osim.multibody.coordinates[osim.multibody.coordinate_index("knee_angle_r")]
@@ -194,7 +195,7 @@ def test_fit_paths_pieces_cli_writes_paths_the_tools_read(tmp_path):
     ranges): every muscle within the issue's targets at the held-out samples (0.5 mm length, 1 mm moment arm RMS;
     measured max 0.138 and 0.493 mm), rect_fem and vasti in two cells; the file reads back through the tools'
     --paths."""
-    from trajopt.paths.cli import main
+    from trajopt.tools.fit_paths import main
     from trajopt.paths.samples import PathSamples
     from trajopt.tools.muscle_inverse import read_paths
 

@@ -13,19 +13,21 @@ from trajopt.errors import ModelFileError, TrajoptInputError
 from trajopt.osim.expression_forces import generalized_forces_function, read_expression_forces
 from trajopt.osim.expressions import parse_expression
 
-FORCES = ROOT / "problems" / "walk3d" / "subject_walk_scaled_ExpressionBasedCoordinateForceSet.xml"
+FORCES = ROOT / "trajopt" / "examples" / "walk3d" / "subject_walk_scaled_ExpressionBasedCoordinateForceSet.xml"
 
 # (Lepton text, the same in Python with x, y, z bound)
 CASES = [
     ("1+2*3", "1+2*3"), ("(1+2)*3", "(1+2)*3"), ("2^3^2", "2**(3**2)"), ("-x^2", "-(x**2)"), ("2^-x", "2**(-x)"),
     ("x-y-z", "x-y-z"), ("x/y/z", "x/y/z"), ("-x*-y", "(-x)*(-y)"), ("1e-3*x", "1e-3*x"), (".5*x", ".5*x"),
-    ("sqrt(x)", "math.sqrt(x)"), ("exp(-x)", "math.exp(-x)"), ("log(y)", "math.log(y)"), ("sin(x)+cos(y)", "math.sin(x)+math.cos(y)"),
+    ("sqrt(x)", "math.sqrt(x)"), ("exp(-x)", "math.exp(-x)"), ("log(y)", "math.log(y)"),
+    ("sin(x)+cos(y)", "math.sin(x)+math.cos(y)"),
     ("sec(x)", "1/math.cos(x)"), ("csc(x)", "1/math.sin(x)"), ("tan(z)", "math.tan(z)"), ("cot(z)", "1/math.tan(z)"),
     ("asin(x/2)", "math.asin(x/2)"), ("acos(x/2)", "math.acos(x/2)"), ("atan(y)", "math.atan(y)"),
     ("atan2(y, -x)", "math.atan2(y, -x)"), ("sinh(x)*cosh(y)-tanh(z)", "math.sinh(x)*math.cosh(y)-math.tanh(z)"),
     ("erf(x)", "math.erf(x)"), ("erfc(x)", "math.erfc(x)"), ("step(x-y)", "1.0 if x-y >= 0 else 0.0"),
     ("step(0)", "1.0"), ("delta(x-x)", "1.0"), ("square(y)+cube(z)", "y**2+z**3"), ("recip(y)", "1/y"),
-    ("min(x, y)*max(y, z)", "min(x, y)*max(y, z)"), ("abs(-z)", "abs(-z)"), ("floor(y)+ceil(z)", "math.floor(y)+math.ceil(z)"),
+    ("min(x, y)*max(y, z)", "min(x, y)*max(y, z)"), ("abs(-z)", "abs(-z)"),
+    ("floor(y)+ceil(z)", "math.floor(y)+math.ceil(z)"),
     ("select(x-x, 1, 2)", "2.0"), ("select(x, y, z)", "y"), ("  x *  ( y + 2 ) ", "x*(y+2)"), ("+x", "x"),
 ]
 
@@ -63,11 +65,11 @@ def test_bad_expressions_are_one_line(text, message):
 
 
 def test_walk3d_forces_as_generalized_forces():
-    from trajopt.osim.operators import load_processed
+    from trajopt.musculoskeletal.operators import load_processed
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        osim, _ = load_processed(ROOT / "problems" / "walk3d" / "subject_walk_scaled.osim")
+        osim, _ = load_processed(ROOT / "trajopt" / "examples" / "walk3d" / "subject_walk_scaled.osim")
     mb = osim.multibody
     forces = read_expression_forces(FORCES)
     function = generalized_forces_function(mb, forces)
@@ -85,9 +87,9 @@ def test_walk3d_expression_forces_match_opensim(opensim_task):
     (the AddExpressionForces operator), at 25 random states: generalized forces equal OpenSim's
     ExpressionBasedCoordinateForce.getForceMagnitude on the same model."""
     from trajopt.osim.expression_forces import model_expression_forces
-    from trajopt.osim.operators import AddExpressionForces, load_processed
+    from trajopt.musculoskeletal.operators import AddExpressionForces, load_processed
 
-    model_file = ROOT / "problems" / "walk3d" / "subject_walk_scaled.osim"
+    model_file = ROOT / "trajopt" / "examples" / "walk3d" / "subject_walk_scaled.osim"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         osim, _ = load_processed(model_file, [AddExpressionForces(FORCES)])
@@ -114,7 +116,8 @@ def _opensim_order(mb):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return [c.name for c in parse_osim(ROOT / "problems" / "walk3d" / "subject_walk_scaled.osim").coordinates]
+        return [c.name
+                for c in parse_osim(ROOT / "trajopt" / "examples" / "walk3d" / "subject_walk_scaled.osim").coordinates]
 
 
 def test_forceset_expression_with_unknown_function_is_one_line(tmp_path):
@@ -133,10 +136,10 @@ def test_inverse_dynamics_takes_the_expression_forces_off(tmp_path):
     """An ExpressionBasedCoordinateForce in the model applies its generalized force itself: inverse dynamics
     reports the net generalized force minus it (OpenSim's ID tool does the same with non-muscle forces)."""
     from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
-    from trajopt.osim.operators import AddExpressionForces, load_processed
+    from trajopt.musculoskeletal.operators import AddExpressionForces, load_processed
 
-    model_file = ROOT / "problems" / "walk3d" / "subject_walk_scaled.osim"
-    motion = ROOT / "problems" / "walk3d" / "coordinates.sto"
+    model_file = ROOT / "trajopt" / "examples" / "walk3d" / "subject_walk_scaled.osim"
+    motion = ROOT / "trajopt" / "examples" / "walk3d" / "coordinates.sto"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         bare, _ = load_processed(model_file)
@@ -154,7 +157,7 @@ def test_inverse_dynamics_takes_the_expression_forces_off(tmp_path):
 
 
 def _arm26_with(tmp_path, force_xml):
-    arm26 = ROOT / "problems" / "arm26" / "arm26.osim"
+    arm26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
     text = arm26.read_text()
     marker = '<ForceSet name="forceset">\n\t\t\t<objects>'
     assert marker in text

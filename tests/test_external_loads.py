@@ -9,12 +9,12 @@ import pytest
 from conftest import ROOT
 from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
 from trajopt.errors import TrajoptInputError
-from trajopt.io import read_external_loads
+from trajopt.analysis.external_loads_file import read_external_loads
 from trajopt.osim import load_osim
-from trajopt.osim.operators import WeldJoints, load_processed
+from trajopt.musculoskeletal.operators import WeldJoints, load_processed
 
-GAIT2D = ROOT / "problems" / "gait2d"
-WALK3D = ROOT / "problems" / "walk3d"
+GAIT2D = ROOT / "trajopt" / "examples" / "gait2d"
+WALK3D = ROOT / "trajopt" / "examples" / "walk3d"
 
 
 def _contribution(opensim_task, model_file, coordinates, loads_file, window, disable=()):
@@ -22,7 +22,8 @@ def _contribution(opensim_task, model_file, coordinates, loads_file, window, dis
               "final_time": window[1], "disable": list(disable)}
     with_loads = opensim_task("inverse_dynamics_tool", dict(common, external_loads=str(loads_file)))
     without = opensim_task("inverse_dynamics_tool", common)
-    return with_loads["time"], list(with_loads["labels"]), with_loads["generalized_forces"] - without["generalized_forces"]
+    return (with_loads["time"], list(with_loads["labels"]),
+            with_loads["generalized_forces"] - without["generalized_forces"])
 
 
 def _ours(osim, coordinates, loads, times):

@@ -6,7 +6,7 @@ import pytest
 
 from conftest import ROOT
 from trajopt.errors import ModelFileError
-from trajopt.osim.function_based_paths import (
+from trajopt.paths.function_based_xml import (
     coordinate_paths,
     read_function_based_path_set,
     write_function_based_path_set,
@@ -15,7 +15,7 @@ from trajopt.paths.fitting import ACCURATE, fit_paths
 from trajopt.paths.polynomial import PolynomialPath, PolynomialPaths
 from trajopt.paths.samples import PathSamples
 
-ARM26 = ROOT / "problems" / "arm26"
+ARM26 = ROOT / "trajopt" / "examples" / "arm26"
 COORDINATES = ("r_shoulder_elev", "r_elbow_flex")
 
 
@@ -40,7 +40,8 @@ def test_exported_file_reads_back_into_the_same_lengths(fitted, tmp_path):
     file = write_function_based_path_set(fitted, tmp_path / "arm26_FunctionBasedPathSet.xml",
                                          coordinate_paths(ARM26 / "arm26.osim"))
     text = file.read_text()
-    assert "<coordinate_paths>/jointset/r_shoulder/r_shoulder_elev /jointset/r_elbow/r_elbow_flex</coordinate_paths>" in text
+    assert ("<coordinate_paths>/jointset/r_shoulder/r_shoulder_elev /jointset/r_elbow/r_elbow_flex</coordinate_paths>"
+            in text)
     again = read_function_based_path_set(file)
     q = _configurations()
     ours = _trajopt_values(fitted, q)
@@ -52,7 +53,8 @@ def test_exported_file_reads_back_into_the_same_lengths(fitted, tmp_path):
 def test_quaternion_coordinates_cannot_be_exported(tmp_path):
     path = PolynomialPath("m", ("SC_q1",), ((0,), (1,)), (0.1, 0.2), ((-0.5, 0.5),))
     with pytest.raises(ModelFileError, match=r"'m' uses coordinates \['SC_q1'\] that are not model coordinates"):
-        write_function_based_path_set(PolynomialPaths([path]), tmp_path / "x.xml", {"r_elbow_flex": "/jointset/r_elbow/r_elbow_flex"})
+        write_function_based_path_set(PolynomialPaths([path]), tmp_path / "x.xml",
+                                      {"r_elbow_flex": "/jointset/r_elbow/r_elbow_flex"})
 
 
 @pytest.mark.opensim

@@ -5,10 +5,10 @@ import pytest
 
 from conftest import ROOT
 from trajopt.errors import ModelFileError
-from trajopt.osim.function_based_paths import read_function_based_path_set
+from trajopt.paths.function_based_xml import read_function_based_path_set
 from trajopt.paths.function_based import MultivariatePolynomial, polynomial_exponents
 
-WALK3D = ROOT / "problems" / "walk3d"
+WALK3D = ROOT / "trajopt" / "examples" / "walk3d"
 PATHS = WALK3D / "subject_walk_scaled_FunctionBasedPathSet.xml"
 
 

@@ -7,27 +7,26 @@ import pytest
 
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.ground_reactions import center_of_pressure, mirror_ground_reactions
-from trajopt.gait.symmetry import bilateral_symmetry, coordinate_mirror, partner_name, speed_mirror
+from trajopt.gait.symmetry import coordinate_mirror, partner_name, speed_mirror
 from trajopt.io import read_table
 from trajopt.multibody import mass_matrix
 
-RNG = np.random.default_rng(11)
 
 
 @pytest.fixture(scope="module")
 def gait2d():
-    from problems.gait2d.model import GaitModel
+    from trajopt.examples.gait2d.model import GaitModel
 
     return GaitModel.load()
 
 
 @pytest.fixture(scope="module")
 def walk3d():
-    from trajopt.osim.operators import WeldJoints, load_processed
+    from trajopt.musculoskeletal.operators import WeldJoints, load_processed
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        osim, _ = load_processed("problems/walk3d/subject_walk_scaled.osim", (WeldJoints(("mtp_r", "mtp_l")),))
+        osim, _ = load_processed("trajopt/examples/walk3d/subject_walk_scaled.osim", (WeldJoints(("mtp_r", "mtp_l")),))
     return osim
 
 
@@ -42,6 +41,7 @@ def test_3d_signs_follow_from_the_kinematics(walk3d):
     """subject_walk_scaled.osim: pelvis list/rotation, lumbar bending/rotation and z translation change sign, the
     rest keep it and sided coordinates swap; the mass matrix obeys M(P q) = P M(q) Pᵀ for random q (a symmetric
     body: the scaled model is, to 1.9e-4 of the largest entry, measured)."""
+    rng = np.random.default_rng(11)
     mb = walk3d.multibody
     p = coordinate_mirror(mb)
     names = mb.coordinate_names
@@ -52,7 +52,7 @@ def test_3d_signs_follow_from_the_kinematics(walk3d):
     speeds = speed_mirror(mb, p)
     np.testing.assert_array_equal(speeds, p)  # nq == nv: speeds mirror like coordinates
     for _ in range(3):
-        q = RNG.uniform(-0.3, 0.3, mb.nq)
+        q = rng.uniform(-0.3, 0.3, mb.nq)
         mass = np.asarray(mass_matrix(mb, q))
         mirrored = np.asarray(mass_matrix(mb, p @ q))
         np.testing.assert_allclose(mirrored, speeds @ mass @ speeds.T, atol=5e-4 * np.abs(mass).max())
@@ -70,7 +70,7 @@ def test_opensim_labels_are_mocos(gait2d):
     from trajopt.gait.labels import opensim_labels
 
     labels = opensim_labels(gait2d.musculoskeletal)
-    moco = read_table("problems/gait2d/moco/gaitPrediction_solution.sto").labels
+    moco = read_table("trajopt/examples/gait2d/moco/gaitPrediction_solution.sto").labels
     ours = labels.coordinates + labels.speeds + labels.activations + labels.excitations + labels.actuator_controls
     assert set(ours) <= set(moco)
     assert len(ours) == 10 + 10 + 18 + 18 + 1
@@ -79,7 +79,7 @@ def test_opensim_labels_are_mocos(gait2d):
 def test_walk3d_muscle_labels_are_mocos(walk3d):
     """Muscles in a ForceSet: /forceset/<name> as in Moco's walk3d solution."""
     muscles = tuple(m.component_path for m in walk3d.muscles)
-    moco = read_table("problems/walk3d/moco_inverse_reference/MocoInverse_solution.sto").labels
+    moco = read_table("trajopt/examples/walk3d/moco_inverse_reference/MocoInverse_solution.sto").labels
     assert {f"{m}/activation" for m in muscles} <= set(moco) and len(muscles) == 80
 
 
@@ -97,12 +97,13 @@ def test_center_of_pressure_and_free_moment_recover_the_load():
 
 def test_mirrored_ground_reactions_equal_those_of_the_mirrored_state(gait2d):
     """The reactions of the mirrored (and shifted) state are the mirror image of the reactions, torques included."""
+    rng = np.random.default_rng(11)
     s = gait2d.symmetry
     names = gait2d.coordinate_names
     from trajopt.io import read_motion
 
-    q = read_motion("problems/gait2d/referenceCoordinates.sto", coordinates=names).data[5].copy()
-    u = RNG.normal(0.0, 0.05, 10)  # slow: a fast foot leaving the ground carries no load (dissipation)
+    q = read_motion("trajopt/examples/gait2d/referenceCoordinates.sto", coordinates=names).data[5].copy()
+    u = rng.normal(0.0, 0.05, 10)  # slow: a fast foot leaving the ground carries no load (dissipation)
     reactions = [np.asarray(v).reshape(1, 3) for v in gait2d.ground_reactions(q, u)]
     assert reactions[0][0, 1] + reactions[1][0, 1] > 10.0
     shift = 0.6
@@ -134,7 +135,8 @@ def test_guess_speeds_of_a_quaternion_joint_are_its_angular_velocity():
 def test_tracking_objective_terms(gait2d):
     """The tracking integrand at a grid time: 10 Σ (q - q_ref)² + Σ ((F - F_ref)/mg)² + 10 Σ e² + 1e-4 c²,
     with F the feet's reactions at (q, u); a coordinate offset δ adds exactly 10 δ²."""
-    from problems.gait2d.prediction import REFERENCE_COORDINATES, REFERENCE_GRF, build_tracking_problem
+    rng = np.random.default_rng(11)
+    from trajopt.examples.gait2d.prediction import REFERENCE_COORDINATES, REFERENCE_GRF, build_tracking_problem
     from trajopt.io import read_motion
 
     gait = build_tracking_problem(model=gait2d)
@@ -143,8 +145,8 @@ def test_tracking_objective_terms(gait2d):
     grf = read_table(REFERENCE_GRF)
     k = 7
     t, q = motion.time[k], motion.data[k].copy()
-    u = RNG.normal(0.0, 0.05, 10)
-    a, e, c = RNG.uniform(0.01, 1, 18), RNG.uniform(0.01, 1, 18), 3.0
+    u = rng.normal(0.0, 0.05, 10)
+    a, e, c = rng.uniform(0.01, 1, 18), rng.uniform(0.01, 1, 18), 3.0
     x = np.concatenate([q, u, a])
     right, left = (np.asarray(v).ravel() for v in gait2d.ground_reactions(q, u)[0:2])
     reference = [np.interp(t, grf.time, grf.column(f"ground_force_{s}_v{ax}")) for s in "rl" for ax in "xy"]
@@ -172,8 +174,8 @@ def test_tracking_follows_the_reference(gait2d):
     """MocoTrack's example2DWalking step through trajopt.gait.track: converges, and the motion stays within a few
     degrees of referenceCoordinates.sto and the vertical reactions within 13 % of body weight (RMS) of referenceGRF.sto
     (measured: 73 N, 12 %, right foot)."""
-    from problems.gait2d.main import solve_tracking
-    from problems.gait2d.outputs import half_stride, tracking_errors
+    from trajopt.examples.gait2d.main import solve_tracking
+    from trajopt.examples.gait2d.outputs import half_stride, tracking_errors
 
     gait, solution, _ = solve_tracking(24, model=gait2d)
     assert solution.status == "Solve_Succeeded"
@@ -185,7 +187,7 @@ def test_tracking_follows_the_reference(gait2d):
 def test_free_joint_pelvis_round_trip_and_same_kinematics():
     """walk3d with a quaternion pelvis: coordinates.sto converted to the quaternion gives the same body poses as the
     original model's angles, and converts back to the same angles."""
-    from problems.walk3d.prediction import COORDINATES, PELVIS, load_model
+    from trajopt.examples.walk3d.prediction import COORDINATES, PELVIS, load_model
     from trajopt.gait.guess import free_joint_angles, free_joint_motion
     from trajopt.io import read_motion
     from trajopt.multibody import body_poses
@@ -211,7 +213,8 @@ def test_free_joint_pelvis_round_trip_and_same_kinematics():
 def test_walk3d_quaternion_symmetry(walk3d):
     """A free-joint pelvis mirrors as (w, x, y, z) -> (w, -x, -y, z), its translations as (x, y, -z), its angular
     velocity as (-, -, +); the mass matrix of the quaternion model obeys M(P_q q) = P_u M(q) P_uᵀ."""
-    from problems.walk3d.prediction import load_model
+    rng = np.random.default_rng(11)
+    from trajopt.examples.walk3d.prediction import load_model
 
     model = load_model()
     mb = model.musculoskeletal.multibody
@@ -220,7 +223,7 @@ def test_walk3d_quaternion_symmetry(walk3d):
     np.testing.assert_array_equal(np.diag(s.coordinates)[pelvis], [1, -1, -1, 1, 1, 1, -1])
     np.testing.assert_array_equal(np.diag(s.speeds)[mb.v_slice("ground_pelvis")], [-1, -1, 1, 1, 1, -1])
     for _ in range(3):
-        q = RNG.uniform(-0.3, 0.3, mb.nq)
+        q = rng.uniform(-0.3, 0.3, mb.nq)
         q[pelvis.start:pelvis.start + 4] /= np.linalg.norm(q[pelvis.start:pelvis.start + 4])
         mass = np.asarray(mass_matrix(mb, q))
         np.testing.assert_allclose(np.asarray(mass_matrix(mb, s.coordinates @ q)), s.speeds @ mass @ s.speeds.T,
@@ -230,7 +233,7 @@ def test_walk3d_quaternion_symmetry(walk3d):
 def test_walk3d_prediction_command_writes_its_files_also_unconverged(tmp_path):
     """`trajopt run walk3d-prediction` on a coarse mesh, 1 iteration: not converged (exit 1), every file written,
     the summary says so; the full cycle's coordinates are OpenSim's labels with pelvis angles."""
-    from problems.walk3d.prediction_main import main
+    from trajopt.examples.walk3d.prediction_main import main
 
     assert main(["--intervals", "3", "--max-iterations", "1", "--print-level", "0", "--out", str(tmp_path)]) == 1
     for name in ("half_cycle_solution.sto", "full_cycle_coordinates.sto", "full_cycle_ground_reactions.sto",
@@ -238,8 +241,8 @@ def test_walk3d_prediction_command_writes_its_files_also_unconverged(tmp_path):
         assert (tmp_path / name).stat().st_size > 0, name
     summary = (tmp_path / "summary.md").read_text()
     assert "did not converge" in summary
-    # OpenSim's cross-check is written exactly when opensim is installed (problems/walk3d/opensim_check.py).
-    from trajopt.opensim_reference import opensim_available
+    # OpenSim's cross-check is written exactly when opensim is installed (trajopt/examples/walk3d/opensim_check.py).
+    from trajopt.io.opensim_reference import opensim_available
 
     assert ("## OpenSim 4.6 cross-check" in summary) == opensim_available()
     coordinates = read_table(tmp_path / "full_cycle_coordinates.sto")
@@ -249,8 +252,8 @@ def test_walk3d_prediction_command_writes_its_files_also_unconverged(tmp_path):
 
 def test_walk3d_prediction_compiled_option_reaches_the_solver(monkeypatch, tmp_path):
     """--compiled asks for the compiled, cached NLP functions; off by default."""
-    import problems.walk3d.prediction_main as walk3d_main
-    from problems.walk3d.prediction import solver_settings
+    import trajopt.examples.walk3d.prediction_main as walk3d_main
+    from trajopt.examples.walk3d.prediction import solver_settings
 
     calls = []
     monkeypatch.setattr(walk3d_main, "run", lambda *args, **options: calls.append(options) or {"success": True})
@@ -267,9 +270,9 @@ def test_walk3d_operators():
 
     from trajopt.errors import ModelFileError
     from trajopt.osim import spec as osim_spec
-    from trajopt.osim.operators import AddContactGeometry, FreeJointInQuaternions, WeldJoints
+    from trajopt.musculoskeletal.operators import AddContactGeometry, FreeJointInQuaternions, WeldJoints
     from trajopt.osim.parser import parse_osim
-    from problems.walk3d.prediction import CONTACT_FORCES, CONTACT_GEOMETRY, MODEL
+    from trajopt.examples.walk3d.prediction import CONTACT_FORCES, CONTACT_GEOMETRY, MODEL
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -295,7 +298,8 @@ def test_walk3d_operators():
 def test_walk3d_symmetric_ends_vanish_on_mirrored_states():
     """The quaternion pelvis: unit start, vector part mirrored at the end (scalar part left to the dynamics);
     every symmetry row vanishes on a mirrored end state and the unmirrored one violates it."""
-    from problems.walk3d.prediction import build_problem
+    rng = np.random.default_rng(11)
+    from trajopt.examples.walk3d.prediction import build_problem
 
     walk = build_problem(3)
     compiled = walk.problem.compile()
@@ -304,14 +308,14 @@ def test_walk3d_symmetric_ends_vanish_on_mirrored_states():
     labels = [label for group in compiled.endpoint_groups for label in group.labels]
     rows = [i for i, label in enumerate(labels) if label.startswith("symmetry") or label.startswith("unit quaternion")]
     assert "symmetry ground_pelvis_qw" not in labels and "symmetry ground_pelvis_qx" in labels
-    q0 = RNG.uniform(-0.2, 0.2, mb.nq)
+    q0 = rng.uniform(-0.2, 0.2, mb.nq)
     pelvis = mb.q_slice("ground_pelvis")
     q0[pelvis.start:pelvis.start + 4] = [0.98, 0.1, -0.12, 0.1]
     q0[pelvis.start:pelvis.start + 4] /= np.linalg.norm(q0[pelvis.start:pelvis.start + 4])
-    u0 = RNG.normal(0.0, 0.5, mb.nv)
-    a0 = RNG.uniform(0.0, 1.0, 80)
-    c = RNG.uniform(-1, 1, 15)
-    controls = np.concatenate([RNG.uniform(0, 1, 80), c])
+    u0 = rng.normal(0.0, 0.5, mb.nv)
+    a0 = rng.uniform(0.0, 1.0, 80)
+    c = rng.uniform(-1, 1, 15)
+    controls = np.concatenate([rng.uniform(0, 1, 80), c])
     x0 = np.concatenate([q0, u0, a0])
     xf = np.concatenate([s.coordinates @ q0, s.speeds @ u0, s.muscles @ a0])
     tx = mb.coordinate_index("pelvis_tx")
@@ -332,14 +336,15 @@ def test_free_joint_speeds_are_the_pelvis_angular_velocity_and_its_rate():
     """A smooth motion of the .osim's pelvis angles (and translations): ``free_joint_speeds`` gives the FreeJoint's
     speeds and accelerations whose angular part is the pelvis's angular velocity in its own frame, 2 vec(Q* Q̇), and
     its rate (central differences of the quaternion over time); ``free_joint_angle_motion`` turns them back."""
-    from problems.walk3d.prediction import PELVIS, load_model
+    rng = np.random.default_rng(11)
+    from trajopt.examples.walk3d.prediction import PELVIS, load_model
     from trajopt.gait.guess import free_joint_angle_motion, free_joint_motion, free_joint_speeds
 
     model = load_model()
     original, mb = model.original, model.musculoskeletal.multibody
     names = original.coordinate_names
     pelvis = [original.coordinate_index(n) for n in original.joint(PELVIS).coordinate_names]
-    amplitude, omega, phase = RNG.uniform(0.2, 0.6, 6), RNG.uniform(2, 8, 6), RNG.uniform(0, 2 * np.pi, 6)
+    amplitude, omega, phase = rng.uniform(0.2, 0.6, 6), rng.uniform(2, 8, 6), rng.uniform(0, 2 * np.pi, 6)
 
     def motion(t):
         q, u, udot = (np.zeros((np.size(t), original.nq)) for _ in range(3))

@@ -1,13 +1,12 @@
-"""problems/gait2d: model assembly, left/right mirror, symmetry constraints, dynamics identities, solves."""
+"""trajopt/examples/gait2d: model assembly, left/right mirror, symmetry constraints, dynamics identities, solves."""
 
 import casadi as ca
 import numpy as np
 import pytest
 
-from problems.gait2d.model import GaitModel, coordinate_path
-from problems.gait2d.prediction import MOCO_STATE_BOUNDS, build_problem
+from trajopt.examples.gait2d.model import GaitModel, coordinate_path
+from trajopt.examples.gait2d.prediction import MOCO_STATE_BOUNDS, build_problem
 
-RNG = np.random.default_rng(7)
 # The pairs of 2D_gait.osim (the symmetry is derived from the model's names and kinematics, checked against these).
 COORDINATE_PAIRS = (("hip_flexion_l", "hip_flexion_r"), ("knee_angle_l", "knee_angle_r"),
                     ("ankle_angle_l", "ankle_angle_r"))
@@ -20,7 +19,7 @@ def model():
     return GaitModel.load()
 
 
-def _random_state(model, rng=RNG):
+def _random_state(model, rng):
     names = model.coordinate_names
     q = np.array([rng.uniform(*MOCO_STATE_BOUNDS[n]) for n in names])
     return q, rng.normal(0.0, 1.0, len(names))
@@ -43,9 +42,10 @@ def test_model_assembly(model):
 def test_activation_rates_use_opensim_smoothing(model):
     # OpenSim DeGrooteFregly2016Muscle::calcActivationDerivative with activation_dynamics_smoothing 0.1,
     # against the activation dynamics of the problem that build_problem assembles.
+    rng = np.random.default_rng(7)
     built = build_problem(model=model).muscle_driven
     rates = ca.Function("activation_rates", [built.excitations, built.activations], [built.activation_rates])
-    e, a = RNG.uniform(0.01, 1, 18), RNG.uniform(0.01, 1, 18)
+    e, a = rng.uniform(0.01, 1, 18), rng.uniform(0.01, 1, 18)
     f = 0.5 * np.tanh(0.1 * (e - a))
     z = 0.5 + 1.5 * a
     expected = ((f + 0.5) / (0.015 * z) + z * (0.5 - f) / 0.060) * (e - a)
@@ -53,6 +53,7 @@ def test_activation_rates_use_opensim_smoothing(model):
 
 
 def test_mirror_swaps_pairs_and_is_a_symmetry_of_the_body(model):
+    rng = np.random.default_rng(7)
     p = model.symmetry.coordinates
     names = model.coordinate_names
     for left, right in COORDINATE_PAIRS:
@@ -64,7 +65,7 @@ def test_mirror_swaps_pairs_and_is_a_symmetry_of_the_body(model):
         assert model.symmetry.muscles[muscles.index(left), muscles.index(right)] == 1.0
     # The model is left/right symmetric: M(P q) = P M(q) P^T, and the feet's contact forces swap
     # (z components change sign: the mirror image lies across the sagittal plane).
-    q, u = _random_state(model)
+    q, u = _random_state(model, rng)
     q[names.index("pelvis_ty")] = 0.88
     mass = np.asarray(model.mass_matrix(q))
     np.testing.assert_allclose(np.asarray(model.mass_matrix(p @ q)), p @ mass @ p.T, atol=1e-12)
@@ -77,16 +78,17 @@ def test_mirror_swaps_pairs_and_is_a_symmetry_of_the_body(model):
 
 
 def test_symmetry_constraints_vanish_exactly_on_mirrored_end_states(model):
+    rng = np.random.default_rng(7)
     gait = build_problem(model=model)
     compiled = gait.problem.compile()
-    q0, u0 = _random_state(model)
-    a0 = RNG.uniform(0.01, 1.0, 18)
+    q0, u0 = _random_state(model, rng)
+    a0 = rng.uniform(0.01, 1.0, 18)
     x0 = np.concatenate([q0, u0, a0])
     qf = model.symmetry.coordinates @ q0
     tx = model.coordinate_index("pelvis_tx")
     qf[tx] = q0[tx] + 0.6  # pelvis_tx is excluded from the symmetry
     xf = np.concatenate([qf, model.symmetry.coordinates @ u0, model.symmetry.muscles @ a0])
-    controls = np.concatenate([RNG.uniform(0.01, 1, 18), [3.0]])
+    controls = np.concatenate([rng.uniform(0.01, 1, 18), [3.0]])
     _, g = compiled.endpoint(0.0, x0, controls, np.zeros(10), 0.5, xf, controls, np.zeros(10), [], [0.0])
     g = np.asarray(g).ravel()
     labels = [label for group in compiled.endpoint_groups for label in group.labels]
@@ -104,13 +106,14 @@ def test_symmetry_constraints_vanish_exactly_on_mirrored_end_states(model):
 
 def test_mirror_excitations_adds_excitation_symmetry(model):
     """--mirror-excitations: excitations at tf equal the mirrored excitations at t0 (18 more rows)."""
+    rng = np.random.default_rng(7)
     default = build_problem(model=model).problem.compile()
     compiled = build_problem(model=model, mirror_excitations=True).problem.compile()
     rows = [label for group in compiled.endpoint_groups for label in group.labels]
     default_rows = [label for group in default.endpoint_groups for label in group.labels]
     assert len(rows) == len(default_rows) + 18
-    q0, u0 = _random_state(model)
-    a0, e0 = RNG.uniform(0.01, 1.0, 18), RNG.uniform(0.01, 1.0, 18)
+    q0, u0 = _random_state(model, rng)
+    a0, e0 = rng.uniform(0.01, 1.0, 18), rng.uniform(0.01, 1.0, 18)
     tx = model.coordinate_index("pelvis_tx")
     qf = model.symmetry.coordinates @ q0
     qf[tx] = q0[tx] + 0.6
@@ -131,13 +134,14 @@ def test_mirror_excitations_adds_excitation_symmetry(model):
 
 def test_forward_dynamics_satisfies_the_implicit_residual(model):
     """ID(FD(tau)) = tau: the explicit model of the re-simulation and the implicit path constraint agree."""
-    from problems.gait2d.simulate import explicit_dynamics_function
+    rng = np.random.default_rng(7)
+    from trajopt.examples.gait2d.simulate import explicit_dynamics_function
 
     gait = build_problem(model=model)
     explicit = explicit_dynamics_function(gait)
-    q, u = _random_state(model)
+    q, u = _random_state(model, rng)
     q[model.coordinate_index("pelvis_ty")] = 0.9
-    a, e = RNG.uniform(0.01, 1.0, 18), RNG.uniform(0.01, 1.0, 18)
+    a, e = rng.uniform(0.01, 1.0, 18), rng.uniform(0.01, 1.0, 18)
     xdot = np.asarray(explicit(np.concatenate([q, u, a]), e, 12.0)[0]).ravel()
     np.testing.assert_allclose(xdot[:10], u)
     residual = np.asarray(model.implicit_dynamics(q, u, xdot[10:20], a, 12.0)).ravel()
@@ -146,12 +150,13 @@ def test_forward_dynamics_satisfies_the_implicit_residual(model):
 
 def test_full_stride_continues_the_half_stride(model):
     """Mirrored second half: its first frame equals the half stride's last frame when the ends are symmetric."""
-    from problems.gait2d.outputs import Stride, full_stride
+    rng = np.random.default_rng(7)
+    from trajopt.examples.gait2d.outputs import Stride, full_stride
     from trajopt.io.tables import Table
 
     gait = build_problem(model=model)
-    q0, u0 = _random_state(model)
-    a0 = RNG.uniform(0.01, 1, 18)
+    q0, u0 = _random_state(model, rng)
+    a0 = rng.uniform(0.01, 1, 18)
     tx = model.coordinate_index("pelvis_tx")
     qf = model.symmetry.coordinates @ q0
     qf[tx] += 0.6
@@ -185,17 +190,18 @@ def test_capped_prediction_is_reported_as_failed_with_its_worst_constraint(model
 
 def test_opensim_forces_on_reference_states_equal_trajopt(model, opensim_task, tmp_path):
     """Contact forces and tendon forces of OpenSim on states written by trajopt (reference motion)."""
+    rng = np.random.default_rng(7)
     from trajopt.contact import contact_record_values
     from trajopt.io.motion import read_motion
     from trajopt.io.tables import Table, write_sto
-    from problems.gait2d.model import MODEL_FILE
-    from problems.gait2d.prediction import REFERENCE_COORDINATES
+    from trajopt.examples.gait2d.model import MODEL_FILE
+    from trajopt.examples.gait2d.prediction import REFERENCE_COORDINATES
 
     motion = read_motion(REFERENCE_COORDINATES, coordinates=model.coordinate_names)
     q = motion.data[::5]
     u = np.gradient(motion.data, motion.time, axis=0)[::5]
-    a = RNG.uniform(0.01, 1.0, (q.shape[0], 18))
-    lumbar = RNG.uniform(-20.0, 20.0, (q.shape[0], 1))
+    a = rng.uniform(0.01, 1.0, (q.shape[0], 18))
+    lumbar = rng.uniform(-20.0, 20.0, (q.shape[0], 1))
     labels = [coordinate_path(n) for n in model.coordinate_names] + \
         [coordinate_path(n, "speed") for n in model.coordinate_names] + [f"/{m}/activation" for m in model.muscle_names]
     path = write_sto(tmp_path / "states.sto", Table(motion.time[::5], tuple(labels), np.hstack([q, u, a])))
@@ -230,14 +236,14 @@ def test_opensim_forces_on_reference_states_equal_trajopt(model, opensim_task, t
 
 @pytest.mark.slow
 def test_prediction_converges_from_reference_guess(model):
-    from problems.gait2d.main import solve_prediction
+    from trajopt.examples.gait2d.main import solve_prediction
 
     gait, solution, _ = solve_prediction(50, 1.2, model=model)
     assert solution.status == "Solve_Succeeded"
     tx = gait.muscle_driven.q[model.coordinate_index("pelvis_tx")]
     displacement = solution.value(gait.problem.final(tx) - gait.problem.initial(tx))
     assert displacement / solution.duration == pytest.approx(1.2, abs=1e-4)
-    # Moco (problems/gait2d/moco/moco_walk2d_info.json) reached objective 0.13483 and final time 0.5016 s on
+    # Moco (trajopt/examples/gait2d/moco/moco_walk2d_info.json) reached objective 0.13483 and final time 0.5016 s on
     # the same problem with OpenSim's geometric paths; trajopt's model differs only by the path surrogates.
     assert solution.objective == pytest.approx(0.13483, rel=0.03)
     assert solution.duration == pytest.approx(0.5016, abs=0.01)
@@ -246,7 +252,7 @@ def test_prediction_converges_from_reference_guess(model):
 def test_tolerance_reaches_ipopt_and_bad_values_are_refused(capsys):
     """--tolerance sets IPOPT's convergence and constraint tolerance (Moco's 1e-4 by default); bad values and
     --tracking with it are argparse's one-line errors."""
-    from problems.gait2d.main import main, solver_settings
+    from trajopt.examples.gait2d.main import main, solver_settings
 
     assert {k: solver_settings().nlpsol_options(False)["ipopt"][k] for k in ("tol", "constr_viol_tol")} == \
         {"tol": 1e-4, "constr_viol_tol": 1e-4}
@@ -262,7 +268,7 @@ def test_tolerance_reaches_ipopt_and_bad_values_are_refused(capsys):
 
 def test_compiled_option_reaches_the_solver_settings(monkeypatch, tmp_path):
     """--compiled asks for the compiled, cached NLP functions (trajopt.ocp.compiled); off by default."""
-    import problems.gait2d.main as gait2d_main
+    import trajopt.examples.gait2d.main as gait2d_main
 
     calls = []
     monkeypatch.setattr(gait2d_main, "run", lambda *args: calls.append(args) or {"success": True})

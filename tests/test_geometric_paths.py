@@ -28,8 +28,8 @@ from trajopt.paths.moment_arms import moment_arms, moment_arms_from_length
 
 from conftest import ROOT, arm26_with_torus
 
-ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
-GAIT2D = ROOT / "problems" / "gait2d" / "2D_gait.osim"
+ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
+GAIT2D = ROOT / "trajopt" / "examples" / "gait2d" / "2D_gait.osim"
 TOLERANCE = 1e-9  # m, m/s
 
 
@@ -253,7 +253,8 @@ def test_coincident_points_on_one_body_give_finite_loads():
     """A conditional point placed on top of the next point of its body (a zero-length segment, which
     OpenSim also leaves out of its loads) changes nothing and makes no NaN."""
     model = _moving_point_model()
-    plain = GeometricPath(model, (FixedPathPoint("a", GROUND, (1.0, 0.2, 0.0)), FixedPathPoint("b", "link", (0.5, 0.1, 0.0))))
+    plain = GeometricPath(model, (FixedPathPoint("a", GROUND, (1.0, 0.2, 0.0)),
+                                  FixedPathPoint("b", "link", (0.5, 0.1, 0.0))))
     doubled = GeometricPath(model, (
         FixedPathPoint("a", GROUND, (1.0, 0.2, 0.0)),
         ConditionalPathPoint("c", "link", (0.5, 0.1, 0.0), coordinate="theta", range=(0.0, 1.0)),

@@ -5,10 +5,11 @@ import importlib
 
 import pytest
 
-from trajopt.cli import BENCHMARKS, COMMANDS, PROBLEMS
-from trajopt.helptext import description
+from trajopt.cli import BENCHMARK_GROUP, COMMANDS, PROBLEM_GROUP, registered
+from trajopt.reports.helptext import description
 
-MODULES = sorted({module for module, _ in (*PROBLEMS.values(), *BENCHMARKS.values(), *COMMANDS.values())})
+MODULES = sorted({module for module, _ in (*registered(PROBLEM_GROUP).values(), *registered(BENCHMARK_GROUP).values(),
+                                           *COMMANDS.values())})
 
 
 class _Parsed(Exception):

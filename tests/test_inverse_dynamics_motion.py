@@ -13,7 +13,7 @@ from trajopt.errors import MotionFileError
 from trajopt.io import Table, read_motion, read_table
 from trajopt.osim import load_osim
 
-ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
+ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 ELBOW = DATA / "arm26" / "elbow_flex_0_90_minjerk.mot"
 IK = DATA / "arm26" / "arm26_InverseKinematics.mot"
 

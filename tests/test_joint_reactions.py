@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from problems.arm26_static_optimization.main import ELBOW_MOTION, build_problem, load_model
+from trajopt.examples.arm26_static_optimization.main import ELBOW_MOTION, build_problem, load_model
 from trajopt.analysis.joint_reactions import muscle_joint_reactions
 
-ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
+ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +84,8 @@ def test_static_optimization_exposes_reactions_with_its_muscle_forces(setup):
     np.testing.assert_array_equal(reactions.forces, direct.forces)
     # muscles pull the forearm into the elbow: far larger loads than the weight alone
     elbow = reactions.joint_names.index("r_elbow")
-    assert np.abs(reactions.forces[:, elbow]).max() > 5 * np.abs(result.inverse_dynamics.reaction_forces[:, elbow]).max()
+    assert (np.abs(reactions.forces[:, elbow]).max()
+            > 5 * np.abs(result.inverse_dynamics.reaction_forces[:, elbow]).max())
 
 
 @pytest.mark.opensim

@@ -13,7 +13,7 @@ from trajopt.paths.jump_cells import one_cell, pocket_rms, search_jump_surfaces
 from trajopt.paths.polynomial import PolynomialPath
 from trajopt.paths.samples import PathSamples
 
-GAIT2D = Path(__file__).resolve().parents[1] / "problems" / "gait2d" / "2D_gait.osim"
+GAIT2D = Path(__file__).resolve().parents[1] / "trajopt" / "examples" / "gait2d" / "2D_gait.osim"
 
 
 def test_one_coordinate_jumps_are_planes_of_their_own():
@@ -89,7 +89,7 @@ def test_fit_paths_cells_cli_finds_the_conditional_point_jumps(tmp_path):
     hamstrings_r (within the targets with one polynomial) kept as one leaf; the file reads back through the tools'
     --paths."""
     from trajopt.osim import load_osim
-    from trajopt.paths.cli import main
+    from trajopt.tools.fit_paths import main
     from trajopt.tools.muscle_inverse import read_paths
 
     out = tmp_path / "cells.json"
@@ -145,10 +145,10 @@ def test_fit_paths_cells_on_a_model_trajopt_cannot_read_fits_unscanned_trees(tmp
     axis-aligned splits only (no geometric path to scan); with --geometric the model cannot be sampled at all, and
     --pieces needs trajopt's model for its cuts: one line, exit 2, before any sampling. Measured: TRIlong held-out
     moment-arm RMS 1.238 mm in 2 cells against 1.833 mm for one polynomial."""
-    from trajopt.paths.cli import main
+    from trajopt.tools.fit_paths import main
     from trajopt.paths.domain_cells import DomainCellPaths
 
-    text = (Path(__file__).resolve().parents[1] / "problems" / "arm26" / "arm26.osim").read_text()
+    text = (Path(__file__).resolve().parents[1] / "trajopt" / "examples" / "arm26" / "arm26.osim").read_text()
     start = text.index('<Thelen2003Muscle name="TRIlong">')
     end = text.index("</Thelen2003Muscle>", start)
     model = tmp_path / "arm26_schutte.osim"

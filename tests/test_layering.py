@@ -1,28 +1,90 @@
-"""Imports point downward only (CONTRIBUTING.md): the core and the transcription never import the edge."""
+"""The package's import map (CONTRIBUTING.md): every package sits in one layer, imports point down the layers
+only, no two packages import each other (directly or round about), and the library never imports its examples or
+benchmarks. Imports inside functions count as much as those at the top of a module."""
 
 import ast
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent / "trajopt"
-EDGE = ("trajopt.io", "trajopt.opensim_reference", "trajopt.cli", "trajopt.tools", "trajopt.reports", "trajopt.bench")
-LOWER = ("multibody", "muscles", "paths", "osim", "contact", "ocp", "gait")
-# trajopt/paths/cli.py is the fit-paths command (edge by its nature) that lives beside its package.
-COMMANDS = {ROOT / "paths" / "cli.py"}
+ROOT = Path(__file__).resolve().parent.parent
+# Lowest first. A package may import its own layer and the layers below it.
+LAYERS = (
+    ("base", ("errors", "table")),
+    ("core", ("muscles", "multibody", "ocp")),
+    ("model", ("io", "osim", "paths", "contact", "musculoskeletal")),
+    ("studies", ("analysis", "prediction", "gait")),
+    ("edge", ("reports", "tools", "batch", "cli", "__main__", "__init__")),
+    ("outside", ("examples", "benchmarks")),
+)
+LAYER = {package: rank for rank, (_, packages) in enumerate(LAYERS) for package in packages}
 
 
-def _imports(path: Path):
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            yield node.module
-        elif isinstance(node, ast.Import):
-            yield from (alias.name for alias in node.names)
+def _package(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] != "trajopt":
+        return None
+    return parts[1] if len(parts) > 1 else "__init__"
 
 
-@pytest.mark.parametrize("package", LOWER)
-def test_no_upward_imports(package):
-    offending = [f"{path.relative_to(ROOT.parent)} imports {module}"
-                 for path in sorted((ROOT / package).rglob("*.py")) if path not in COMMANDS
-                 for module in _imports(path) if module.startswith(EDGE)]
-    assert not offending, offending
+def _import_map() -> dict[str, dict[str, list[str]]]:
+    """package -> imported package -> the files that import it."""
+    edges = defaultdict(lambda: defaultdict(list))
+    for path in sorted((ROOT / "trajopt").rglob("*.py")):
+        relative = path.relative_to(ROOT).with_suffix("")
+        source = _package(".".join(relative.parts))
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [node.module] if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 else \
+                [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            for name in names:
+                target = _package(name)
+                if target and target != source:
+                    edges[source][target].append(str(path.relative_to(ROOT)))
+    return edges
+
+
+IMPORTS = _import_map()
+
+
+def test_every_package_has_a_layer():
+    packages = {_package(".".join(p.relative_to(ROOT).with_suffix("").parts)) for p in (ROOT / "trajopt").rglob("*.py")}
+    assert sorted(packages - set(LAYER)) == []
+
+
+@pytest.mark.parametrize("package", sorted(LAYER))
+def test_imports_point_down(package):
+    upward = [f"{file} imports trajopt.{target} ({LAYERS[LAYER[target]][0]})"
+              for target, files in IMPORTS.get(package, {}).items() if LAYER.get(target, 99) > LAYER[package]
+              for file in files]
+    assert upward == []
+
+
+def test_no_cycles_between_packages():
+    def reaches(start, goal):
+        seen, stack = set(), [start]
+        while stack:
+            for nxt in IMPORTS.get(stack.pop(), {}):
+                if nxt == goal:
+                    return True
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        return False
+
+    cycles = sorted(f"{a} <-> {b}" for a in IMPORTS for b in IMPORTS[a] if a < b and reaches(b, a)) + \
+        sorted(f"{a} <-> {b}" for a in IMPORTS for b in IMPORTS[a]
+               if b < a and reaches(b, a) and a not in IMPORTS.get(b, {}))
+    assert cycles == []
+
+
+def test_the_library_never_imports_examples_or_benchmarks():
+    offending = [file for package, targets in IMPORTS.items() if LAYER[package] < LAYER["examples"]
+                 for target in ("examples", "benchmarks") for file in targets.get(target, ())]
+    assert offending == []
+
+
+def test_the_map_holds_known_imports():
+    """The map is read from the code (the checks above would pass on an empty map)."""
+    assert "osim" in IMPORTS["paths"] and "multibody" in IMPORTS["osim"]
+    assert any("io" in targets for package, targets in IMPORTS.items() if package == "analysis")

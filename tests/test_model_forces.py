@@ -1,4 +1,4 @@
-"""Non-muscle force elements of OpenSim 4.6 models (trajopt.osim.model_forces): files with ``::`` tags load,
+"""Non-muscle force elements of OpenSim 4.6 models (trajopt.musculoskeletal.model_forces): files with ``::`` tags load,
 CoordinateLimitForce / PathSpring / PathActuator / HuntCrossleyForce match OpenSim, Hunt-Crossley contact is refused
 in one line in optimal control, and a model without muscles works."""
 
@@ -21,7 +21,7 @@ from trajopt.io import Table
 from trajopt.multibody import inverse_dynamics
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.osim import load_osim
-from trajopt.osim.model_forces import (
+from trajopt.musculoskeletal.model_forces import (
     coordinate_limit_force,
     model_applied_forces,
     passive_forces_function,
@@ -176,7 +176,10 @@ def test_limit_force_closed_form_and_signs():
     """Beyond the transition the stiffness is constant: -K (q - q_up) with K per degree; inside the limits only
     nothing acts; damping opposes the speed past a limit and vanishes between the limits."""
     force = load_osim(CHAIN).spec.coordinate_limit_forces[0]  # q1: upper 40 deg (2 N m/deg), lower -30 (25), 3 deg
-    value = lambda degrees, speed: float(coordinate_limit_force(force, np.radians(degrees), speed, True))
+
+    def value(degrees, speed):
+        return float(coordinate_limit_force(force, np.radians(degrees), speed, True))
+
     assert value(50.0, 0.0) == pytest.approx(-2.0 * 10.0, rel=1e-13)
     assert value(-40.0, 0.0) == pytest.approx(25.0 * 10.0, rel=1e-13)
     assert value(10.0, 3.0) == 0.0
@@ -221,7 +224,8 @@ def test_chain_problem_applies_path_actuator_and_passive_forces():
         c, p = rng.uniform(-1, 1, 3), rng.uniform(-1, 1, 1)
         udot = accelerations(q[k], u[k], c, p)
         tau = np.asarray(inverse_dynamics(osim.multibody, q[k], u[k], udot)).ravel()
-        expected = 10.0 * c + np.asarray(actuators.per_control(q[k]) @ p).ravel() + np.asarray(passive(q[k], u[k])).ravel()
+        expected = (10.0 * c + np.asarray(actuators.per_control(q[k]) @ p).ravel()
+                    + np.asarray(passive(q[k], u[k])).ravel())
         np.testing.assert_allclose(tau, expected, rtol=1e-9, atol=1e-9)
 
 

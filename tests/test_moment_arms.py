@@ -46,7 +46,7 @@ def _numbers(value):
 
 def test_arm26_generalized_force_equals_length_gradient():
     """The identity holds for every arm26 muscle's geometric path (wrap objects left out)."""
-    osim = load_osim(ROOT / "problems" / "arm26" / "arm26.osim")
+    osim = load_osim(ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", GeometricPathWarning)
         paths = geometric_paths(osim, wrapping=False)
@@ -103,7 +103,8 @@ def test_ball_joint_spatial_moment_arm_maps_to_quaternion_jacobians():
         assert np.abs(spatial - _numbers(spatial_from_quaternion_jacobian(r_q, quaternion))).max() <= TOLERANCE
         # R_Q*: eliminate Q0.
         vector = ca.SX.sym("Q_star", 3)
-        q_star = ca.vertcat(ca.DM(q[: shoulder.start]), ca.sqrt(1 - ca.sumsqr(vector)), vector, ca.DM(q[shoulder.stop :]))
+        q_star = ca.vertcat(ca.DM(q[: shoulder.start]), ca.sqrt(1 - ca.sumsqr(vector)), vector,
+                            ca.DM(q[shoulder.stop :]))
         r_q_star = _numbers(ca.Function("r_q_star", [vector], [ca.jacobian(length(q_star), vector)])(quaternion[1:]))
         assert np.abs(r_q_star - _numbers(constrained_from_spatial_jacobian(spatial, quaternion))).max() <= TOLERANCE
         assert np.abs(spatial).max() > 1e-3
@@ -130,7 +131,8 @@ def test_ball_joint_euler_moment_arms_are_mapped_spatial_moment_arm():
         for k, axis in enumerate("xyz"):
             q_euler[euler_model.coordinate_index(f"shoulder_{axis}")] = angles[k]
         # Same configuration in both models, so the same length.
-        assert float(quaternion_path.length(q_quaternion)) == pytest.approx(float(euler_path.length(q_euler)), abs=1e-12)
+        assert float(quaternion_path.length(q_quaternion)) == pytest.approx(float(euler_path.length(q_euler)),
+                                                                            abs=1e-12)
         spatial = _numbers(spatial_moment_arm(quaternion_path, q_quaternion, "shoulder"))
         euler = _numbers(moment_arms(euler_path, q_euler, ["shoulder_x", "shoulder_y", "shoulder_z"]))
         assert np.abs(euler - _numbers(euler_from_spatial_jacobian(spatial, angles, "XYZ"))).max() <= TOLERANCE
@@ -166,8 +168,10 @@ def _three_link_model():
     for name in ("thigh", "shank", "foot"):
         model.add_body(Body(name, 1.0, (0.0, -0.2, 0.0), (0.01, 0.001, 0.01, 0.0, 0.0, 0.0)))
     model.add_joint(PinJoint("hip", OffsetFrame(GROUND), OffsetFrame("thigh"), Coordinate("hip_angle")))
-    model.add_joint(PinJoint("knee", OffsetFrame("thigh", (0.0, -0.4, 0.0)), OffsetFrame("shank"), Coordinate("knee_angle")))
-    model.add_joint(PinJoint("ankle", OffsetFrame("shank", (0.0, -0.4, 0.0)), OffsetFrame("foot"), Coordinate("ankle_angle")))
+    model.add_joint(PinJoint("knee", OffsetFrame("thigh", (0.0, -0.4, 0.0)), OffsetFrame("shank"),
+                             Coordinate("knee_angle")))
+    model.add_joint(PinJoint("ankle", OffsetFrame("shank", (0.0, -0.4, 0.0)), OffsetFrame("foot"),
+                             Coordinate("ankle_angle")))
     path = GeometricPath(model, (
         FixedPathPoint("origin", GROUND, (0.05, 0.1, 0.0)),
         FixedPathPoint("thigh_via", "thigh", (0.06, -0.35, 0.0)),
@@ -191,11 +195,13 @@ def test_coupler_constraints_generalized_force_equals_coupled_length_derivative(
     for theta in (-0.7, 0.1, 0.9):
         q = _coupled_q(couplings, theta)
         knee_rate = 0.9 * (0.6 * theta + 0.6)
-        assert np.allclose(_numbers(coupling_matrix(model, q, "hip_angle", couplings)), [1.0, knee_rate, 0.5 * knee_rate])
+        assert np.allclose(_numbers(coupling_matrix(model, q, "hip_angle", couplings)),
+                           [1.0, knee_rate, 0.5 * knee_rate])
         expected = -_central_difference(lambda t: float(path.length(_coupled_q(couplings, t))), theta)
         by_force = float(moment_arms(path, q, ["hip_angle"], couplings))
         assert by_force == pytest.approx(expected, abs=1e-8)
-        assert float(moment_arms_from_length(path, q, ["hip_angle"], couplings)) == pytest.approx(by_force, abs=TOLERANCE)
+        assert (float(moment_arms_from_length(path, q, ["hip_angle"], couplings))
+                == pytest.approx(by_force, abs=TOLERANCE))
         # Holding the coupled coordinates still gives a different (uncoupled) moment arm.
         assert abs(float(moment_arms(path, q, ["hip_angle"])) - by_force) > 1e-3
 
@@ -217,7 +223,7 @@ COUPLER = """<ConstraintSet name="constraintset">
 def test_coupler_constraint_moment_arms_match_opensim(opensim_task, tmp_path):
     """arm26 with r_elbow_flex = 0.4 r_shoulder_elev + 0.7 enforced: OpenSim's computeMomentArm about the
     shoulder (coupling by velocity projection) equals Cᵀ f, for every muscle with wrapping switched off."""
-    text = (ROOT / "problems" / "arm26" / "arm26.osim").read_text()
+    text = (ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim").read_text()
     empty = '<ConstraintSet name="constraintset">\n\t\t\t<objects />'
     assert empty in text
     coupled_file = tmp_path / "arm26_coupled.osim"

@@ -71,7 +71,8 @@ def test_inverse_of_forward_dynamics_is_identity(model):
         tau_back = _v(inverse_dynamics(model, q, u, accelerations, wrenches))
         assert np.abs(tau_back - tau).max() < 1e-10 * (1 + np.abs(tau).max())
         mass = np.asarray(mass_matrix(model, q))
-        assert np.abs(mass @ udot + _v(bias_forces(model, q, u, wrenches)) - _v(inverse_dynamics(model, q, u, udot, wrenches))).max() < 1e-10
+        assert np.abs(mass @ udot + _v(bias_forces(model, q, u, wrenches))
+                      - _v(inverse_dynamics(model, q, u, udot, wrenches))).max() < 1e-10
 
 
 def test_mass_matrix_is_symmetric_positive_definite_and_gives_kinetic_energy(model):
@@ -175,7 +176,8 @@ def test_generalized_force_of_point_force_is_jacobian_transpose():
         jacobian = np.asarray(frame_jacobian(model, q, body, point))
         difference = _v(inverse_dynamics(model, q, u, udot)) - _v(inverse_dynamics(model, q, u, udot, wrenches))
         assert np.abs(difference - jacobian[3:].T @ force).max() < 1e-12, body
-        free_difference = _v(forward_dynamics(model, q, u, np.zeros(model.nv), wrenches)) - _v(forward_dynamics(model, q, u, np.zeros(model.nv)))
+        free_difference = (_v(forward_dynamics(model, q, u, np.zeros(model.nv), wrenches))
+                           - _v(forward_dynamics(model, q, u, np.zeros(model.nv))))
         mass = np.asarray(mass_matrix(model, q))
         assert np.abs(mass @ free_difference - jacobian[3:].T @ force).max() < 1e-10, body
 
@@ -200,7 +202,8 @@ def test_root_reaction_force_equals_total_momentum_rate(model):
     # Newton for the whole tree: the load ground applies through the root joint is sum m (a_com - g).
     rng = np.random.default_rng(27)
     q, u, udot = random_state(model, rng)
-    expected = sum(body.mass * (_v(point_acceleration(model, q, u, udot, body.name, body.center_of_mass)) - model.gravity)
+    expected = sum(body.mass * (_v(point_acceleration(model, q, u, udot, body.name, body.center_of_mass))
+                                - model.gravity)
                    for body in model.bodies)
     forces, _ = joint_reaction_loads(model, q, u, udot)
     root = [k for k, joint in enumerate(model.joints) if joint.parent.body == "ground"]

@@ -59,15 +59,18 @@ def test_velocities_and_accelerations_match_finite_differences(model):
         (qp, up), (qm, um) = _path(model, q, u, udot, h), _path(model, q, u, udot, -h)
         for body in model.bodies:
             velocity = _v(point_velocity(model, q, u, body.name, POINT))
-            fd_velocity = (_v(point_position(model, qp, body.name, POINT)) - _v(point_position(model, qm, body.name, POINT))) / (2 * h)
+            fd_velocity = (_v(point_position(model, qp, body.name, POINT))
+                           - _v(point_position(model, qm, body.name, POINT))) / (2 * h)
             assert np.abs(velocity - fd_velocity).max() < 1e-7 * (1 + np.abs(velocity).max()), body.name
             acceleration = _v(point_acceleration(model, q, u, udot, body.name, POINT))
-            fd_acceleration = (_v(point_velocity(model, qp, up, body.name, POINT)) - _v(point_velocity(model, qm, um, body.name, POINT))) / (2 * h)
+            fd_acceleration = (_v(point_velocity(model, qp, up, body.name, POINT))
+                               - _v(point_velocity(model, qm, um, body.name, POINT))) / (2 * h)
             assert np.abs(acceleration - fd_acceleration).max() < 1e-6 * (1 + np.abs(acceleration).max()), body.name
             # Angular part of the frame Jacobian against R^T dR/dt.
             jacobian = np.asarray(frame_jacobian(model, q, body.name, POINT))
             rotation = np.asarray(body_pose(model, q, body.name)[0])
-            rotation_rate = (np.asarray(body_pose(model, qp, body.name)[0]) - np.asarray(body_pose(model, qm, body.name)[0])) / (2 * h)
+            rotation_rate = (np.asarray(body_pose(model, qp, body.name)[0])
+                             - np.asarray(body_pose(model, qm, body.name)[0])) / (2 * h)
             omega_fd = rotation @ _v(vee(ca.DM(rotation.T @ rotation_rate)))
             assert np.abs(jacobian[:3] @ u - omega_fd).max() < 1e-7 * (1 + np.abs(omega_fd).max())
             assert np.abs(jacobian[3:] @ u - velocity).max() < 1e-12 * (1 + np.abs(velocity).max())
@@ -98,7 +101,8 @@ def test_casadi_jacobian_of_positions_matches_finite_differences():
     for k in range(model.nq):
         dq = np.zeros(model.nq)
         dq[k] = h
-        fd = (_v(point_position(model, q + dq, "nail", POINT)) - _v(point_position(model, q - dq, "nail", POINT))) / (2 * h)
+        fd = (_v(point_position(model, q + dq, "nail", POINT))
+              - _v(point_position(model, q - dq, "nail", POINT))) / (2 * h)
         assert np.abs(jacobian[:, k] - fd).max() < 1e-8
 
 
@@ -128,7 +132,8 @@ def test_custom_joint_with_three_rotations_equals_euler_joint(sequence):
     rng = np.random.default_rng(14)
     for _ in range(3):
         q, u, udot = rng.uniform(-1, 1, 3), rng.normal(size=3), rng.normal(size=3)
-        assert np.abs(_v(point_position(custom, q, "b", POINT)) - _v(point_position(euler, q, "b", POINT))).max() < 1e-14
+        assert np.abs(_v(point_position(custom, q, "b", POINT))
+                      - _v(point_position(euler, q, "b", POINT))).max() < 1e-14
         assert np.abs(_v(inverse_dynamics(custom, q, u, udot)) - _v(inverse_dynamics(euler, q, u, udot))).max() < 1e-12
 
 
@@ -144,17 +149,20 @@ def test_custom_joint_translation_is_along_parent_axes():
         TransformAxis((0, 1, 0), ("slide",), Linear(2.0, 0.1)),
         TransformAxis((0, 0, 1)),
     )
-    model.add_joint(CustomJoint("j", OffsetFrame("ground"), OffsetFrame("b"), (Coordinate("angle"), Coordinate("slide")), axes))
+    model.add_joint(CustomJoint("j", OffsetFrame("ground"), OffsetFrame("b"),
+                                (Coordinate("angle"), Coordinate("slide")), axes))
     q = np.array([0.7, 0.2])
     assert np.abs(_v(point_position(model, q, "b", (0, 0, 0))) - [0.35, 0.5, 0.0]).max() < 1e-15
-    assert np.abs(_v(point_position(model, q, "b", (1, 0, 0))) - [0.35 + np.cos(0.7), 0.5 + np.sin(0.7), 0.0]).max() < 1e-15
+    assert np.abs(_v(point_position(model, q, "b", (1, 0, 0)))
+                  - [0.35 + np.cos(0.7), 0.5 + np.sin(0.7), 0.0]).max() < 1e-15
 
 
 def test_model_errors_name_the_element():
     model = Model("broken")
     model.add_body(Body("a", 1.0))
     with pytest.raises(TrajoptInputError, match="'missing'"):
-        model.add_joint(EulerBallJoint("j", OffsetFrame("missing"), OffsetFrame("a"), tuple(Coordinate(f"c{k}") for k in range(3))))
+        model.add_joint(EulerBallJoint("j", OffsetFrame("missing"), OffsetFrame("a"),
+                                       tuple(Coordinate(f"c{k}") for k in range(3))))
     with pytest.raises(TrajoptInputError, match="'a'"):
         model.finalize()  # body 'a' has no joint
     with pytest.raises(TrajoptInputError, match="nail"):

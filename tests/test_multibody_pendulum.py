@@ -55,7 +55,8 @@ def _initial_state(model):
     rest = np.array([np.cos(np.pi / 4), 0.0, 0.0, np.sin(np.pi / 4)])  # R_FM = Rz(90 deg) hangs straight
     tilt1 = np.asarray(quaternion_exp([0.5, 0.0, 0.35])).ravel()
     tilt2 = np.asarray(quaternion_exp([-0.3, 0.1, 0.6])).ravel()
-    q0 = np.r_[np.asarray(quaternion_multiply(rest, tilt1)).ravel(), np.asarray(quaternion_multiply(rest, tilt2)).ravel()]
+    q0 = np.r_[np.asarray(quaternion_multiply(rest, tilt1)).ravel(),
+               np.asarray(quaternion_multiply(rest, tilt2)).ravel()]
     u0 = np.array([0.8, 1.5, -0.4, -0.6, 2.0, 0.5])
     return q0, u0
 
@@ -96,7 +97,8 @@ def test_yzy_euler_pendulum_follows_the_same_trajectory(quaternion_run):
     assert np.abs(np.sin(angles[:, [1, 4]])).min() > 0.3
     tip = (0.0, -1.0, 0.0)
     for body in ("rod1", "rod2"):
-        quaternion_tips = np.array([np.asarray(point_position(quaternion_model, qk, body, tip)).ravel() for qk in q_quat])
+        quaternion_tips = np.array([np.asarray(point_position(quaternion_model, qk, body, tip)).ravel()
+                                    for qk in q_quat])
         euler_tips = np.array([np.asarray(point_position(euler_model, qk, body, tip)).ravel() for qk in angles])
         assert np.abs(quaternion_tips - euler_tips).max() <= 1e-6, body
     # The converted Euler motion equals the quaternion motion converted afterwards.

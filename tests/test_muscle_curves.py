@@ -71,14 +71,17 @@ def _opensim_sympy_curves():
     active = [value for term in c.active_terms for value in term]
     velocity = (c.velocity_d1, c.velocity_d2, c.velocity_d3, c.velocity_d4)
     return [
-        (tendon_force_length_degroote2016, lambda x: bm.TendonForceLengthDeGroote2016(x, 0.2, 1.0, 0.2, k), TENDON_LENGTHS),
+        (tendon_force_length_degroote2016, lambda x: bm.TendonForceLengthDeGroote2016(x, 0.2, 1.0, 0.2, k),
+         TENDON_LENGTHS),
         (
             tendon_force_length_inverse_degroote2016,
             lambda x: bm.TendonForceLengthInverseDeGroote2016(x, 0.2, 1.0, 0.2, k),
             TENDON_FORCES,
         ),
-        (fiber_force_length_active_degroote2016, lambda x: bm.FiberForceLengthActiveDeGroote2016(x, *active), FIBER_LENGTHS),
-        (fiber_force_velocity_degroote2016, lambda x: bm.FiberForceVelocityDeGroote2016(x, *velocity), FIBER_VELOCITIES),
+        (fiber_force_length_active_degroote2016, lambda x: bm.FiberForceLengthActiveDeGroote2016(x, *active),
+         FIBER_LENGTHS),
+        (fiber_force_velocity_degroote2016, lambda x: bm.FiberForceVelocityDeGroote2016(x, *velocity),
+         FIBER_VELOCITIES),
         (
             fiber_force_velocity_inverse_degroote2016,
             lambda x: bm.FiberForceVelocityInverseDeGroote2016(x, *velocity),
@@ -99,7 +102,8 @@ def test_published_set_equals_sympy(function, sympy_curve, points):
     assert np.max(np.abs(numeric - expected_value)) <= 1e-12
 
 
-@pytest.mark.parametrize("function, sympy_curve, points", _opensim_sympy_curves(), ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("function, sympy_curve, points", _opensim_sympy_curves(),
+                         ids=lambda v: getattr(v, "__name__", ""))
 def test_opensim_set_equals_sympy_with_opensim_constants(function, sympy_curve, points):
     expected_value, expected_derivative = _sympy_value_and_derivative(sympy_curve)(points)
     value, derivative = _casadi_value_and_derivative(function, points, constants=DEGROOTE2016_OPENSIM)

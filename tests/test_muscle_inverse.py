@@ -101,7 +101,7 @@ def test_written_files_and_joint_reactions(arm26_inverse, tmp_path):
 
 @pytest.fixture(scope="module")
 def walk3d():
-    from problems.walk3d.inverse import build, solve
+    from trajopt.examples.walk3d.inverse import build, solve
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -111,13 +111,14 @@ def walk3d():
 
 def test_walk3d_is_mocos_problem_solved_to_its_optimum(walk3d):
     """Moco's example3DWalking MocoInverse: same optimum as Moco run to tolerance 1e-5 (the committed reference)."""
-    from problems.walk3d.inverse import REFERENCE
+    from trajopt.examples.walk3d.inverse import REFERENCE
     from trajopt.io import read_table
     from trajopt.reports.muscle_inverse import compare_activations
 
     inverse, solution = walk3d
     assert solution.success
-    assert len(inverse.model.muscle_names) == 80 and len(inverse.model.coordinate_actuators) == 29  # as Moco: 109 controls
+    # as Moco: 109 controls
+    assert len(inverse.model.muscle_names) == 80 and len(inverse.model.coordinate_actuators) == 29
     assert solution.times.size == 115  # 57 Hermite-Simpson intervals, as Moco
     assert solution.multipliers.shape[1] == 2  # the two patellofemoral couplers
     # Measured 1.58974 vs Moco 1.58596 at tolerance 1e-5 (+0.24 %); Moco's default tolerance 1e-3 stops at 1.66585.
@@ -180,7 +181,7 @@ def test_joint_reaction_goal_refuses_ignored_wrap_objects():
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        osim = load_osim(ROOT / "problems" / "arm26" / "arm26.osim")
+        osim = load_osim(ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim")
         model = MusculoskeletalModel(osim, GeometricPaths(osim, wrapping=False))
     with pytest.raises(TrajoptInputError, match=r"muscle\(s\) TRIlong.* wrap over wrap objects their geometric paths"):
         JointReactionGoal("r_elbow").acting_muscles(model)
@@ -206,7 +207,7 @@ def test_walk3d_knee_reaction_goal(walk3d):
     force the effort-only solution needs."""
     from trajopt.analysis.joint_reactions import muscle_joint_reactions
     from trajopt.analysis.reaction_goal import JointReactionGoal
-    from problems.walk3d.inverse import KNEES, solve
+    from trajopt.examples.walk3d.inverse import KNEES, solve
 
     inverse, plain = walk3d
     kinematics = plain.variables.data.kinematics

@@ -18,8 +18,8 @@ from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.osim import load_osim
 from trajopt.paths.polynomial import PolynomialPaths
 
-ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
-PATHS = ROOT / "problems" / "arm26" / "paths.json"
+ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
+PATHS = ROOT / "trajopt" / "examples" / "arm26" / "paths.json"
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +108,8 @@ def test_paths_for_muscles_the_model_lacks_are_a_note(arm26, tmp_path):
     data["paths"].append(dict(data["paths"][0], muscle="NOT_A_MUSCLE"))
     (tmp_path / "paths.json").write_text(json.dumps(data))
     model = MusculoskeletalModel(arm26.osim, PolynomialPaths.load(tmp_path / "paths.json"))
-    assert len(model.notes) == 1 and "1 muscle(s) the model lacks" in model.notes[0] and "NOT_A_MUSCLE" in model.notes[0]
+    assert (len(model.notes) == 1 and "1 muscle(s) the model lacks" in model.notes[0]
+            and "NOT_A_MUSCLE" in model.notes[0])
     assert arm26.notes == ()
     assert model.muscle_names == arm26.muscle_names
 

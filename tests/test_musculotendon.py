@@ -149,7 +149,8 @@ def _pennated(**changes):
 def test_tendon_force_is_affine_in_activation():
     muscle = RigidTendonMuscle(_pennated())
     rng = np.random.default_rng(4)
-    for length, speed, activation in zip(rng.uniform(0.26, 0.34, 10), rng.uniform(-0.5, 0.5, 10), rng.uniform(0, 1, 10)):
+    for length, speed, activation in zip(rng.uniform(0.26, 0.34, 10), rng.uniform(-0.5, 0.5, 10),
+                                         rng.uniform(0, 1, 10)):
         at_zero, per_activation = muscle.tendon_force_affine(length, speed)
         force = muscle.tendon_force(activation, length, speed)
         assert abs(float(at_zero + activation * per_activation - force)) <= 1e-12 * 800
@@ -162,7 +163,8 @@ def test_explicit_and_implicit_forms_agree():
     rng = np.random.default_rng(5)
     lengths, speeds, activations = rng.uniform(0.29, 0.33, 10), rng.uniform(-0.3, 0.3, 10), rng.uniform(0.1, 1, 10)
     equilibrium = muscle.equilibrium_normalized_tendon_force(activations, lengths, speeds)
-    for length, speed, activation, force, step in zip(lengths, speeds, activations, equilibrium, rng.uniform(-0.01, 0.01, 10)):
+    for length, speed, activation, force, step in zip(lengths, speeds, activations, equilibrium,
+                                                      rng.uniform(-0.01, 0.01, 10)):
         # a fiber length near equilibrium, so the fiber velocity stays within the force-velocity range
         at_rest = muscle.quantities(
             activation=activation,
@@ -173,7 +175,8 @@ def test_explicit_and_implicit_forms_agree():
         )
         fiber = float(at_rest["normalized_fiber_length"]) + step
         explicit = muscle.explicit_quantities(
-            activation=activation, musculotendon_length=length, musculotendon_velocity=speed, normalized_fiber_length=fiber
+            activation=activation, musculotendon_length=length, musculotendon_velocity=speed,
+            normalized_fiber_length=fiber
         )
         force = float(explicit["normalized_tendon_force"])
         derivative = k * (force + muscle.constants.tendon_shift) * float(explicit["tendon_velocity"]) / 0.2

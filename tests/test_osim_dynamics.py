@@ -29,8 +29,8 @@ from trajopt.osim import (
     to_opensim_generalized_forces,
 )
 
-ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
-GAIT2D = ROOT / "problems" / "gait2d" / "2D_gait.osim"
+ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
+GAIT2D = ROOT / "trajopt" / "examples" / "gait2d" / "2D_gait.osim"
 # Hand-written: slider, universal, custom (spline/polynomial/multiplier axes), pin, planar joints and nested frames.
 ALL_JOINTS = DATA / "osim" / "all_joints.osim"
 # Hand-written: a free joint from ground and a ball joint (OpenSim: X-Y-Z angles; trajopt: quaternions).
@@ -47,7 +47,8 @@ def _read_table(path):
     """(column names, data) of an OpenSim .sto/.mot table (header up to 'endheader')."""
     lines = path.read_text().splitlines()
     end = next(k for k, line in enumerate(lines) if line.strip() == "endheader")
-    return lines[end + 1].split(), np.array([[float(v) for v in line.split()] for line in lines[end + 2:] if line.strip()])
+    return lines[end + 1].split(), np.array([[float(v) for v in line.split()]
+                                             for line in lines[end + 2:] if line.strip()])
 
 
 def _random_states(model, seed):
@@ -140,11 +141,11 @@ def test_arm26_inverse_dynamics_tool_results(stored, cutoff, opensim_task):
 ])
 def test_arm26_inverse_dynamics_tool_results_without_opensim(stored, cutoff, motion_file):
     """Method: OpenSim's preprocessing reproduced by trajopt (trajopt.io.read_motion degrees ->
-    radians, trajopt.signals.coordinate_splines: pad + 3rd-order Butterworth forward-backward,
+    radians, trajopt.io.signals.coordinate_splines: pad + 3rd-order Butterworth forward-backward,
     natural quintic interpolating splines), evaluated at the frames the tool reports; then
     trajopt's inverse dynamics. Must equal the tool's stored forces to their print precision."""
     from trajopt.io.motion import read_motion
-    from trajopt.signals import coordinate_splines
+    from trajopt.io.signals import coordinate_splines
 
     model = _load(ARM26)
     if stored.endswith(".csv"):
@@ -222,9 +223,8 @@ def test_arm26_joint_reaction_analysis_equals_opensim(opensim_task):
     model = _load(ARM26)
     multibody = model.multibody
     _, table = _read_table(DATA / "arm26" / "elbow_flex_0_90_minjerk.mot")
-    result = opensim_task("osim_joint_reaction_analysis", {"model": str(ARM26),
-                                                           "motion": str(DATA / "arm26" / "elbow_flex_0_90_minjerk.mot"),
-                                                           "times": table[:, 0]})
+    result = opensim_task("osim_joint_reaction_analysis", {
+        "model": str(ARM26), "motion": str(DATA / "arm26" / "elbow_flex_0_90_minjerk.mot"), "times": table[:, 0]})
     labels, loads = list(result["labels"]), result["loads"]
     np.testing.assert_allclose(loads[:, 0], table[:, 0], atol=1e-12)
     q, u, udot = from_opensim_state(model, result["q"], result["u"], result["udot"])

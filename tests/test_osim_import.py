@@ -12,8 +12,8 @@ from trajopt.errors import ModelFileError
 from trajopt.osim import OsimIgnoredWarning, load_osim, parse_osim
 from trajopt.osim import spec
 
-ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
-GAIT2D = ROOT / "problems" / "gait2d" / "2D_gait.osim"
+ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
+GAIT2D = ROOT / "trajopt" / "examples" / "gait2d" / "2D_gait.osim"
 ALL_JOINTS = DATA / "osim" / "all_joints.osim"
 BALL_FREE = DATA / "osim" / "ball_free.osim"
 
@@ -211,7 +211,7 @@ def test_unknown_frame_reference(tmp_path):
         _quiet_parse(path)
 
 
-WALK3D = Path(__file__).parent.parent / "problems" / "walk3d" / "subject_walk_scaled.osim"
+WALK3D = Path(__file__).parent.parent / "trajopt" / "examples" / "walk3d" / "subject_walk_scaled.osim"
 
 
 @pytest.mark.opensim

@@ -11,9 +11,9 @@ import sys
 import pytest
 
 from conftest import ROOT
-from trajopt.cli import PROBLEMS
+from trajopt.cli import PROBLEM_GROUP, registered
 from trajopt.io.output import MARKER, fresh_output
-from trajopt.reports.regenerate import commands
+from trajopt.cli.regenerate import commands
 
 README = (ROOT / "README.md").read_text()
 RESULTS = ROOT / "results"
@@ -40,7 +40,7 @@ def test_readme_commands_leave_the_committed_results_unchanged(tmp_path):
         done = _trajopt(tmp_path, "run", name)
         assert done.returncode == 0, done.stderr
         assert (tmp_path / "trajopt_results" / folder / file).exists()
-    motion = ROOT / "problems" / "arm26_static_optimization" / "arm26_InverseKinematics.mot"
+    motion = ROOT / "trajopt" / "examples" / "arm26_static_optimization" / "arm26_InverseKinematics.mot"
     done = _trajopt(tmp_path, "run", "arm26-static-optimization", "--motion", str(motion), "--cutoff", "6")
     assert done.returncode == 0, done.stderr
     # --motion without --out: its own folder, not the main job's
@@ -50,7 +50,7 @@ def test_readme_commands_leave_the_committed_results_unchanged(tmp_path):
     assert _hashes(RESULTS) == before
 
 
-@pytest.mark.parametrize("name", sorted(PROBLEMS))
+@pytest.mark.parametrize("name", sorted(registered(PROBLEM_GROUP)))
 def test_every_problem_defaults_to_the_current_directory(name, capsys):
     from trajopt.cli import main
 

@@ -7,9 +7,9 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import ROOT
 
 from trajopt.errors import TrajoptInputError
+from trajopt.examples.data import model_file
 from trajopt.gait.passive_joint_torques import (
     FALISSE2022,
     PREDSIM_DEFAULT,
@@ -34,7 +34,7 @@ PUBLISHED = {
 def multibody():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return load_osim(ROOT / "problems" / "walk3d" / "subject_walk_scaled.osim", constraints=True).multibody
+        return load_osim(model_file("walk3d"), constraints=True).multibody
 
 
 def _torques(multibody, torques, q, u):
@@ -102,7 +102,7 @@ def test_matches_walk3d_lumbar_expression_forces(multibody):
     """problems/walk3d's LUMBAR_PASSIVE strings are PredSim's lumbar coefficients with the limits rounded to 4
     decimals (0.5236, 0.3491) and Moco's damping 1 N·m·s/rad: with those limits the module gives the same torques to
     rounding; with PredSim's own limits they differ by at most K ∆θ (20.36 x 3.4e-5 = 7e-4) of the limit torque."""
-    from problems.walk3d.prediction import LUMBAR_PASSIVE
+    from trajopt.examples.walk3d.prediction import LUMBAR_PASSIVE
 
     rng = np.random.default_rng(4)
     lumbar = ("lumbar_extension", "lumbar_bending", "lumbar_rotation")

@@ -128,8 +128,8 @@ def test_a_path_jump_is_fitted_piecewise_along_the_motion(tmp_path):
     from trajopt.paths.refit import load_paths
 
     sampler = JumpSampler()
-    paths = fit_domain(sampler, PathDomain.box(COORDINATES, [[-0.2, 0.2], [0.0, 0.5]]), plan=SamplingPlan(box_samples=300),
-                       model="toy.osim", progress=None)[0]
+    paths = fit_domain(sampler, PathDomain.box(COORDINATES, [[-0.2, 0.2], [0.0, 0.5]]),
+                       plan=SamplingPlan(box_samples=300), model="toy.osim", progress=None)[0]
     t = np.linspace(0, 1, 41)
     motion = np.column_stack([1.2 * t, 0.3 + 0.5 * t])
     refitted = paths_for_motion(paths, motion, COORDINATES, t, "toy.mot", sampler, band_degrees=5.0,

@@ -11,7 +11,7 @@ from trajopt.errors import TrajoptInputError
 from trajopt.paths.domain import PathDomain, PathDomainError
 from trajopt.paths.polynomial import PolynomialPath, PolynomialPaths
 
-ARM26_PATHS = ROOT / "problems" / "arm26" / "paths.json"
+ARM26_PATHS = ROOT / "trajopt" / "examples" / "arm26" / "paths.json"
 
 
 def _cubic_path():
@@ -91,7 +91,8 @@ def test_set_function_matches_each_path():
     q = np.array([-0.2, 1.1])
     lengths, arms = (v.full() for v in function(q))
     for m, path in enumerate(paths):
-        assert lengths[m, 0] == pytest.approx(float(path.length(q[[paths.coordinates.index(c) for c in path.coordinates]])))
+        assert lengths[m, 0] == pytest.approx(
+            float(path.length(q[[paths.coordinates.index(c) for c in path.coordinates]])))
         local_arms = path.moment_arms(q[[paths.coordinates.index(c) for c in path.coordinates]]).full().ravel()
         for j, name in enumerate(path.coordinates):
             assert arms[m, paths.coordinates.index(name)] == pytest.approx(local_arms[j])
@@ -132,7 +133,8 @@ def test_domain_is_saved_and_checked(tmp_path):
                            times=[0.0, 0.5], where="m.mot")
     # an older file without a stored domain: the box of the paths' ranges
     assert paths.domain.coordinates == ("r_shoulder_elev", "r_elbow_flex")
-    with pytest.raises(PathDomainError, match=r"coordinate 'r_shoulder_elev' = 1.0472 at frame 0 .*\[-0.785398, 0.436332\]"):
+    with pytest.raises(PathDomainError,
+                       match=r"coordinate 'r_shoulder_elev' = 1.0472 at frame 0 .*\[-0.785398, 0.436332\]"):
         paths.check_domain(np.radians([[60.0, 10.0]]), ("r_shoulder_elev", "r_elbow_flex"))
 
 

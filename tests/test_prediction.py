@@ -23,7 +23,7 @@ from trajopt.prediction import (
     muscle_driven_problem,
 )
 
-ARM26 = Path(__file__).resolve().parent.parent / "problems" / "arm26"
+ARM26 = Path(__file__).resolve().parent.parent / "trajopt" / "examples" / "arm26"
 
 
 @pytest.fixture(scope="module")
@@ -217,11 +217,12 @@ def test_scaling_does_not_change_the_optimum(arm26):
 
 
 def test_hand_built_model_goes_through_the_builder():
-    """A model that is no .osim (problems/shoulder_reaching's quaternion arm) satisfies the MuscleDrivenModel protocol:
-    the builder's generalized forces are the arm's own, and the quaternion rates get k (1 - |Q|^2) Q only off unit norm."""
+    """A model that is no .osim (trajopt/examples/shoulder_reaching's quaternion arm) satisfies the MuscleDrivenModel
+    protocol: the builder's generalized forces are the arm's own, and the quaternion rates get k (1 - |Q|^2) Q only
+    off unit norm."""
     from trajopt.multibody import coordinate_rates
     from trajopt.musculoskeletal import MuscleDrivenModel
-    from problems.shoulder_reaching.model import shoulder_arm
+    from trajopt.examples.shoulder_reaching.model import shoulder_arm
 
     arm = shoulder_arm()
     assert isinstance(arm, MuscleDrivenModel)

@@ -63,7 +63,8 @@ def _spatial_jacobian(rotation, h=1e-6):
     for k in range(3):
         e = np.zeros(3)
         e[k] = h
-        out[k] = (_length_of_rotation(rotation @ _rotation_vector(e)) - _length_of_rotation(rotation @ _rotation_vector(-e))) / (2 * h)
+        out[k] = (_length_of_rotation(rotation @ _rotation_vector(e))
+                  - _length_of_rotation(rotation @ _rotation_vector(-e))) / (2 * h)
     return out
 
 
@@ -115,7 +116,8 @@ def test_g_maps_quaternion_rate_to_body_angular_velocity():
     rate -= quaternion * (quaternion @ rate)  # tangent to the unit sphere
     h = 1e-6
     rotation = rotation_matrix_from_quaternion(quaternion)
-    derivative = (rotation_matrix_from_quaternion(quaternion + h * rate) - rotation_matrix_from_quaternion(quaternion - h * rate)) / (2 * h)
+    derivative = (rotation_matrix_from_quaternion(quaternion + h * rate)
+                  - rotation_matrix_from_quaternion(quaternion - h * rate)) / (2 * h)
     skew = rotation.T @ derivative
     omega = np.array([skew[2, 1], skew[0, 2], skew[1, 0]])
     g = angular_velocity_matrix(quaternion)
@@ -142,7 +144,8 @@ def test_euler_rate_matrix_maps_angle_rates_to_body_angular_velocity():
     h = 1e-6
     derivative = (_euler_rotation(angles + h * rate) - _euler_rotation(angles - h * rate)) / (2 * h)
     skew = _euler_rotation(angles).T @ derivative
-    np.testing.assert_allclose(euler_angular_velocity_matrix(angles, SEQUENCE) @ rate, [skew[2, 1], skew[0, 2], skew[1, 0]], atol=1e-8)
+    np.testing.assert_allclose(euler_angular_velocity_matrix(angles, SEQUENCE) @ rate,
+                               [skew[2, 1], skew[0, 2], skew[1, 0]], atol=1e-8)
 
 
 @pytest.mark.parametrize("angles", CONFIGURATIONS)
@@ -153,10 +156,14 @@ def test_length_jacobians_in_every_coordinate_set_agree(angles):
     r_e = euler_gradient(angles).full().ravel()
     r_q = quaternion_gradient(quaternion).full().ravel()
     r_qs = constrained_gradient(quaternion[1:]).full().ravel()
-    np.testing.assert_allclose(euler_from_spatial_jacobian(r_s, angles, SEQUENCE).ravel(), r_e, atol=1e-8)  # R_E = Jᵀ R_S
-    np.testing.assert_allclose(spatial_from_euler_jacobian(r_e, angles, SEQUENCE).ravel(), r_s, atol=1e-8)  # R_S = (Jᵀ)⁻¹ R_E
-    np.testing.assert_allclose(spatial_from_quaternion_jacobian(r_q, quaternion).ravel(), r_s, atol=1e-8)  # R_S = ½ G R_Q
-    np.testing.assert_allclose(constrained_from_spatial_jacobian(r_s, quaternion).ravel(), r_qs, atol=1e-8)  # R_Q* = Eᵀ R_S
+    np.testing.assert_allclose(euler_from_spatial_jacobian(r_s, angles, SEQUENCE).ravel(), r_e,
+                               atol=1e-8)  # R_E = Jᵀ R_S
+    np.testing.assert_allclose(spatial_from_euler_jacobian(r_e, angles, SEQUENCE).ravel(), r_s,
+                               atol=1e-8)  # R_S = (Jᵀ)⁻¹ R_E
+    np.testing.assert_allclose(spatial_from_quaternion_jacobian(r_q, quaternion).ravel(), r_s,
+                               atol=1e-8)  # R_S = ½ G R_Q
+    np.testing.assert_allclose(constrained_from_spatial_jacobian(r_s, quaternion).ravel(), r_qs,
+                               atol=1e-8)  # R_Q* = Eᵀ R_S
     np.testing.assert_allclose(spatial_from_constrained_jacobian(r_qs, quaternion).ravel(), r_s, atol=1e-8)
     # 2 Gᵀ R_S is a preimage of R_S under ½ G, but not the analytic R_Q (the 3 -> 4 map is ambiguous)
     preimage = quaternion_from_spatial_jacobian(r_s, quaternion).ravel()
@@ -171,7 +178,8 @@ def test_batch_maps_moment_arms_between_euler_and_constrained_quaternion():
     constrained, quaternion_arms = euler_to_constrained_quaternion(angles, euler_arms, SEQUENCE)
     expected = -np.array([constrained_gradient(c).full().ravel() for c in constrained])
     np.testing.assert_allclose(quaternion_arms, expected, atol=1e-12)
-    np.testing.assert_allclose(constrained_quaternion_to_euler(angles, quaternion_arms, SEQUENCE), euler_arms, atol=1e-12)
+    np.testing.assert_allclose(constrained_quaternion_to_euler(angles, quaternion_arms, SEQUENCE), euler_arms,
+                               atol=1e-12)
 
 
 def test_symbolic_quaternion_matrices():
@@ -196,11 +204,12 @@ def test_singularity_at_zero_scalar_part_is_a_clear_error():
 def test_quaternion_polynomial_maps_back_to_the_euler_gradient_of_its_length():
     """The Euler moment arms reported for a quaternion fit are -∂l/∂θ of l(Q*(θ)) (eq. 15 then eq. 5)."""
     from conftest import ROOT
-    from problems.das3_serratus.serratus_fit import QUATERNION, SETTINGS, euler_prediction, to_quaternion
+    from trajopt.examples.das3_serratus.serratus_fit import QUATERNION, SETTINGS, euler_prediction, to_quaternion
     from trajopt.paths.fitting import fit_polynomial_path
     from trajopt.paths.samples import PathSamples
 
-    samples = PathSamples.from_csv(ROOT / "problems" / "das3_serratus" / "heldout.csv.gz", muscles=("serr_ant_5",))
+    samples = PathSamples.from_csv(ROOT / "trajopt" / "examples" / "das3_serratus" / "heldout.csv.gz",
+                                   muscles=("serr_ant_5",))
     lengths, arms = samples.muscle("serr_ant_5")
     coordinates, quaternion_arms = to_quaternion(samples.q, arms)
     path = fit_polynomial_path("serr_ant_5", QUATERNION, coordinates, lengths, quaternion_arms, SETTINGS)

@@ -104,7 +104,7 @@ def _arm26_with_ball_shoulder(folder):
 
     from conftest import ROOT
 
-    text = (ROOT / "problems" / "arm26" / "arm26.osim").read_text()
+    text = (ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim").read_text()
     joint = re.search(r'<CustomJoint name="r_shoulder">.*?</CustomJoint>', text, re.S).group(0)
     ball = re.sub(r"<coordinates>.*?</coordinates>", "<coordinates>" + "".join(
         f'<Coordinate name="r_shoulder_{i}"><default_value>0</default_value></Coordinate>' for i in range(3))

@@ -62,7 +62,8 @@ def test_euler_rate_matrix_gives_body_angular_velocity(sequence):
     angles, rates = rng.uniform(-1.2, 1.2, 3) + np.array([0.0, 0.5, 0.0]), rng.normal(size=3)
     h = 1e-6
     r = _np(rot.euler_to_rotation(sequence, angles))
-    dr = (_np(rot.euler_to_rotation(sequence, angles + h * rates)) - _np(rot.euler_to_rotation(sequence, angles - h * rates))) / (2 * h)
+    dr = (_np(rot.euler_to_rotation(sequence, angles + h * rates))
+          - _np(rot.euler_to_rotation(sequence, angles - h * rates))) / (2 * h)
     omega_fd = _np(rot.vee(r.T @ dr)).ravel()
     assert np.abs(_np(rot.euler_rate_matrix(sequence, angles)) @ rates - omega_fd).max() < 1e-9
 

@@ -1,4 +1,4 @@
-"""3D arm with a quaternion shoulder (problems/shoulder_reaching): model, torque identity, reaching solves."""
+"""3D arm with a quaternion shoulder (trajopt/examples/shoulder_reaching): model, torque identity, reaching solves."""
 
 import warnings
 
@@ -10,10 +10,10 @@ from trajopt.multibody import mass_matrix, point_position
 from trajopt.multibody import rotations
 from trajopt.osim import load_osim
 from trajopt.paths.moment_arms import spatial_moment_arm
-from problems.shoulder_reaching import analysis
-from problems.shoulder_reaching.model import ARM26_FILE, HAND_MARKER, elevation_rotation, shoulder_arm
+from trajopt.examples.shoulder_reaching import analysis
+from trajopt.examples.shoulder_reaching.model import ARM26_FILE, HAND_MARKER, elevation_rotation, shoulder_arm
 from trajopt.ocp import HermiteSimpson
-from problems.shoulder_reaching.reaching import build_problem, naive_guess, solver
+from trajopt.examples.shoulder_reaching.reaching import build_problem, naive_guess, solver
 
 
 def random_states(arm, n, seed=0):
@@ -142,7 +142,7 @@ def test_bad_target_raises():
 @pytest.mark.slow
 def test_full_reach_quaternion_and_euler():
     """40 intervals, naive and warm start; quaternion norm, torque identity, drift; Euler solve for contrast."""
-    from problems.shoulder_reaching.reaching import solve_naive_and_warm
+    from trajopt.examples.shoulder_reaching.reaching import solve_naive_and_warm
     from trajopt.prediction import resimulate
 
     built = build_problem()
@@ -175,7 +175,7 @@ def test_euler_and_quaternion_shoulders_accelerate_alike_under_humerus_torques()
     """At rest, humerus-axes torques r give ω̇ = J θ̈: forward dynamics of the Euler model driven by Jᵀ r (the
     residual mapping) matches the quaternion model driven by r, away from gimbal lock."""
     from trajopt.multibody import forward_dynamics
-    from problems.shoulder_reaching.reaching import residual_generalized_forces
+    from trajopt.examples.shoulder_reaching.reaching import residual_generalized_forces
 
     quaternion_arm, euler_arm = shoulder_arm(), shoulder_arm("YZY")
     rotation = elevation_rotation(np.radians(50.0))

@@ -1,4 +1,4 @@
-"""The YZY arm with polynomial paths fitted in Euler angles (problems/shoulder_reaching/polynomial_paths.py):
+"""The YZY arm with polynomial paths fitted in Euler angles (trajopt/examples/shoulder_reaching/polynomial_paths.py):
 its moment arms are -∂l/∂θ of the fitted polynomials (names and muscles wired right) and agree with the
 geometric arm's Euler moment arms to the fit's accuracy; the fit's Euler samples obey r_E = Jᵀ r_S."""
 
@@ -10,8 +10,8 @@ import pytest
 
 from trajopt.errors import TrajoptInputError
 from trajopt.paths.polynomial import PolynomialPaths
-from problems.shoulder_reaching.model import shoulder_arm
-from problems.shoulder_reaching.polynomial_paths import (
+from trajopt.examples.shoulder_reaching.model import shoulder_arm
+from trajopt.examples.shoulder_reaching.polynomial_paths import (
     DOMAIN,
     EULER_VARIABLES,
     VARIABLES,

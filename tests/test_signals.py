@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from trajopt.io import read_motion, read_table
-from trajopt.signals import (
+from trajopt.io.signals import (
     coordinate_derivatives,
     coordinate_splines,
     lowpass_butterworth3,
@@ -106,7 +106,8 @@ def _noisy_sine():
 
 def test_smoothing_spline_limits_are_interpolation_and_least_squares_polynomial():
     time, values = _noisy_sine()
-    nearly_interpolating = smoothing_spline(time, values, smoothing=1e-30)  # smoothing is in data units: tiny vs 1/max eigenvalue
+    # smoothing is in data units: tiny vs 1/max eigenvalue
+    nearly_interpolating = smoothing_spline(time, values, smoothing=1e-30)
     np.testing.assert_allclose(nearly_interpolating(time), values, atol=1e-9)
     # infinite smoothing: the least-squares polynomial of degree m - 1 (quadratic for a quintic spline)
     stiff = smoothing_spline(time, values, smoothing=1e30)

@@ -1,13 +1,13 @@
 """Static optimization of arm26 against OpenSim 4.6's Static Optimization.
 
-- Stored references (Thelen2003 muscles, problems/arm26_static_optimization/reference/): without
+- Stored references (Thelen2003 muscles, trajopt/examples/arm26_static_optimization/reference/): without
   force-length-velocity both codes use force = activation × Fmax, so only the muscle paths
   (polynomial surrogate vs OpenSim's wrapping geometry) and OpenSim's loose IPOPT tolerance (1e-4)
   separate them; with force-length-velocity the curves differ (DeGroote vs Thelen): the measured
   differences (activations 0.061, reserves 0.0185 N·m) are asserted, as the main job's summary.md reports them.
 - With opensim installed: arm26 with its muscles replaced by DeGrooteFregly2016Muscle (rigid
   tendon) in OpenSim's AnalyzeTool + StaticOptimization, against trajopt with the polynomial
-  paths (problems/arm26/paths.json): activations within 0.0045-0.0055, residuals within 0.0013-0.0018 N·m
+  paths (trajopt/examples/arm26/paths.json): activations within 0.0045-0.0055, residuals within 0.0013-0.0018 N·m
   (about 1.2 times the measured differences).
 - Bad input and frames the muscles cannot carry.
 """
@@ -18,13 +18,14 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from problems.arm26_static_optimization.main import ELBOW_MOTION, IK_MOTION, REFERENCE, build_problem, load_model
+from trajopt.examples.arm26_static_optimization.main import (ELBOW_MOTION, IK_MOTION, REFERENCE, build_problem,
+                                                             load_model)
 from trajopt.paths.domain import PathDomainError
 from trajopt.analysis.static_optimization import Residuals, StaticOptimization, StaticOptimizationWarning
 from trajopt.errors import MotionFileError
 from trajopt.io import Table, read_motion, read_table
 
-ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
+ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 ROTATIONAL = ("r_shoulder_elev", "r_elbow_flex")
 
 
@@ -106,7 +107,8 @@ def test_frames_the_muscles_cannot_carry_are_reported(model):
     elbow = np.pi / 2 * (10 * s**3 - 15 * s**4 + 6 * s**5)
     fast = Table(time, ROTATIONAL, np.column_stack([np.zeros_like(time), elbow]), source="fast.mot")
     problem = StaticOptimization(model, fast, residuals=Residuals(warn_above=1.0), passive_force=False)
-    with pytest.warns(StaticOptimizationWarning, match=r"cannot produce the load.*reserve_r_elbow_flex up to") as record:
+    with pytest.warns(StaticOptimizationWarning,
+                      match=r"cannot produce the load.*reserve_r_elbow_flex up to") as record:
         result = problem.solve()
     frames = np.array(result.frames_needing_residuals)
     assert frames.size > 10
@@ -163,7 +165,7 @@ def test_degroote_static_optimization_matches_opensim(opensim_task, model, motio
 
 
 def test_main_job_runs_another_motion(tmp_path):
-    from problems.arm26_static_optimization.main import main
+    from trajopt.examples.arm26_static_optimization.main import main
 
     assert main(["--motion", str(IK_MOTION), "--cutoff", "6", "--out", str(tmp_path)]) == 0
     activation = read_table(tmp_path / "SO_FLV_activation.sto")
@@ -173,7 +175,7 @@ def test_main_job_runs_another_motion(tmp_path):
 
 
 def test_main_job_reference_run_writes_summary_against_opensim(tmp_path):
-    from problems.arm26_static_optimization.main import main
+    from trajopt.examples.arm26_static_optimization.main import main
 
     assert main(["--no-opensim", "--out", str(tmp_path)]) == 0
     summary = (tmp_path / "summary.md").read_text()
@@ -195,7 +197,7 @@ def test_minimum_activation_and_exponent_options(model):
 
 
 def test_motion_outside_the_path_domain_is_refused(model):
-    """problems/arm26/paths.json was fitted for shoulder elevation up to 25 deg; 60 deg is refused, naming the
+    """trajopt/examples/arm26/paths.json was fitted for shoulder elevation up to 25 deg; 60 deg is refused, naming the
     coordinate, frame and value (never extrapolated with a warning)."""
     motion = read_motion(ELBOW_MOTION, rotational=ROTATIONAL)
     data = motion.data.copy()

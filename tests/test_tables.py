@@ -64,7 +64,8 @@ def test_arm26_ik_motion_simm_header_is_degrees():
     motion = read_motion(IK_MOTION, rotational=ARM26_ROTATIONAL)
     assert not motion.in_degrees and motion.metadata["inDegrees"] == "no"
     np.testing.assert_allclose(motion.column("r_elbow_flex"), table.column("r_elbow_flex") * math.pi / 180, rtol=1e-15)
-    np.testing.assert_allclose(motion.column("r_shoulder_elev"), table.column("r_shoulder_elev") * math.pi / 180, rtol=1e-15)
+    np.testing.assert_allclose(motion.column("r_shoulder_elev"), table.column("r_shoulder_elev") * math.pi / 180,
+                               rtol=1e-15)
     # translational (marker-position) columns are not scaled
     np.testing.assert_array_equal(motion.column("r_acromion_tx"), table.column("r_acromion_tx"))
 
@@ -125,12 +126,17 @@ _GOOD_HEADER = "bad\nversion=1\nnRows=3\nnColumns=3\ninDegrees=no\n"
     "name, text, expected",
     [
         ("no_end.sto", "bad\nversion=1\ntime\tq\tr\n0\t1\t2\n", ["line 4", "no 'endheader'"]),
-        ("columns.sto", _GOOD_HEADER + "endheader\ntime\tq\tr\n0\t1\t2\n0.1\t1\n0.2\t1\t2\n", ["line 9", "2 values but 3 columns"]),
-        ("nan.sto", _GOOD_HEADER + "endheader\ntime\tq\tr\n0\t1\t2\n0.1\tnan\t2\n0.2\t1\t2\n", ["line 9", "column 'q' is nan"]),
-        ("time.sto", _GOOD_HEADER + "endheader\ntime\tq\tr\n0\t1\t2\n0.2\t1\t2\n0.1\t1\t2\n", ["line 10", "time 0.1 does not increase", "line 9"]),
+        ("columns.sto", _GOOD_HEADER + "endheader\ntime\tq\tr\n0\t1\t2\n0.1\t1\n0.2\t1\t2\n",
+         ["line 9", "2 values but 3 columns"]),
+        ("nan.sto", _GOOD_HEADER + "endheader\ntime\tq\tr\n0\t1\t2\n0.1\tnan\t2\n0.2\t1\t2\n",
+         ["line 9", "column 'q' is nan"]),
+        ("time.sto", _GOOD_HEADER + "endheader\ntime\tq\tr\n0\t1\t2\n0.2\t1\t2\n0.1\t1\t2\n",
+         ["line 10", "time 0.1 does not increase", "line 9"]),
         ("empty.sto", _GOOD_HEADER + "endheader\ntime\tq\tr\n", ["line 7", "no data rows"]),
-        ("text.sto", _GOOD_HEADER + "endheader\ntime\tq\tr\n0\t1\t2\n0.1\tabc\t2\n0.2\t1\t2\n", ["line 9", "'abc' is not a number"]),
-        ("labels.sto", "bad\nversion=1\nnColumns=4\nendheader\ntime\tq\tr\n0\t1\t2\n", ["line 5", "header says 4 columns but 3 labels"]),
+        ("text.sto", _GOOD_HEADER + "endheader\ntime\tq\tr\n0\t1\t2\n0.1\tabc\t2\n0.2\t1\t2\n",
+         ["line 9", "'abc' is not a number"]),
+        ("labels.sto", "bad\nversion=1\nnColumns=4\nendheader\ntime\tq\tr\n0\t1\t2\n",
+         ["line 5", "header says 4 columns but 3 labels"]),
         ("rows.sto", _GOOD_HEADER + "endheader\ntime\tq\tr\n0\t1\t2\n", ["header says 3 rows but 1 data rows"]),
         ("notime.sto", _GOOD_HEADER + "endheader\nq\tr\ts\n0\t1\t2\n", ["line 7", "first column must be 'time'"]),
         ("columns.csv", "time,q\n0,1\n1,2,3\n", ["line 3", "3 values but 2 columns"]),
@@ -160,5 +166,5 @@ def test_missing_file(tmp_path):
 
 def test_version3_header_column_count_is_informational():
     """Moco's example3DWalking coordinates.sto says nColumns=40 for 32 labels; OpenSim 4.6 reads it (31 + time)."""
-    table = read_table(ROOT / "problems" / "walk3d" / "coordinates.sto")
+    table = read_table(ROOT / "trajopt" / "examples" / "walk3d" / "coordinates.sto")
     assert len(table.labels) == 31 and table.num_frames == 1350

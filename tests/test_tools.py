@@ -11,7 +11,7 @@ from conftest import ROOT
 from trajopt.cli import main
 from trajopt.io import read_table, write_sto
 
-WALK3D = ROOT / "problems" / "walk3d"
+WALK3D = ROOT / "trajopt" / "examples" / "walk3d"
 MODEL, COORDINATES, LOADS = WALK3D / "subject_walk_scaled.osim", WALK3D / "coordinates.sto", WALK3D / "grf_walk.xml"
 FBP = WALK3D / "subject_walk_scaled_FunctionBasedPathSet.xml"
 
@@ -28,7 +28,7 @@ def test_walk3d_rnea_satisfies_lagranges_equations():
     """The Rajagopal walker knee (three rotations and three translations, functions of one angle): inverse dynamics
     equals Lagrange's equations of the model's kinetic and potential energy at random states."""
     from trajopt.multibody import inverse_dynamics, kinetic_energy, potential_energy
-    from trajopt.osim.operators import load_processed
+    from trajopt.musculoskeletal.operators import load_processed
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -89,7 +89,7 @@ def test_inverse_dynamics_bad_input_is_one_line(tmp_path, capsys):
 
 
 def test_muscle_analysis_writes_lengths_and_coupled_moment_arms(tmp_path, capsys):
-    from trajopt.osim.function_based_paths import read_function_based_path_set
+    from trajopt.paths.function_based_xml import read_function_based_path_set
 
     code, _, _ = _run(capsys, "muscle-analysis", MODEL, COORDINATES, "--paths", FBP, "--out", tmp_path)
     assert code == 0
@@ -142,7 +142,7 @@ def test_walk3d_static_optimization_matches_opensims(opensim_task, tmp_path):
     over frames 1.5e-3. It is OpenSim's convergence: replacing trajopt's rigid-body forces by OpenSim's (its
     walker-knee velocity forces differ by up to 0.05 N·m here) leaves it unchanged; with OpenSim's criterion at 1e-7
     the frames agree to 3e-4 except frames where OpenSim's optimizer stops early."""
-    from trajopt.bench.walk3d_static_optimization import main as bench
+    from trajopt.benchmarks.walk3d_static_optimization import main as bench
 
     out = tmp_path / "bench.json"
     assert bench(["--start", "0.6", "--end", "0.62", "--out", str(out)]) == 0
@@ -159,7 +159,8 @@ def test_inverse_dynamics_forces_option_takes_passive_moments_off(capsys, tmp_pa
     forces = WALK3D / "subject_walk_scaled_ExpressionBasedCoordinateForceSet.xml"
     code, _, _ = _run(capsys, "inverse-dynamics", MODEL, COORDINATES, "--out", tmp_path / "bare.sto")
     assert code == 0
-    code, _, _ = _run(capsys, "inverse-dynamics", MODEL, COORDINATES, "--forces", forces, "--out", tmp_path / "passive.sto")
+    code, _, _ = _run(capsys, "inverse-dynamics", MODEL, COORDINATES, "--forces", forces,
+                      "--out", tmp_path / "passive.sto")
     assert code == 0
     bare, passive = read_table(tmp_path / "bare.sto"), read_table(tmp_path / "passive.sto")
     assert np.max(np.abs(bare.column("elbow_flex_r_moment") - passive.column("elbow_flex_r_moment"))) > 0.1

@@ -1,11 +1,11 @@
-"""problems/walk3d/opensim_check: OpenSim 4.6 builds the walk3d prediction's model with its own operators and agrees
+"""trajopt/examples/walk3d/opensim_check: OpenSim 4.6 builds the walk3d prediction's model with its own
+operators and agrees
 with trajopt's contact forces, tendon forces and dynamics at states of the reference motion (coordinates.sto's
 first half cycle, the prediction's guess) with random activations, excitations and actuator controls."""
 
 import numpy as np
 import pytest
 
-RNG = np.random.default_rng(13)
 KNEES = ("knee_angle_r", "knee_angle_l")
 
 
@@ -13,8 +13,9 @@ KNEES = ("knee_angle_r", "knee_angle_l")
 def states():
     """Six frames of the reference guess's states (quaternion pelvis), random muscle and actuator inputs; the same
     frames twice: with the knee speeds set to zero, then as they are."""
-    from problems.walk3d.opensim_check import trajopt_functions
-    from problems.walk3d.prediction import reference_motion
+    rng = np.random.default_rng(13)
+    from trajopt.examples.walk3d.opensim_check import trajopt_functions
+    from trajopt.examples.walk3d.prediction import reference_motion
     from trajopt.gait.guess import speeds_from_coordinates
 
     walk, forces, _ = trajopt_functions()
@@ -26,8 +27,8 @@ def states():
     still[:, [mb.speed_index(k) for k in KNEES]] = 0.0
     q, u = np.vstack([q[pick], q[pick]]), np.vstack([still, u[pick]])
     frames = q.shape[0]
-    a, e = RNG.uniform(0.01, 1.0, (frames, 80)), RNG.uniform(0.0, 1.0, (frames, 80))
-    c = RNG.uniform(-1.0, 1.0, (frames, 15))
+    a, e = rng.uniform(0.01, 1.0, (frames, 80)), rng.uniform(0.0, 1.0, (frames, 80))
+    c = rng.uniform(-1.0, 1.0, (frames, 15))
     udot = np.asarray(forces.map(frames)(q.T, u.T, a.T, c.T)[2]).T  # trajopt's forward dynamics
     return walk, q, u, a, e, c, udot
 
@@ -38,7 +39,7 @@ def test_walk3d_forces_and_dynamics_equal_opensims(states, opensim_task):
     OpenSim's inverse dynamics at trajopt's accelerations: round-off while the knees do not move. With knee speeds
     the walker knee's velocity-dependent forces differ (up to ~1 N here): OpenSim's disagree with Lagrange's
     equations of its own mass matrix, trajopt's satisfy them (tests/test_tools.py)."""
-    from problems.walk3d.opensim_check import check_states
+    from trajopt.examples.walk3d.opensim_check import check_states
 
     walk, q, u, a, e, c, udot = states
     half = q.shape[0] // 2
@@ -69,9 +70,9 @@ def test_opensims_walker_knee_does_not_conserve_energy(opensim_task):
 
     import casadi as ca
 
-    from problems.walk3d.prediction import MODEL
+    from trajopt.examples.walk3d.prediction import MODEL
     from trajopt.multibody import forward_dynamics, kinetic_energy, potential_energy
-    from trajopt.osim.operators import load_processed
+    from trajopt.musculoskeletal.operators import load_processed
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -100,8 +101,9 @@ def test_opensims_walker_knee_does_not_conserve_energy(opensim_task):
 def test_walk3d_euler_pelvis_variant_equals_opensims(opensim_task):
     """The ``--euler-pelvis`` variant (the .osim's pelvis angles, no conversion) at three reference states with the
     knees still: the same agreement as the quaternion model."""
-    from problems.walk3d.opensim_check import check_states, trajopt_functions
-    from problems.walk3d.prediction import reference_motion
+    rng = np.random.default_rng(13)
+    from trajopt.examples.walk3d.opensim_check import check_states, trajopt_functions
+    from trajopt.examples.walk3d.prediction import reference_motion
     from trajopt.gait.guess import speeds_from_coordinates
 
     walk, forces, _ = trajopt_functions(False)
@@ -112,7 +114,7 @@ def test_walk3d_euler_pelvis_variant_equals_opensims(opensim_task):
     pick = [0, time.size // 2, time.size - 1]
     q, u = q[pick], u[pick]
     u[:, [mb.speed_index(k) for k in KNEES]] = 0.0
-    a, e, c = RNG.uniform(0.01, 1.0, (3, 80)), RNG.uniform(0.0, 1.0, (3, 80)), RNG.uniform(-1.0, 1.0, (3, 15))
+    a, e, c = rng.uniform(0.01, 1.0, (3, 80)), rng.uniform(0.0, 1.0, (3, 80)), rng.uniform(-1.0, 1.0, (3, 15))
     udot = np.asarray(forces.map(3)(q.T, u.T, a.T, c.T)[2]).T
     summary, arrays = check_states(walk, q, u, a, e, c, udot=udot, run_task=opensim_task)
     assert summary["pelvis_quaternion_max_norm_error"] is None

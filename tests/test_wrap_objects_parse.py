@@ -10,7 +10,7 @@ from trajopt.errors import ModelFileError
 from trajopt.osim import OsimIgnoredWarning, parse_osim
 from trajopt.osim import spec
 
-ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
+ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 
 
 def _quiet_parse(path):

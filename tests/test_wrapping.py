@@ -11,11 +11,11 @@ import pytest
 
 from conftest import ROOT
 from trajopt.osim import OsimIgnoredWarning, load_osim
-from trajopt.osim.operators import load_processed
+from trajopt.musculoskeletal.operators import load_processed
 from trajopt.paths.geometric import geometric_path
 
-ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
-WALK3D = ROOT / "problems" / "walk3d" / "subject_walk_scaled.osim"
+ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
+WALK3D = ROOT / "trajopt" / "examples" / "walk3d" / "subject_walk_scaled.osim"
 TOLERANCE = 1e-9  # m; measured: <= 2e-14 (the issue asks <= 1e-6)
 
 
@@ -122,10 +122,12 @@ def test_muscle_analysis_without_paths_reports_opensims_values(opensim_task, tmp
     out = capsys.readouterr().out
     assert code == 0 and "straight" not in out  # every arm26 wrap object is modelled (cylinders, ellipsoids)
     lengths = read_table(tmp_path / "lengths.sto")
-    shoulder, elbow = read_table(tmp_path / "moment_arms_r_shoulder_elev.sto"), read_table(tmp_path / "moment_arms_r_elbow_flex.sto")
+    shoulder, elbow = (read_table(tmp_path / "moment_arms_r_shoulder_elev.sto"),
+                       read_table(tmp_path / "moment_arms_r_elbow_flex.sto"))
     table = read_table(motion)
     names = [c.split("/")[-2] if "/" in c else c for c in table.labels]
-    configurations = np.column_stack([table.column(table.labels[names.index(c)]) for c in ("r_shoulder_elev", "r_elbow_flex")])
+    configurations = np.column_stack([table.column(table.labels[names.index(c)])
+                                      for c in ("r_shoulder_elev", "r_elbow_flex")])
     if "inDegrees=yes" in motion.read_text()[:500] or np.abs(configurations).max() > 7:
         configurations = np.deg2rad(configurations)
     muscles = ["TRIlat", "TRImed", "BRA", "TRIlong", "BIClong"]

@@ -18,7 +18,7 @@ from test_wrapping_moment_arms import STEP, central_differences, random_configur
 from trajopt.osim import OsimIgnoredWarning, load_osim
 from trajopt.paths.geometric import GeometricPath, GeometricPaths, geometric_path
 
-ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
+ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 MUSCLES = ["BIClong", "TRIlong"]
 LENGTH_TOLERANCE = 1e-12  # m; measured 5.6e-16 (BIClong), 2.3e-15 (TRIlong); the issue asks <= 1e-5
 COORDINATES = ["r_shoulder_elev", "r_elbow_flex"]

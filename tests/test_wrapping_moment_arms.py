@@ -16,11 +16,11 @@ import pytest
 
 from conftest import ROOT
 from trajopt.osim import OsimIgnoredWarning, load_osim
-from trajopt.osim.operators import load_processed
+from trajopt.musculoskeletal.operators import load_processed
 from trajopt.paths.geometric import geometric_path
 
-ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
-WALK3D = ROOT / "problems" / "walk3d" / "subject_walk_scaled.osim"
+ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
+WALK3D = ROOT / "trajopt" / "examples" / "walk3d" / "subject_walk_scaled.osim"
 STEP = 1e-6  # rad or m
 SWITCH = 2e-6  # m
 

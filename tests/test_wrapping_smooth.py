@@ -16,7 +16,7 @@ from trajopt.paths.geometric import GeometricPaths, geometric_path
 from trajopt.paths.wrapping.smooth import BLEND_BOUND, SmoothWrapping, cylinder_excess, sphere_excess
 from trajopt.paths.wrapping.sphere import sphere_wrap
 
-ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
+ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 
 
 def _exact_excess(wrap, p1, p2):
@@ -48,8 +48,9 @@ def test_cylinder_wrap_is_the_unrolled_geodesic():
     value = float(cylinder_excess(radius, 1.0, 0, 0, SmoothWrapping(1e-12))([-d, 0, 0], [d, 0, rise])[0])
     assert value == pytest.approx(expected, abs=1e-15)
     # With quadrant +y the path goes round the +y side; -y the other: the same length by symmetry.
-    assert float(cylinder_excess(radius, 1.0, 1, 1, SmoothWrapping(1e-12))([-d, -0.001, 0], [d, -0.001, rise])[0]) == pytest.approx(
-        float(cylinder_excess(radius, 1.0, 1, -1, SmoothWrapping(1e-12))([-d, 0.001, 0], [d, 0.001, rise])[0]), abs=1e-15)
+    assert (float(cylinder_excess(radius, 1.0, 1, 1, SmoothWrapping(1e-12))([-d, -0.001, 0], [d, -0.001, rise])[0])
+            == pytest.approx(float(cylinder_excess(radius, 1.0, 1, -1, SmoothWrapping(1e-12))(
+                [-d, 0.001, 0], [d, 0.001, rise])[0]), abs=1e-15))
 
 
 def test_cylinder_wrap_is_dropped_beyond_the_ends_as_opensims():
@@ -57,7 +58,8 @@ def test_cylinder_wrap_is_dropped_beyond_the_ends_as_opensims():
     from trajopt.paths.wrapping.cylinder import cylinder_wrap
 
     radius, length, d = 0.02, 0.1, 0.07
-    smooth, exact = cylinder_excess(radius, length, 0, 0, SmoothWrapping(1e-12)), cylinder_wrap(radius, length, 0, 0, True)
+    smooth, exact = (cylinder_excess(radius, length, 0, 0, SmoothWrapping(1e-12)),
+                     cylinder_wrap(radius, length, 0, 0, True))
     for height, wraps in ((0.02, True), (0.049, True), (0.053, False), (0.08, False)):
         p1, p2 = np.array([-d, 0.001, height]), np.array([d, 0.001, height])
         value, reference = float(smooth(p1, p2)[0]), _exact_excess(exact, p1, p2)
@@ -91,7 +93,8 @@ def test_arm26_cylinder_muscles_are_within_the_blend_bound_of_exact_mode():
     """TRIlat, TRImed and BRA wrap over the unconstrained TRI cylinder only. At 300 random configurations over the
     full ranges: the blend moves the smooth lengths by at most BLEND_BOUND band (reached); without the blend they
     equal exact mode within 25 µm (measured 2.1 µm for TRIlat and TRImed, 22 µm for BRA: OpenSim's tangent points
-    on a cylinder are not quite the geodesic's); moment arms within 4.5 mm of exact mode (measured 3.1-4.2 mm with the 1 mm band: the blend's
+    on a cylinder are not quite the geodesic's); moment arms within 4.5 mm of exact mode
+    (measured 3.1-4.2 mm with the 1 mm band: the blend's
     slope)."""
     osim = load_osim(ARM26)
     band = 1e-3
@@ -103,7 +106,7 @@ def test_arm26_cylinder_muscles_are_within_the_blend_bound_of_exact_mode():
                  geometric_path(osim, muscle, smoothing=SmoothWrapping(1e-15)), geometric_path(osim, muscle)]
         f = ca.Function("f", [x], [ca.vertcat(*[p.length(x) for p in paths]),
                                    ca.jacobian(ca.vertcat(*[p.length(x) for p in paths]), x)])
-        values = [(np.asarray(l).ravel(), np.asarray(j)) for l, j in (f(row) for row in q)]
+        values = [(np.asarray(length).ravel(), np.asarray(j)) for length, j in (f(row) for row in q)]
         lengths = np.array([v[0] for v in values])
         arms = np.array([np.abs(v[1][0] - v[1][2]).max() for v in values])
         blend = np.abs(lengths[:, 0] - lengths[:, 1]).max()

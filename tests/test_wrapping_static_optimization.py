@@ -18,13 +18,13 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, arm26_without_ellipsoids
-from problems.arm26_static_optimization.main import ELBOW_MOTION, build_problem
+from trajopt.examples.arm26_static_optimization.main import ELBOW_MOTION, build_problem
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.osim import load_osim
 from trajopt.paths.geometric import GeometricPaths
 
-ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
-REACH = ROOT / "problems" / "arm26_static_optimization" / "shoulder_elbow_reach.mot"
+ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
+REACH = ROOT / "trajopt" / "examples" / "arm26_static_optimization" / "shoulder_elbow_reach.mot"
 
 
 @pytest.fixture(scope="module")

@@ -15,10 +15,13 @@ from trajopt.io import Table, read_motion, read_table, write_csv, write_sto
 from trajopt.muscles import (
     DEGROOTE2016_OPENSIM,
     DEGROOTE2016_PUBLISHED,
+    Bhargava2004Constants,
+    Bhargava2004MuscleConstants,
     ElasticTendonMuscle,
     FirstOrderActivationDeGroote2016,
     MuscleParameters,
     RigidTendonMuscle,
+    metabolics_bhargava2004_function,
 )
 from trajopt.ocp import (
     Effort,
@@ -39,7 +42,6 @@ from trajopt.ocp import (
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.osim import OsimModel, load_osim
 from trajopt.paths.polynomial import PolynomialPath, PolynomialPaths
-from trajopt.resources import model_file, problem_file
 from trajopt.prediction import (
     ExplicitDynamics,
     ImplicitDynamics,
@@ -52,12 +54,13 @@ from trajopt.prediction import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "Bhargava2004Constants", "Bhargava2004MuscleConstants", "metabolics_bhargava2004_function",
     "DEGROOTE2016_OPENSIM", "DEGROOTE2016_PUBLISHED", "Effort", "ElasticTendonMuscle", "Endpoint", "FinalTime",
     "FirstOrderActivationDeGroote2016", "Free", "Guess", "HermiteSimpson", "Integral", "Ipopt", "ModelFileError",
     "MotionFileError", "MuscleParameters", "OsimModel", "PolynomialPath", "PolynomialPaths", "Problem", "Radau",
     "ResidualPenalty", "RigidTendonMuscle", "Solution", "Table", "Tracking", "Trapezoidal", "TrajoptInputError",
     "MusculoskeletalModel", "Residuals", "StaticOptimization", "StaticOptimizationResult", "motion_inverse_dynamics",
     "ExplicitDynamics", "ImplicitDynamics", "MuscleDrivenProblem", "ResidualActuators", "StateBounds",
-    "muscle_driven_problem", "load_osim", "model_file", "problem_file", "read_motion", "read_table", "write_csv",
+    "muscle_driven_problem", "load_osim", "read_motion", "read_table", "write_csv",
     "write_sto",
 ]

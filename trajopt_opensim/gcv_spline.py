@@ -12,7 +12,8 @@ import opensim
 def run(request):
     table = opensim.TimeSeriesTable([float(t) for t in request["time"]])
     table.appendColumn("y", opensim.Vector([float(v) for v in request["values"]]))
-    splines = opensim.GCVSplineSet(table, opensim.StdVectorString(["y"]), int(request["degree"]), float(request["error_variance"]))
+    splines = opensim.GCVSplineSet(table, opensim.StdVectorString(["y"]), int(request["degree"]),
+                                   float(request["error_variance"]))
     spline = splines.get(0)
     points = np.atleast_1d(request["evaluate_at"])
     out = np.zeros((3, points.size))

@@ -1,8 +1,10 @@
 """OpenSim's InverseDynamicsTool on a model, a coordinates file and optional ExternalLoads, unfiltered.
 
-Request: model, coordinates (file; state-path labels are reduced to coordinate names), external_loads (xml, optional), initial_time, final_time,
+Request: model, coordinates (file; state-path labels are reduced to coordinate names),
+external_loads (xml, optional), initial_time, final_time,
 cutoff (Hz, optional; -1 or absent: no filter), exclude (force names excluded besides
-"Muscles", optional), disable (force names switched off in a copy of the model, optional). Result: time, labels, generalized_forces (frames x labels)
+"Muscles", optional), disable (force names switched off in a copy of the model, optional).
+Result: time, labels, generalized_forces (frames x labels)
 as the tool writes them (``<coordinate>_moment`` / ``_force``), wall_seconds.
 """
 
@@ -69,5 +71,6 @@ def run(request):
     tool.run()
     wall = time.perf_counter() - started
     table = opensim.TimeSeriesTable(os.path.join(folder, "id.sto"))
-    return {"time": np.asarray(table.getIndependentColumn()), "labels": np.array(list(table.getColumnLabels()), dtype=str),
+    return {"time": np.asarray(table.getIndependentColumn()),
+            "labels": np.array(list(table.getColumnLabels()), dtype=str),
             "generalized_forces": table.getMatrix().to_numpy(), "wall_seconds": wall}

@@ -5,7 +5,8 @@ external_loads (path: ModOpAddExternalLoads), weld_joints (list: ModOpReplaceJoi
 residuals ([rotational, translational, bound]: ModOpAddResiduals), tendon_compliance (bool: elastic tendons in
 Moco's tendon_mode, 'implicit' or 'explicit'; else ModOpIgnoreTendonCompliance), ignore_passive_fiber_force (bool),
 active_force_width_scale (float), function_based_paths (path), reserves (optimal force: ModOpAddReserves),
-tolerance (convergence and constraint tolerance; Moco's default 1e-3), max_iterations; reaction_joints, reaction_weights, reaction_measures (one
+tolerance (convergence and constraint tolerance; Moco's default 1e-3), max_iterations;
+reaction_joints, reaction_weights, reaction_measures (one
 comma-separated string per joint, empty for all), reaction_loads_frames: a MocoJointReactionGoal per joint, added to
 the initialized study.
 Muscles always become DeGrooteFregly2016.

@@ -1,7 +1,8 @@
 """The rate of kinetic energy along OpenSim's own forward dynamics with every force off, gravity zero and every
 constraint unenforced: a free mechanical system, so dT/dt must vanish.
 
-Request: model (path), coordinate_names (n: every coordinate), q, u (N x n, in that order), step (central-difference step in time, default 1e-6).
+Request: model (path), coordinate_names (n: every coordinate), q, u (N x n, in that order),
+step (central-difference step in time, default 1e-6).
 Result: kinetic_energy (N), rate (N): (T(q + h q̇, u + h u̇) - T(q - h q̇, u - h u̇)) / 2h with q̇ = u (the model's
 coordinates must have q̇ = u: no ball or free joints) and u̇ from realizeAcceleration.
 """

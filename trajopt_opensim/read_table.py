@@ -33,5 +33,6 @@ def run(request):
         "table_labels": np.array(list(table.getColumnLabels())),
         "table_time": np.array(list(table.getIndependentColumn())),
         "table_data": table_data,
-        "table_in_degrees": str(table.getTableMetaDataAsString("inDegrees")) if table.hasTableMetaDataKey("inDegrees") else "",
+        "table_in_degrees": (str(table.getTableMetaDataAsString("inDegrees"))
+                             if table.hasTableMetaDataKey("inDegrees") else ""),
     }

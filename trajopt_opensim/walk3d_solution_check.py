@@ -1,9 +1,10 @@
 """OpenSim's forces and forward dynamics on states of Moco's example3DWalking model as trajopt's walk3d
-prediction processes it (problems/walk3d/prediction.py), built here with OpenSim's own operators.
+prediction processes it (trajopt/examples/walk3d/prediction.py), built here with OpenSim's own operators.
 
 Model: ``model`` (.osim, pelvis CustomJoint kept) without the CoordinateCouplerConstraints driving a coordinate of
 ``weld_joints``, through a ModelProcessor: ModOpReplaceJointsWithWelds (``weld_joints``),
-ModOpIgnoreTendonCompliance, ModOpReplaceMusclesWithDeGrooteFregly2016, ModOpIgnorePassiveFiberForcesDGF (``ignore_passive_fiber_force``), ModOpScaleActiveFiberForceCurveWidthDGF
+ModOpIgnoreTendonCompliance, ModOpReplaceMusclesWithDeGrooteFregly2016,
+ModOpIgnorePassiveFiberForcesDGF (``ignore_passive_fiber_force``), ModOpScaleActiveFiberForceCurveWidthDGF
 (``active_force_width_scale``), ModOpReplacePathsWithFunctionBasedPaths (``function_based_paths``); then the
 ExpressionBasedCoordinateForces of ``expression_forces`` (addForce) and of ``extra_expression_forces``
 (rows name, coordinate, expression), the ContactGeometrySet ``contact_geometry``

@@ -10,7 +10,7 @@ acts at the body's origin.
 loads apply (Jᵀ w), so that inverse dynamics of the motion with the loads is ``ID(q, u, u̇) − that``;
 ``ExternalLoads.wrenches(...)`` the body wrenches (ground axes, moment about the body origin, as
 ``trajopt.multibody.point_force``) for tools that take wrenches. The .xml reader is
-``trajopt.io.read_external_loads``.
+``trajopt.analysis.read_external_loads``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 from trajopt.errors import TrajoptInputError
 from trajopt.multibody import body_pose, inverse_dynamics
 from trajopt.multibody.kinematics import cached_function
-from trajopt.signals import natural_spline
+from trajopt.io.signals import natural_spline
 
 GROUND = "ground"
 

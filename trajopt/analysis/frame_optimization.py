@@ -90,7 +90,8 @@ def _frame_problem(m: int, j: int, exponent: float, residual_weights: np.ndarray
         "static_optimization_frame",
         [activation, control, arms, passive, gain, load],
         [objective, balance],
-        ["activation", "residual_control", "moment_arms", "force_at_zero_activation", "force_per_activation", "generalized_forces"],
+        ["activation", "residual_control", "moment_arms", "force_at_zero_activation", "force_per_activation",
+         "generalized_forces"],
         ["objective", "balance"],
     )
 

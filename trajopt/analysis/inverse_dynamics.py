@@ -1,6 +1,6 @@
 """Inverse dynamics of a motion file: generalized forces and joint reaction loads per frame.
 
-Kinematics come from the motion's coordinates as OpenSim prepares them (``trajopt.signals``):
+Kinematics come from the motion's coordinates as OpenSim prepares them (``trajopt.io.signals``):
 optional 3rd-order Butterworth low-pass (``cutoff_frequency`` in Hz, ``None``: no filter) after
 reflective padding, then natural quintic splines. Speeds are the spline's first derivative.
 Accelerations are either its second derivative (``InverseDynamicsTool``) or, with
@@ -24,7 +24,7 @@ import numpy as np
 from trajopt.errors import MotionFileError, TrajoptInputError
 from trajopt.io import Table, read_motion, write_csv, write_sto
 from trajopt.multibody import inverse_dynamics, joint_reaction_loads
-from trajopt.signals import coordinate_splines, natural_spline
+from trajopt.io.signals import coordinate_splines, natural_spline
 
 
 @dataclass(frozen=True)
@@ -148,7 +148,7 @@ def solve_inverse_dynamics(multibody, kinematics: MotionKinematics, rotational=(
     """Generalized forces and joint reactions at every frame of ``kinematics`` (one mapped call), with
     ``external_loads`` (``trajopt.analysis.external_loads.ExternalLoads``) applied when given.
     ``applied_forces`` (anything with ``generalized_forces(kinematics)`` -> (frames, nv), e.g. the model's
-    passive force elements as ``trajopt.osim.model_forces.ModelForces``): generalized
+    passive force elements as ``trajopt.musculoskeletal.model_forces.ModelForces``): generalized
     forces the model applies itself, taken off the result (as OpenSim's ID tool does with non-muscle forces);
     the joint reactions are those of the whole generalized force."""
     if multibody.nq != multibody.nv:
@@ -194,11 +194,11 @@ def motion_inverse_dynamics(
     external_loads=None,
 ) -> InverseDynamicsResult:
     """Inverse dynamics of a motion file (or radians ``Table``) for an ``OsimModel``, with ``external_loads``
-    (``ExternalLoads``, e.g. from ``trajopt.io.read_external_loads``) applied when given.
+    (``ExternalLoads``, e.g. from ``trajopt.analysis.read_external_loads``) applied when given.
 
     Frames: those between ``start_time`` and ``final_time`` (default: the motion's range).
     """
-    from trajopt.osim.model_forces import model_applied_forces
+    from trajopt.musculoskeletal.model_forces import model_applied_forces
 
     applied = model_applied_forces(osim)
     rotational = tuple(c.name for c in osim.spec.coordinates if c.motion_type == "rotational")

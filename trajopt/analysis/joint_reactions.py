@@ -5,7 +5,8 @@ the load. Polynomial and function-based paths give lengths and moment arms but n
 use the muscles' *geometric* paths from the .osim (``trajopt.paths.geometric``): the tension pulls along
 each straight part of OpenSim's wrapped path, at the path points and at the tangent points on the wrap
 objects' bodies (cylinders, spheres, ellipsoids and tori as OpenSim computes them; muscles whose wrap
-objects are ignored, with ``wrapping=False``, are listed in ``wrapped_muscles``). The generalized forces of these loads are
+objects are ignored, with ``wrapping=False``, are listed in ``wrapped_muscles``).
+The generalized forces of these loads are
 OpenSim's ``computeMomentArm``; where the solve used other moment arms (−∂l/∂q, polynomial or
 function-based paths) the joints transmit the difference as a generalized force, reported as
 ``joint_generalized_forces`` (ID forces minus the muscles' generalized forces: the residual actuators

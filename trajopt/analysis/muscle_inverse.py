@@ -37,7 +37,7 @@ from trajopt.analysis.inverse_tendons import RigidTendons
 from trajopt.analysis.inverse_dynamics import MotionKinematics, read_model_motion, solve_inverse_dynamics
 from trajopt.errors import TrajoptInputError
 from trajopt.ocp import Effort, HermiteSimpson, Ipopt, Problem
-from trajopt.signals import coordinate_splines
+from trajopt.io.signals import coordinate_splines
 
 if TYPE_CHECKING:
     from trajopt.analysis.muscle_inverse_solution import MuscleInverseSolution

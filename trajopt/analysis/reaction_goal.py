@@ -120,7 +120,8 @@ class JointReactionGoal:
         refused = [m for m in acting if m in ignored]
         if refused:
             raise TrajoptInputError(
-                f"JointReactionGoal {self.joint}: muscle(s) {', '.join(refused[:6])}{' ...' if len(refused) > 6 else ''} "
+                f"JointReactionGoal {self.joint}: muscle(s) {', '.join(refused[:6])}"
+                f"{' ...' if len(refused) > 6 else ''} "
                 "wrap over wrap objects their geometric paths ignore: their loads on the bodies are not "
                 "OpenSim's")
         return acting

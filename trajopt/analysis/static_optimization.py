@@ -205,7 +205,7 @@ class StaticOptimization:
             table = self.constraints.assemble(table)
         kinematics = motion_kinematics(table, cutoff_frequency, speed_spline_accelerations, start_time, final_time)
         if applied_forces is None:
-            from trajopt.osim.model_forces import model_applied_forces
+            from trajopt.musculoskeletal.model_forces import model_applied_forces
 
             applied_forces = model_applied_forces(model.osim)
         self.inverse_dynamics = solve_inverse_dynamics(model.multibody, kinematics, model.rotational_coordinates,
@@ -311,7 +311,8 @@ class StaticOptimization:
 
 
 def _pennation_cosines(muscles, lengths: np.ndarray) -> np.ndarray:
-    """cos α of each rigid-tendon muscle (rows of ``lengths``: musculotendon lengths, m) per frame, (frames, muscles)."""
+    """cos α of each rigid-tendon muscle (rows of ``lengths``: musculotendon lengths, m) per frame,
+    (frames, muscles)."""
     cosines = [np.asarray(m.fiber_geometry(ca.DM(row - m.parameters.tendon_slack_length))[1]).ravel()
                for m, row in zip(muscles, lengths)]
     return np.column_stack(cosines)

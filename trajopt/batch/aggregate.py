@@ -39,10 +39,12 @@ def write_aggregate(spec: BatchSpec, out) -> list[Path]:
     definition = task_definition(spec.task)
     metrics = list(spec.aggregate.y) if spec.aggregate else list(definition.metrics)
     files = definition.file_inputs()
-    extras = [k for k in ("final_time", "iterations", "seconds", "active_bounds") if any(k in r["summary"] for r in records)]
+    extras = [k for k in ("final_time", "iterations", "seconds", "active_bounds")
+              if any(k in r["summary"] for r in records)]
     metrics += [k for k in extras if k not in metrics]
     header = [*spec.swept, "status", "attempts", *metrics, "warm start"]
-    table = [[*(Path(r["inputs"][k]).name if k in files else r["inputs"][k] for k in spec.swept), r["status"] if r["status"] == "done" else
+    table = [[*(Path(r["inputs"][k]).name if k in files else r["inputs"][k] for k in spec.swept),
+              r["status"] if r["status"] == "done" else
               f"failed: {r.get('error') or r.get('solver_status')}", r["attempt"],
               *(r["summary"].get(k) for k in metrics), r.get("warm_start") or ""] for r in records]
     with open(out / "aggregate.csv", "w", newline="") as stream:

@@ -13,6 +13,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+# One line for `trajopt --help`, read from this file without importing it.
+DESCRIPTION = 'one task over many trials, subjects or a parameter sweep, on Dask (TOML spec)'
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt batch", description="Run one task over many inputs on Dask.")

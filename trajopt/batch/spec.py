@@ -2,7 +2,7 @@
 
 A spec is a TOML file (YAML too, when PyYAML is installed)::
 
-    task = "gait2d-prediction"          # a name from trajopt.batch.tasks.TASKS
+    task = "gait2d-prediction"          # a name from trajopt.batch.tasks.task_names()
     name = "gait2d_speed_sweep"         # optional: the default output folder ./trajopt_results/<name>
 
     [inputs]                            # the same for every task
@@ -106,7 +106,8 @@ def _read(path: Path) -> dict:
         try:
             import yaml
         except ImportError:
-            raise BatchSpecError(f"{path}: a YAML spec needs PyYAML (pip install pyyaml); or write it as TOML") from None
+            raise BatchSpecError(f"{path}: a YAML spec needs PyYAML (pip install pyyaml); "
+                                 "or write it as TOML") from None
         try:
             data = yaml.safe_load(text)
         except yaml.YAMLError as error:
@@ -190,16 +191,16 @@ def _rows(data: dict, source: str) -> tuple[list[dict], list[str]]:
 
 def parse_spec(data: dict, source: str = "<spec>", base: Path | None = None) -> BatchSpec:
     """Validate a spec given as a dict (what the TOML parses to); ``base`` resolves relative file inputs."""
-    from trajopt.batch.tasks import TASKS, task_definition
+    from trajopt.batch.tasks import task_definition, task_names
 
     unknown = [key for key in data if key not in TOP_LEVEL]
     if unknown:
         raise _error(source, unknown[0], data[unknown[0]], f"unknown key (known: {', '.join(TOP_LEVEL)})")
     if "task" not in data:
-        raise BatchSpecError(f"{source}: task is missing (one of: {', '.join(TASKS)})")
+        raise BatchSpecError(f"{source}: task is missing (one of: {', '.join(task_names())})")
     task = data["task"]
-    if task not in TASKS:
-        raise _error(source, "task", task, f"unknown task (known: {', '.join(TASKS)})")
+    if task not in task_names():
+        raise _error(source, "task", task, f"unknown task (known: {', '.join(task_names())})")
     definition = task_definition(task)
     name = data.get("name", Path(source).stem if source != "<spec>" else task)
     if not isinstance(name, str) or not name or "/" in name:

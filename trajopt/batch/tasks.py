@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import math
+from importlib.metadata import entry_points
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -162,18 +163,6 @@ TASKS: dict[str, TaskDefinition] = {
                          tolerance=Input(float, default=1e-6, help="IPOPT tolerance")),
             metrics=("objective",)),
         TaskDefinition(
-            "gait2d-prediction", "problems.gait2d.batch_task",
-            "2D gait prediction (Moco's example2DWalking) at a speed; warm starts along a speed sweep",
-            {"speed": Input(float, help="average speed in m/s"),
-             "intervals": Input(int, default=50, help="Hermite-Simpson mesh intervals"),
-             "final_time": Input(Pair, default=[0.4, 0.6], help="bounds of the half cycle's duration in s"),
-             "pelvis_tx": Input(Pair, default=[0.0, 1.0], help="bounds of pelvis_tx in m (Moco: [0, 1])"),
-             "max_iterations": Input(int, default=1000, help="IPOPT iteration limit")},
-            metrics=("cost_of_transport", "stride_length", "cadence"), warm_starts=True,
-            units={"speed": "m/s", "stride_length": "m", "cadence": "steps/min", "final_time": "s",
-                   "cost_of_transport": "positive muscle work / (m g d)", "effort_per_distance": "1/m",
-                   "seconds": "s"}),
-        TaskDefinition(
             "sleep", "trajopt.batch.testing",
             "a trivial task for tests: sleeps, fails or kills its worker on chosen attempts",
             {"value": Input(float, help="a number (the result is its square)"),
@@ -188,10 +177,22 @@ TASKS: dict[str, TaskDefinition] = {
 }
 
 
+# Task kinds outside the library (the ready problems) register a TaskDefinition as an entry point of this group.
+TASK_GROUP = "trajopt.batch_tasks"
+
+
+def task_names() -> tuple[str, ...]:
+    """The library's task kinds and those registered as entry points of ``TASK_GROUP`` (none is imported)."""
+    return (*TASKS, *sorted(entry.name for entry in entry_points(group=TASK_GROUP) if entry.name not in TASKS))
+
+
 def task_definition(name: str) -> TaskDefinition:
-    if name not in TASKS:
-        raise TrajoptInputError(f"batch task {name!r} is unknown (known: {', '.join(TASKS)})")
-    return TASKS[name]
+    if name in TASKS:
+        return TASKS[name]
+    registered = {entry.name: entry for entry in entry_points(group=TASK_GROUP)}
+    if name not in registered:
+        raise TrajoptInputError(f"batch task {name!r} is unknown (known: {', '.join(task_names())})")
+    return registered[name].load()
 
 
 def execute(task: str, inputs: dict, context: TaskContext) -> TaskOutput:

@@ -2,7 +2,8 @@
 
 It squares ``value`` after sleeping ``seconds``; it raises on attempts <= ``raise_until_attempt``, kills its own
 worker process (``os._exit``, as a crash or an out-of-memory kill would) on attempts <= ``exit_until_attempt``,
-and reports a non-converged solve with ``solver_failure`` (or for ``solver_failure_value`` on its first attempt). Its "solution" file holds the value and, along a
+and reports a non-converged solve with ``solver_failure`` (or for ``solver_failure_value`` on its first attempt).
+Its "solution" file holds the value and, along a
 warm-started sweep, the value its guess came from.
 """
 

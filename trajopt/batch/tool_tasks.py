@@ -92,7 +92,7 @@ def static_optimization(inputs: dict, context: TaskContext) -> TaskOutput:
 def muscle_inverse(inputs: dict, context: TaskContext) -> TaskOutput:
     from trajopt.analysis.muscle_inverse import mesh_intervals
     from trajopt.ocp import HermiteSimpson, Ipopt
-    from trajopt.osim.operators import AddReserves, DeGrooteMuscles
+    from trajopt.musculoskeletal.operators import AddReserves, DeGrooteMuscles
     from trajopt.reports.muscle_inverse import write_report
     from trajopt.tools.muscle_inverse import load_inverse
 

@@ -99,7 +99,8 @@ def hunt_crossley_pair_function(pair: HuntCrossleyPair) -> ca.Function:
     static, dynamic = _harmonic(h.static_friction, s.static_friction), _harmonic(h.dynamic_friction, s.dynamic_friction)
     viscous = _harmonic(h.viscous_friction, s.viscous_friction)
     relative = slip / pair.transition_velocity
-    friction = force * (ca.fmin(relative, 1) * (dynamic + 2 * (static - dynamic) / (1 + relative ** 2)) + viscous * slip)
+    stribeck = ca.fmin(relative, 1) * (dynamic + 2 * (static - dynamic) / (1 + relative ** 2))
+    friction = force * (stribeck + viscous * slip)
     direction = ca.if_else(slip > 0, slip_velocity / (slip + (slip == 0)), ca.DM.zeros(3, 1))
     on_sphere = force * normal + friction * direction
     return ca.Function("hunt_crossley_force", sphere + plane, [on_sphere, point],

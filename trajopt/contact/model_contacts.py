@@ -38,7 +38,7 @@ class SphereContact:
 def osim_contacts(osim_model) -> tuple[SphereContact, ...]:
     """The SmoothSphereHalfSpaceForce elements of a `trajopt.osim.OsimModel` that apply force, in file order. A model
     with a HuntCrossleyForce is refused in one line: contact in an optimal-control problem must be smooth (the
-    analyses of a motion apply it: ``trajopt.osim.model_forces``)."""
+    analyses of a motion apply it: ``trajopt.musculoskeletal.model_forces``)."""
     for force in osim_model.spec.hunt_crossley_forces:
         raise TrajoptInputError(
             f"{force.source}: HuntCrossleyForce '{force.name}': contact in an optimal-control problem must be smooth "

@@ -46,7 +46,8 @@ def guess_from_coordinates(built, time, q, muscle_level: float = 0.05) -> Guess:
 
 
 def free_joint_motion(original, multibody, joint: str, names, data, fill_missing: bool = False) -> np.ndarray:
-    """q of ``multibody`` (whose ``joint`` is a quaternion FreeJoint, ``trajopt.osim.operators.FreeJointInQuaternions``)
+    """q of ``multibody`` (whose ``joint`` is a quaternion FreeJoint,
+    ``trajopt.musculoskeletal.operators.FreeJointInQuaternions``)
     from a motion of the ``original`` model (same joint with angles): data (frames x ``names``, radians, metres).
 
     The joint's rotation R_FM(angles) of the original becomes the quaternion (sign kept continuous from frame to

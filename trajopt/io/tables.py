@@ -69,7 +69,8 @@ def _parse_storage(path: Path, lines: list[str]) -> Table:
     if end is None:
         raise MotionFileError(f"{path}: line {len(lines)}: no 'endheader' line ends the header")
     if metadata.get("DataType", "double") != "double":
-        raise MotionFileError(f"{path}: header DataType={metadata['DataType']}: only scalar (double) columns are supported")
+        raise MotionFileError(f"{path}: header DataType={metadata['DataType']}: "
+                              "only scalar (double) columns are supported")
 
     label_line = end + 1
     while label_line < len(lines) and not lines[label_line].strip():
@@ -115,7 +116,8 @@ def _parse_rows(path: Path, lines, label_line: int, labels: list[str], separator
     """Parse data rows after ``label_line``: checks labels, counts, numbers, NaN and time order."""
     line_number = label_line + 1  # 1-based number of the label line
     if not labels or labels[0].lower() != "time":
-        raise MotionFileError(f"{path}: line {line_number}: first column must be 'time', got '{labels[0] if labels else ''}'")
+        raise MotionFileError(f"{path}: line {line_number}: first column must be 'time', "
+                              f"got '{labels[0] if labels else ''}'")
     duplicates = sorted({label for label in labels if labels.count(label) > 1})
     if duplicates:
         raise MotionFileError(f"{path}: line {line_number}: duplicate column labels {duplicates}")

@@ -35,12 +35,14 @@ class Body:
             raise TrajoptInputError("Body: the name 'ground' is reserved for the model's ground frame")
         if not np.isfinite(self.mass) or self.mass < 0:
             raise TrajoptInputError(f"Body '{self.name}': mass {self.mass} must be finite and >= 0")
-        object.__setattr__(self, "center_of_mass", tuple(_vector3(self.center_of_mass, f"Body '{self.name}' mass_center")))
+        object.__setattr__(self, "center_of_mass",
+                           tuple(_vector3(self.center_of_mass, f"Body '{self.name}' mass_center")))
         i = np.asarray(self.inertia, dtype=float)
         if i.shape == (6,):
             i = np.array([[i[0], i[3], i[4]], [i[3], i[1], i[5]], [i[4], i[5], i[2]]])
         if i.shape != (3, 3) or not np.allclose(i, i.T):
-            raise TrajoptInputError(f"Body '{self.name}': inertia {self.inertia!r} must be 6 numbers or a symmetric 3x3")
+            raise TrajoptInputError(f"Body '{self.name}': inertia {self.inertia!r} "
+                                    "must be 6 numbers or a symmetric 3x3")
         object.__setattr__(self, "_inertia_matrix", i)
 
     @property

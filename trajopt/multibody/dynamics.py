@@ -41,7 +41,8 @@ class _RigidGroups:
 def _rigid_groups(model, merge_welds=True):
     if not merge_welds:
         n = len(model.bodies)
-        return _RigidGroups((False,) * n, tuple(range(n)), (None,) * n, tuple(ca.DM(b.spatial_inertia()) for b in model.bodies))
+        return _RigidGroups((False,) * n, tuple(range(n)), (None,) * n,
+                            tuple(ca.DM(b.spatial_inertia()) for b in model.bodies))
     return cached_function(model, "rigid_groups", _build_rigid_groups)
 
 
@@ -266,7 +267,8 @@ def _articulated_body_algorithm(model, q, u, tau, wrenches):
     n = len(states)
     groups = _rigid_groups(model)
     kept = [k for k in range(n) if not groups.absorbed[k]]
-    x_parent = [spatial.motion_transform_matrix(s.e, s.r) if not groups.absorbed[k] else None for k, s in enumerate(states)]
+    x_parent = [spatial.motion_transform_matrix(s.e, s.r) if not groups.absorbed[k] else None
+                for k, s in enumerate(states)]
     external = _external_forces(states, wrenches, groups)
     velocity_product = [s.velocity_product for s in states]
     inertia_a, bias_a = list(groups.inertia), [None] * n

@@ -82,16 +82,19 @@ def planar_chain(locked_coordinates=()) -> Model:
     model.add_body(Body("tip", 0.3, (0.01, 0.0, 0.0), (0.001, 0.001, 0.001, 0.0, 0.0, 0.0)))
     root = (Coordinate("base_rz"), Coordinate("base_tx", rotational=False), Coordinate("base_ty", rotational=False))
     model.add_joint(PlanarJoint("base_joint", OffsetFrame(GROUND), OffsetFrame("base"), root))
-    model.add_joint(PinJoint("hip", OffsetFrame("base", (0.1, -0.1, 0.0)), OffsetFrame("link1"), Coordinate("hip_angle")))
+    model.add_joint(PinJoint("hip", OffsetFrame("base", (0.1, -0.1, 0.0)), OffsetFrame("link1"),
+                             Coordinate("hip_angle")))
     model.add_joint(
         PrismaticJoint(
-            "telescope", OffsetFrame("link1", (0.0, -0.5, 0.0), (0.0, 0.0, 0.3)), OffsetFrame("link2", (0.0, 0.05, 0.0)),
+            "telescope", OffsetFrame("link1", (0.0, -0.5, 0.0), (0.0, 0.0, 0.3)),
+            OffsetFrame("link2", (0.0, 0.05, 0.0)),
             Coordinate("telescope_length", rotational=False, locked="telescope_length" in locked_coordinates),
             axis=(0.6, -0.8, 0.0),
         )
     )
     model.add_joint(
-        PinJoint("knee", OffsetFrame("link2", (0.0, -0.4, 0.0)), OffsetFrame("link3", (0.0, 0.02, 0.0), (0.0, 0.0, 0.2)),
+        PinJoint("knee", OffsetFrame("link2", (0.0, -0.4, 0.0)),
+                 OffsetFrame("link3", (0.0, 0.02, 0.0), (0.0, 0.0, 0.2)),
                  Coordinate("knee_angle"))
     )
     model.add_joint(WeldJoint("tip_weld", OffsetFrame("link3", (0.0, -0.3, 0.0)), OffsetFrame("tip")))
@@ -117,15 +120,20 @@ def spatial_chain(with_quaternions: bool = True) -> Model:
     body("ornament", 0.1, (0.01, 0.0, 0.0), (1e-4, 1e-4, 1e-4, 0.0, 0.0, 0.0))
 
     if with_quaternions:
-        model.add_joint(FreeJoint("trunk_free", OffsetFrame(GROUND, (0.0, 1.0, 0.0)), OffsetFrame("trunk", (0.0, 0.1, 0.0))))
+        model.add_joint(FreeJoint("trunk_free", OffsetFrame(GROUND, (0.0, 1.0, 0.0)),
+                                  OffsetFrame("trunk", (0.0, 0.1, 0.0))))
         shoulder = BallJoint(
-            "shoulder", OffsetFrame("trunk", (0.2, 0.4, 0.05), (0.1, -0.2, 0.3)), OffsetFrame("upper", (0.0, 0.02, 0.0), (0.2, 0.0, 0.1))
+            "shoulder", OffsetFrame("trunk", (0.2, 0.4, 0.05), (0.1, -0.2, 0.3)),
+            OffsetFrame("upper", (0.0, 0.02, 0.0), (0.2, 0.0, 0.1))
         )
     else:
-        root = (Coordinate("trunk_rz"), Coordinate("trunk_tx", rotational=False), Coordinate("trunk_ty", rotational=False))
-        model.add_joint(PlanarJoint("trunk_planar", OffsetFrame(GROUND, (0.0, 1.0, 0.0)), OffsetFrame("trunk", (0.0, 0.1, 0.0)), root))
+        root = (Coordinate("trunk_rz"), Coordinate("trunk_tx", rotational=False),
+                Coordinate("trunk_ty", rotational=False))
+        model.add_joint(PlanarJoint("trunk_planar", OffsetFrame(GROUND, (0.0, 1.0, 0.0)),
+                                    OffsetFrame("trunk", (0.0, 0.1, 0.0)), root))
         shoulder = EulerBallJoint(
-            "shoulder", OffsetFrame("trunk", (0.2, 0.4, 0.05), (0.1, -0.2, 0.3)), OffsetFrame("upper", (0.0, 0.02, 0.0), (0.2, 0.0, 0.1)),
+            "shoulder", OffsetFrame("trunk", (0.2, 0.4, 0.05), (0.1, -0.2, 0.3)),
+            OffsetFrame("upper", (0.0, 0.02, 0.0), (0.2, 0.0, 0.1)),
             tuple(Coordinate(f"shoulder_{a}") for a in "xyz"), "XYZ",
         )
     model.add_joint(shoulder)
@@ -147,7 +155,8 @@ def spatial_chain(with_quaternions: bool = True) -> Model:
         TransformAxis((0.0, 0.0, 1.0), (), Linear(0.0, 0.003)),
     )
     model.add_joint(
-        CustomJoint("wrist", OffsetFrame("middle", (0.0, -0.36, 0.01)), OffsetFrame("lower", (0.0, 0.03, 0.0), (0.0, 0.1, 0.0)),
+        CustomJoint("wrist", OffsetFrame("middle", (0.0, -0.36, 0.01)),
+                    OffsetFrame("lower", (0.0, 0.03, 0.0), (0.0, 0.1, 0.0)),
                     (knee_angle, wrist_dev), axes)
     )
     model.add_joint(
@@ -158,7 +167,8 @@ def spatial_chain(with_quaternions: bool = True) -> Model:
         PrismaticJoint("finger_slide", OffsetFrame("hand", (0.0, -0.1, 0.0), (0.2, 0.0, 0.0)), OffsetFrame("finger"),
                        Coordinate("finger_slide", rotational=False), axis=(0.1, -1.0, 0.2))
     )
-    model.add_joint(WeldJoint("nail_weld", OffsetFrame("finger", (0.0, -0.06, 0.0)), OffsetFrame("nail", (0.0, 0.01, 0.0))))
+    model.add_joint(WeldJoint("nail_weld", OffsetFrame("finger", (0.0, -0.06, 0.0)),
+                              OffsetFrame("nail", (0.0, 0.01, 0.0))))
     # A second branch on the trunk, so the tree is not a chain.
     model.add_joint(
         RevoluteJoint("ornament_pin", OffsetFrame("trunk", (-0.2, 0.4, 0.0), (0.0, 0.0, 0.5)), OffsetFrame("ornament"),

@@ -329,7 +329,8 @@ class CustomJoint(Joint):
         for k, ta in enumerate(self.transform_axes):
             if len(ta.coordinates) > 1:
                 raise TrajoptInputError(
-                    f"CustomJoint '{name}': transform axis {k} uses {len(ta.coordinates)} coordinates; only 0 or 1 supported"
+                    f"CustomJoint '{name}': transform axis {k} uses {len(ta.coordinates)} coordinates; "
+                    "only 0 or 1 supported"
                 )
             if ta.coordinates and ta.coordinates[0] not in names:
                 raise TrajoptInputError(

@@ -191,10 +191,12 @@ def _build_configuration_maps(model):
             "coordinate_rates", [q, u], [qdot, n_matrix], ["q", "u"], ["qdot", "N"], FUNCTION_OPTIONS
         ),
         "integrate": ca.Function(
-            "integrate", [q, u, dt], [ca.vertcat(*stepped) if stepped else q], ["q", "u", "dt"], ["q_next"], FUNCTION_OPTIONS
+            "integrate", [q, u, dt], [ca.vertcat(*stepped) if stepped else q], ["q", "u", "dt"], ["q_next"],
+            FUNCTION_OPTIONS
         ),
         "difference": ca.Function(
-            "difference", [q, q1], [ca.vertcat(*differences) if differences else u], ["q0", "q1"], ["u"], FUNCTION_OPTIONS
+            "difference", [q, q1], [ca.vertcat(*differences) if differences else u], ["q0", "q1"], ["u"],
+            FUNCTION_OPTIONS
         ),
     }
 

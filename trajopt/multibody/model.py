@@ -54,7 +54,8 @@ class Model:
             raise TrajoptInputError(f"model '{self.name}': joint '{joint.name}' has ground as its child")
         if any(j.child.body == joint.child.body for j in self._joints_added):
             raise TrajoptInputError(
-                f"model '{self.name}': body '{joint.child.body}' is the child of two joints (closed loops are not supported)"
+                f"model '{self.name}': body '{joint.child.body}' is the child of two joints "
+                "(closed loops are not supported)"
             )
         self._joints_added.append(joint)
         return joint
@@ -181,7 +182,8 @@ class Model:
     def coordinate_index(self, name: str) -> int:
         """Index of coordinate `name` in q."""
         if name not in self.coordinate_names:
-            raise TrajoptInputError(f"model '{self.name}': no coordinate '{name}' (coordinates: {list(self.coordinate_names)})")
+            raise TrajoptInputError(f"model '{self.name}': no coordinate '{name}' "
+                                    f"(coordinates: {list(self.coordinate_names)})")
         return self.coordinate_names.index(name)
 
     def speed_index(self, name: str) -> int:

@@ -35,7 +35,8 @@ def convert_ball_joint_motion(source, target, q, u):
             q_out[:, qt], u_out[:, vt] = quaternion_motion_to_euler(joint.sequence, q[:, qs], u[:, vs])
         elif isinstance(joint, BallJoint) and isinstance(other, EulerBallJoint):
             q_out[:, qt], u_out[:, vt] = euler_motion_to_quaternion(other.sequence, q[:, qs], u[:, vs])
-        elif isinstance(joint, EulerBallJoint) and isinstance(other, EulerBallJoint) and joint.sequence != other.sequence:
+        elif (isinstance(joint, EulerBallJoint) and isinstance(other, EulerBallJoint)
+              and joint.sequence != other.sequence):
             quats, omegas = euler_motion_to_quaternion(other.sequence, q[:, qs], u[:, vs])
             q_out[:, qt], u_out[:, vt] = quaternion_motion_to_euler(joint.sequence, quats, omegas)
         elif type(joint) is type(other) and joint.nq == other.nq:

@@ -97,7 +97,8 @@ class ElasticTendonMuscle(MuscleModel):
         )
         return outputs
 
-    def explicit_outputs(self, activation, musculotendon_length, musculotendon_velocity, normalized_fiber_length) -> dict:
+    def explicit_outputs(self, activation, musculotendon_length, musculotendon_velocity,
+                         normalized_fiber_length) -> dict:
         """All named quantities of the explicit fiber-length form as expressions (except the input l̃M)."""
         p = self.parameters
         if p.fiber_damping != 0.0:

@@ -74,4 +74,5 @@ class MuscleParameters:
 
     def activation_dynamics(self, smoothing: float = 10.0) -> FirstOrderActivationDeGroote2016:
         """First-order activation dynamics with this muscle's time constants."""
-        return FirstOrderActivationDeGroote2016(self.activation_time_constant, self.deactivation_time_constant, smoothing)
+        return FirstOrderActivationDeGroote2016(self.activation_time_constant, self.deactivation_time_constant,
+                                                smoothing)

@@ -162,7 +162,8 @@ def contact_geometry(model_spec: spec.ModelSpec, frames: FrameResolver):
             own = np.array(xyz_body_fixed_rotation(geometry.orientation), dtype=float)
             point = origin + rotation @ np.asarray(geometry.location)
             normal = rotation @ own @ np.array([-1.0, 0.0, 0.0])
-            half_spaces.append(ContactHalfSpaceOnBody(geometry.name, body, tuple(map(float, point)), tuple(map(float, normal))))
+            half_spaces.append(ContactHalfSpaceOnBody(geometry.name, body, tuple(map(float, point)),
+                                                      tuple(map(float, normal))))
     return tuple(spheres), tuple(half_spaces)
 
 

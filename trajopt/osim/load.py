@@ -87,8 +87,8 @@ def load_osim(path: str | Path, constraints: bool = False) -> OsimModel:
         listed = "; ".join(f"{kind}(s) {names}" for kind, names in enforced.items())
         raise ModelFileError(f"{model_spec.file}: {listed} are enforced: load it with load_osim(path, "
                              f"constraints=True) for constrained dynamics (trajopt.multibody.constraints) or with "
-                             f"trajopt.osim.operators.load_processed (couplers only), which the inverse dynamics, "
-                             f"static optimization, muscle-driven inverse and muscle analysis tools use")
+                             f"trajopt.musculoskeletal.operators.load_processed (couplers only), which the inverse "
+                             f"dynamics, static optimization, muscle-driven inverse and muscle analysis tools use")
     frames = FrameResolver(model_spec)
     spheres, half_spaces = contact_geometry(model_spec, frames)
     return OsimModel(

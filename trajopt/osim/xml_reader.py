@@ -145,7 +145,8 @@ def parse_function(reader: Reader, element: ET.Element, where: str) -> spec.Coor
         coefficients = reader.properties(element, where, {"coefficients": (1.0, 0.0)})["coefficients"]
         return spec.LinearFunction(slope=coefficients[0], intercept=coefficients[1])
     if tag == "PolynomialFunction":
-        return spec.PolynomialFunction(tuple(reader.properties(element, where, {"coefficients": [1.0]})["coefficients"]))
+        coefficients = reader.properties(element, where, {"coefficients": [1.0]})["coefficients"]
+        return spec.PolynomialFunction(tuple(coefficients))
     if tag in ("SimmSpline", "NaturalCubicSpline"):
         values = reader.properties(element, where, {"x": [], "y": []})
         if len(values["x"]) != len(values["y"]) or len(values["x"]) < 2:

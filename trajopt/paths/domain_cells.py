@@ -145,7 +145,8 @@ class TreeSettings:
     rows and is shallower than ``max_depth``; ``validation``: fraction of the training samples kept for these
     decisions; ``probe_degree``: degree of the quick per-side least squares that chooses the split coordinate
     and position among the ``split_quantiles`` of the cell's fitting rows (each side keeping ``min_samples``),
-    the position then refined ``refinements`` times on a grid a quarter as wide. ``outlier`` (m): samples whose length is further
+    the position then refined ``refinements`` times on a grid a quarter as wide.
+    ``outlier`` (m): samples whose length is further
     than this from a first polynomial over the whole box are left out of all fits and decisions (walk3d's
     glmax1 has pockets, 0.1 % of its hip box, where OpenSim's path is 0.22 m longer than around them: no
     polynomial cell of a few hundred samples follows them, and one such sample spoils a cell's fit). A cell's

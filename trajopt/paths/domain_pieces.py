@@ -399,11 +399,11 @@ def length_kinks(lengths, lines: np.ndarray, column: int, threshold: float = 2e-
         offsets = np.array([-2.0, -1.0, 1.0, 2.0]) * width
         grid = np.repeat(lines[rows, :1, :], 4, axis=1)
         grid[:, :, column] = centres[:, None] + offsets[None, :]
-        l = np.asarray(lengths(grid.reshape(-1, k)), dtype=float).reshape(len(found), 4)
-        left, right = (l[:, 1] - l[:, 0]) / width, (l[:, 3] - l[:, 2]) / width
+        sampled = np.asarray(lengths(grid.reshape(-1, k)), dtype=float).reshape(len(found), 4)
+        left, right = (sampled[:, 1] - sampled[:, 0]) / width, (sampled[:, 3] - sampled[:, 2]) / width
         bend = np.where(np.abs(left - right) > 1e-12, left - right, np.inf)
         # tangent lines l0 + left (t - t1) and l2 + right (t - t2) meet at t
-        meet = (l[:, 2] - l[:, 1] + left * offsets[1] - right * offsets[2]) / bend
+        meet = (sampled[:, 2] - sampled[:, 1] + left * offsets[1] - right * offsets[2]) / bend
         centres = centres + np.clip(np.nan_to_num(meet), -width, width)
         width /= 4.0
     for n, (i, _) in enumerate(found):
@@ -499,7 +499,7 @@ def geometric_jump_cuts(osim_model, muscle: str, coordinates, coordinate: str, r
     """``locate_jump_cuts`` on the model's own geometric path of ``muscle`` (wrapping as OpenSim computes it,
     ``trajopt.paths.geometric``): lines in ``coordinate`` through the box ``ranges``, the model's other
     coordinates at their defaults, dependent coordinates of ``couplings`` (CoordinateCouplerConstraints, as
-    ``trajopt.osim.operators.load_processed`` returns them) following their independent coordinate."""
+    ``trajopt.musculoskeletal.operators.load_processed`` returns them) following their independent coordinate."""
     lengths = geometric_lengths(osim_model, muscle, coordinates, couplings)
     return locate_jump_cuts(lengths, coordinates, coordinate, ranges, lines, threshold=threshold, source=muscle,
                             kink_threshold=kink_threshold)

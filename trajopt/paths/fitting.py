@@ -185,13 +185,15 @@ def growing_fit(q, lengths, moment_arms, settings: StepwiseSettings) -> Stepwise
     result = stepwise_fit(q, lengths, moment_arms, settings)
     degree, k = settings.degree, np.shape(q)[1]
     top = settings.max_degree or degree
-    while settings.accuracy_targets and not result.targets_met and degree < top and comb(k + degree + 1, k) <= settings.max_candidates:
+    while (settings.accuracy_targets and not result.targets_met and degree < top
+           and comb(k + degree + 1, k) <= settings.max_candidates):
         degree += 1
         result = stepwise_fit(q, lengths, moment_arms, replace(settings, degree=degree))
     return result
 
 
-def path_errors(path: PolynomialPath, q: np.ndarray, lengths: np.ndarray, moment_arms: np.ndarray) -> tuple[float, float]:
+def path_errors(path: PolynomialPath, q: np.ndarray, lengths: np.ndarray,
+                moment_arms: np.ndarray) -> tuple[float, float]:
     """RMS length error and RMS moment-arm error (over all samples and the path's coordinates), metres."""
     predicted_lengths, predicted_arms = path.evaluate(q)
     length_rmse = float(np.sqrt(np.mean((predicted_lengths - lengths) ** 2)))
@@ -246,7 +248,8 @@ def fit_polynomial_path(
         inside = ~path.outside_training_range(hq) & np.isfinite(hl) & np.all(np.isfinite(ha), axis=1)
         if inside.any():
             hl_rmse, ha_rmse = path_errors(path, hq[inside], hl[inside], ha[inside])
-            report.update(heldout_samples=int(inside.sum()), heldout_length_rmse=hl_rmse, heldout_moment_arm_rmse=ha_rmse)
+            report.update(heldout_samples=int(inside.sum()), heldout_length_rmse=hl_rmse,
+                          heldout_moment_arm_rmse=ha_rmse)
     return PolynomialPath(path.muscle, path.coordinates, path.exponents, path.coefficients, ranges, FitReport(**report))
 
 

@@ -122,7 +122,8 @@ def fit_jump_cells(samples, search: SurfaceSearch, coordinates, ranges: dict,
 def jump_cell_trees(osim_model, couplings, samples, crossed: dict, ranges: dict, budget: float = SCAN_BUDGET,
                     settings: StepwiseSettings = ACCURATE, progress=None):
     """For each muscle of ``crossed`` (muscle -> its coordinates), one at a time: its jump surfaces on the model's
-    geometric path (``domain_pieces.geometric_lengths``; ``couplings`` as ``trajopt.osim.operators.load_processed``
+    geometric path (``domain_pieces.geometric_lengths``; ``couplings`` as
+    ``trajopt.musculoskeletal.operators.load_processed``
     returns them) within ``budget`` s, then its tree on ``samples``; yields (``SurfaceSearch``, tree, fitting s).
     ``ranges``: coordinate -> (low, high) of the domain. Without ``osim_model`` (a model trajopt's importer cannot
     read, sampled by OpenSim) no muscle is scanned."""

@@ -59,7 +59,8 @@ class JumpScan:
 
     def describe(self) -> str:
         parts = [f"{s.cut.coordinate} {'+' if s.largest > 0 else '-'}{abs(s.smallest) * 1e3:.1f}.."
-                 f"{abs(s.largest) * 1e3:.{1 if abs(s.largest) < 0.01 else 0}f} mm ({s.lines}/{s.scanned} lines, within "
+                 f"{abs(s.largest) * 1e3:.{1 if abs(s.largest) < 0.01 else 0}f} mm "
+                 f"({s.lines}/{s.scanned} lines, within "
                  f"{np.rad2deg(s.distance):.2f} deg)" for s in self.surfaces]
         if self.pockets:
             parts.append(f"pockets on {self.pockets}/{self.scanned} lines")
@@ -210,8 +211,9 @@ def kink_cuts(lengths, coordinates, ranges: dict, lines: int = 625, step: float 
             continue
         offset = np.zeros(len(coordinates))
         offset[column] = KINK_STEP
-        l = [np.asarray(lengths(points + k * offset), dtype=float) for k in (-2, -1, 1, 2)]
-        changes = -((l[3] - l[2]) - (l[1] - l[0])) / KINK_STEP  # the moment arm after minus before
+        sampled = [np.asarray(lengths(points + k * offset), dtype=float) for k in (-2, -1, 1, 2)]
+        # the moment arm after minus before
+        changes = -((sampled[3] - sampled[2]) - (sampled[1] - sampled[0])) / KINK_STEP
         candidates += _signed_layers(coordinates, coordinate, grid, owner, points, changes,
                                      np.ones(len(points), dtype=bool), size, min_fraction, same,
                                      1 if len(coordinates) == 1 else len(coordinates) + 1)

@@ -243,7 +243,8 @@ class PathsByMuscle:
 
 
 class PolynomialPaths(PathsByMuscle):
-    """The polynomial paths of a model's muscles: ``paths["BIClong"]``, ``paths.save(file)``, ``PolynomialPaths.load(file)``."""
+    """The polynomial paths of a model's muscles: ``paths["BIClong"]``, ``paths.save(file)``,
+    ``PolynomialPaths.load(file)``."""
 
     FORMAT = FORMAT
     DESCRIPTION = "polynomial paths"

@@ -173,12 +173,14 @@ def euler_angular_velocity_matrix(angles, sequence: str):
 
 def spatial_from_quaternion_jacobian(quaternion_jacobian, quaternion):
     """R_S = ½ G R_Q."""
-    return _out(0.5 * casadi.mtimes(_as_casadi(angular_velocity_matrix(quaternion)), _as_casadi(quaternion_jacobian)), quaternion, quaternion_jacobian)
+    return _out(0.5 * casadi.mtimes(_as_casadi(angular_velocity_matrix(quaternion)), _as_casadi(quaternion_jacobian)),
+                quaternion, quaternion_jacobian)
 
 
 def quaternion_from_spatial_jacobian(spatial_jacobian, quaternion):
     """R_Q = 2 Gᵀ R_S: one preimage only (the 3 -> 4 map is not unique); prefer the constrained form."""
-    return _out(2 * casadi.mtimes(_as_casadi(angular_velocity_matrix(quaternion)).T, _as_casadi(spatial_jacobian)), quaternion, spatial_jacobian)
+    return _out(2 * casadi.mtimes(_as_casadi(angular_velocity_matrix(quaternion)).T, _as_casadi(spatial_jacobian)),
+                quaternion, spatial_jacobian)
 
 
 def constrained_from_spatial_jacobian(spatial_jacobian, quaternion):
@@ -221,7 +223,8 @@ def _batch(sequence: str):
         to_euler = casadi.mtimes(j.T, casadi.solve(e.T, arms))
         _BATCH[sequence] = (
             casadi.Function("quaternion_from_euler", [angles], [quaternion], ["angles"], ["quaternion"]),
-            casadi.Function("moment_arms_to_quaternion", [angles, arms], [to_quaternion], ["angles", "euler"], ["constrained"]),
+            casadi.Function("moment_arms_to_quaternion", [angles, arms], [to_quaternion], ["angles", "euler"],
+                            ["constrained"]),
             casadi.Function("moment_arms_to_euler", [angles, arms], [to_euler], ["angles", "constrained"], ["euler"]),
         )
     return _BATCH[sequence]
@@ -235,12 +238,14 @@ def euler_to_constrained_quaternion(angles: np.ndarray, euler_moment_arms: np.nd
     arms = np.atleast_2d(np.asarray(euler_moment_arms, dtype=float))
     quaternions = np.atleast_2d(quaternion_from_euler(angles, sequence))
     if np.any(np.abs(quaternions[:, 0]) < 1e-12):
-        raise QuaternionSingularityError(f"constrained quaternion singular (Q0 = 0) at angles {angles[np.argmin(np.abs(quaternions[:, 0]))]}")
+        raise QuaternionSingularityError(f"constrained quaternion singular (Q0 = 0) at angles "
+                                         f"{angles[np.argmin(np.abs(quaternions[:, 0]))]}")
     mapped = _batch(sequence)[1].map(len(angles))(angles.T, arms.T).full().T
     return quaternions[:, 1:4], mapped
 
 
-def constrained_quaternion_to_euler(angles: np.ndarray, quaternion_moment_arms: np.ndarray, sequence: str) -> np.ndarray:
+def constrained_quaternion_to_euler(angles: np.ndarray, quaternion_moment_arms: np.ndarray,
+                                    sequence: str) -> np.ndarray:
     """Moment arms about Q* (n x 3) at Euler configurations ``angles`` (n x 3) -> moment arms about the
     angles: R_E = Jᵀ (Eᵀ)⁻¹ R_Q*."""
     sequence = _sequence(sequence)

@@ -68,7 +68,8 @@ class QuaternionBallPaths:
         fitted = set(paths.coordinates)
         for joint in self.joints:
             if not set(joint.variables) & fitted:
-                raise TrajoptInputError(f"quaternion paths: no path uses {joint.variables} of ball joint '{joint.name}'")
+                raise TrajoptInputError(f"quaternion paths: no path uses {joint.variables} "
+                                        f"of ball joint '{joint.name}'")
 
     @property
     def muscles(self) -> tuple[str, ...]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.helptext import description
+from trajopt.reports.helptext import description
 from trajopt.io.output import default_output, fresh_output
 
 from trajopt.muscles import (
@@ -21,6 +21,9 @@ from trajopt.muscles import (
     tendon_force_length_degroote2016,
     tendon_force_length_inverse_degroote2016,
 )
+
+# One line for `trajopt --help`, read from this file without importing it.
+DESCRIPTION = 'plot the DeGroote 2016 curves (both constant sets)'
 
 STYLES = {
     DEGROOTE2016_OPENSIM.name: dict(color="tab:blue", linestyle="-", label="OpenSim set (default)"),
@@ -111,7 +114,8 @@ def _plot(figure_path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run muscle-curves", description=description(__doc__))
     parser.add_argument("--out", type=Path, default=default_output("muscle_curves"),
-                        help="output folder, emptied of an earlier run's files (default ./trajopt_results/muscle_curves)")
+                        help="output folder, emptied of an earlier run's files "
+                             "(default ./trajopt_results/muscle_curves)")
     args = parser.parse_args(argv)
     figure_path = fresh_output(args.out) / "degroote2016.png"
     _plot(figure_path)

@@ -12,7 +12,7 @@ from trajopt.analysis.couplers import CouplerConstraints
 from trajopt.errors import TrajoptInputError
 from trajopt.io import Table, read_motion
 from trajopt.io.output import fresh_output
-from trajopt.osim.operators import load_processed
+from trajopt.musculoskeletal.operators import load_processed
 
 
 @dataclass
@@ -46,7 +46,8 @@ def load_tool_input(model_file, motion_file, operators=()) -> ToolInput:
     extra = [label for label in table.labels if label not in names]
     if extra:
         shown = ", ".join(extra[:6]) + (f" (+{len(extra) - 6} more)" if len(extra) > 6 else "")
-        notes.append(f"{motion_file}: {len(extra)} column(s) that are not coordinates of the model were ignored: {shown}")
+        notes.append(f"{motion_file}: {len(extra)} column(s) that are not coordinates of the model were ignored: "
+                     f"{shown}")
     defaults = {c.name: c.default_value for c in osim.spec.coordinates}
     missing = [n for n in names if n not in table.labels]
     if missing:
@@ -77,7 +78,8 @@ def add_model_and_motion(parser, loads: bool = True) -> None:
     parser.add_argument("model", help="the .osim model")
     parser.add_argument("motion", help="coordinates file (.mot/.sto; degrees or radians as its header says)")
     if loads:
-        parser.add_argument("--external-loads", metavar="XML", help="OpenSim ExternalLoads .xml (e.g. ground reactions)")
+        parser.add_argument("--external-loads", metavar="XML",
+                            help="OpenSim ExternalLoads .xml (e.g. ground reactions)")
         add_forces_option(parser)
 
 
@@ -88,11 +90,12 @@ def add_forces_option(parser) -> None:
 
 def forces_operators(args) -> list:
     """The model operator that adds ``--forces`` (none without it)."""
-    from trajopt.osim.operators import AddExpressionForces
+    from trajopt.musculoskeletal.operators import AddExpressionForces
 
     return [AddExpressionForces(args.forces)] if getattr(args, "forces", None) else []
 
 
 def output_folder(path) -> Path:
-    """``--out`` as a created folder (emptied of an earlier trajopt run's files), or one line saying why it cannot be."""
+    """``--out`` as a created folder (emptied of an earlier trajopt run's files), or one line saying why it
+    cannot be."""
     return fresh_output(path)

@@ -13,9 +13,13 @@ from pathlib import Path
 
 from trajopt.analysis.inverse_dynamics import motion_kinematics, solve_inverse_dynamics
 from trajopt.errors import TrajoptInputError
-from trajopt.io import read_external_loads, write_sto
-from trajopt.osim.model_forces import model_applied_forces
+from trajopt.analysis.external_loads_file import read_external_loads
+from trajopt.io import write_sto
+from trajopt.musculoskeletal.model_forces import model_applied_forces
 from trajopt.tools.common import add_model_and_motion, check_cutoff, forces_operators, load_tool_input
+
+# One line for `trajopt --help`, read from this file without importing it.
+DESCRIPTION = "inverse dynamics of a motion with external loads (OpenSim's InverseDynamicsTool)"
 
 
 def main(argv=None) -> int:
@@ -41,6 +45,7 @@ def main(argv=None) -> int:
         write_sto(out, result.generalized_forces_table())
     except OSError as error:
         raise TrajoptInputError(f"--out {out}: cannot write ({error.strerror})") from None
-    print(f"inverse dynamics of {result.times.size} frames ({'filter: ' + format(cutoff, 'g') + ' Hz' if cutoff else 'no filter'}"
+    print(f"inverse dynamics of {result.times.size} frames "
+          f"({'filter: ' + format(cutoff, 'g') + ' Hz' if cutoff else 'no filter'}"
           f"{', external loads: ' + args.external_loads if loads else ''}) written to {out}")
     return 0

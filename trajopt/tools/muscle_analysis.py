@@ -6,7 +6,8 @@ dimensionless, one column per muscle) with OpenSim's ``computeMomentArm`` sign (
 shortening increases the coordinate). With CoordinateCouplerConstraints the moment arms are about the
 independent coordinates along the coupled motion (R C, the generalized-force method); the dependent coordinates
 get no file. Paths: ``--paths`` (.json or FunctionBasedPathSet .xml) or the model's geometric paths, wrapped over
-cylinders, spheres and ellipsoids as OpenSim computes them, moment arms by OpenSim's generalized-force method (muscles over tori are straight lines: said on the
+cylinders, spheres and ellipsoids as OpenSim computes them, moment arms by OpenSim's generalized-force method
+(muscles over tori are straight lines: said on the
 terminal).
 """
 
@@ -20,10 +21,14 @@ from trajopt.io import Table, write_sto
 from trajopt.tools.common import add_model_and_motion, load_tool_input, output_folder
 from trajopt.tools.muscle_inverse import read_paths
 
+# One line for `trajopt --help`, read from this file without importing it.
+DESCRIPTION = "muscle lengths and moment arms along a motion (OpenSim's MuscleAnalysis)"
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt muscle-analysis",
-                                     description="Muscle lengths and moment arms along a motion (OpenSim's MuscleAnalysis).")
+                                     description="Muscle lengths and moment arms along a motion "
+                                                 "(OpenSim's MuscleAnalysis).")
     add_model_and_motion(parser, loads=False)
     parser.add_argument("--paths", metavar="FILE", help="muscle paths: trajopt .json or OpenSim FunctionBasedPathSet "
                                                         ".xml (default: the model's geometric paths)")

@@ -6,7 +6,8 @@
 The model is processed as Moco's examples do (muscles as DeGrooteFregly2016 with rigid tendons unless
 ``--elastic-tendons``; ``--weld``, ``--residuals``, ``--reserves``, ``--ignore-passive-fiber-force``,
 ``--active-force-width-scale`` as the ModOps of the same names). Paths: ``--paths`` a trajopt polynomial paths
-``.json`` or an OpenSim FunctionBasedPathSet ``.xml``; without it, the model's geometric paths (wrapped over cylinders, spheres, ellipsoids and tori as OpenSim). Writes to DIR: the solution (``solution.sto``, ``activations.sto``,
+``.json`` or an OpenSim FunctionBasedPathSet ``.xml``; without it, the model's geometric paths (wrapped over
+cylinders, spheres, ellipsoids and tori as OpenSim). Writes to DIR: the solution (``solution.sto``, ``activations.sto``,
 ``excitations.sto``, ``actuators.sto``, ``forces.sto``, ``joint_reactions.sto``, each also as .csv), figures,
 and ``summary.md``.
 """
@@ -26,11 +27,15 @@ from trajopt.analysis.inverse_tendons import ElasticTendons, RigidTendons
 from trajopt.analysis.muscle_inverse import MuscleDrivenInverse, mesh_intervals
 from trajopt.analysis.reaction_goal import JointReactionGoal
 from trajopt.errors import TrajoptInputError
-from trajopt.io import read_external_loads, read_motion, read_table
+from trajopt.analysis.external_loads_file import read_external_loads
+from trajopt.io import read_motion, read_table
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.ocp import HermiteSimpson, Ipopt
-from trajopt.osim.operators import AddReserves, AddResiduals, DeGrooteMuscles, WeldJoints, load_processed
+from trajopt.musculoskeletal.operators import AddReserves, AddResiduals, DeGrooteMuscles, WeldJoints, load_processed
 from trajopt.tools.common import add_forces_option
+
+# One line for `trajopt --help`, read from this file without importing it.
+DESCRIPTION = "muscle-driven inverse simulation of a measured motion (Moco's MocoInverse)"
 
 
 def read_paths(path, osim, generalized_force_moment_arms: bool = False):
@@ -49,7 +54,7 @@ def read_paths(path, osim, generalized_force_moment_arms: bool = False):
         # Polynomial, or piecewise along a motion or over the coordinate domain, by the file's format.
         return with_quaternion_joints(load_paths(path), osim.multibody)
     if path.suffix.lower() == ".xml":
-        from trajopt.osim.function_based_paths import read_function_based_path_set
+        from trajopt.paths.function_based_xml import read_function_based_path_set
 
         return read_function_based_path_set(path)
     raise TrajoptInputError(f"{path}: paths file must be .json (trajopt polynomial paths) or .xml "
@@ -70,7 +75,7 @@ def load_inverse(model_file, coordinates_file, operators=(), external_loads=None
     motion = read_motion(coordinates_file, rotational=model.rotational_coordinates)
     motion = constraints.assemble(motion)
     from trajopt.osim.expression_forces import AppliedForceSum
-    from trajopt.osim.model_forces import model_applied_forces
+    from trajopt.musculoskeletal.model_forces import model_applied_forces
 
     parts = [model_applied_forces(osim)]
     if external_loads is not None:
@@ -173,7 +178,8 @@ def main(argv=None) -> int:
         inverse.goals.append(goal)
     loaded = time.perf_counter()
     print(f"trajopt muscle-inverse: {len(inverse.model.muscle_names)} muscles, "
-          f"{len(inverse.model.coordinate_actuators)} actuators, t = {inverse.initial_time:g}..{inverse.final_time:g} s; "
+          f"{len(inverse.model.coordinate_actuators)} actuators, "
+          f"t = {inverse.initial_time:g}..{inverse.final_time:g} s; "
           f"solving (IPOPT iterations below)", flush=True)
     solution = inverse.solve(HermiteSimpson(mesh_intervals(inverse.duration, args.mesh_interval)),
                              Ipopt(tol=args.tolerance, print_level=5, max_iterations=args.max_iterations))

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.errors import MotionFileError, TrajoptInputError
-from trajopt.opensim_reference import run_opensim_task
+from trajopt.io.opensim_reference import run_opensim_task
 from trajopt.paths.samples import ModelFileSampler, ModelPaths, PathSamples
 
 
@@ -104,7 +104,8 @@ def sample_paths(
         arms.append(np.asarray(result["moment_arms"]).reshape(len(chunk), len(muscles), len(coordinates)))
         if progress is not None:
             done = first + len(chunk)
-            progress(f"sampled {done}/{total} configurations of {model_file.name} ({time.perf_counter() - start:.1f} s)")
+            progress(f"sampled {done}/{total} configurations of {model_file.name} "
+                     f"({time.perf_counter() - start:.1f} s)")
     crosses = {m: tuple(c for c in info.crosses(m) if c in coordinates) for m in muscles}
     return PathSamples(coordinates, muscles, configurations, np.vstack(lengths), np.concatenate(arms), crosses)
 

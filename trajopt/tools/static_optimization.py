@@ -1,5 +1,6 @@
 """``trajopt static-optimization MODEL.osim MOTION.mot [--external-loads LOADS.xml] [--paths FILE] [--cutoff HZ]
-[--capacity-along-fiber] --out DIR``: OpenSim's Static Optimization with DeGroote 2016 muscles (rigid tendon, force-length-velocity).
+[--capacity-along-fiber] --out DIR``: OpenSim's Static Optimization with DeGroote 2016 muscles (rigid tendon,
+force-length-velocity).
 
 Per frame: minimize Σ a² + Σ r² with muscles and reserve actuators (optimal force ``--reserves``, on every
 coordinate) reproducing inverse dynamics. With CoordinateCouplerConstraints the balance is written about the
@@ -19,10 +20,14 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.analysis.static_optimization import Residuals, StaticOptimization, StaticOptimizationWarning
-from trajopt.io import read_external_loads, write_sto
+from trajopt.analysis.external_loads_file import read_external_loads
+from trajopt.io import write_sto
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.tools.common import add_model_and_motion, check_cutoff, forces_operators, load_tool_input, output_folder
 from trajopt.tools.muscle_inverse import read_paths
+
+# One line for `trajopt --help`, read from this file without importing it.
+DESCRIPTION = "static optimization of a motion with external loads (OpenSim's Static Optimization)"
 
 GEOMETRIC_PATHS = "the model's geometric paths with OpenSim's moment arms (computeMomentArm)"
 ALONG_FIBER = "the active fiber force along the fiber (OpenSim's capacity of a DeGroote muscle)"
@@ -38,7 +43,8 @@ def main(argv=None) -> int:
                                                         "moment arms, computeMomentArm)")
     parser.add_argument("--capacity-along-fiber", action="store_true",
                         help="a muscle's force per activation is its active fiber force without cos(pennation), as "
-                             "OpenSim's Static Optimization computes it for DeGroote muscles (default: the tendon force)")
+                             "OpenSim's Static Optimization computes it for DeGroote muscles "
+                             "(default: the tendon force)")
     parser.add_argument("--cutoff", type=float, metavar="HZ", help="low-pass filter of the coordinates; default none")
     parser.add_argument("--reserves", type=float, default=1.0, help="reserve actuators' optimal force (default 1)")
     parser.add_argument("--out", required=True, help="folder for the results (created)")

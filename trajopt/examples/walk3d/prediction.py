@@ -1,0 +1,243 @@
+"""3D predictive walking on Moco's example3DWalking model: a half gait cycle with a quaternion pelvis.
+
+Model (``load_model``): subject_walk_scaled.osim with the operators of ``OPERATORS``
+(``trajopt.musculoskeletal.operators``):
+DeGroote rigid-tendon muscles without passive fiber force and active force-length width x1.5, min activation and
+excitation 0 (Moco's example3DWalking); the pelvis CustomJoint becomes a FreeJoint (unit quaternion, gimbal-lock
+free); toe actuators of 50 N·m, controls ±1 (as the example); contact spheres and smooth sphere-half-space forces
+from subject_walk_scaled_ContactGeometrySet.xml / ContactForceSet.xml, spheres raised 2 cm (as the example);
+muscle paths from subject_walk_scaled_FunctionBasedPathSet.xml; the passive joint moments of
+subject_walk_scaled_ExpressionBasedCoordinateForceSet.xml. The patellofemoral joints are welded (their couplers
+to the knee go with them): the patellae (0.07 kg each) move with the femurs instead of sliding with the knee;
+no muscle path depends on them (the function-based paths use hip, knee and ankle angles only).
+
+``build_problem(quaternion_pelvis=False)`` is the same problem with the .osim's pelvis angles, to compare.
+
+Problem (``build_problem``), PredSim-like: half a gait cycle, duration free in [0.4, 0.8] s; states q (32: pelvis
+quaternion and translations, 25 joint angles), u (31), 80 activations; controls 80 excitations and 15 actuator
+controls (lumbar 3, arms 10, toes 2); implicit multibody dynamics (31 algebraic accelerations, inverse dynamics =
+muscles + actuators + passive moments + contact); bilateral symmetry ``trajopt.gait`` (the state at the end is the
+mirror image of the start, pelvis_tx excluded; list, rotation, z translation, lumbar bending and rotation flip
+sign, the quaternion maps (w, x, y, z) -> (w, -x, -y, z)); average speed of coordinates.sto's gait cycle;
+objective ∫ (Σ e³ + Σ c³ + w Σ q̈²) dt / distance (excitations e, actuator controls c, generalized accelerations q̈;
+the actuator and acceleration terms are documented extras, ``ACCELERATION_WEIGHT``); passive lumbar torques
+(``LUMBAR_PASSIVE``, PredSim's, which Moco's set lacks); quaternion norm stabilization 50/s.
+Guess: coordinates.sto's first half cycle (0.48 s onwards, pelvis
+angles converted to the quaternion, pelvis_tx shifted to 0; toe angles 0: the file has none), activations 0.05.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import casadi as ca
+import numpy as np
+
+from trajopt.contact import contact_loads_function, osim_contacts
+from trajopt.gait.ground_reactions import foot_ground_reactions
+from trajopt.gait.guess import free_joint_motion, guess_from_coordinates
+from trajopt.gait.study import GaitBounds, half_gait_cycle
+from trajopt.gait.symmetry import bilateral_symmetry
+from trajopt.io import read_motion
+from trajopt.musculoskeletal import MusculoskeletalModel
+from trajopt.ocp import Effort, Free, Guess, HermiteSimpson, Ipopt
+from trajopt.osim.expression_forces import (ExpressionCoordinateForce, generalized_forces_function,
+                                            read_expression_forces)
+from trajopt.paths.function_based_xml import read_function_based_path_set
+from trajopt.musculoskeletal.operators import (
+    AddContactGeometry,
+    AddCoordinateActuators,
+    DeGrooteMuscles,
+    FreeJointInQuaternions,
+    WeldJoints,
+    load_processed,
+)
+from trajopt.prediction import MuscleDrivenProblem
+
+HERE = Path(__file__).resolve().parent
+MODEL = HERE / "subject_walk_scaled.osim"
+COORDINATES = HERE / "coordinates.sto"
+PATHS = HERE / "subject_walk_scaled_FunctionBasedPathSet.xml"
+PASSIVE = HERE / "subject_walk_scaled_ExpressionBasedCoordinateForceSet.xml"
+CONTACT_GEOMETRY = HERE / "subject_walk_scaled_ContactGeometrySet.xml"
+CONTACT_FORCES = HERE / "subject_walk_scaled_ContactForceSet.xml"
+GAIT_CYCLE = (0.48, 1.61)  # s, Moco's example3DWalking tracking window: one gait cycle of coordinates.sto
+PELVIS = "ground_pelvis"
+COMMON_OPERATORS = (WeldJoints(("patellofemoral_r", "patellofemoral_l")),
+                    DeGrooteMuscles(ignore_passive_fiber_force=True, active_force_width_scale=1.5),
+                    AddCoordinateActuators(("mtp_angle_r", "mtp_angle_l"), 50.0, 1.0),
+                    AddContactGeometry(str(CONTACT_GEOMETRY), str(CONTACT_FORCES), (0.0, 0.02, 0.0)))
+OPERATORS = COMMON_OPERATORS + (FreeJointInQuaternions(PELVIS),)
+# Passive lumbar torques, which Moco's ExpressionBasedCoordinateForceSet lacks: PredSim's exponential limit torques
+# (Falisse et al. 2019, after Anderson and Pandy 1999; 3dpredictsim PassiveMoments/PassiveMomentsData.m: trunk
+# extension -30..10 deg, bending and rotation +-20 deg) in the form and with the damping (1 N·m·s/rad) of Moco's set.
+_PREDSIM = "PredSim passive trunk torques (Falisse et al. 2019)"
+LUMBAR_PASSIVE = (
+    ExpressionCoordinateForce("lumbar_extension_passive", "lumbar_extension",
+                              "-0.35*exp(30.72*(q-0.17))+0.25*exp(-20.36*(q+0.5236))-1.0*qdot", _PREDSIM),
+    ExpressionCoordinateForce("lumbar_bending_passive", "lumbar_bending",
+                              "-0.25*exp(20.36*(q-0.3491))+0.25*exp(-20.36*(q+0.3491))-1.0*qdot", _PREDSIM),
+    ExpressionCoordinateForce("lumbar_rotation_passive", "lumbar_rotation",
+                              "-0.25*exp(20.36*(q-0.3491))+0.25*exp(-20.36*(q+0.3491))-1.0*qdot", _PREDSIM),
+)
+# Weight w of ∫ Σ q̈² dt / distance beside the effort (PredSim penalizes joint accelerations too). Without it the
+# 50-interval solve from the coordinates.sto guess ran 1000 iterations without converging (objective 0.0236,
+# dual infeasibility 1.1e-4); with 1e-6 it converges (96 iterations; 142 with LUMBAR_PASSIVE). 1e-5 converged
+# too, with less knee flexion in swing.
+ACCELERATION_WEIGHT = 1e-6
+SPEED_BOUND = 20.0
+MAX_ACCELERATION = 1000.0
+NORM_STABILIZATION = 50.0
+
+
+@dataclass(frozen=True, eq=False)
+class Walk3dModel:
+    """The processed model, its contacts, passive moments, symmetry and per-foot ground reactions."""
+
+    musculoskeletal: MusculoskeletalModel
+    original: object  # the same model with the pelvis CustomJoint (angles), to convert coordinates.sto
+    contacts: tuple
+    passive: ca.Function
+    contact_loads: ca.Function
+    ground_reactions: ca.Function
+    symmetry: object
+
+
+@lru_cache(maxsize=None)
+def load_model(quaternion_pelvis: bool = True) -> Walk3dModel:
+    """The model with the pelvis as a quaternion FreeJoint, or (False) as the .osim's CustomJoint with three angles
+    (tilt about z, list about x, rotation about y: singular at list = ±90°)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the .osim's visual elements and Millard curve details, listed elsewhere
+        osim, couplings = load_processed(MODEL, OPERATORS if quaternion_pelvis else COMMON_OPERATORS)
+        original, _ = load_processed(MODEL, COMMON_OPERATORS)
+    assert not couplings  # both patellofemoral couplers went with their welded joints
+    for muscle in osim.spec.muscles:  # Moco's example: min control and activation 0
+        object.__setattr__(muscle, "min_control", 0.0)
+    paths = read_function_based_path_set(PATHS)
+    model = MusculoskeletalModel(osim, paths)
+    mb = model.multibody
+    contacts = osim_contacts(osim)
+    passive = generalized_forces_function(mb, read_expression_forces(PASSIVE) + LUMBAR_PASSIVE)
+    return Walk3dModel(model, original.multibody, contacts, passive, contact_loads_function(mb, contacts),
+                       foot_ground_reactions(mb, contacts), bilateral_symmetry(model, contacts=contacts))
+
+
+def reference_motion(start: float = GAIT_CYCLE[0], duration: float | None = None, quaternion_pelvis: bool = True):
+    """(time from 0, q) of coordinates.sto from ``start`` over ``duration`` (default half the gait cycle), pelvis_tx
+    shifted to start at 0, in the model's coordinates (pelvis angles converted to the quaternion)."""
+    model = load_model(quaternion_pelvis)
+    mb = model.musculoskeletal.multibody
+    duration = (GAIT_CYCLE[1] - GAIT_CYCLE[0]) / 2 if duration is None else duration
+    motion = read_motion(COORDINATES)
+    names = tuple(n for n in model.original.coordinate_names if n in motion.labels)  # no toe angles: 0
+    motion = motion.select(names)
+    keep = (motion.time >= start - 1e-9) & (motion.time <= start + duration + 1e-9)
+    if quaternion_pelvis:
+        q = free_joint_motion(model.original, mb, PELVIS, names, motion.data[keep], fill_missing=True)
+    else:
+        q = np.column_stack([motion.data[keep][:, names.index(n)] if n in names else
+                             np.full(int(keep.sum()), mb.default_q()[i]) for i, n in enumerate(mb.coordinate_names)])
+    tx = mb.coordinate_index("pelvis_tx")
+    q[:, tx] -= q[0, tx]
+    return motion.time[keep] - motion.time[keep][0], q
+
+
+def cycle_speed() -> float:
+    """Average walking speed of coordinates.sto over the gait cycle (pelvis_tx displacement / duration)."""
+    motion = read_motion(COORDINATES, coordinates=("pelvis_tx",))
+    tx = np.interp(GAIT_CYCLE, motion.time, motion.data[:, 0])
+    return float((tx[1] - tx[0]) / (GAIT_CYCLE[1] - GAIT_CYCLE[0]))
+
+
+@dataclass(frozen=True)
+class Walk3dProblem:
+    muscle_driven: MuscleDrivenProblem
+    model: Walk3dModel
+    speed: float
+    intervals: int
+
+    @property
+    def problem(self):
+        return self.muscle_driven.problem
+
+    @property
+    def transcription(self) -> HermiteSimpson:
+        return HermiteSimpson(intervals=self.intervals)
+
+    @property
+    def quaternion_pelvis(self) -> bool:
+        return self.model.musculoskeletal.multibody.nq != self.model.musculoskeletal.multibody.nv
+
+    def reference_guess(self) -> Guess:
+        time, q = reference_motion(quaternion_pelvis=self.quaternion_pelvis)
+        return guess_from_coordinates(self.muscle_driven, time, q)
+
+
+def build_problem(intervals: int = 50, speed: float | None = None, duration=Free(0.4, 0.8),
+                  effort: bool = True, quaternion_pelvis: bool = True,
+                  acceleration_weight: float = ACCELERATION_WEIGHT) -> Walk3dProblem:
+    """The predictive half gait cycle (module docstring) on ``intervals`` Hermite-Simpson intervals; with
+    ``quaternion_pelvis`` False the same problem with the .osim's pelvis angles (to compare); ``effort`` False
+    leaves the objective to the caller (no effort and no acceleration term)."""
+    model = load_model(quaternion_pelvis)
+    speed = cycle_speed() if speed is None else float(speed)
+    walk = half_gait_cycle(
+        model.musculoskeletal, model.contacts, duration=duration, symmetry=model.symmetry,
+        passive=model.passive, quaternion_norm_stabilization=NORM_STABILIZATION,
+        bounds=GaitBounds({"pelvis_tx": (-1.0, 5.0)}, (-SPEED_BOUND, SPEED_BOUND), MAX_ACCELERATION, (0.0, 1.0)))
+    built = walk.muscle_driven
+    distance = walk.walk_at(speed)
+    if effort:
+        controls = ca.vertcat(built.excitations, built.actuator_controls)
+        built.problem.minimize(Effort(controls, power=3, per_distance=distance))
+    if effort and acceleration_weight > 0:
+        built.problem.minimize(acceleration_weight * Effort(built.accelerations, power=2, per_distance=distance))
+    return Walk3dProblem(built, model, speed, int(intervals))
+
+
+def build_tracking_problem(intervals: int = 50, duration: float | None = None,
+                           quaternion_pelvis: bool = True) -> Walk3dProblem:
+    """Track coordinates.sto's first half cycle (q with the quaternion pelvis, or the .osim's pelvis angles) and
+    grf_walk.mot's forces (x, y, z, both feet, / body weight) with ``trajopt.gait.track``, same model, symmetry and
+    bounds: a guess for the prediction that already walks on the contact model."""
+    from trajopt.gait.tracking import GroundReactionReference, TrackingWeights, track
+    from trajopt.io import read_table
+    from trajopt.table import Table
+
+    half = (GAIT_CYCLE[1] - GAIT_CYCLE[0]) / 2
+    duration = half if duration is None else float(duration)
+    walk = build_problem(intervals, duration=duration, effort=False, quaternion_pelvis=quaternion_pelvis)
+    model, built = walk.model, walk.muscle_driven
+    time, q = reference_motion(duration=duration, quaternion_pelvis=quaternion_pelvis)
+    mb = model.musculoskeletal.multibody
+    grf = read_table(HERE / "grf_walk.mot")
+    keep = (grf.time >= GAIT_CYCLE[0] - 0.02) & (grf.time <= GAIT_CYCLE[0] + duration + 0.02)
+    grf = Table(grf.time[keep] - GAIT_CYCLE[0], grf.labels, grf.data[keep], name="grf_walk")
+    weight = float(sum(b.mass for b in mb.bodies) * np.linalg.norm(mb.gravity))
+    reactions = GroundReactionReference(grf, model.ground_reactions, weight, axes=("x", "y", "z"))
+    track(built, Table(time, tuple(mb.coordinate_names), q), reactions,
+          TrackingWeights(coordinates=10.0, ground_reactions=1.0, excitations=1.0, actuator_controls=1.0))
+    return walk
+
+
+# IPOPT's adaptive barrier update. With the default monotone update the 10-interval solve from the coordinates.sto
+# guess stalled near objective 0.176 with constraint violations of 10-20 N·m (arms resting on their passive
+# stops) for 250+ iterations; the adaptive update converged (144 iterations, objective 0.0158). 50 intervals from
+# the same guess: Solve_Succeeded, 384 iterations, objective 0.021070, half cycle 0.569 s (2084 s wall with the two
+# cores shared by ~7 jobs, load ~20: not a clean timing).
+BARRIER = {"mu_strategy": "adaptive"}
+# From a converged coarser solution (interpolated): start the barrier small and keep active bounds active.
+WARM_START_OPTIONS = {"mu_init": 1e-4, "bound_push": 1e-8, "bound_frac": 1e-8}
+
+
+def solver_settings(print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4, warm: bool = False,
+                    threads: int = 1, compiled: bool = False) -> Ipopt:
+    """Exact Hessian (trajopt's default), tolerances as Moco's 2D example (1e-4), adaptive barrier update;
+    ``threads``: BLAS threads of the linear algebra (``Ipopt.threads``); ``compiled``: NLP functions compiled
+    to C and cached (``Ipopt.compiled``; about 5 min of compiling the first time, 0.33 s less per iteration)."""
+    return Ipopt(tol=tol, max_iterations=max_iterations, print_level=print_level, threads=threads, compiled=compiled,
+                 options={"constr_viol_tol": 1e-4, **BARRIER, **(WARM_START_OPTIONS if warm else {})})

@@ -1,0 +1,379 @@
+"""``trajopt run walk3d-prediction [--intervals N] [--out DIR]``: 3D predictive walking with a quaternion pelvis.
+
+Builds ``trajopt.examples.walk3d.prediction`` (half gait cycle, bilateral symmetry, coordinates.sto's speed, effort per
+distance), solves it from the coordinates.sto guess with IPOPT (exact Hessian, progress lines), and writes to
+``--out`` (default ./trajopt_results/walk3d-prediction): the half-cycle solution (trajopt's variables, quaternion
+pelvis), the full cycle's coordinates in OpenSim's labels and angles (pelvis tilt/list/rotation back from the
+quaternion: a motion OpenSim loads), the feet's ground reactions (.sto), figures of GRFs vs grf_walk.mot, joint
+angles vs coordinates.sto and activations vs electromyography.sto, a stick-figure GIF and summary.md. A failed
+solve still writes everything, with its status and worst constraint in the summary. With opensim installed, OpenSim
+4.6 rebuilds the model and evaluates contact forces, tendon forces and dynamics at the solution's states
+(``trajopt.examples.walk3d.opensim_check``): max differences in walk3d_prediction.json ("opensim_check") and summary.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from trajopt.reports.helptext import description
+from trajopt.errors import TrajoptInputError
+from trajopt.gait.expansion import full_cycle, table_mirror
+from trajopt.gait.ground_reactions import center_of_pressure
+from trajopt.gait.guess import free_joint_angles
+from trajopt.gait.labels import coordinate_paths
+from trajopt.io import read_table, write_sto
+from trajopt.table import Table
+
+from trajopt.examples.walk3d.opensim_check import solution_check
+from trajopt.examples.walk3d.prediction import (ACCELERATION_WEIGHT, COORDINATES, GAIT_CYCLE, HERE, PELVIS,
+                                                build_problem, build_tracking_problem, solver_settings)
+
+# One line for `trajopt --help`, read from this file without importing it.
+DESCRIPTION = '3D predictive walking, half gait cycle, quaternion pelvis, 80 muscles, foot contact'
+
+GRF = HERE / "grf_walk.mot"
+EMG = HERE / "electromyography.sto"
+# electromyography.sto column -> model muscle (right side), as Moco's example3DWalking pairs them.
+EMG_MUSCLES = {"soleus": "soleus_r", "gastrocnemius": "gasmed_r", "tibialis_anterior": "tibant_r",
+               "medial_hamstrings": "semiten_r", "biceps_femoris": "bflh_r", "vastus_lateralis": "vaslat_r",
+               "vastus_medius": "vasmed_r", "rectus_femoris": "recfem_r", "gluteus_maximus": "glmax2_r",
+               "gluteus_medius": "glmed2_r"}
+
+
+def _gait_cycle_percent(time):
+    """(mask of the samples in GAIT_CYCLE, their time in percent of the cycle)."""
+    window = (time >= GAIT_CYCLE[0]) & (time <= GAIT_CYCLE[1])
+    return window, 100 * (time[window] - GAIT_CYCLE[0]) / (GAIT_CYCLE[1] - GAIT_CYCLE[0])
+
+
+def _percent_of_cycle(time):
+    """A predicted full cycle's times in percent of its duration."""
+    return 100 * (time - time[0]) / (time[-1] - time[0])
+
+
+def _save(plt, figure, path, dpi: int):
+    figure.tight_layout()
+    figure.savefig(path, dpi=dpi)
+    plt.close(figure)
+    return path
+
+def solve(intervals: int, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4,
+          quaternion_pelvis: bool = True, acceleration_weight: float = ACCELERATION_WEIGHT,
+          from_tracking: bool = False, threads: int = 1, compiled: bool = False):
+    """(walk3d problem, solution, seconds including the model build and NLP construction); with
+    ``from_tracking`` the guess is the solution of the tracking problem (``build_tracking_problem``)."""
+    started = time.perf_counter()
+    walk = build_problem(intervals, quaternion_pelvis=quaternion_pelvis, acceleration_weight=acceleration_weight)
+    settings = solver_settings(print_level, max_iterations, tol, threads=threads, compiled=compiled)
+    guess = walk.reference_guess()
+    if from_tracking:
+        tracking = build_tracking_problem(intervals, quaternion_pelvis=quaternion_pelvis)
+        guess = tracking.problem.solve(tracking.transcription, settings, guess=tracking.reference_guess())
+        print(f"walk3d tracking: {guess.status} after {guess.iterations} iterations, objective {guess.objective:.6g}")
+    solution = walk.problem.solve(walk.transcription, settings, guess=guess)
+    return walk, solution, time.perf_counter() - started
+
+
+def full_cycle_tables(walk, solution):
+    """(full-cycle solution table, OpenSim coordinates table, ground reactions table) from the half cycle."""
+    built, model = walk.muscle_driven, walk.model
+    half = solution.table()
+    mirror = table_mirror(built, model.symmetry, half.labels)
+    mb = model.musculoskeletal.multibody
+    tx_label = half.labels[list(mb.coordinate_names).index("pelvis_tx")]
+    full = full_cycle(half, mirror, tx_label, name="walk3d_full_cycle")
+    q = full.data[:, :mb.nq]
+    u = full.data[:, mb.nq:mb.nq + mb.nv]
+    angles = free_joint_angles(model.original, mb, PELVIS, q) if walk.quaternion_pelvis else q
+    coordinates = Table(full.time, coordinate_paths(model.original), angles, name="walk3d_prediction_coordinates")
+    reactions = model.ground_reactions.map(full.time.size)(q.T, u.T)
+    right_force, left_force, right_torque, left_torque = (np.asarray(r).T for r in reactions)
+    columns, labels = [], []
+    for side, force, torque in (("r", right_force, right_torque), ("l", left_force, left_torque)):
+        point, free = center_of_pressure(force, torque)
+        columns += [force, point, np.column_stack([np.zeros_like(free), free, np.zeros_like(free)])]
+        labels += [f"ground_force_{side}_v{a}" for a in "xyz"] + [f"ground_force_{side}_p{a}" for a in "xyz"] + \
+            [f"ground_torque_{side}_{a}" for a in "xyz"]
+    grf = Table(full.time, tuple(labels), np.hstack(columns), name="walk3d_prediction_ground_reactions")
+    return full, coordinates, grf
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_comparisons(walk, full: Table, coordinates: Table, grf: Table, folder: Path) -> list[Path]:
+    """GRFs vs grf_walk.mot, joint angles vs coordinates.sto, activations vs electromyography.sto (% gait cycle)."""
+    plt = _plt()
+    written = []
+    percent = _percent_of_cycle(full.time)
+    measured_grf = read_table(GRF)
+    window, measured_percent = _gait_cycle_percent(measured_grf.time)
+    figure, axes = plt.subplots(2, 3, figsize=(12, 6), sharex=True)
+    for row, side in enumerate("rl"):
+        for col, axis in enumerate("xyz"):
+            label = f"ground_force_{side}_v{axis}"
+            axes[row, col].plot(percent, grf.column(label), label="trajopt")
+            axes[row, col].plot(measured_percent, measured_grf.column(label)[window], "k:", label="grf_walk.mot")
+            axes[row, col].set_title(f"{label} (N)", fontsize=9)
+    axes[0, 0].legend(fontsize=7)
+    written.append(_save(plt, figure, folder / "grfs.png", 80))
+    reference = read_table(COORDINATES)
+    window, reference_percent = _gait_cycle_percent(reference.time)
+    translations = ("pelvis_tx", "pelvis_ty", "pelvis_tz")
+    shown = [label for label in coordinates.labels
+             if label in reference.labels and label.split("/")[-2] not in translations]
+    figure, axes = plt.subplots(5, 6, figsize=(16, 12), sharex=True)
+    for axis, label in zip(axes.flat, shown):
+        axis.plot(percent, np.degrees(coordinates.column(label)), label="trajopt")
+        axis.plot(reference_percent, np.degrees(reference.column(label)[window]), "k:", label="coordinates.sto")
+        axis.set_title(label.split("/")[-2] + " (deg)", fontsize=8)
+    for axis in list(axes.flat)[len(shown):]:
+        axis.set_visible(False)
+    axes[0, 0].legend(fontsize=7)
+    written.append(_save(plt, figure, folder / "joint_angles.png", 70))
+    emg = read_table(EMG)
+    window, emg_percent = _gait_cycle_percent(emg.time)
+    figure, axes = plt.subplots(2, 5, figsize=(15, 6), sharex=True, sharey=True)
+    paths = dict(zip(walk.model.musculoskeletal.muscle_names, walk.muscle_driven.problem.compile().states[2].labels))
+    for axis, (column, muscle) in zip(axes.flat, EMG_MUSCLES.items()):
+        axis.plot(percent, full.column(paths[muscle]), label=f"trajopt {muscle}")
+        axis.plot(emg_percent, emg.column(column)[window], "k:", label="EMG (normalized)")
+        axis.set_title(f"{column} / {muscle}", fontsize=8)
+    axes[0, 0].legend(fontsize=7)
+    written.append(_save(plt, figure, folder / "activations.png", 70))
+    return written
+
+
+def stick_figure(walk, full: Table, path: Path, frames: int = 30) -> Path:
+    """A 3D GIF of the body origins (pelvis, legs, torso, arms) over the gait cycle."""
+    plt = _plt()
+    from matplotlib.animation import FuncAnimation, PillowWriter
+
+    from trajopt.multibody import body_poses
+
+    mb = walk.model.musculoskeletal.multibody
+    picks = np.linspace(0, full.time.size - 1, frames).round().astype(int)
+    origins = [np.asarray(body_poses(mb, full.data[i, :mb.nq])[1]) for i in picks]
+    index = {b.name: mb.body_index(b.name) for b in mb.bodies}
+    chains = [[n for n in chain if n in index] for chain in (
+        ("torso", "pelvis"), ("pelvis", "femur_r", "tibia_r", "talus_r", "calcn_r", "toes_r"),
+        ("pelvis", "femur_l", "tibia_l", "talus_l", "calcn_l", "toes_l"),
+        ("torso", "humerus_r", "ulna_r", "radius_r", "hand_r"), ("torso", "humerus_l", "ulna_l", "radius_l", "hand_l"))]
+    figure = plt.figure(figsize=(5, 5))
+    axis = figure.add_subplot(projection="3d")
+    lines = [axis.plot([], [], [], "o-", markersize=2)[0] for _ in chains]
+    x_all = np.concatenate([o[0] for o in origins])
+    axis.set_xlim(x_all.min() - 0.3, x_all.max() + 0.3)
+    axis.set_ylim(-0.8, 0.8)
+    axis.set_zlim(0.0, 1.6)
+
+    def draw(frame):
+        o = origins[frame]
+        for line, chain in zip(lines, chains):
+            # OpenSim's y is up: plot (x, -z, y).
+            line.set_data_3d([o[0, index[b]] for b in chain], [-o[2, index[b]] for b in chain],
+                             [o[1, index[b]] for b in chain])
+        return lines
+
+    FuncAnimation(figure, draw, frames=len(picks)).save(path, writer=PillowWriter(fps=12), dpi=60)
+    plt.close(figure)
+    return path
+
+
+def objective_terms(walk, solution, acceleration_weight: float) -> dict:
+    """The objective's two terms, integrated with Simpson's rule on the solution's points (mesh points and
+    Hermite-Simpson midpoints: the transcription's own quadrature)."""
+    from scipy.integrate import simpson
+
+    built = walk.muscle_driven
+    effort = np.sum(np.atleast_2d(solution.value(built.excitations)) ** 3, axis=0) + \
+        np.sum(np.abs(np.atleast_2d(solution.value(built.actuator_controls))) ** 3, axis=0)
+    accelerations = np.sum(np.atleast_2d(solution.value(built.accelerations)) ** 2, axis=0)
+    tx = solution.value(built.q)[walk.model.musculoskeletal.multibody.coordinate_index("pelvis_tx")]
+    distance = float(tx[-1] - tx[0])
+    return {"effort": float(simpson(effort, x=solution.time) / distance),
+            "accelerations": float(acceleration_weight * simpson(accelerations, x=solution.time) / distance)}
+
+
+def deviation_from_coordinates(coordinates: Table) -> dict:
+    """RMS difference (deg) of each rotational coordinate from coordinates.sto over the gait cycle (% of cycle)."""
+    reference = read_table(COORDINATES)
+    window, reference_percent = _gait_cycle_percent(reference.time)
+    percent = _percent_of_cycle(coordinates.time)
+    deviation = {}
+    for label in coordinates.labels:
+        name = label.split("/")[-2]
+        if label in reference.labels and name not in ("pelvis_tx", "pelvis_ty", "pelvis_tz"):
+            measured = np.interp(percent, reference_percent, reference.column(label)[window])
+            deviation[name] = float(np.degrees(np.sqrt(np.mean((coordinates.column(label) - measured) ** 2))))
+    return deviation
+
+
+def deviation_rows(deviation: dict, shown: int = 8) -> list[str]:
+    """summary.md lines: the coordinates farthest from coordinates.sto (the prediction is not told to follow it)."""
+    worst = sorted(deviation.items(), key=lambda item: -item[1])[:shown]
+    return ["How far the predicted gait is from the measured one (RMS over the gait cycle, deg; joint_angles.png):",
+            "", "| coordinate | RMS difference from coordinates.sto (deg) |", "|---|---|",
+            *[f"| {name} | {value:.1f} |" for name, value in worst],
+            f"| median of all {len(deviation)} | {float(np.median(list(deviation.values()))):.1f} |", ""]
+
+
+def resimulation_drift(walk, solution) -> dict:
+    """Forward re-simulation (``trajopt.prediction.resimulate``: forward dynamics, Radau with the exact Jacobian)
+    restarted from the optimized state at each mesh point: the transcription's local error."""
+    from trajopt.prediction import resimulate
+
+    mb = walk.model.musculoskeletal.multibody
+    local = resimulate(walk.muscle_driven, solution, restart_each_interval=True, method="Radau")
+    return {"per_interval_max_coordinate_drift": local.max_drift_in(slice(0, mb.nq)),
+            "per_interval_max_speed_drift": local.max_drift_in(slice(mb.nq, mb.nq + mb.nv)),
+            "per_interval_worst": local.worst()}
+
+
+def opensim_check_rows(check: dict | None) -> list[str]:
+    """summary.md's OpenSim cross-check section (``trajopt.examples.walk3d.opensim_check``); nothing without opensim."""
+    if check is None:
+        return []
+    return ["## OpenSim 4.6 cross-check at the solution's states", "",
+            "The same model built by OpenSim's operators (.osim pelvis CustomJoint: a quaternion pelvis is handed over "
+            "as its angles and angle rates), at every grid point with the solution's activations and controls. "
+            "Accelerations in trajopt's speeds "
+            "(a quaternion pelvis: its angular acceleration in the pelvis frame).", "",
+            "| quantity | max abs difference | largest value |", "|---|---|---|",
+            *([f"| pelvis quaternion norm - 1 (trajopt's poses use it as it is, OpenSim gets angles) | "
+               f"{check['pelvis_quaternion_max_norm_error']:.2g} | |"]
+              if check["pelvis_quaternion_max_norm_error"] is not None else []),
+            f"| contact sphere forces (N) | {check['contact_force_max_abs_difference_N']:.3g} | "
+            f"{check['contact_force_max_N']:.4g} |",
+            f"| tendon forces (N) | {check['tendon_force_max_abs_difference_N']:.3g} | "
+            f"{check['tendon_force_max_N']:.4g} |",
+            f"| OpenSim's forward-dynamics accelerations vs the solution's (rad/s², m/s²) | "
+            f"{check['acceleration_max_abs_difference']:.3g} ({check['acceleration_worst_speed']}) | |",
+            f"| OpenSim's forward dynamics vs trajopt's at the same states | "
+            f"{check['forward_acceleration_max_abs_difference']:.3g} ({check['forward_acceleration_worst_speed']}) | |",
+            f"| trajopt's dynamics residual at OpenSim's accelerations (N·m, N) | "
+            f"{check['implicit_residual_at_opensim_accelerations_max_abs']:.3g} "
+            f"({check['implicit_residual_at_opensim_accelerations_worst_speed']}) | |",
+            f"| OpenSim's inverse-dynamics residual at the solution's accelerations (N·m, N) | "
+            f"{check['opensim_inverse_dynamics_residual_max_abs']:.3g} "
+            f"({check['opensim_inverse_dynamics_residual_worst_coordinate']}) | |", "",
+            "The rows against the solution's accelerations also hold the solve's own dynamics violation. At the same "
+            "states the dynamics differ by the walker knee's velocity-dependent forces: OpenSim's disagree with "
+            "Lagrange's equations of its own mass matrix (with the knees still both agree to ~1e-10; "
+            "tests/test_tools.py, tests/test_walk3d_opensim_check.py). Contact forces differ through the "
+            "quaternion's norm error only (to ~1e-11 N with it normalized).", ""]
+
+
+def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4,
+        quaternion_pelvis: bool = True, resimulate: bool = False, acceleration_weight: float = ACCELERATION_WEIGHT,
+        from_tracking: bool = False, compiled: bool = False) -> dict:
+    folder.mkdir(parents=True, exist_ok=True)
+    walk, solution, seconds = solve(intervals, print_level, max_iterations, tol, quaternion_pelvis,
+                                    acceleration_weight, from_tracking, compiled=compiled)
+    print(f"walk3d-prediction: {solution.status} after {solution.iterations} iterations, {seconds:.1f} s "
+          f"(IPOPT {solution.wall_time:.1f} s), objective {solution.objective:.6g}, tf {solution.duration:.4f} s")
+    write_sto(folder / "half_cycle_solution.sto", solution.table())
+    full, coordinates, grf = full_cycle_tables(walk, solution)
+    write_sto(folder / "full_cycle_solution.sto", full)
+    write_sto(folder / "full_cycle_coordinates.sto", coordinates)
+    write_sto(folder / "full_cycle_ground_reactions.sto", grf)
+    figures = plot_comparisons(walk, full, coordinates, grf, folder)
+    figures.append(stick_figure(walk, full, folder / "stick_figure.gif"))
+    built = walk.muscle_driven
+    q = solution.value(built.q)
+    pelvis = walk.model.musculoskeletal.multibody.q_slice(PELVIS)
+    norm_error = float(np.abs(np.linalg.norm(q[pelvis.start:pelvis.start + 4], axis=0) - 1.0).max()) \
+        if walk.quaternion_pelvis else None
+    record = {"status": solution.status, "success": solution.success, "iterations": solution.iterations,
+              "objective": solution.objective, "final_time": solution.duration, "seconds": seconds,
+              "ipopt_seconds": solution.wall_time, "intervals": intervals, "speed": walk.speed,
+              "variables": int(solution.discrete.layout.size), "worst_constraint": solution.worst_constraint,
+              "max_quaternion_norm_error": norm_error, "pelvis": "quaternion" if walk.quaternion_pelvis else "euler"}
+    terms = objective_terms(walk, solution, acceleration_weight)
+    record.update(objective_terms=terms, acceleration_weight=acceleration_weight,
+                  deviation_from_coordinates_deg=deviation_from_coordinates(coordinates))
+    if resimulate:
+        record["resimulation"] = resimulation_drift(walk, solution)
+    record["opensim_check"] = solution_check(walk, solution)
+    (folder / "walk3d_prediction.json").write_text(json.dumps(record, indent=1))
+    pelvis_kind = "quaternion" if walk.quaternion_pelvis else "Euler-angle (.osim CustomJoint)"
+    weight_option = ("" if acceleration_weight == ACCELERATION_WEIGHT
+                     else f" --acceleration-weight {acceleration_weight:g}")
+    lines = [f"# 3D predictive walking (trajopt): half gait cycle, {pelvis_kind} pelvis", "",
+             f"Command: `trajopt run walk3d-prediction --intervals {intervals}"
+             f"{'' if walk.quaternion_pelvis else ' --euler-pelvis'}{' --from-tracking' if from_tracking else ''}"
+             f"{weight_option}"
+             f"{' --resimulate' if resimulate else ''}`. Model, problem and guess"
+             f"{' (a tracking solve of coordinates.sto and grf_walk.mot)' if from_tracking else ' (coordinates.sto)'}: "
+             "trajopt/examples/walk3d/prediction.py.", "",
+             "| quantity | value |", "|---|---|",
+             f"| status | {solution.status} |", f"| IPOPT iterations | {solution.iterations} |",
+             f"| objective ∫ (Σ e³ + Σ c³ + w Σ q̈²) dt / distance, w = {acceleration_weight:g} | "
+             f"{solution.objective:.6g} |",
+             f"| of which the effort ∫ (Σ e³ + Σ c³) dt / distance | {terms['effort']:.6g} |",
+             f"| of which w ∫ Σ q̈² dt / distance | {terms['accelerations']:.6g} |",
+             f"| half-cycle duration (s) | {solution.duration:.4f} |",
+             f"| average speed (m/s, from coordinates.sto's gait cycle) | {walk.speed:.4f} |",
+             f"| wall time: model, NLP construction and IPOPT (s) | {seconds:.1f} (IPOPT {solution.wall_time:.1f}) |",
+             f"| NLP variables | {record['variables']} |",
+             f"| worst constraint | {solution.worst_constraint} |",
+             *([f"| max abs(norm(Q) - 1) of the pelvis quaternion | {norm_error:.2g} |"] if norm_error is not None
+               else []),
+             *([f"| forward re-simulation, restarted per mesh interval: max coordinate drift (rad or m) | "
+                f"{record['resimulation']['per_interval_max_coordinate_drift']:.3g} ("
+                f"{record['resimulation']['per_interval_worst']}) |"] if resimulate else []), "",
+             *opensim_check_rows(record["opensim_check"]),
+             *deviation_rows(record["deviation_from_coordinates_deg"]),
+             "Caveats: the patellofemoral joints are welded (their couplers dropped; 0.07 kg patellae move with the "
+             "femurs); the objective adds the actuator controls' cubes and w ∫ Σ q̈² dt / distance to the "
+             "excitations' cubes, and passive lumbar torques (PredSim's, `LUMBAR_PASSIVE`) join Moco's passive "
+             "moments (documented extras, trajopt/examples/walk3d/prediction.py); the gait is predicted, not tracked: "
+             "it is not the measured one (table above). "
+             + ("" if solution.success else "The solve did not converge: the files hold its last iterate."), "",
+             "Files: " + ", ".join(p.name for p in sorted(folder.iterdir()) if p.is_file())]
+    (folder / "summary.md").write_text("\n".join(lines) + "\n")
+    return record
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="trajopt run walk3d-prediction", description=description(__doc__))
+    parser.add_argument("--intervals", type=int, default=50, help="mesh intervals of the half cycle (default 50)")
+    parser.add_argument("--max-iterations", type=int, default=1000, help="IPOPT iteration limit (default 1000)")
+    parser.add_argument("--tol", type=float, default=1e-4, help="IPOPT tolerance (default 1e-4)")
+    parser.add_argument("--print-level", type=int, default=5, help="IPOPT print level (5: a line per iteration)")
+    parser.add_argument("--resimulate", action="store_true",
+                        help="also re-simulate the controls with forward dynamics (per mesh interval)")
+    parser.add_argument("--euler-pelvis", action="store_true",
+                        help="the same problem with the .osim's pelvis angles instead of the quaternion (to compare)")
+    parser.add_argument("--out", type=Path, default=Path.cwd() / "trajopt_results" / "walk3d-prediction",
+                        help="results folder (default ./trajopt_results/walk3d-prediction)")
+    parser.add_argument("--acceleration-weight", type=float, default=ACCELERATION_WEIGHT,
+                        help=f"weight of ∫ Σ q̈² dt / distance beside the effort (default {ACCELERATION_WEIGHT:g})")
+    parser.add_argument("--from-tracking", action="store_true",
+                        help="start from a tracking solve of coordinates.sto and grf_walk.mot "
+                             "(default: coordinates.sto)")
+    parser.add_argument("--compiled", action="store_true",
+                        help="compile the NLP functions to C and keep them in the disk cache: about 5 min the first "
+                             "time, then about 0.33 s less per iteration for the same problem (same iterates)")
+    args = parser.parse_args(argv)
+    if args.intervals < 2:
+        raise TrajoptInputError(f"walk3d-prediction: --intervals must be >= 2, got {args.intervals}")
+    record = run(args.intervals, args.out, args.print_level, args.max_iterations, args.tol, not args.euler_pelvis,
+                 args.resimulate, args.acceleration_weight, args.from_tracking, compiled=args.compiled)
+    print(f"wrote {args.out}")
+    return 0 if record["success"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

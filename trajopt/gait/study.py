@@ -1,0 +1,131 @@
+"""A predictive half gait cycle of any musculoskeletal model with foot contact: the gait study object.
+
+``half_gait_cycle(model, contacts, ...)`` declares what the field's half-cycle predictions (Moco's
+example2DWalking, PredSim) share, so that a gait problem is a page of library calls:
+
+- states q, u, activations; controls excitations and actuator controls; implicit multibody dynamics
+  (algebraic accelerations, ``ImplicitDynamics``) with the contact wrenches of ``contacts`` and the optional
+  ``passive`` generalized forces;
+- the walking direction's translation (``progression``) starts at 0 (the problem is invariant to shifting it);
+- bilateral symmetry: the state at the end is the mirror image of the state at the start (``BilateralSymmetry``
+  derived from the model's names and kinematics), the actuator controls repeat mirrored;
+- OpenSim state and control paths as labels, so the solution's tables are OpenSim-readable.
+
+The returned ``HalfGaitCycle`` holds the ``MuscleDrivenProblem``; ``walk_at(speed)`` adds the average speed and
+returns the distance walked, which effort goals divide by (``Effort(..., per_distance=distance)``). Goals and
+guesses are the caller's: the study says what is walked, not what is optimal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import casadi as ca
+import numpy as np
+
+from trajopt.contact import SphereContact, contact_loads_function
+from trajopt.errors import TrajoptInputError
+from trajopt.gait.guess import guess_from_coordinates
+from trajopt.gait.labels import opensim_labels
+from trajopt.gait.symmetry import BilateralSymmetry, bilateral_symmetry, require_symmetric_ends
+from trajopt.gait.walking import require_average_speed
+from trajopt.musculoskeletal import MuscleDrivenModel
+from trajopt.ocp import Free, Guess, Problem
+from trajopt.prediction import (
+    OPENSIM_ACTIVATION_SMOOTHING,
+    ImplicitDynamics,
+    MuscleDrivenProblem,
+    StateBounds,
+    VariableScales,
+    muscle_driven_problem,
+)
+
+
+@dataclass(frozen=True)
+class GaitBounds:
+    """Bounds of a gait study's variables.
+
+    ``coordinates``: {name: (lower, upper)} replacing the model's ranges for those coordinates (radians, metres);
+    ``speeds`` and ``max_acceleration`` bound every generalized speed and acceleration; ``excitations``
+    (lower, upper) bounds the excitations and activations (None: each muscle's min and max control, the
+    model's ``min_activations`` and ``max_activations``).
+    """
+
+    coordinates: dict | None = None
+    speeds: tuple[float, float] = (-20.0, 20.0)
+    max_acceleration: float = 1000.0
+    excitations: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
+class HalfGaitCycle:
+    """A declared half gait cycle: the muscle-driven problem, its symmetry and walking direction."""
+
+    muscle_driven: MuscleDrivenProblem
+    symmetry: BilateralSymmetry
+    progression: str
+
+    @property
+    def problem(self) -> Problem:
+        return self.muscle_driven.problem
+
+    def walk_at(self, speed: float) -> ca.SX:
+        """Require the average speed (progression displacement / duration, m/s); returns the displacement."""
+        return require_average_speed(self.muscle_driven, self.progression, speed)
+
+    def guess_from_coordinates(self, time, q, muscle_level: float = 0.05) -> Guess:
+        """A guess from a motion of the model's coordinates (rows of q at ``time``), shifted to start at 0."""
+        q = np.array(q, dtype=float)
+        index = tuple(self.muscle_driven.model.coordinate_names).index(self.progression)
+        q[:, index] -= q[0, index]
+        return guess_from_coordinates(self.muscle_driven, np.asarray(time) - time[0], q, muscle_level)
+
+
+def _coordinate_bounds(model: MuscleDrivenModel, given: dict | None, progression: str) -> tuple:
+    names = tuple(model.coordinate_names)
+    if progression not in names:
+        raise TrajoptInputError(f"gait study: progression {progression!r} is not a coordinate of the model "
+                                f"(coordinates: {', '.join(names)})")
+    unknown = sorted(set(given or {}) - set(names))
+    if unknown:
+        raise TrajoptInputError(f"gait study: bounds name {unknown[0]!r}, not a coordinate of the model "
+                                f"(coordinates: {', '.join(names)})")
+    lower, upper = (np.array(b, dtype=float) for b in model.coordinate_bounds)
+    for name, (low, high) in (given or {}).items():
+        lower[names.index(name)], upper[names.index(name)] = low, high
+    initial_lower, initial_upper = lower.copy(), upper.copy()
+    initial_lower[names.index(progression)] = initial_upper[names.index(progression)] = 0.0
+    return StateBounds((lower, upper), initial=(initial_lower, initial_upper))
+
+
+def half_gait_cycle(model: MuscleDrivenModel, contacts: Sequence[SphereContact], *, duration=Free(0.4, 0.8),
+                    bounds: GaitBounds = GaitBounds(), passive: ca.Function | None = None,
+                    symmetry: BilateralSymmetry | None = None, progression: str = "pelvis_tx",
+                    scales: VariableScales = VariableScales(speeds=5.0, accelerations=50.0),
+                    activation_smoothing: float = OPENSIM_ACTIVATION_SMOOTHING,
+                    quaternion_norm_stabilization: float = 0.0, mirror_excitations: bool = False) -> HalfGaitCycle:
+    """Declare a predictive half gait cycle (module docstring) of ``model``.
+
+    ``contacts``: the model's smooth sphere-ground contacts (``trajopt.contact.osim_contacts``);
+    ``passive(q, u)``: generalized forces beside the muscles' (joint limits, damping), or None;
+    ``symmetry``: derived from the model and its contacts (whose spheres must mirror too) when None;
+    ``mirror_excitations``: the excitations map left<->right at the end too (Moco's example leaves them free).
+    """
+    symmetry = symmetry if symmetry is not None else bilateral_symmetry(model, contacts=contacts)
+    contact_loads = contact_loads_function(model.multibody, contacts)
+    excitation_bounds = bounds.excitations if bounds.excitations is not None else \
+        (model.min_activations, model.max_activations)
+    built = muscle_driven_problem(
+        model, duration,
+        coordinates=_coordinate_bounds(model, bounds.coordinates, progression),
+        speeds=StateBounds(tuple(bounds.speeds)),
+        activations=StateBounds(tuple(excitation_bounds)), excitation_bounds=tuple(excitation_bounds),
+        activation_smoothing=activation_smoothing,
+        dynamics=ImplicitDynamics(bounds.max_acceleration),
+        external_wrenches=lambda problem, q, u: contact_loads(q, u)[0],
+        extra_generalized_forces=None if passive is None else (lambda problem, q, u: passive(q, u)),
+        scales=scales, labels=opensim_labels(model),
+        quaternion_norm_stabilization=quaternion_norm_stabilization)
+    require_symmetric_ends(built, symmetry, exclude=(progression,), mirror_excitations=mirror_excitations)
+    return HalfGaitCycle(built, symmetry, progression)

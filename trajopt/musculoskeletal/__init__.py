@@ -1,0 +1,14 @@
+"""A musculoskeletal model: an .osim's multibody with DeGroote muscles along their paths (``model``), and the
+model-processing operators that edit an .osim before it is built, as Moco's ModelProcessor (``operators``)."""
+
+from trajopt.musculoskeletal.model import (
+    MUSCLE_DRIVEN_MODEL_MEMBERS,
+    CoordinateActuatorSpec,
+    MuscleDrivenModel,
+    MusclePaths,
+    MusculoskeletalModel,
+    degroote_parameters,
+)
+
+__all__ = ["CoordinateActuatorSpec", "MUSCLE_DRIVEN_MODEL_MEMBERS", "MuscleDrivenModel", "MusclePaths",
+           "MusculoskeletalModel", "degroote_parameters"]
