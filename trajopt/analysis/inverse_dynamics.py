@@ -148,7 +148,7 @@ def solve_inverse_dynamics(multibody, kinematics: MotionKinematics, rotational=(
     """Generalized forces and joint reactions at every frame of ``kinematics`` (one mapped call), with
     ``external_loads`` (``trajopt.analysis.external_loads.ExternalLoads``) applied when given.
     ``applied_forces`` (anything with ``generalized_forces(kinematics)`` -> (frames, nv), e.g. the model's
-    ExpressionBasedCoordinateForces as ``trajopt.osim.expression_forces.ExpressionForces``): generalized
+    passive force elements as ``trajopt.musculoskeletal.model_forces.ModelForces``): generalized
     forces the model applies itself, taken off the result (as OpenSim's ID tool does with non-muscle forces);
     the joint reactions are those of the whole generalized force."""
     if multibody.nq != multibody.nv:
@@ -198,11 +198,11 @@ def motion_inverse_dynamics(
 
     Frames: those between ``start_time`` and ``final_time`` (default: the motion's range).
     """
+    from trajopt.musculoskeletal.model_forces import model_applied_forces
+
+    applied = model_applied_forces(osim)
     rotational = tuple(c.name for c in osim.spec.coordinates if c.motion_type == "rotational")
     multibody = osim.multibody
     table = read_model_motion(motion, multibody.coordinate_names, rotational)
     kinematics = motion_kinematics(table, cutoff_frequency, speed_spline_accelerations, start_time, final_time)
-    from trajopt.osim.expression_forces import model_expression_forces
-
-    return solve_inverse_dynamics(multibody, kinematics, rotational, expressed_in, external_loads,
-                                  model_expression_forces(osim))
+    return solve_inverse_dynamics(multibody, kinematics, rotational, expressed_in, external_loads, applied)

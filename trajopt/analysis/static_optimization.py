@@ -186,6 +186,10 @@ class StaticOptimization:
     ):
         if not (np.isfinite(activation_exponent) and activation_exponent >= 1):
             raise TrajoptInputError(f"activation_exponent must be >= 1, got {activation_exponent!r}")
+        if not model.muscles:
+            raise TrajoptInputError(f"{model.osim.spec.file}: static optimization shares the load among muscles and "
+                                    f"model '{model.osim.name}' has none (its inverse dynamics: "
+                                    f"trajopt.analysis.inverse_dynamics.motion_inverse_dynamics)")
         self.model = model
         self.residuals = residuals
         self.activation_exponent = float(activation_exponent)
@@ -201,9 +205,9 @@ class StaticOptimization:
             table = self.constraints.assemble(table)
         kinematics = motion_kinematics(table, cutoff_frequency, speed_spline_accelerations, start_time, final_time)
         if applied_forces is None:
-            from trajopt.osim.expression_forces import model_expression_forces
+            from trajopt.musculoskeletal.model_forces import model_applied_forces
 
-            applied_forces = model_expression_forces(model.osim)
+            applied_forces = model_applied_forces(model.osim)
         self.inverse_dynamics = solve_inverse_dynamics(model.multibody, kinematics, model.rotational_coordinates,
                                                        external_loads=external_loads, applied_forces=applied_forces)
         # Paths are never extrapolated: a frame outside their domain is an error (refit them for the motion

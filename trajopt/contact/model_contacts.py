@@ -36,7 +36,14 @@ class SphereContact:
 
 
 def osim_contacts(osim_model) -> tuple[SphereContact, ...]:
-    """The SmoothSphereHalfSpaceForce elements of a `trajopt.osim.OsimModel` that apply force, in file order."""
+    """The SmoothSphereHalfSpaceForce elements of a `trajopt.osim.OsimModel` that apply force, in file order. A model
+    with a HuntCrossleyForce is refused in one line: contact in an optimal-control problem must be smooth (the
+    analyses of a motion apply it: ``trajopt.musculoskeletal.model_forces``)."""
+    for force in osim_model.spec.hunt_crossley_forces:
+        raise TrajoptInputError(
+            f"{force.source}: HuntCrossleyForce '{force.name}': contact in an optimal-control problem must be smooth "
+            f"and Hunt-Crossley contact is not; replace it with one SmoothSphereHalfSpaceForce per sphere and half "
+            f"space (OpenSim's smooth Hunt-Crossley contact) or switch it off (appliesForce false)")
     spheres = {s.name: s for s in osim_model.contact_spheres}
     half_spaces = {h.name: h for h in osim_model.contact_half_spaces}
     contacts = []

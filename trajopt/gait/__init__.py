@@ -12,5 +12,6 @@ full-cycle expansion, guesses from motion files and OpenSim labels, for any ``Mu
 - ``labels``: ``opensim_labels`` (OpenSim state and control paths);
 - ``metabolic_cost``: ``whole_body_metabolic_rate`` (Bhargava 2004, rigid tendons), ``metabolic_cost`` (integral
   of (rate / body mass)², optionally per distance) and ``predsim_metabolic_cost`` (PredSim's muscle-rate term);
-- ``tracking``: ``track`` (MocoTrack-like tracking of coordinates and per-foot ground reactions).
+- ``tracking``: ``track`` (MocoTrack-like tracking of coordinates and per-foot ground reactions);
+- ``passive_joint_torques``: PredSim's passive joint torques (limit torques, damping, mtp spring) as a Function.
 """

@@ -40,6 +40,7 @@ from trajopt.errors import TrajoptInputError
 from trajopt.multibody import Model, coordinate_rates_matrix
 from trajopt.muscles import DEFAULT_CONSTANTS, DeGroote2016Constants, MuscleParameters, RigidTendonMuscle
 from trajopt.osim import OsimModel
+from trajopt.paths.geometric import GeometricPaths
 
 # OpenSim's default Millard2012 curves (FiberForceLengthCurve, TendonForceLengthCurve).
 MILLARD2012_PASSIVE_FIBER_STRAIN = 0.7
@@ -172,15 +173,20 @@ class MusculoskeletalModel:
     def __init__(
         self,
         osim: OsimModel,
-        paths: MusclePaths,
+        paths: MusclePaths | None,
         constants: DeGroote2016Constants = DEFAULT_CONSTANTS,
         ignore_passive_fiber_force: bool = False,
     ):
         self.osim = osim
         self.multibody = osim.multibody
         self.constants = constants
-        self.paths = paths
         active = [m for m in osim.muscles if m.applies_force]
+        if paths is None:  # a model without muscles (e.g. driven by coordinate or path actuators) needs no paths
+            if active:
+                raise TrajoptInputError(f"{osim.spec.file}: muscles {[m.name for m in active][:6]} need paths (e.g. "
+                                        f"trajopt.paths.geometric.GeometricPaths(osim) or PolynomialPaths.load(...))")
+            paths = GeometricPaths(osim)
+        self.paths = paths
         missing = [m.name for m in active if m.name not in paths.muscles]
         if missing:
             raise TrajoptInputError(f"{osim.spec.file}: no path for muscles {missing} "
@@ -260,8 +266,9 @@ class MusculoskeletalModel:
         path_function = self.paths.lengths_and_moment_arms_function(tuple(mb.coordinate_names))
         order = [tuple(self.paths.muscles).index(name) for name in self.muscle_names]
         lengths_all, arms_q_all = path_function(q)
-        lengths = ca.vertcat(*[lengths_all[i] for i in order])
-        arms_q = ca.vertcat(*[arms_q_all[i, :] for i in order])  # muscles x nq, -∂l/∂q
+        # muscles x 1 and muscles x nq (-∂l/∂q); sized explicitly, as vertcat of no rows is 0 x 1 (no muscles)
+        lengths = ca.vertcat(ca.SX(0, 1), *[lengths_all[i] for i in order])
+        arms_q = ca.vertcat(ca.SX(0, mb.nq), *[arms_q_all[i, :] for i in order])
         rates = coordinate_rates_matrix(mb, q)
         arms = ca.mtimes(arms_q, rates) if mb.nq != mb.nv else arms_q
         speeds = -ca.mtimes(arms, u)
@@ -274,7 +281,7 @@ class MusculoskeletalModel:
             zero_k, per_k = muscle.tendon_force_affine(lengths[k], speeds[k])
             at_zero.append(zero_k)
             per_activation.append(per_k)
-        at_zero, per_activation = ca.vertcat(*at_zero), ca.vertcat(*per_activation)
+        at_zero, per_activation = ca.vertcat(ca.SX(0, 1), *at_zero), ca.vertcat(ca.SX(0, 1), *per_activation)
         self.tendon_force_affine = ca.Function(
             "tendon_force_affine", [q, u], [at_zero, per_activation],
             ["q", "u"], ["force_at_zero_activation", "force_per_activation"],

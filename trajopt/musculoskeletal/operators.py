@@ -245,20 +245,15 @@ class AddContactGeometry:
     sphere_offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
     def apply(self, model_spec):
-        import xml.etree.ElementTree as ElementTree
-
         from trajopt.osim.parse_forces import parse_contact_geometry, parse_smooth_contact
-        from trajopt.osim.xml_reader import Reader, members
+        from trajopt.osim.xml_reader import Reader, members, read_xml
 
         added = {"contact_geometry": [], "contact_forces": []}
         for file, key, owner, parse in ((self.geometry_file, "contact_geometry", "/contactgeometryset",
                                          parse_contact_geometry), (self.forces_file, "contact_forces", "",
                                                                    parse_smooth_contact)):
             reader = Reader(str(file))
-            try:
-                root = ElementTree.parse(str(file)).getroot()
-            except (OSError, ElementTree.ParseError) as error:
-                raise ModelFileError(f"{file}: cannot read: {error}") from None
+            root = read_xml(file)
             sets = [root] if root.tag.endswith("Set") else [child for child in root if child.tag.endswith("Set")]
             for set_element in sets:
                 for element, where in members(set_element, f"{set_element.tag}"):

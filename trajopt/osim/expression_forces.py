@@ -8,7 +8,6 @@ all of them; ``ExpressionForces`` applies them where external loads apply (``App
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import numpy as np
 from trajopt.errors import ModelFileError
 from trajopt.osim.expressions import parse_expression
 from trajopt.osim.spec import ExpressionBasedCoordinateForce
+from trajopt.osim.xml_reader import read_xml
 
 
 # One force: name, coordinate, expression, source (file and element, for messages).
@@ -30,10 +30,7 @@ def read_expression_forces(path) -> tuple[ExpressionCoordinateForce, ...]:
     from trajopt.osim.parser import check_expression
 
     path = Path(path)
-    try:
-        root = ElementTree.parse(path).getroot()
-    except (OSError, ElementTree.ParseError) as error:
-        raise ModelFileError(f"{path}: cannot read: {error}") from None
+    root = read_xml(path, "the force set")
     forces = []
     for element in root.iter("ExpressionBasedCoordinateForce"):
         name = element.get("name", "?")

@@ -1,5 +1,6 @@
-"""Parse the force elements of an OpenSim model (muscles with their paths, CoordinateActuators,
-contact geometry and SmoothSphereHalfSpaceForces) and CoordinateCouplerConstraints into spec objects."""
+"""Parse the force elements of an OpenSim model (muscles with their paths, CoordinateActuators, contact geometry,
+SmoothSphereHalfSpaceForces, HuntCrossleyForces, ExpressionBasedCoordinateForces, CoordinateLimitForces, PathSprings,
+PathActuators) and its constraints into spec objects."""
 
 from __future__ import annotations
 
@@ -206,3 +207,74 @@ def parse_expression_force(reader, element, where) -> spec.ExpressionBasedCoordi
         return None
     return spec.ExpressionBasedCoordinateForce(element.get("name", ""), values["coordinate"], values["expression"],
                                                f"{reader.file}: {where}")
+
+
+def parse_coordinate_limit_force(reader, element, where) -> spec.CoordinateLimitForce | None:
+    """A CoordinateLimitForce with OpenSim 4.6's defaults (None when it does not apply force)."""
+    values = reader.properties(element, where, {
+        "appliesForce": True, "coordinate": "", "upper_stiffness": 1.0, "upper_limit": 0.0, "lower_stiffness": 1.0,
+        "lower_limit": 0.0, "damping": 0.001, "transition": 0.1, "compute_dissipation_energy": False})
+    if not values["coordinate"]:
+        raise reader.error(where, "CoordinateLimitForce without <coordinate>")
+    for key in ("upper_stiffness", "lower_stiffness", "transition"):
+        if not values[key] > 0:
+            # OpenSim divides by both stiffnesses (the damping's transition) and by the transition width.
+            raise reader.error(f"{where}/{key}", f"must be > 0, got {values[key]}")
+    if not values.pop("appliesForce"):
+        return None
+    values.pop("compute_dissipation_energy")
+    return spec.CoordinateLimitForce(name=element.get("name", ""), source=f"{reader.file}: {where}", **values)
+
+
+def _force_path(reader, element, owner, where) -> spec.GeometryPath:
+    """The GeometryPath of a path force (written directly or inside ``<path>``)."""
+    name = element.get("name", "")
+    path_element = element.find("GeometryPath")
+    if path_element is None:
+        path_element = element.find("path/GeometryPath")
+    if path_element is None:
+        raise reader.error(where, f"{element.tag} without a GeometryPath (other path types are not supported)")
+    return parse_geometry_path(reader, path_element, f"{owner}/{name}", f"{where}/GeometryPath")
+
+
+def parse_path_spring(reader, element, owner, where) -> spec.PathSpring | None:
+    """A PathSpring (None when it does not apply force); OpenSim leaves its three numbers unset (NaN) by default."""
+    values = reader.properties(element, where, {"appliesForce": True, "resting_length": math.nan,
+                                                "stiffness": math.nan, "dissipation": math.nan},
+                               handled=("GeometryPath", "path"))
+    for key in ("resting_length", "stiffness", "dissipation"):
+        if not values[key] >= 0:
+            raise reader.error(f"{where}/{key}", f"must be a number >= 0, got {values[key]}")
+    path = _force_path(reader, element, owner, where)
+    if not values.pop("appliesForce"):
+        return None
+    return spec.PathSpring(name=element.get("name", ""), path=path, source=f"{reader.file}: {where}", **values)
+
+
+def parse_path_actuator(reader, element, owner, where) -> spec.PathActuator | None:
+    """A PathActuator (None when it does not apply force)."""
+    values = reader.properties(element, where, {"appliesForce": True, "optimal_force": 1.0,
+                                                "min_control": -math.inf, "max_control": math.inf},
+                               handled=("GeometryPath", "path"))
+    path = _force_path(reader, element, owner, where)
+    if not values.pop("appliesForce"):
+        return None
+    return spec.PathActuator(name=element.get("name", ""), path=path, source=f"{reader.file}: {where}", **values)
+
+
+def parse_hunt_crossley(reader, element, where) -> spec.HuntCrossleyForce | None:
+    """A HuntCrossleyForce with its ``HuntCrossleyForce::ContactParametersSet`` (None when it does not apply force)."""
+    parameter_set = "HuntCrossleyForce::ContactParametersSet"
+    values = reader.properties(element, where, {"appliesForce": True, "transition_velocity": 0.001},
+                               handled=(parameter_set,))
+    contacts = []
+    for container in (c for c in element if c.tag == parameter_set):
+        for member, member_where in members(container, f"{where}/{label(container)}"):
+            parameters = reader.properties(member, member_where, {
+                "geometry": "", "stiffness": 0.0, "dissipation": 0.0, "static_friction": 0.0,
+                "dynamic_friction": 0.0, "viscous_friction": 0.0})
+            contacts.append(spec.HuntCrossleyContact(geometry=tuple(parameters.pop("geometry").split()), **parameters))
+    if not values["appliesForce"]:
+        return None
+    return spec.HuntCrossleyForce(element.get("name", ""), tuple(contacts), values["transition_velocity"],
+                                  f"{reader.file}: {where}")

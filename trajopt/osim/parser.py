@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import warnings
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from trajopt.errors import ModelFileError
@@ -21,13 +20,26 @@ from trajopt.osim.parse_forces import (
     parse_contact_geometry,
     parse_coordinate_actuator,
     parse_coupler,
+    parse_coordinate_limit_force,
     parse_expression_force,
+    parse_hunt_crossley,
+    parse_path_actuator,
+    parse_path_spring,
     parse_muscle,
     parse_point_constraint,
     parse_smooth_contact,
     parse_weld_constraint,
 )
-from trajopt.osim.xml_reader import FUNCTIONS, VISUAL_ELEMENTS, Reader, function_child, label, members, resolve_path
+from trajopt.osim.xml_reader import (
+    FUNCTIONS,
+    VISUAL_ELEMENTS,
+    Reader,
+    function_child,
+    label,
+    members,
+    read_xml,
+    resolve_path,
+)
 
 _JOINT_TYPES = {
     "WeldJoint": spec.WeldJoint, "PinJoint": spec.PinJoint, "SliderJoint": spec.SliderJoint,
@@ -238,6 +250,14 @@ def _component(reader, element, owner, where, **out) -> None:
         force = parse_expression_force(reader, element, where)
         if force is not None:
             out["expression_forces"].append(force)
+    elif tag == "CoordinateLimitForce":
+        _append(out["limit_forces"], parse_coordinate_limit_force(reader, element, where))
+    elif tag == "PathSpring":
+        _append(out["path_springs"], parse_path_spring(reader, element, owner, where))
+    elif tag == "PathActuator":
+        _append(out["path_actuators"], parse_path_actuator(reader, element, owner, where))
+    elif tag == "HuntCrossleyForce":
+        _append(out["hunt_crossley"], parse_hunt_crossley(reader, element, where))
     elif tag == "PointConstraint":
         out["body_constraints"].append(parse_point_constraint(reader, element, where))
     elif tag == "WeldConstraint":
@@ -246,6 +266,11 @@ def _component(reader, element, owner, where, **out) -> None:
         raise reader.error(where, f"unsupported constraint type '{tag}' (supported: {', '.join(CONSTRAINT_TYPES)})")
     else:
         raise reader.error(where, f"unsupported component type '{tag}'")
+
+
+def _append(found: list, force) -> None:
+    if force is not None:  # None: the file switches it off (appliesForce false)
+        found.append(force)
 
 
 CONSTRAINT_TYPES = ("CoordinateCouplerConstraint", "PointConstraint", "WeldConstraint")
@@ -257,10 +282,7 @@ def parse_osim(path: str | Path) -> spec.ModelSpec:
     """Read an OpenSim 4 model file into a `ModelSpec`; warn once listing what was ignored."""
     file = str(path)
     reader = Reader(file)
-    try:
-        root = ET.parse(file).getroot()
-    except (OSError, ET.ParseError) as error:
-        raise ModelFileError(f"{file}: cannot read the model file: {error}") from None
+    root = read_xml(file, "the model file")
     if root.tag != "OpenSimDocument" or root.find("Model") is None:
         raise ModelFileError(f"{file}: not an OpenSim model (root element '{root.tag}', expected "
                              f"OpenSimDocument/Model)")
@@ -271,7 +293,8 @@ def parse_osim(path: str | Path) -> spec.ModelSpec:
     model = root.find("Model")
     where = f"/OpenSimDocument/Model[{model.get('name', '')}]"
     lists = {key: [] for key in ("frames", "muscles", "actuators", "contact_geometry", "contact_forces",
-                                 "constraints", "body_constraints", "expression_forces")}
+                                 "constraints", "body_constraints", "expression_forces", "limit_forces",
+                                 "path_springs", "path_actuators", "hunt_crossley")}
     bodies, joints, markers, wrap_objects = [], [], [], []
     handled_sets = ("Ground", "BodySet", "JointSet", "ForceSet", "ConstraintSet", "MarkerSet",
                     "ContactGeometrySet", "ComponentSet", "components", "ControllerSet", "ProbeSet")
@@ -321,6 +344,8 @@ def parse_osim(path: str | Path) -> spec.ModelSpec:
         coordinate_actuators=tuple(lists["actuators"]), contact_geometry=tuple(lists["contact_geometry"]),
         contact_forces=tuple(lists["contact_forces"]), ignored=tuple(reader.ignored),
         body_constraints=tuple(lists["body_constraints"]), expression_forces=tuple(lists["expression_forces"]),
+        coordinate_limit_forces=tuple(lists["limit_forces"]), path_springs=tuple(lists["path_springs"]),
+        path_actuators=tuple(lists["path_actuators"]), hunt_crossley_forces=tuple(lists["hunt_crossley"]),
     )
     _check_references(result)
     if reader.ignored:
@@ -396,6 +421,18 @@ def _check_references(model: spec.ModelSpec) -> None:
     for force in model.expression_forces:
         need_coordinate(force.coordinate, f"ExpressionBasedCoordinateForce {force.name}")
         check_expression(force)
+    for force in model.coordinate_limit_forces:
+        need_coordinate(force.coordinate, f"CoordinateLimitForce {force.name}")
+    for force in model.path_springs + model.path_actuators:
+        for point in force.path.points:
+            need_frame(point.frame, f"{type(force).__name__} {force.name} path point {point.name}")
+    geometry = {g.name for g in model.contact_geometry}
+    for force in model.hunt_crossley_forces:
+        for contact in force.contacts:
+            for name in contact.geometry:
+                if name not in geometry:
+                    raise ModelFileError(f"{model.file}: HuntCrossleyForce {force.name} names contact geometry "
+                                         f"'{name}', which the model does not define")
     for constraint in model.body_constraints:
         for role, path in constraint_frames(constraint):
             need_frame(path, f"{type(constraint).__name__} {constraint.name} ({role})")

@@ -433,6 +433,68 @@ class SmoothSphereHalfSpaceForce:
 
 
 @dataclass(frozen=True)
+class CoordinateLimitForce:
+    """OpenSim's passive limit on one coordinate, in the file's units: limits and transition in degrees (rotational
+    coordinates) or metres, stiffness per degree or per metre, damping per degree/s or per m/s."""
+
+    name: str
+    coordinate: str
+    upper_stiffness: float
+    upper_limit: float
+    lower_stiffness: float
+    lower_limit: float
+    damping: float
+    transition: float
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class PathSpring:
+    """A spring along a path: tension = stiffness * max(0, length - resting_length) * (1 + dissipation * speed)."""
+
+    name: str
+    path: GeometryPath
+    resting_length: float
+    stiffness: float
+    dissipation: float
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class PathActuator:
+    """An actuator pulling along a path with tension optimal_force * control."""
+
+    name: str
+    path: GeometryPath
+    optimal_force: float
+    min_control: float
+    max_control: float
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class HuntCrossleyContact:
+    """One ContactParameters entry of a HuntCrossleyForce: the contact geometry it names and their material."""
+
+    geometry: tuple[str, ...]
+    stiffness: float
+    dissipation: float
+    static_friction: float
+    dynamic_friction: float
+    viscous_friction: float
+
+
+@dataclass(frozen=True)
+class HuntCrossleyForce:
+    """Simbody's Hunt-Crossley contact (Hertz force, dissipation, Stribeck friction) between contact geometry."""
+
+    name: str
+    contacts: tuple[HuntCrossleyContact, ...]
+    transition_velocity: float
+    source: str = ""
+
+
+@dataclass(frozen=True)
 class ModelSpec:
     """Everything trajopt reads from one .osim file; ``ignored`` lists (path, element) pairs it skipped."""
 
@@ -452,6 +514,10 @@ class ModelSpec:
     ignored: tuple[str, ...] = field(default=())
     body_constraints: tuple[PointConstraint | WeldConstraint, ...] = field(default=())
     expression_forces: tuple[ExpressionBasedCoordinateForce, ...] = field(default=())
+    coordinate_limit_forces: tuple[CoordinateLimitForce, ...] = field(default=())
+    path_springs: tuple[PathSpring, ...] = field(default=())
+    path_actuators: tuple[PathActuator, ...] = field(default=())
+    hunt_crossley_forces: tuple[HuntCrossleyForce, ...] = field(default=())
 
     @property
     def coordinates(self) -> tuple[Coordinate, ...]:

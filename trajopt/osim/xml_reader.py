@@ -1,9 +1,10 @@
-"""Reading OpenSim XML: a reader that knows where it is (for messages) and what it skipped,
-OpenSim Sets, component paths and OpenSim's Function elements."""
+"""Reading OpenSim XML: the file as an element tree (``read_xml``), a reader that knows where it is (for messages)
+and what it skipped, OpenSim Sets, component paths and OpenSim's Function elements."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+import xml.parsers.expat
 
 from trajopt.errors import ModelFileError
 from trajopt.osim import spec
@@ -16,6 +17,26 @@ VISUAL_ELEMENTS = frozenset(
 
 FUNCTIONS = ("Constant", "LinearFunction", "PolynomialFunction", "SimmSpline", "MultiplierFunction",
              "NaturalCubicSpline")
+
+
+def read_xml(file, what: str = "the file") -> ET.Element:
+    """The root element of an XML file as OpenSim writes it. OpenSim names nested classes' elements with C++ scope,
+    ``<HuntCrossleyForce::ContactParametersSet>``: a legal XML 1.0 name but not a namespace-valid one, which
+    ``ElementTree.parse`` (expat with namespaces) refuses. So expat reads the file without namespace processing and
+    every tag keeps its name as written. Comments are dropped, as ``ElementTree.parse`` does. A missing or malformed
+    file is a one-line ``ModelFileError`` naming the file, line and column."""
+    builder = ET.TreeBuilder()
+    parser = xml.parsers.expat.ParserCreate()
+    parser.buffer_text = True
+    parser.StartElementHandler = builder.start
+    parser.EndElementHandler = builder.end
+    parser.CharacterDataHandler = builder.data
+    try:
+        with open(file, "rb") as stream:
+            parser.ParseFile(stream)
+    except (OSError, xml.parsers.expat.ExpatError) as error:
+        raise ModelFileError(f"{file}: cannot read {what}: {error}") from None
+    return builder.close()
 
 
 def label(element: ET.Element) -> str:

@@ -14,6 +14,7 @@ from pathlib import Path
 from trajopt.errors import ModelFileError
 from trajopt.paths.function_based import (FunctionBasedPath, FunctionBasedPaths, MultivariatePolynomial,
                                           polynomial_exponents)
+from trajopt.osim.xml_reader import read_xml
 
 _UNSUPPORTED = ("moment_arm_functions", "lengthening_speed_function")
 
@@ -67,10 +68,7 @@ def function_based_path(element, where: str) -> FunctionBasedPath:
 def read_function_based_path_set(path) -> FunctionBasedPaths:
     """Every FunctionBasedPath of an OpenSim ``FunctionBasedPathSet`` file."""
     path = Path(path)
-    try:
-        root = ElementTree.parse(path).getroot()
-    except (OSError, ElementTree.ParseError) as error:
-        raise ModelFileError(f"{path}: cannot read the FunctionBasedPathSet: {error}") from None
+    root = read_xml(path, "the FunctionBasedPathSet")
     elements = root.findall(".//FunctionBasedPath")
     if not elements:
         raise ModelFileError(f"{path}: no <FunctionBasedPath> element")

@@ -385,9 +385,16 @@ def geometric_path(osim_model, muscle: str, wrapping: bool = True, smoothing=Non
     then `GeometricPathWarning` says so. `smoothing` (a `trajopt.paths.wrapping.smooth.SmoothWrapping`) selects
     smooth mode for the wrapped length.
     """
+    return element_geometric_path(osim_model, osim_model.muscle(muscle), wrapping, smoothing)
+
+
+def element_geometric_path(osim_model, element, wrapping: bool = True, smoothing=None) -> GeometricPath:
+    """The geometric path of any element of a loaded model with a ``name`` and a ``path``
+    (``trajopt.osim.spec.GeometryPath``): a muscle, a PathSpring or a PathActuator (see `geometric_path`)."""
     from trajopt.paths.wrapping.surfaces import path_wraps, unsupported_wraps
 
-    spec_muscle = osim_model.muscle(muscle)
+    spec_muscle = element
+    muscle = element.name
     points = [_path_point(osim_model, p, muscle) for p in spec_muscle.path.points]
     if spec_muscle.path.wraps:
         unsupported = unsupported_wraps(osim_model, spec_muscle)

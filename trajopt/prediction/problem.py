@@ -208,6 +208,7 @@ class MuscleDrivenProblem:
         if name not in quantities:
             raise TrajoptInputError(f"muscle_quantity: no quantity '{name}' (known: {', '.join(sorted(quantities))})")
         return quantities[name]
+    path_actuator_controls: ca.SX | None = None
 
     @property
     def muscle_controls(self) -> ca.SX:
@@ -249,6 +250,7 @@ def muscle_driven_problem(
     quaternion_norm_stabilization: float = 0.0,
     constraints=(),
     tendons: RigidTendons | ElasticTendons = RigidTendons(),
+    path_actuators=None,
 ) -> MuscleDrivenProblem:
     """Declare q, u, activations (+ excitations, residuals, actuator controls) and their dynamics.
 
@@ -263,7 +265,10 @@ def muscle_driven_problem(
     when ``activation_dynamics`` is False. ``StateBounds.initial``/``final`` may be ``(lower, upper)`` arrays, e.g.
     to fix one coordinate at t0 and leave the others within their bounds. ``tendons``: ``RigidTendons()`` (tendon
     force affine in activation) or ``ElasticTendons(...)`` (tendon-force states; their derivative regularization,
-    ``ElasticTendons.derivative_weight``, is added to the objective).
+    ``ElasticTendons.derivative_weight``, is added to the objective). ``path_actuators``
+    (``trajopt.musculoskeletal.model_forces.path_actuators(osim)``): one control each, their tension
+    optimal_force * control along the path. A model without muscles has no activations (``activations`` and
+    ``excitations`` are None): its actuators drive it.
     """
     missing = [m for m in MUSCLE_DRIVEN_MODEL_MEMBERS if not hasattr(model, m)]
     if missing:
@@ -284,7 +289,9 @@ def muscle_driven_problem(
                       labels=_labels(labels.speeds, model.speed_names))
     muscles = model.muscle_names
     activation_labels = _labels(labels.activations, tuple(f"{m}_activation" for m in muscles))
-    if activation_dynamics:
+    if not muscles:  # a model driven by coordinate or path actuators alone: no activations
+        a = e = rates = None
+    elif activation_dynamics:
         a = problem.state("activations", len(muscles), bounds=_bounds(activations.bounds),
                           initial=_bounds(activations.initial), final=_bounds(activations.final),
                           guess=activations.guess, scale=scales.activations, labels=activation_labels)
@@ -302,7 +309,7 @@ def muscle_driven_problem(
                             initial=_bounds(activations.initial), final=_bounds(activations.final),
                             scale=scales.activations, labels=activation_labels)
         e = None
-    declared = tendons.declare(problem, model, a, q, u)
+    declared = tendons.declare(problem, model, ca.DM(0, 1) if a is None else a, q, u)
     forces = declared.tendon_forces
     if declared.normalized_tendon_forces is None:
         tau = model.muscle_generalized_forces(a, q, u)
@@ -326,6 +333,12 @@ def muscle_driven_problem(
         for k, spec in enumerate(actuators):
             index = model.speed_names.index(spec.coordinate)
             tau[index] = tau[index] + spec.optimal_force * c[k]
+    path_controls = None
+    if path_actuators is not None:
+        path_controls = problem.control("path_actuator_controls", len(path_actuators.names),
+                                        bounds=(path_actuators.min_controls, path_actuators.max_controls), guess=0.0,
+                                        labels=path_actuators.names)
+        tau = tau + ca.mtimes(path_actuators.per_control(q), path_controls)
     if extra_generalized_forces is not None:
         extra = ca.vec(extra_generalized_forces(problem, q, u))
         if extra.numel() != multibody.nv:
@@ -354,7 +367,8 @@ def muscle_driven_problem(
         qdot = qdot + quaternion_norm_stabilization * _quaternion_norm_pull(multibody, q)
     problem.set_derivative(q, qdot)
     problem.set_derivative(u, udot)
-    return MuscleDrivenProblem(problem, model, q, u, a, e, r, c, udot, forces, tau, explicit, rates, held, declared)
+    return MuscleDrivenProblem(problem, model, q, u, a, e, r, c, udot, forces, tau, explicit, rates, held, declared,
+                               path_controls)
 
 
 def _coordinate_rates(multibody, q, u):

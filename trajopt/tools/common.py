@@ -34,6 +34,11 @@ def load_tool_input(model_file, motion_file, operators=()) -> ToolInput:
     are ignored, coordinates missing from the file keep their default value, dependent coordinates of
     CoordinateCouplerConstraints are assembled from their independent ones. Each of these is a note."""
     osim, couplings = load_processed(model_file, operators)
+    quaternion = [j.name for j in osim.multibody.joints if j.nq != j.nv]
+    if quaternion:
+        raise TrajoptInputError(f"{model_file}: joints {quaternion} are ball/free joints, whose rotations trajopt "
+                                f"represents with a quaternion; the motion tools take models whose coordinates are "
+                                f"OpenSim's (a CustomJoint with three rotations, as OpenSim's gait models use)")
     names = osim.multibody.coordinate_names
     rotational = tuple(c.name for c in osim.spec.coordinates if c.motion_type == "rotational")
     table = read_motion(motion_file, rotational=rotational)

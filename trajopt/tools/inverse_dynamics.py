@@ -15,7 +15,7 @@ from trajopt.analysis.inverse_dynamics import motion_kinematics, solve_inverse_d
 from trajopt.errors import TrajoptInputError
 from trajopt.analysis.external_loads_file import read_external_loads
 from trajopt.io import write_sto
-from trajopt.osim.expression_forces import model_expression_forces
+from trajopt.musculoskeletal.model_forces import model_applied_forces
 from trajopt.tools.common import add_model_and_motion, check_cutoff, forces_operators, load_tool_input
 
 # One line for `trajopt --help`, read from this file without importing it.
@@ -38,7 +38,7 @@ def main(argv=None) -> int:
     loads = read_external_loads(args.external_loads) if args.external_loads else None
     kinematics = motion_kinematics(data.motion, cutoff)
     result = solve_inverse_dynamics(data.osim.multibody, kinematics, data.rotational, external_loads=loads,
-                                    applied_forces=model_expression_forces(data.osim))
+                                    applied_forces=model_applied_forces(data.osim))
     for note in data.notes:
         print(f"note: {note}")
     try:

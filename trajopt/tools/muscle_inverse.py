@@ -66,13 +66,18 @@ def load_inverse(model_file, coordinates_file, operators=(), external_loads=None
     """A ``MuscleDrivenInverse`` from files: the model after ``operators``, its couplers as constraints (dependent
     coordinates assembled from the motion), external loads applied, paths from ``read_paths``."""
     osim, couplings = load_processed(model_file, operators)
+    if osim.spec.path_actuators:
+        raise TrajoptInputError(f"{osim.spec.file}: PathActuator '{osim.spec.path_actuators[0].name}': the "
+                                f"muscle-driven inverse takes muscles and coordinate actuators only (use "
+                                f"trajopt.prediction.muscle_driven_problem(path_actuators=...) for path actuators)")
     model = MusculoskeletalModel(osim, read_paths(paths, osim))
     constraints = CouplerConstraints(osim.multibody, couplings)
     motion = read_motion(coordinates_file, rotational=model.rotational_coordinates)
     motion = constraints.assemble(motion)
-    from trajopt.osim.expression_forces import AppliedForceSum, model_expression_forces
+    from trajopt.osim.expression_forces import AppliedForceSum
+    from trajopt.musculoskeletal.model_forces import model_applied_forces
 
-    parts = [model_expression_forces(osim)]
+    parts = [model_applied_forces(osim)]
     if external_loads is not None:
         parts.append(AppliedExternalLoads(read_external_loads(external_loads), osim.multibody))
     parts = tuple(p for p in parts if p is not None)
