@@ -29,6 +29,7 @@ import dataclasses
 from dataclasses import dataclass
 
 import casadi as ca
+import numpy as np
 
 from trajopt.errors import TrajoptInputError
 from trajopt.multibody.bodies import GROUND
@@ -47,6 +48,11 @@ class LimitTorqueCoefficients:
 
     def torque(self, q):
         return self.k1 * ca.exp(self.k2 * (q - self.theta_upper)) + self.k3 * ca.exp(self.k4 * (q - self.theta_lower))
+
+    def mirrored(self) -> LimitTorqueCoefficients:
+        """The same limits for a coordinate of the opposite sign (τ'(q) = -τ(-q)): a knee whose flexion is positive
+        (Rajagopal's models) where PredSim's is negative (gait2392's)."""
+        return LimitTorqueCoefficients(-self.k3, -self.k4, -self.k1, -self.k2, -self.theta_upper, -self.theta_lower)
 
 
 @dataclass(frozen=True)
@@ -93,12 +99,21 @@ class PassiveJointTorques:
     """Which passive torques act: PredSim's limit torques, ``damping`` (N·m·s/rad) on every coordinate that has
     no entry in ``springs`` (by coordinate name without side suffix, e.g. ``{"mtp_angle": FALISSE2022_MTP}``), and
     those springs. ``cost_includes_damping``: the cost output adds each limited coordinate's damping torque
-    (PredSim's ``pass_torq_includes_damping``)."""
+    (PredSim's ``pass_torq_includes_damping``). ``mirrored``: coordinates (without side suffix) whose positive
+    direction is the opposite of PredSim's model's, e.g. ``("knee_angle",)`` for a model with knee flexion positive;
+    their limits are ``LimitTorqueCoefficients.mirrored``."""
 
     limits: PredSimLimitTorques = PredSimLimitTorques()
     damping: float = 0.1
     springs: tuple[tuple[str, SpringDamper], ...] = ()
     cost_includes_damping: bool = False
+    mirrored: tuple[str, ...] = ()
+
+    def limit(self, name: str) -> LimitTorqueCoefficients | None:
+        """The limit-torque coefficients of a model coordinate in the model's sign convention, or None."""
+        coefficients = self.limits.for_coordinate(name)
+        base = name[:-2] if name.endswith(("_r", "_l")) else name
+        return coefficients.mirrored() if coefficients is not None and base in self.mirrored else coefficients
 
     def spring(self, name: str) -> SpringDamper:
         base = name[:-2] if name.endswith(("_r", "_l")) else name
@@ -113,6 +128,25 @@ def floating_base_speeds(multibody) -> tuple[str, ...]:
     """Speeds of six-degree-of-freedom joints on the ground (the pelvis): PredSim gives them no passive torque."""
     return tuple(name for joint in multibody.joints if joint.parent.body == GROUND and joint.nv == 6
                  for name in multibody.speed_names[multibody.v_slice(joint.name)])
+
+
+# A limit torque larger than this in the middle of a coordinate's range means the model's sign convention is not
+# PredSim's (N·m).
+IMPLAUSIBLE_MID_RANGE_TORQUE = 100.0
+
+
+def _check_range(multibody, name: str, limit: LimitTorqueCoefficients) -> None:
+    """Refuse limits that push hard in the middle of the model's own range of the coordinate."""
+    low, high = next(c.range for c in multibody.coordinates if c.name == name)
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return
+    middle = 0.5 * (low + high)
+    torque = float(limit.torque(ca.DM(middle)))
+    if abs(torque) > IMPLAUSIBLE_MID_RANGE_TORQUE:
+        raise TrajoptInputError(
+            f"passive joint torques: coordinate '{name}' of model '{multibody.name}' (range {low:.3g} to {high:.3g} "
+            f"rad): PredSim's limits {limit.theta_lower:.3g} to {limit.theta_upper:.3g} rad give {torque:.3g} N·m at "
+            f"mid-range; is its sign the opposite of PredSim's model? Then name it in PassiveJointTorques.mirrored")
 
 
 def passive_joint_torques_function(multibody, torques: PassiveJointTorques = PREDSIM_DEFAULT,
@@ -146,8 +180,9 @@ def passive_joint_torques_function(multibody, torques: PassiveJointTorques = PRE
         spring = torques.spring(name)
         damping = -spring.damping * speed
         torque = -spring.stiffness * (angle - spring.offset) + damping
-        limit = torques.limits.for_coordinate(name)
+        limit = torques.limit(name)
         if limit is not None:
+            _check_range(multibody, name, limit)
             limit_torque = limit.torque(angle)
             torque = torque + limit_torque
             cost.append(limit_torque + damping if torques.cost_includes_damping else limit_torque)

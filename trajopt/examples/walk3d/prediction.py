@@ -28,6 +28,7 @@ angles converted to the quaternion, pelvis_tx shifted to 0; toe angles 0: the fi
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
@@ -39,6 +40,8 @@ import numpy as np
 from trajopt.contact import contact_loads_function, osim_contacts
 from trajopt.gait.ground_reactions import foot_ground_reactions
 from trajopt.gait.guess import free_joint_motion, guess_from_coordinates
+from trajopt.gait.passive_joint_torques import FALISSE2022, passive_joint_torques_function
+from trajopt.gait.predsim_cost import PREDSIM_WEIGHTS, PredSimWeights, predsim_cost, total
 from trajopt.gait.study import GaitBounds, half_gait_cycle
 from trajopt.gait.symmetry import bilateral_symmetry
 from trajopt.io import read_motion
@@ -56,6 +59,13 @@ from trajopt.musculoskeletal.operators import (
     load_processed,
 )
 from trajopt.prediction import MuscleDrivenProblem
+from trajopt.prediction.tendon_dynamics import (
+    PREDSIM_DERIVATIVE_BOUNDS,
+    PREDSIM_DERIVATIVE_SCALE,
+    PREDSIM_DERIVATIVE_WEIGHT,
+    ElasticTendons,
+    RigidTendons,
+)
 
 HERE = Path(__file__).resolve().parent
 MODEL = HERE / "subject_walk_scaled.osim"
@@ -66,10 +76,41 @@ CONTACT_GEOMETRY = HERE / "subject_walk_scaled_ContactGeometrySet.xml"
 CONTACT_FORCES = HERE / "subject_walk_scaled_ContactForceSet.xml"
 GAIT_CYCLE = (0.48, 1.61)  # s, Moco's example3DWalking tracking window: one gait cycle of coordinates.sto
 PELVIS = "ground_pelvis"
-COMMON_OPERATORS = (WeldJoints(("patellofemoral_r", "patellofemoral_l")),
-                    DeGrooteMuscles(ignore_passive_fiber_force=True, active_force_width_scale=1.5),
-                    AddCoordinateActuators(("mtp_angle_r", "mtp_angle_l"), 50.0, 1.0),
-                    AddContactGeometry(str(CONTACT_GEOMETRY), str(CONTACT_FORCES), (0.0, 0.02, 0.0)))
+
+
+@dataclass(frozen=True)
+class ModelChoices:
+    """How subject_walk_scaled.osim is processed: Moco's example3DWalking (the defaults) or PredSim's recipe.
+
+    ``passive_fiber_force``: DeGroote's passive fiber force on (Moco's example ignores it);
+    ``active_force_width_scale``: widening of the active force-length curve (Moco's example 1.5, PredSim 1);
+    ``passive_toes``: the mtp joints are passive (PredSim's spring 25 N·m/rad, damping 2 N·m·s/rad, Falisse et al.
+    2022) instead of driven by 50 N·m actuators; ``predsim_passive_torques``: PredSim's limit torques and damping
+    (0.1 N·m·s/rad) on every joint (``trajopt.gait.passive_joint_torques``) instead of Moco's
+    ExpressionBasedCoordinateForceSet with PredSim's lumbar torques.
+    """
+
+    passive_fiber_force: bool = False
+    active_force_width_scale: float = 1.5
+    passive_toes: bool = False
+    predsim_passive_torques: bool = False
+
+    def operators(self) -> tuple:
+        toes = () if self.passive_toes else (AddCoordinateActuators(("mtp_angle_r", "mtp_angle_l"), 50.0, 1.0),)
+        return (WeldJoints(("patellofemoral_r", "patellofemoral_l")),
+                DeGrooteMuscles(ignore_passive_fiber_force=not self.passive_fiber_force,
+                                active_force_width_scale=self.active_force_width_scale),
+                *toes,
+                AddContactGeometry(str(CONTACT_GEOMETRY), str(CONTACT_FORCES), (0.0, 0.02, 0.0)))
+
+
+MOCO_MODEL = ModelChoices()
+# PredSim's passive torques with Falisse et al. 2022's mtp spring; the model's knee flexes positive (PredSim's
+# negative).
+PREDSIM_PASSIVE = dataclasses.replace(FALISSE2022, mirrored=("knee_angle",))
+PREDSIM_MODEL = ModelChoices(passive_fiber_force=True, active_force_width_scale=1.0, passive_toes=True,
+                             predsim_passive_torques=True)
+COMMON_OPERATORS = MOCO_MODEL.operators()
 OPERATORS = COMMON_OPERATORS + (FreeJointInQuaternions(PELVIS),)
 # Passive lumbar torques, which Moco's ExpressionBasedCoordinateForceSet lacks: PredSim's exponential limit torques
 # (Falisse et al. 2019, after Anderson and Pandy 1999; 3dpredictsim PassiveMoments/PassiveMomentsData.m: trunk
@@ -100,20 +141,23 @@ class Walk3dModel:
     musculoskeletal: MusculoskeletalModel
     original: object  # the same model with the pelvis CustomJoint (angles), to convert coordinates.sto
     contacts: tuple
-    passive: ca.Function
+    passive: ca.Function  # (q, u) -> generalized forces of the passive joint elements
+    limit_torques: ca.Function | None  # (q, u) -> PredSim's limit torques (its cost term), None with Moco's set
     contact_loads: ca.Function
     ground_reactions: ca.Function
     symmetry: object
 
 
 @lru_cache(maxsize=None)
-def load_model(quaternion_pelvis: bool = True) -> Walk3dModel:
+def load_model(quaternion_pelvis: bool = True, choices: ModelChoices = MOCO_MODEL) -> Walk3dModel:
     """The model with the pelvis as a quaternion FreeJoint, or (False) as the .osim's CustomJoint with three angles
-    (tilt about z, list about x, rotation about y: singular at list = ±90°)."""
+    (tilt about z, list about x, rotation about y: singular at list = ±90°), processed as ``choices`` say."""
+    operators = choices.operators()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the .osim's visual elements and Millard curve details, listed elsewhere
-        osim, couplings = load_processed(MODEL, OPERATORS if quaternion_pelvis else COMMON_OPERATORS)
-        original, _ = load_processed(MODEL, COMMON_OPERATORS)
+        osim, couplings = load_processed(MODEL, operators + ((FreeJointInQuaternions(PELVIS),) if quaternion_pelvis
+                                                             else ()))
+        original, _ = load_processed(MODEL, operators)
     assert not couplings  # both patellofemoral couplers went with their welded joints
     for muscle in osim.spec.muscles:  # Moco's example: min control and activation 0
         object.__setattr__(muscle, "min_control", 0.0)
@@ -121,9 +165,19 @@ def load_model(quaternion_pelvis: bool = True) -> Walk3dModel:
     model = MusculoskeletalModel(osim, paths)
     mb = model.multibody
     contacts = osim_contacts(osim)
-    passive = generalized_forces_function(mb, read_expression_forces(PASSIVE) + LUMBAR_PASSIVE)
-    return Walk3dModel(model, original.multibody, contacts, passive, contact_loads_function(mb, contacts),
-                       foot_ground_reactions(mb, contacts), bilateral_symmetry(model, contacts=contacts))
+    if choices.predsim_passive_torques:
+        both, _ = passive_joint_torques_function(mb, PREDSIM_PASSIVE if choices.passive_toes else
+                                                 dataclasses.replace(PREDSIM_PASSIVE, springs=()))
+        q, u = ca.SX.sym("q", mb.nq), ca.SX.sym("u", mb.nv)
+        forces, limits = both(q, u)
+        passive = ca.Function("passive", [q, u], [forces], ["q", "u"], ["generalized_forces"])
+        limit_torques = ca.Function("limit_torques", [q, u], [limits], ["q", "u"], ["limit_torques"])
+    else:
+        passive = generalized_forces_function(mb, read_expression_forces(PASSIVE) + LUMBAR_PASSIVE)
+        limit_torques = None
+    return Walk3dModel(model, original.multibody, contacts, passive, limit_torques,
+                       contact_loads_function(mb, contacts), foot_ground_reactions(mb, contacts),
+                       bilateral_symmetry(model, contacts=contacts))
 
 
 def reference_motion(start: float = GAIT_CYCLE[0], duration: float | None = None, quaternion_pelvis: bool = True):
@@ -159,6 +213,8 @@ class Walk3dProblem:
     model: Walk3dModel
     speed: float
     intervals: int
+    recipe: Recipe | None = None  # the Recipe it was built with
+    cost_terms: dict | None = None  # {name: goal} of PredSim's cost, to report each term
 
     @property
     def problem(self):
@@ -177,26 +233,75 @@ class Walk3dProblem:
         return guess_from_coordinates(self.muscle_driven, time, q)
 
 
+@dataclass(frozen=True)
+class Recipe:
+    """What is predicted: the model's processing, the tendons and the cost.
+
+    ``MOCO_RECIPE`` is Moco's example3DWalking problem: ∫ (Σ e³ + Σ c³ + w Σ q̈²) dt / distance with rigid tendons
+    on Moco's processed model, activations from 0. ``PREDSIM_RECIPE`` is PredSim's (Falisse et al. 2019, 2022):
+    its cost terms and weights (``trajopt.gait.predsim_cost``: metabolic energy rate squared per muscle over body
+    mass, activations squared, joint accelerations of the legs, pelvis and trunk, passive limit torques, actuator
+    excitations, slack controls), compliant tendons (De Groote's implicit normalized tendon force, PredSim's
+    stiffness kT 35 and derivative bounds), passive fiber forces, passive joint torques and passive toes, and
+    activations from PredSim's 0.05.
+    """
+
+    model: ModelChoices = MOCO_MODEL
+    elastic_tendons: bool = False
+    predsim_cost: bool = False
+    weights: PredSimWeights = PREDSIM_WEIGHTS
+    min_activation: float = 0.0
+
+
+MOCO_RECIPE = Recipe()
+PREDSIM_RECIPE = Recipe(PREDSIM_MODEL, elastic_tendons=True, predsim_cost=True, min_activation=0.05)
+# PredSim's tendon dynamics: the derivative of the normalized tendon force a control in [-100, 100] 1/s with a small
+# weight (trajopt.prediction.tendon_dynamics); each muscle keeps the model's tendon strain 0.049 (stiffness kT 36.6
+# with OpenSim's curve constants; PredSim's default is 35).
+PREDSIM_TENDONS = ElasticTendons(derivative_bounds=PREDSIM_DERIVATIVE_BOUNDS,
+                                 derivative_weight=PREDSIM_DERIVATIVE_WEIGHT, derivative_scale=PREDSIM_DERIVATIVE_SCALE)
+# PredSim leaves the arms out of its joint-acceleration term.
+ARM_COORDINATES = ("arm_flex", "arm_add", "arm_rot", "elbow_flex", "pro_sup")
+
+
+def _leg_and_trunk_accelerations(built) -> ca.SX:
+    names = built.model.speed_names
+    keep = [k for k, name in enumerate(names) if name.rsplit("_", 1)[0] not in ARM_COORDINATES]
+    return built.accelerations[keep]
+
+
 def build_problem(intervals: int = 50, speed: float | None = None, duration=Free(0.4, 0.8),
                   effort: bool = True, quaternion_pelvis: bool = True,
-                  acceleration_weight: float = ACCELERATION_WEIGHT) -> Walk3dProblem:
+                  acceleration_weight: float = ACCELERATION_WEIGHT, recipe: Recipe = MOCO_RECIPE) -> Walk3dProblem:
     """The predictive half gait cycle (module docstring) on ``intervals`` Hermite-Simpson intervals; with
     ``quaternion_pelvis`` False the same problem with the .osim's pelvis angles (to compare); ``effort`` False
-    leaves the objective to the caller (no effort and no acceleration term)."""
-    model = load_model(quaternion_pelvis)
+    leaves the objective to the caller; ``recipe``: Moco's example (default) or PredSim's (``Recipe``)."""
+    model = load_model(quaternion_pelvis, recipe.model)
     speed = cycle_speed() if speed is None else float(speed)
     walk = half_gait_cycle(
         model.musculoskeletal, model.contacts, duration=duration, symmetry=model.symmetry,
         passive=model.passive, quaternion_norm_stabilization=NORM_STABILIZATION,
-        bounds=GaitBounds({"pelvis_tx": (-1.0, 5.0)}, (-SPEED_BOUND, SPEED_BOUND), MAX_ACCELERATION, (0.0, 1.0)))
+        bounds=GaitBounds({"pelvis_tx": (-1.0, 5.0)}, (-SPEED_BOUND, SPEED_BOUND), MAX_ACCELERATION,
+                          (recipe.min_activation, 1.0)),
+        tendons=PREDSIM_TENDONS if recipe.elastic_tendons else RigidTendons())
     built = walk.muscle_driven
     distance = walk.walk_at(speed)
-    if effort:
+    terms = {}
+    if effort and recipe.predsim_cost:
+        slack = built.excitations if built.normalized_tendon_force_derivatives is None else \
+            ca.vertcat(built.excitations, built.normalized_tendon_force_derivatives)
+        terms = predsim_cost(built, distance, joint_accelerations=_leg_and_trunk_accelerations(built),
+                             passive_torques=None if model.limit_torques is None else model.limit_torques(built.q,
+                                                                                                      built.u),
+                             actuator_excitations=built.actuator_controls, slack_controls=slack,
+                             weights=recipe.weights)
+        built.problem.minimize(total(terms))
+    elif effort:
         controls = ca.vertcat(built.excitations, built.actuator_controls)
         built.problem.minimize(Effort(controls, power=3, per_distance=distance))
-    if effort and acceleration_weight > 0:
-        built.problem.minimize(acceleration_weight * Effort(built.accelerations, power=2, per_distance=distance))
-    return Walk3dProblem(built, model, speed, int(intervals))
+        if acceleration_weight > 0:
+            built.problem.minimize(acceleration_weight * Effort(built.accelerations, power=2, per_distance=distance))
+    return Walk3dProblem(built, model, speed, int(intervals), recipe, terms)
 
 
 def build_tracking_problem(intervals: int = 50, duration: float | None = None,
