@@ -20,7 +20,8 @@ Constants, as PredSim ships them (repository KULeuvenNeuromechanics/PredSim, com
 
 The cost term PredSim puts on passive torques (``f_AllPassiveTorques_cost``) is the limit torques of the coordinates
 that have them, damping excluded by default (``getDefaultSettings.m`` line 646, ``pass_torq_includes_damping`` 0):
-``passive_joint_torques_function`` returns them as a second output.
+``passive_joint_torques_function`` returns them as a second output, the ``passive_torques`` of
+``trajopt.gait.predsim_cost.predsim_cost``.
 """
 
 from __future__ import annotations
