@@ -276,3 +276,46 @@ def test_compiled_option_reaches_the_solver_settings(monkeypatch, tmp_path):
     assert gait2d_main.main(["--out", str(tmp_path)]) == 0
     assert [call[-1] for call in calls] == [True, False]
     assert gait2d_main.solver_settings(compiled=True).compiled and not gait2d_main.solver_settings().compiled
+
+
+def test_elastic_tendons_option_reaches_the_run_and_is_refused_with_tracking(monkeypatch, tmp_path, capsys):
+    """--elastic-tendons asks run() for compliant tendons; with --tracking or --mirror-excitations it is refused."""
+    import trajopt.examples.gait2d.main as gait2d_main
+
+    calls = []
+    monkeypatch.setattr(gait2d_main, "run", lambda *args: calls.append(args) or {"success": True})
+    assert gait2d_main.main(["--elastic-tendons", "--out", str(tmp_path)]) == 0
+    assert calls[0][-2] is True
+    for argv in (["--tracking", "--elastic-tendons"], ["--mirror-excitations", "--elastic-tendons"]):
+        with pytest.raises(SystemExit) as stop:
+            gait2d_main.main(argv)
+        assert stop.value.code == 2 and "--elastic-tendons" in capsys.readouterr().err
+
+
+def test_elastic_tendon_prediction_mirrors_tendon_forces(model):
+    """build_problem(tendons=ELASTIC_TENDONS): tendon-force states whose end values are mirrored like the activations,
+    and a guess in fiber-tendon equilibrium with the reference motion."""
+    from trajopt.examples.gait2d.prediction import ELASTIC_TENDONS, build_problem
+
+    gait = build_problem(intervals=3, model=model, tendons=ELASTIC_TENDONS)
+    built = gait.muscle_driven
+    assert built.normalized_tendon_forces.numel() == len(model.muscle_names)
+    compiled = gait.problem.compile()
+    group = next(g for g in compiled.endpoint_groups if g.name == "symmetry tendon forces")
+    # f̃T(tf) - mirrored f̃T(t0): hamstrings_r at the end against hamstrings_l at the start
+    x0, xf = compiled.symbols["x0"], compiled.symbols["xf"]
+    row = group.labels.index("symmetry hamstrings_r tendon force")
+    start = model.muscle_names.index("hamstrings_l")
+    tendon_rows = slice(x0.numel() - len(model.muscle_names), None)
+    gradient = ca.Function("g", [x0, xf], [ca.jacobian(group.expression[row], ca.vertcat(x0, xf))])
+    derivative = np.asarray(gradient(np.zeros(x0.numel()), np.zeros(xf.numel()))).ravel()
+    n = x0.numel()
+    assert derivative[tendon_rows][start] == -1.0
+    assert derivative[n:][tendon_rows][model.muscle_names.index("hamstrings_r")] == 1.0
+    assert np.count_nonzero(derivative) == 2
+    guess = gait.reference_guess()
+    states = {v.name: v for v in compiled.states}
+    forces = guess.values_of(states["normalized_tendon_forces"])
+    # activations 0.05 along the reference walk: light forces that follow the motion (measured 0.026 to 0.098),
+    # not the problem's constant default guess 0.1
+    assert np.all((forces > 0.01) & (forces < 0.2)) and np.ptp(forces, axis=0).max() > 0.02

@@ -274,3 +274,34 @@ def test_explicit_fiber_length_form_equals_sympy():
         value = float(expected(a, l_mt, fiber_length))
         actual = float(muscle.fiber_length_dynamics(a, l_mt, fiber_length))
         assert abs(actual - value) <= 1e-12 * max(1.0, abs(value))
+
+
+@pytest.mark.parametrize("damping", [0.0, 0.02, 0.5])
+def test_explicit_tendon_force_derivative_solves_the_equilibrium(damping):
+    """d f̃T/dt from ``normalized_tendon_force_derivative`` zeroes the implicit residual at random states, and without
+    damping equals the fiber-length form's: the tendon velocity of ``explicit_quantities`` (inverse force-velocity
+    curve) times the tendon stiffness d f̃T/d l̃T = kT (f̃T + 0.2) over the slack length."""
+    muscle = ElasticTendonMuscle(_pennated(fiber_damping=damping))
+    rng = np.random.default_rng(11)
+    n = 200
+    a, length = rng.uniform(0.02, 1.0, n), 0.2 + 0.1 * rng.uniform(0.7, 1.5, n)
+    speed, force = rng.uniform(-1.0, 1.0, n), rng.uniform(0.0, 1.5, n)
+    a_sym, l_sym, v_sym, f_sym = (casadi.SX.sym(name) for name in "alvf")
+    rate = casadi.Function("rate", [a_sym, l_sym, v_sym, f_sym],
+                           [muscle.normalized_tendon_force_derivative(a_sym, l_sym, v_sym, f_sym)]).map(n)
+    rates = np.asarray(rate(a, length, speed, force)).ravel()
+    finite = np.isfinite(rates)
+    # without damping a weak fiber cannot hold a large tendon force at any finite speed: those states have no root
+    assert finite.all() if damping > 0 else finite.mean() > 0.9
+    residual = np.asarray(muscle.equilibrium_residual.map(n)(a, length, speed, force, rates)).ravel()
+    assert np.max(np.abs(residual[finite])) <= 1e-12  # measured 6.7e-16
+    if damping == 0.0:
+        fiber = rng.uniform(0.6, 1.4, n)
+        explicit = _evaluate(muscle.explicit_quantities, n, activation=a, musculotendon_length=length,
+                             musculotendon_velocity=speed, normalized_fiber_length=fiber)
+        forces = explicit["normalized_tendon_force"]
+        keep = forces > 0.0
+        stiffness = np.log(1.2 / 0.2) / 0.049 * (forces + 0.2)  # OpenSim's 0.2 exp(kT (l̃T - 1)) - 0.2, strain 0.049
+        expected = explicit["tendon_velocity"] * stiffness / 0.2
+        ours = np.asarray(rate(a, length, speed, forces)).ravel()
+        np.testing.assert_allclose(ours[keep], expected[keep], rtol=1e-9, atol=1e-9)

@@ -50,6 +50,7 @@ from trajopt.prediction import (
     StateBounds,
     muscle_driven_problem,
 )
+from trajopt.prediction.tendon_dynamics import ElasticTendons, RigidTendons
 
 __version__ = "0.1.0"
 
@@ -61,6 +62,7 @@ __all__ = [
     "ResidualPenalty", "RigidTendonMuscle", "Solution", "Table", "Tracking", "Trapezoidal", "TrajoptInputError",
     "MusculoskeletalModel", "Residuals", "StaticOptimization", "StaticOptimizationResult", "motion_inverse_dynamics",
     "ExplicitDynamics", "ImplicitDynamics", "MuscleDrivenProblem", "ResidualActuators", "StateBounds",
+    "ElasticTendons", "RigidTendons",
     "muscle_driven_problem", "load_osim", "read_motion", "read_table", "write_csv",
     "write_sto",
 ]

@@ -1,7 +1,9 @@
 """A first guess for a muscle-driven problem from a coordinates trajectory (e.g. a motion file's).
 
 Speeds are u = N(q)⁺ q̇ with q̇ by finite differences (u = q̇ when q has no quaternions), accelerations the
-finite differences of u; activations and excitations are a constant, actuator controls and residuals 0.
+finite differences of u; activations and excitations are a constant, actuator controls and residuals 0; elastic
+tendons' normalized forces are in equilibrium with those activations at the guess's musculotendon lengths and speeds
+(``ElasticTendonMuscle.equilibrium_normalized_tendon_force``), their derivatives the finite differences.
 Read the file with ``trajopt.io.read_motion(file, coordinates=model.coordinate_names)`` (angles in radians).
 """
 
@@ -42,7 +44,21 @@ def guess_from_coordinates(built, time, q, muscle_level: float = 0.05) -> Guess:
     for symbol in (built.actuator_controls, built.residuals):
         if symbol is not None:
             guess.set(symbol, np.zeros((time.size, symbol.numel())))
+    if built.normalized_tendon_forces is not None:
+        forces = equilibrium_tendon_forces(built, q, u, muscles)
+        guess.set(built.normalized_tendon_forces, forces)
+        guess.set(built.normalized_tendon_force_derivatives, np.gradient(forces, time, axis=0))
     return guess
+
+
+def equilibrium_tendon_forces(built, q, u, activations) -> np.ndarray:
+    """Normalized tendon forces (frames x muscles) in fiber-tendon equilibrium with ``activations`` (frames x
+    muscles) at the musculotendon lengths and speeds of q, u (frames x nq, nv), with df̃T/dt = 0."""
+    kinematics = built.model.musculotendon_kinematics.map(len(q))
+    lengths, speeds, _ = (np.asarray(x) for x in kinematics(np.asarray(q).T, np.asarray(u).T))
+    return np.column_stack([unit.equilibrium_normalized_tendon_force(np.asarray(activations)[:, k], lengths[k],
+                                                                     speeds[k])
+                            for k, unit in enumerate(built.tendons.units)])
 
 
 def free_joint_motion(original, multibody, joint: str, names, data, fill_missing: bool = False) -> np.ndarray:

@@ -1,8 +1,8 @@
 """Metabolic energy rate of a muscle-driven problem (Bhargava et al. 2004), and a goal on it as PredSim uses.
 
-On a ``MuscleDrivenProblem`` whose muscles have rigid tendons, each muscle's fiber length and velocity follow
-from its musculotendon length and lengthening speed (``model.musculotendon_kinematics(q, u)``) through the
-rigid-tendon geometry of ``RigidTendonMuscle.outputs``; the rates are those of
+On a ``MuscleDrivenProblem``, each muscle's fiber length, velocity and forces are those of its tendon model
+(``built.tendons.quantities``: rigid-tendon geometry, or the elastic tendon's fiber-tendon equilibrium); the rates
+are those of
 ``trajopt.muscles.metabolics_bhargava2004`` (OpenSim's ``Bhargava2004SmoothedMuscleMetabolics``)::
 
     rate = whole_body_metabolic_rate(built, per_body_mass=True)          # SX, W/kg
@@ -46,21 +46,17 @@ def muscle_metabolic_rates(
 ) -> MetabolicRates:
     """Each muscle's rates (W) as SX columns (the model's muscle order) of the problem's q, u, activations and
     excitations. ``muscles``: one ``Bhargava2004MuscleConstants`` per muscle (None: the defaults for all)."""
-    model = built.model
-    names = tuple(model.muscle_names)
+    names = tuple(built.model.muscle_names)
     muscles = tuple(muscles) if muscles is not None else (Bhargava2004MuscleConstants(),) * len(names)
     if len(muscles) != len(names):
         raise TrajoptInputError(f"muscle_metabolic_rates: {len(muscles)} metabolic parameter sets for "
                                 f"{len(names)} muscles ({', '.join(names[:4])}...)")
-    kinematics = getattr(model, "musculotendon_kinematics", None)
-    if kinematics is None:
-        raise TrajoptInputError(f"muscle_metabolic_rates: {type(model).__name__} has no musculotendon_kinematics "
-                                f"(q, u) -> (lengths, lengthening speeds, moment arms)")
-    lengths, speeds, _ = kinematics(built.q, built.u)
+    quantities = built.tendons.quantities  # fiber states of rigid or elastic tendons alike
     excitations = built.excitations if built.excitations is not None else built.activations
     rates = []
-    for k, (unit, own) in enumerate(zip(model.muscles, muscles)):
-        inputs = MetabolicInputs.from_rigid_tendon(unit, excitations[k], built.activations[k], lengths[k], speeds[k])
+    for k, (unit, own) in enumerate(zip(built.tendons.units, muscles)):
+        inputs = MetabolicInputs.from_fiber_outputs(
+            excitations[k], built.activations[k], {name: values[k] for name, values in quantities.items()})
         rates.append(metabolic_rates_bhargava2004(inputs, unit.parameters.max_isometric_force,
                                                   own.mass(unit.parameters), own, constants))
     return MetabolicRates(*(ca.vertcat(*[getattr(r, key) for r in rates])

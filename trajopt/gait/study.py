@@ -32,6 +32,7 @@ from trajopt.gait.symmetry import BilateralSymmetry, bilateral_symmetry, require
 from trajopt.gait.walking import require_average_speed
 from trajopt.musculoskeletal import MuscleDrivenModel
 from trajopt.ocp import Free, Guess, Problem
+from trajopt.prediction.tendon_dynamics import RigidTendons
 from trajopt.prediction import (
     OPENSIM_ACTIVATION_SMOOTHING,
     ImplicitDynamics,
@@ -104,13 +105,15 @@ def half_gait_cycle(model: MuscleDrivenModel, contacts: Sequence[SphereContact],
                     symmetry: BilateralSymmetry | None = None, progression: str = "pelvis_tx",
                     scales: VariableScales = VariableScales(speeds=5.0, accelerations=50.0),
                     activation_smoothing: float = OPENSIM_ACTIVATION_SMOOTHING,
-                    quaternion_norm_stabilization: float = 0.0, mirror_excitations: bool = False) -> HalfGaitCycle:
+                    quaternion_norm_stabilization: float = 0.0, mirror_excitations: bool = False,
+                    tendons=RigidTendons()) -> HalfGaitCycle:
     """Declare a predictive half gait cycle (module docstring) of ``model``.
 
     ``contacts``: the model's smooth sphere-ground contacts (``trajopt.contact.osim_contacts``);
     ``passive(q, u)``: generalized forces beside the muscles' (joint limits, damping), or None;
     ``symmetry``: derived from the model and its contacts (whose spheres must mirror too) when None;
-    ``mirror_excitations``: the excitations map left<->right at the end too (Moco's example leaves them free).
+    ``mirror_excitations``: the excitations map left<->right at the end too (Moco's example leaves them free);
+    ``tendons``: ``RigidTendons()`` or ``ElasticTendons(...)`` (``trajopt.prediction.tendon_dynamics``).
     """
     symmetry = symmetry if symmetry is not None else bilateral_symmetry(model, contacts=contacts)
     contact_loads = contact_loads_function(model.multibody, contacts)
@@ -126,6 +129,6 @@ def half_gait_cycle(model: MuscleDrivenModel, contacts: Sequence[SphereContact],
         external_wrenches=lambda problem, q, u: contact_loads(q, u)[0],
         extra_generalized_forces=None if passive is None else (lambda problem, q, u: passive(q, u)),
         scales=scales, labels=opensim_labels(model),
-        quaternion_norm_stabilization=quaternion_norm_stabilization)
+        quaternion_norm_stabilization=quaternion_norm_stabilization, tendons=tendons)
     require_symmetric_ends(built, symmetry, exclude=(progression,), mirror_excitations=mirror_excitations)
     return HalfGaitCycle(built, symmetry, progression)

@@ -87,7 +87,8 @@ class BilateralSymmetry:
     def for_variable(self, name: str) -> np.ndarray:
         """The matrix acting on a variable declared by ``trajopt.prediction.muscle_driven_problem``."""
         matrices = {"q": self.coordinates, "u": self.speeds, "accelerations": self.speeds, "residuals": self.speeds,
-                    "activations": self.muscles, "excitations": self.muscles, "actuator_controls": self.actuators}
+                    "activations": self.muscles, "excitations": self.muscles, "actuator_controls": self.actuators,
+                    "normalized_tendon_forces": self.muscles, "normalized_tendon_force_derivatives": self.muscles}
         if name not in matrices:
             raise TrajoptInputError(f"bilateral symmetry: no mirror image for variable '{name}' "
                                     f"(known: {sorted(matrices)})")
@@ -217,6 +218,11 @@ def require_symmetric_ends(built, symmetry: BilateralSymmetry, exclude: tuple[st
         problem.require(problem.final(built.activations) - problem.initial(mirrored(symmetry, "activations",
                                                                                      built.activations)),
                         equals=0.0, name="symmetry activations", labels=[f"symmetry {n}" for n in muscles])
+    if built.normalized_tendon_forces is not None:
+        f = built.normalized_tendon_forces
+        problem.require(problem.final(f) - problem.initial(mirrored(symmetry, "normalized_tendon_forces", f)),
+                        equals=0.0, name="symmetry tendon forces",
+                        labels=[f"symmetry {n} tendon force" for n in muscles])
     if built.actuator_controls is not None:
         c = built.actuator_controls
         labels = [f"symmetry {a.name} control" for a in built.model.coordinate_actuators]

@@ -97,6 +97,35 @@ class ElasticTendonMuscle(MuscleModel):
         )
         return outputs
 
+    def normalized_tendon_force_derivative(self, activation, musculotendon_length, musculotendon_velocity,
+                                           normalized_tendon_force, iterations: int = 30):
+        """d f̃T/dt solving the implicit equilibrium (``equilibrium_residual`` = 0) at the given state: the explicit
+        form of the tendon-force dynamics, with fiber damping β too.
+
+        With y = d2 ṽM + d3 the argument of the force-velocity curve f̃V = d1 asinh(y) + d4, the equilibrium is
+        ``c1 asinh(y) + c2 y = c0`` (c1 = -a f̃L d1 >= 0, c2 = -β / d2 >= 0), odd and increasing in y: Newton's
+        method from the upper bound min(sinh(|c0| / c1), |c0| / c2) of |y| lands in [0, |y*|] in one step and then
+        rises monotonically to the root (the curve is concave there). Without damping one step is exact;
+        ``iterations`` steps are unrolled into the expression. No root without damping at zero activation.
+        """
+        p, c = self.parameters, self.constants
+        tendon_length = p.tendon_slack_length * self.normalized_tendon_length_at(normalized_tendon_force)
+        fiber_length, cos_pennation, _ = self.fiber_geometry(musculotendon_length - tendon_length)
+        normalized_length = fiber_length / p.optimal_fiber_length
+        target = normalized_tendon_force / cos_pennation - self.passive_force_multiplier(normalized_length)
+        active = activation * self.active_force_length_multiplier(normalized_length)
+        c1 = -active * c.velocity_d1
+        c2 = -p.fiber_damping / c.velocity_d2
+        c0 = -(target - active * c.velocity_d4 + p.fiber_damping * c.velocity_d3 / c.velocity_d2)
+        size = casadi.fabs(c0)
+        y = casadi.fmin(casadi.sinh(size / c1), size / c2) if p.fiber_damping > 0 else casadi.sinh(size / c1)
+        for _ in range(iterations if p.fiber_damping > 0 else 0):
+            y = y - (c1 * casadi.asinh(y) + c2 * y - size) / (c1 / casadi.sqrt(1 + y**2) + c2)
+        y = casadi.sign(c0) * y
+        fiber_velocity = p.max_fiber_velocity * (y - c.velocity_d3) / c.velocity_d2
+        tendon_velocity = musculotendon_velocity - fiber_velocity / cos_pennation
+        return tendon_velocity * self.tendon_stiffness_multiplier(normalized_tendon_force) / p.tendon_slack_length
+
     def explicit_outputs(self, activation, musculotendon_length, musculotendon_velocity,
                          normalized_fiber_length) -> dict:
         """All named quantities of the explicit fiber-length form as expressions (except the input l̃M)."""

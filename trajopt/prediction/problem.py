@@ -12,6 +12,9 @@ symbols, so users write goals and constraints on them::
 Variables (labels are the model's coordinate / muscle names):
 
 - states ``q`` (coordinates), ``u`` (speeds), ``activations`` (with activation dynamics);
+- states ``normalized_tendon_forces`` and controls ``normalized_tendon_force_derivatives`` with
+  ``tendons=ElasticTendons(...)`` (``trajopt.prediction.tendon_dynamics``: De Groote et al. 2016's implicit tendon
+  dynamics, the fiber-tendon equilibrium a path equality); rigid tendons (the default) add nothing;
 - controls ``excitations`` (De Groote 2016 first-order activation dynamics), or ``activations`` when
   ``activation_dynamics=False`` (activations are then controls, as in bioptim's muscle-driven examples);
   ``residuals`` (one generalized force per speed, ``optimal_force * control``) when ``residuals`` is
@@ -43,6 +46,7 @@ from trajopt.multibody import forward_dynamics, inverse_dynamics, point_position
 from trajopt.musculoskeletal import MUSCLE_DRIVEN_MODEL_MEMBERS, MuscleDrivenModel
 from trajopt.ocp import Problem, Verification
 from trajopt.ocp.verification import simulate
+from trajopt.prediction.tendon_dynamics import ElasticTendons, RigidTendons, TendonVariables
 
 # OpenSim 4.x DeGrooteFregly2016Muscle hard codes this smoothing of its activation dynamics.
 OPENSIM_ACTIVATION_SMOOTHING = 0.1
@@ -155,6 +159,10 @@ class MuscleDrivenProblem:
 
     ``accelerations`` is the forward-dynamics expression (explicit) or the algebraic symbol (implicit);
     ``excitations`` is None without activation dynamics; ``residuals``/``actuator_controls`` None when absent.
+    ``tendon_forces`` (N) drive the multibody; ``tendons``
+    (``trajopt.prediction.tendon_dynamics.TendonVariables``) holds the
+    tendon-force states and controls of elastic tendons and every muscle quantity (``fiber_lengths``,
+    ``fiber_velocities``, ``muscle_quantity(name)``).
     """
 
     problem: Problem
@@ -171,6 +179,35 @@ class MuscleDrivenProblem:
     explicit_accelerations: ca.SX
     activation_rates: ca.SX | None
     constraints: ConstrainedAccelerations | None = None  # multipliers, errors... when constraints are held
+    tendons: TendonVariables | None = None  # tendon states, controls and muscle quantities
+
+    @property
+    def normalized_tendon_forces(self) -> ca.SX | None:
+        """The elastic tendons' normalized tendon force states f̃T (None with rigid tendons)."""
+        return None if self.tendons is None else self.tendons.normalized_tendon_forces
+
+    @property
+    def normalized_tendon_force_derivatives(self) -> ca.SX | None:
+        """The elastic tendons' df̃T/dt controls (None with rigid tendons)."""
+        return None if self.tendons is None else self.tendons.normalized_tendon_force_derivatives
+
+    @property
+    def fiber_lengths(self) -> ca.SX:
+        """Fiber lengths (m), one per muscle, as expressions of the problem's symbols."""
+        return self.tendons.quantities["fiber_length"]
+
+    @property
+    def fiber_velocities(self) -> ca.SX:
+        """Fiber velocities (m/s, positive when lengthening), one per muscle."""
+        return self.tendons.quantities["fiber_velocity"]
+
+    def muscle_quantity(self, name: str) -> ca.SX:
+        """Any named output of the muscle units (e.g. ``active_fiber_force``, ``active_force_length_multiplier``,
+        ``normalized_fiber_velocity``), one per muscle."""
+        quantities = self.tendons.quantities
+        if name not in quantities:
+            raise TrajoptInputError(f"muscle_quantity: no quantity '{name}' (known: {', '.join(sorted(quantities))})")
+        return quantities[name]
     path_actuator_controls: ca.SX | None = None
 
     @property
@@ -212,6 +249,7 @@ def muscle_driven_problem(
     labels: VariableLabels = VariableLabels(),
     quaternion_norm_stabilization: float = 0.0,
     constraints=(),
+    tendons: RigidTendons | ElasticTendons = RigidTendons(),
     path_actuators=None,
 ) -> MuscleDrivenProblem:
     """Declare q, u, activations (+ excitations, residuals, actuator controls) and their dynamics.
@@ -225,7 +263,9 @@ def muscle_driven_problem(
     ``trajopt.prediction.kinematic_constraints.constrained_accelerations`` (Moco's Hermite-Simpson formulation with
     constraint derivatives: solve with HermiteSimpson). ``activations`` bounds apply to the activation controls
     when ``activation_dynamics`` is False. ``StateBounds.initial``/``final`` may be ``(lower, upper)`` arrays, e.g.
-    to fix one coordinate at t0 and leave the others within their bounds. ``path_actuators``
+    to fix one coordinate at t0 and leave the others within their bounds. ``tendons``: ``RigidTendons()`` (tendon
+    force affine in activation) or ``ElasticTendons(...)`` (tendon-force states; their derivative regularization,
+    ``ElasticTendons.derivative_weight``, is added to the objective). ``path_actuators``
     (``trajopt.musculoskeletal.model_forces.path_actuators(osim)``): one control each, their tension
     optimal_force * control along the path. A model without muscles has no activations (``activations`` and
     ``excitations`` are None): its actuators drive it.
@@ -269,8 +309,14 @@ def muscle_driven_problem(
                             initial=_bounds(activations.initial), final=_bounds(activations.final),
                             scale=scales.activations, labels=activation_labels)
         e = None
-    forces = model.tendon_forces(ca.DM(0, 1) if a is None else a, q, u)
-    tau = model.muscle_generalized_forces(ca.DM(0, 1) if a is None else a, q, u)
+    declared = tendons.declare(problem, model, ca.DM(0, 1) if a is None else a, q, u)
+    forces = declared.tendon_forces
+    if declared.normalized_tendon_forces is None:
+        tau = model.muscle_generalized_forces(a, q, u)
+    else:
+        tau = ca.mtimes(declared.moment_arms.T, forces)
+    if declared.goal is not None:
+        problem.minimize(declared.goal)
     r = None
     if residuals is not None:
         r = problem.control("residuals", multibody.nv, bounds=(-residuals.max_control, residuals.max_control),
@@ -321,7 +367,7 @@ def muscle_driven_problem(
         qdot = qdot + quaternion_norm_stabilization * _quaternion_norm_pull(multibody, q)
     problem.set_derivative(q, qdot)
     problem.set_derivative(u, udot)
-    return MuscleDrivenProblem(problem, model, q, u, a, e, r, c, udot, forces, tau, explicit, rates, held,
+    return MuscleDrivenProblem(problem, model, q, u, a, e, r, c, udot, forces, tau, explicit, rates, held, declared,
                                path_controls)
 
 
@@ -356,7 +402,10 @@ def resimulate(built: MuscleDrivenProblem, solution, restart_each_interval: bool
 
     Unlike ``Solution.verify`` (which integrates the problem's own dynamics), an implicit problem's
     algebraic accelerations are replaced by forward dynamics here, so both formulations are checked
-    against the same physics. Controls are interpolated as the transcription represents them.
+    against the same physics. Controls are interpolated as the transcription represents them. Elastic tendons'
+    f̃T is integrated with the rate that solves the fiber-tendon equilibrium at the simulated state
+    (``ElasticTendonMuscle.normalized_tendon_force_derivative``), not with the df̃T/dt control, so the drift also
+    shows how well the equilibrium holds between collocation points.
     """
     if built.constraints is not None:
         raise TrajoptInputError("resimulate: the problem holds kinematic constraints; forward re-simulation with "
@@ -365,5 +414,7 @@ def resimulate(built: MuscleDrivenProblem, solution, restart_each_interval: bool
     rates = [_coordinate_rates(built.model.multibody, built.q, built.u), built.explicit_accelerations]
     if built.activation_rates is not None:
         rates.append(built.activation_rates)
+    if built.normalized_tendon_forces is not None:
+        rates.append(built.tendons.explicit_normalized_tendon_force_derivatives())
     rhs = ca.Function("explicit_dynamics", [symbols[k] for k in ("t", "x", "u", "p", "z")], [ca.vertcat(*rates)])
     return simulate(solution, rhs, restart_each_interval, method, rtol, atol)

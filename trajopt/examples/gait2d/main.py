@@ -1,5 +1,5 @@
-"""``trajopt run gait2d-prediction [--intervals N] [--speed V] [--tracking | --mirror-excitations]``:
-Moco's example2DWalking.
+"""``trajopt run gait2d-prediction [--intervals N] [--speed V] [--tracking | --mirror-excitations |
+--elastic-tendons]``: Moco's example2DWalking.
 
 Solves the prediction from the reference-coordinates guess (or, with ``--tracking``, the tracking
 variant) and writes to ./trajopt_results/gait2d/ (or --out): half and full stride .sto (OpenSim state/control
@@ -8,6 +8,9 @@ reactions .sto, figures vs Moco and the reference data, a stick-figure GIF, a fo
 drift, the OpenSim cross-check (when opensim is installed) and summary.md. ``--mirror-excitations``
 also maps the excitations left<->right at the end (Moco's example leaves them free) and writes its
 files with the stem ``prediction_mirror_excitations``; summary.md lists its objective and iterations.
+``--elastic-tendons`` solves the prediction with compliant tendons (``ELASTIC_TENDONS``: De Groote 2016's implicit
+tendon-force states, PredSim's derivative bounds and weight) and writes its files with the stem
+``prediction_elastic_tendons`` (no OpenSim cross-check: 2D_gait.osim's muscles have rigid tendons).
 """
 
 from __future__ import annotations
@@ -27,13 +30,16 @@ from trajopt.ocp import HermiteSimpson, Ipopt
 
 from trajopt.examples.gait2d import outputs
 from trajopt.examples.gait2d.model import MODEL_FILE, GaitModel
-from trajopt.examples.gait2d.prediction import build_problem, build_tracking_problem
+from trajopt.examples.gait2d.prediction import ELASTIC_TENDONS, build_problem, build_tracking_problem
+from trajopt.prediction.tendon_dynamics import RigidTendons
 
 # One line for `trajopt --help`, read from this file without importing it.
-DESCRIPTION = '2D_gait.osim predictive half gait cycle (Moco example2DWalking); --tracking for the tracking variant'
+DESCRIPTION = ('2D_gait.osim predictive half gait cycle (Moco example2DWalking); --tracking for the tracking variant, '
+               '--elastic-tendons for compliant tendons')
 
 MOCO_INFO = Path(__file__).resolve().parent / "moco" / "moco_walk2d_info.json"
 MIRRORED_EXCITATIONS_STEM = "prediction_mirror_excitations"
+ELASTIC_TENDONS_STEM = "prediction_elastic_tendons"
 
 
 # The effort objective is ~0.13 and its gradient with respect to one excitation at one grid point ~1e-6:
@@ -56,7 +62,7 @@ def solver_settings(print_level: int = 0, max_iterations: int = 1000, objective_
 
 def solve_prediction(intervals: int = 50, speed: float = 1.2, print_level: int = 0, model=None,
                      mirror_excitations: bool = False, moco_terms: bool = False, compiled: bool = False,
-                     tolerance: float = MOCO_TOLERANCE):
+                     tolerance: float = MOCO_TOLERANCE, tendons=RigidTendons()):
     """(gait problem, solution, seconds including NLP construction) from the reference-coordinates guess.
 
     `moco_terms`: midpoint controls tied to the mean of the mesh points' (Moco's transcription) instead of free;
@@ -64,7 +70,7 @@ def solve_prediction(intervals: int = 50, speed: float = 1.2, print_level: int =
     that 1e-8 reaches; `trajopt bench ipopt-settings`).
     """
     started = time.perf_counter()
-    gait = build_problem(intervals, speed, model=model, mirror_excitations=mirror_excitations)
+    gait = build_problem(intervals, speed, model=model, mirror_excitations=mirror_excitations, tendons=tendons)
     settings = solver_settings(print_level, objective_scaling=PREDICTION_OBJECTIVE_SCALING, compiled=compiled,
                                tolerance=tolerance)
     transcription = HermiteSimpson(intervals, interpolate_control_midpoints=moco_terms)
@@ -178,16 +184,22 @@ def _time(drift: dict, threshold: str) -> str:
 
 def _written_by(stem: str, name: str) -> bool:
     """Whether file ``name`` in the shared results folder belongs to the variant ``stem`` (the others stay)."""
-    if stem == "prediction" and (name.startswith(MIRRORED_EXCITATIONS_STEM) or name == "summary.md"):
+    if stem == "prediction" and (name.startswith((MIRRORED_EXCITATIONS_STEM, ELASTIC_TENDONS_STEM))
+                                 or name == "summary.md"):
         return name == "summary.md"
     return name.startswith((f"{stem}_", f"{stem}."))
 
 
 def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level: int = 0,
-        mirror_excitations: bool = False, tolerance: float = MOCO_TOLERANCE, compiled: bool = False) -> dict:
-    if tracking and mirror_excitations:
-        raise TrajoptInputError("gait2d: --mirror-excitations applies to the prediction, not to --tracking")
-    stem = "tracking" if tracking else MIRRORED_EXCITATIONS_STEM if mirror_excitations else "prediction"
+        mirror_excitations: bool = False, tolerance: float = MOCO_TOLERANCE, elastic_tendons: bool = False,
+        compiled: bool = False) -> dict:
+    if tracking and (mirror_excitations or elastic_tendons):
+        raise TrajoptInputError("gait2d: --mirror-excitations and --elastic-tendons apply to the prediction, "
+                                "not to --tracking")
+    if mirror_excitations and elastic_tendons:
+        raise TrajoptInputError("gait2d: give --mirror-excitations or --elastic-tendons, not both")
+    stem = "tracking" if tracking else MIRRORED_EXCITATIONS_STEM if mirror_excitations else \
+        ELASTIC_TENDONS_STEM if elastic_tendons else "prediction"
     folder = fresh_output(folder, lambda name: _written_by(stem, name))
     model = GaitModel.load()
     moco = outputs.moco_reference(tracking)
@@ -196,7 +208,8 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
         gait, solution, seconds = solve_tracking(intervals, print_level, model)
     else:
         gait, solution, seconds = solve_prediction(intervals, speed, print_level, model, mirror_excitations,
-                                                   tolerance=tolerance, compiled=compiled)
+                                                   tolerance=tolerance, compiled=compiled,
+                                                   tendons=ELASTIC_TENDONS if elastic_tendons else RigidTendons())
     if not tracking and moco_info["prediction"]["num_mesh_intervals"] != intervals:
         print(f"note: Moco used {moco_info['prediction']['num_mesh_intervals']} intervals")
     print(f"{stem}: {solution.status} after {solution.iterations} iterations, {seconds:.1f} s "
@@ -211,12 +224,14 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
                 outputs.stick_figure_animation(gait, full, folder / f"{stem}_stick_figure.gif")]
     from trajopt.examples.gait2d.simulate import resimulate
 
-    nq = model.multibody.nq
+    nq, muscles = model.multibody.nq, len(model.muscle_names)
     local = resimulate(gait, solution, restart_each_interval=True)
     open_loop = resimulate(gait, solution)
     drift = {"per_interval_max_coordinate_drift": local.max_drift_in(slice(0, nq)),
              "per_interval_max_speed_drift": local.max_drift_in(slice(nq, 2 * nq)),
-             "per_interval_max_activation_drift": local.max_drift_in(slice(2 * nq, None)),
+             "per_interval_max_activation_drift": local.max_drift_in(slice(2 * nq, 2 * nq + muscles)),
+             "per_interval_max_normalized_tendon_force_drift":
+                 local.max_drift_in(slice(2 * nq + muscles, None)) if elastic_tendons else None,
              "per_interval_worst": local.worst(),
              "open_loop_coordinate_drift_at_10_percent":
                  float(np.abs(open_loop.drift[:nq, :solution.time.size // 10 + 1]).max()),
@@ -226,11 +241,11 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
                  open_loop.first_time_beyond(slice(0, nq), 1e-2),
              "open_loop_max_coordinate_drift": open_loop.max_drift_in(slice(0, nq)),
              "open_loop_worst": open_loop.worst()}
-    check = opensim_check(gait, solution, folder / f"{stem}_half_stride.sto")
+    check = None if elastic_tendons else opensim_check(gait, solution, folder / f"{stem}_half_stride.sto")
     record = {"status": solution.status, "success": solution.success, "iterations": solution.iterations,
               "objective": solution.objective, "final_time": solution.duration, "seconds": seconds,
               "ipopt_seconds": solution.wall_time, "intervals": intervals, "speed": speed,
-              "mirror_excitations": mirror_excitations, "tolerance": tolerance,
+              "mirror_excitations": mirror_excitations, "elastic_tendons": elastic_tendons, "tolerance": tolerance,
               "worst_constraint": solution.worst_constraint, "resimulation": drift, "opensim_check": check}
     moco_speed = 1.2  # Moco's example2DWalking: average speed 1.2 m/s
     same_problem = tracking or abs(speed - moco_speed) < 1e-9
@@ -240,6 +255,7 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
     lines = [title, "",
              f"Command: `trajopt run gait2d-prediction --intervals {intervals} --speed {speed}"
              f"{' --tracking' if tracking else ''}{' --mirror-excitations' if mirror_excitations else ''}"
+             f"{' --elastic-tendons' if elastic_tendons else ''}"
              f"{f' --tolerance {tolerance:g}' if tolerance != MOCO_TOLERANCE else ''}`. "
              f"Guess: trajopt/examples/gait2d/referenceCoordinates.sto.", ""]
     if not solution.success:
@@ -257,11 +273,15 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
     if mirror_excitations:
         lines += ["Excitations also mapped left<->right at the end (Moco's example leaves them free: only states "
                   "and the lumbar control are periodic).", ""]
+    if elastic_tendons:
+        lines += ["Compliant tendons (not Moco's example, whose muscles have rigid tendons): normalized tendon-force "
+                  f"states, {ELASTIC_TENDONS.describe()}; tendon strain at one normalized force 0.049 (2D_gait.osim); "
+                  "passive fiber force on.", ""]
     if not tracking:
         lines += summary_table(gait, solution, full, seconds, moco_info, moco,
-                               None if mirror_excitations else folder,
+                               None if mirror_excitations or elastic_tendons else folder,
                                "Moco" if same_problem else f"Moco at {moco_speed:g} m/s (another problem)") + [""]
-        if not mirror_excitations:
+        if not (mirror_excitations or elastic_tendons):
             lines += mirrored_excitations_note(folder, *excitation_mirror_gap(gait, solution), solution.objective)
         lines += ["Same objective function: Moco's own trajectory scores "
                   f"{outputs.moco_objective(moco, gait.model):.5f} under trajopt's formula (trapezoid on its "
@@ -279,6 +299,10 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
                   f"{moco_info['tracking']['wall_s']:.0f} s; its objective is weighted differently).", "",
                   "RMS difference from the reference data on the solution grid:", "", "| signal | RMS |", "|---|---|",
                   *[f"| {k} | {v:.3g} |" for k, v in outputs.tracking_errors(gait, half).items()], ""]
+    tendon_force_drift = drift["per_interval_max_normalized_tendon_force_drift"]
+    tendon_drift = "" if tendon_force_drift is None else (
+        f", normalized tendon force {tendon_force_drift:.3g} (integrated with the rate that solves the fiber-tendon "
+        "equilibrium, not with the optimized df̃T/dt)")
     lines += ["## Forward re-simulation of the controls",
               "Excitations and lumbar control interpolated as the transcription represents them; forward dynamics "
               "(articulated-body algorithm) with muscles, lumbar actuator and contacts, integrated by scipy Radau "
@@ -286,15 +310,17 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
               f"- restarted from the optimized state at each mesh point (local error over one interval): max "
               f"coordinate drift {drift['per_interval_max_coordinate_drift']:.3g} (rad or m), speed "
               f"{drift['per_interval_max_speed_drift']:.3g}, "
-              f"activation {drift['per_interval_max_activation_drift']:.3g};"
-              f" worst: {drift['per_interval_worst']}",
+              f"activation {drift['per_interval_max_activation_drift']:.3g}"
+              f"{tendon_drift}; worst: {drift['per_interval_worst']}",
               f"- open loop from the initial state over the half cycle (walking is unstable without feedback): "
               f"coordinate drift {drift['open_loop_coordinate_drift_at_10_percent']:.3g} over the first 10 % of the "
               f"cycle; first exceeds 1 mm / 1e-3 rad at t = {_time(drift, '1mm_or_1e-3rad')} and 1 cm / 1e-2 rad at "
               f"t = {_time(drift, '1cm_or_1e-2rad')}; "
               f"max {drift['open_loop_max_coordinate_drift']:.3g} (worst: {drift['open_loop_worst']})", ""]
     lines += ["## OpenSim cross-check"]
-    if check is None:
+    if elastic_tendons:
+        lines += ["Not run: 2D_gait.osim's muscles have rigid tendons (ignore_tendon_compliance).", ""]
+    elif check is None:
         lines += ["opensim is not installed: not run.", ""]
     else:
         lines += [f"The half-stride .sto loads in OpenSim 4.6 (StatesTrajectory of {check['states_loaded']} states). "
@@ -325,6 +351,8 @@ def main(argv=None) -> int:
     parser.add_argument("--tracking", action="store_true", help="solve the tracking variant instead")
     parser.add_argument("--mirror-excitations", action="store_true",
                         help="also map the excitations left<->right at the end (prediction; Moco leaves them free)")
+    parser.add_argument("--elastic-tendons", action="store_true",
+                        help="prediction with compliant tendons (tendon-force states, De Groote 2016 implicit form)")
     parser.add_argument("--out", type=Path, default=default_output("gait2d"),
                         help="results folder (default ./trajopt_results/gait2d); a variant replaces only its own files")
     parser.add_argument("--tolerance", type=float, default=MOCO_TOLERANCE,
@@ -339,12 +367,16 @@ def main(argv=None) -> int:
     intervals = args.intervals if args.intervals is not None else (24 if args.tracking else 50)
     if intervals < 2 or not 0.0 < args.speed < 3.0:
         parser.error(f"need --intervals >= 2 and 0 < --speed < 3 m/s, got {intervals} and {args.speed}")
-    if args.tracking and (args.mirror_excitations or args.tolerance != MOCO_TOLERANCE or args.compiled):
-        parser.error("--mirror-excitations, --tolerance and --compiled apply to the prediction, not to --tracking")
+    if args.tracking and (args.mirror_excitations or args.tolerance != MOCO_TOLERANCE or args.compiled
+                          or args.elastic_tendons):
+        parser.error("--mirror-excitations, --elastic-tendons, --tolerance and --compiled apply to the prediction, "
+                     "not to --tracking")
+    if args.mirror_excitations and args.elastic_tendons:
+        parser.error("give --mirror-excitations or --elastic-tendons, not both")
     if not 0.0 < args.tolerance < 1.0:
         parser.error(f"need 0 < --tolerance < 1, got {args.tolerance}")
     record = run(intervals, args.speed, args.tracking, args.out, args.print_level, args.mirror_excitations,
-                 args.tolerance, args.compiled)
+                 args.tolerance, args.elastic_tendons, args.compiled)
     if not record["success"]:
         print(f"{parser.prog}: IPOPT did not converge ({record['status']}, {record['iterations']} iterations); "
               f"worst constraint {record['worst_constraint']}; partial result in {args.out}", file=sys.stderr)

@@ -37,6 +37,13 @@ from trajopt.gait.tracking import GroundReactionReference, TrackingWeights, trac
 from trajopt.gait.walking import displacement, require_average_speed
 from trajopt.ocp import Effort, Free, Guess, HermiteSimpson, Problem
 from trajopt.prediction import MuscleDrivenProblem, VariableScales
+from trajopt.prediction.tendon_dynamics import (
+    PREDSIM_DERIVATIVE_BOUNDS,
+    PREDSIM_DERIVATIVE_SCALE,
+    PREDSIM_DERIVATIVE_WEIGHT,
+    ElasticTendons,
+    RigidTendons,
+)
 
 from trajopt.examples.gait2d.model import HERE, GaitModel
 
@@ -60,6 +67,12 @@ MOCO_SPEED_BOUNDS = (-50.0, 50.0)
 MAX_ACCELERATION = 1000.0
 EFFORT_WEIGHT = 10.0
 MOCO_TRACKING_FINAL_TIME = 0.47008941
+
+# Compliant tendons as PredSim (Falisse et al. 2019) sets their implicit dynamics: df̃T/dt in [-100, 100] 1/s scaled
+# by 100, weight 1e-7 on its square (trajopt.prediction.tendon_dynamics); each muscle keeps 2D_gait.osim's tendon
+# strain 0.049.
+ELASTIC_TENDONS = ElasticTendons(derivative_bounds=PREDSIM_DERIVATIVE_BOUNDS,
+                                 derivative_weight=PREDSIM_DERIVATIVE_WEIGHT, derivative_scale=PREDSIM_DERIVATIVE_SCALE)
 
 
 @dataclass(frozen=True)
@@ -89,7 +102,7 @@ class GaitProblem:
 
 
 def _declare(model: GaitModel, duration, mirror_excitations: bool = False,
-             coordinate_bounds: dict | None = None) -> MuscleDrivenProblem:
+             coordinate_bounds: dict | None = None, tendons=RigidTendons()) -> MuscleDrivenProblem:
     """Moco's bounds on the library's half gait cycle (implicit dynamics, foot contacts, symmetric ends).
 
     ``coordinate_bounds`` replaces Moco's bounds of the coordinates it names (radians, metres).
@@ -102,7 +115,8 @@ def _declare(model: GaitModel, duration, mirror_excitations: bool = False,
         model.musculoskeletal, model.contacts, duration=duration, symmetry=model.symmetry,
         bounds=GaitBounds({**MOCO_STATE_BOUNDS, **(coordinate_bounds or {})}, MOCO_SPEED_BOUNDS, MAX_ACCELERATION),
         scales=VariableScales(speeds=5.0, actuator_controls=10.0, accelerations=50.0),
-        activation_smoothing=model.activation_smoothing, mirror_excitations=mirror_excitations)
+        activation_smoothing=model.activation_smoothing, mirror_excitations=mirror_excitations,
+        tendons=tendons)
     return walk.muscle_driven
 
 
@@ -113,15 +127,17 @@ def displacement_expression(gait: GaitProblem) -> ca.SX:
 
 def build_problem(intervals: int = 50, speed: float = 1.2, model: GaitModel | None = None,
                   duration=Free(0.4, 0.6), mirror_excitations: bool = False,
-                  coordinate_bounds: dict | None = None) -> GaitProblem:
+                  coordinate_bounds: dict | None = None, tendons=RigidTendons()) -> GaitProblem:
     """The predictive half gait cycle (see the module docstring) on `intervals` mesh intervals.
 
     ``mirror_excitations`` also maps the excitations left<->right at the end (Moco's example leaves them free).
     ``coordinate_bounds`` ({name: (lower, upper)}) replaces Moco's bounds of those coordinates (a speed sweep
     widens pelvis_tx: Moco's [0, 1] m caps the half-cycle displacement, i.e. speed * final time).
+    ``tendons``: ``RigidTendons()`` (Moco's example) or e.g. ``ELASTIC_TENDONS`` (tendon-force states, their
+    end values mirrored like the activations).
     """
     model = model if model is not None else GaitModel.load()
-    built = _declare(model, duration, mirror_excitations, coordinate_bounds)
+    built = _declare(model, duration, mirror_excitations, coordinate_bounds, tendons)
     problem = built.problem
     gait = GaitProblem(problem, model, built, float(speed), int(intervals))
     distance = require_average_speed(built, "pelvis_tx", speed)
