@@ -309,10 +309,11 @@ def muscle_driven_problem(
                             initial=_bounds(activations.initial), final=_bounds(activations.final),
                             scale=scales.activations, labels=activation_labels)
         e = None
-    declared = tendons.declare(problem, model, ca.DM(0, 1) if a is None else a, q, u)
+    muscle_activations = ca.DM(0, 1) if a is None else a  # a model without muscles: no activations
+    declared = tendons.declare(problem, model, muscle_activations, q, u)
     forces = declared.tendon_forces
     if declared.normalized_tendon_forces is None:
-        tau = model.muscle_generalized_forces(a, q, u)
+        tau = model.muscle_generalized_forces(muscle_activations, q, u)
     else:
         tau = ca.mtimes(declared.moment_arms.T, forces)
     if declared.goal is not None:
