@@ -15,7 +15,7 @@ from trajopt.gait.passive_joint_torques import (
     PREDSIM_DEFAULT,
     PassiveJointTorques,
     floating_base_speeds,
-    passive_joint_torques_function,
+    passive_joint_torques,
 )
 from trajopt.osim import load_osim
 from trajopt.osim.expression_forces import generalized_forces_function
@@ -38,9 +38,9 @@ def multibody():
 
 
 def _torques(multibody, torques, q, u):
-    function, names = passive_joint_torques_function(multibody, torques)
-    tau, cost = function(q, u)
-    return np.asarray(tau).ravel(), np.asarray(cost).ravel(), names
+    functions = passive_joint_torques(multibody, torques)
+    tau, cost = functions.generalized_forces(q, u), functions.limit_torques(q, u)
+    return np.asarray(tau).ravel(), np.asarray(cost).ravel(), functions.cost_coordinates
 
 
 def _state(multibody, rng, values=None):
@@ -110,22 +110,23 @@ def test_matches_walk3d_lumbar_expression_forces(multibody):
     rounded = dataclasses.replace(limits, **{
         name: dataclasses.replace(getattr(limits, name), theta_lower=round(getattr(limits, name).theta_lower, 4),
                                   theta_upper=round(getattr(limits, name).theta_upper, 4)) for name in lumbar})
-    exact, _ = passive_joint_torques_function(multibody, dataclasses.replace(PREDSIM_DEFAULT, damping=1.0), lumbar)
-    as_strings, _ = passive_joint_torques_function(
-        multibody, dataclasses.replace(PREDSIM_DEFAULT, damping=1.0, limits=rounded), lumbar)
+    exact = passive_joint_torques(multibody, dataclasses.replace(PREDSIM_DEFAULT, damping=1.0), lumbar)
+    as_strings = passive_joint_torques(multibody, dataclasses.replace(PREDSIM_DEFAULT, damping=1.0, limits=rounded),
+                                       lumbar).generalized_forces
     strings = generalized_forces_function(multibody, LUMBAR_PASSIVE)
     for _ in range(20):
         q = rng.uniform(-0.7, 0.7, multibody.nq)
         u = rng.uniform(-2, 2, multibody.nv)
         theirs = np.asarray(strings(q, u)).ravel()
-        np.testing.assert_allclose(np.asarray(as_strings(q, u)[0]).ravel(), theirs, rtol=1e-13, atol=1e-13)
-        ours, limit_torques = (np.asarray(x).ravel() for x in exact(q, u))
+        np.testing.assert_allclose(np.asarray(as_strings(q, u)).ravel(), theirs, rtol=1e-13, atol=1e-13)
+        ours = np.asarray(exact.generalized_forces(q, u)).ravel()
+        limit_torques = np.asarray(exact.limit_torques(q, u)).ravel()
         index = [multibody.speed_index(n) for n in lumbar]
         assert np.all(np.abs(ours[index] - theirs[index]) <= 7.0e-4 * np.abs(limit_torques) + 1e-13)
 
 
 def test_coordinate_choice_is_checked(multibody):
     with pytest.raises(TrajoptInputError, match=r"\['lumbar_twist'\] are not in model"):
-        passive_joint_torques_function(multibody, PassiveJointTorques(), coordinates=("lumbar_twist",))
+        passive_joint_torques(multibody, PassiveJointTorques(), coordinates=("lumbar_twist",))
     with pytest.raises(TrajoptInputError, match="floating base"):
-        passive_joint_torques_function(multibody, PassiveJointTorques(), coordinates=("pelvis_tilt",))
+        passive_joint_torques(multibody, PassiveJointTorques(), coordinates=("pelvis_tilt",))
