@@ -309,7 +309,7 @@ def muscle_driven_problem(
                             initial=_bounds(activations.initial), final=_bounds(activations.final),
                             scale=scales.activations, labels=activation_labels)
         e = None
-    muscle_activations = ca.DM(0, 1) if a is None else a  # a model without muscles: no activations
+    muscle_activations = ca.DM(0, 1) if a is None else a  # a model without muscles has none
     declared = tendons.declare(problem, model, muscle_activations, q, u)
     forces = declared.tendon_forces
     if declared.normalized_tendon_forces is None:
