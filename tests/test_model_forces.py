@@ -28,6 +28,7 @@ from trajopt.musculoskeletal.model_forces import (
     path_actuators,
 )
 from trajopt.prediction import muscle_driven_problem
+from trajopt.prediction.tendon_dynamics import ElasticTendons
 
 BLOCK = DATA / "osim" / "bouncing_block.osim"
 CHAIN = DATA / "osim" / "limited_chain.osim"
@@ -207,6 +208,8 @@ def test_model_without_muscles_drives_with_actuators():
     table = Table(times, ("q1", "q2"), np.column_stack([np.sin(times), np.cos(times)]), name="swing")
     with pytest.raises(TrajoptInputError, match="static optimization shares the load among muscles"):
         StaticOptimization(model, table)
+    with pytest.raises(TrajoptInputError, match="ElasticTendons: the model has no muscles"):
+        muscle_driven_problem(model, 1.0, tendons=ElasticTendons())
 
 
 def test_chain_problem_applies_path_actuator_and_passive_forces():

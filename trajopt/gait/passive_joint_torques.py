@@ -20,7 +20,8 @@ Constants, as PredSim ships them (repository KULeuvenNeuromechanics/PredSim, com
 
 The cost term PredSim puts on passive torques (``f_AllPassiveTorques_cost``) is the limit torques of the coordinates
 that have them, damping excluded by default (``getDefaultSettings.m`` line 646, ``pass_torq_includes_damping`` 0):
-``passive_joint_torques_function`` returns them as a second output.
+``passive_joint_torques(...).limit_torques`` gives them, the ``passive_torques`` of
+``trajopt.gait.predsim_cost.predsim_cost``.
 """
 
 from __future__ import annotations
@@ -149,14 +150,25 @@ def _check_range(multibody, name: str, limit: LimitTorqueCoefficients) -> None:
             f"mid-range; is its sign the opposite of PredSim's model? Then name it in PassiveJointTorques.mirrored")
 
 
-def passive_joint_torques_function(multibody, torques: PassiveJointTorques = PREDSIM_DEFAULT,
-                                   coordinates: tuple[str, ...] | None = None) -> tuple[ca.Function, tuple[str, ...]]:
-    """(Function (q, u) -> (generalized_forces (nv), passive_joint_torques), names of the cost's coordinates).
+@dataclass(frozen=True)
+class PassiveJointTorqueFunctions:
+    """``generalized_forces``: (q, u) -> passive torques on every speed (nv), what a problem adds to the muscles'
+    (e.g. ``passive=`` of ``trajopt.gait.study``); ``limit_torques``: (q, u) -> the limit torques of
+    ``cost_coordinates`` (PredSim's cost term, ``passive_torques`` of ``trajopt.gait.predsim_cost.predsim_cost``)."""
+
+    generalized_forces: ca.Function
+    limit_torques: ca.Function
+    cost_coordinates: tuple[str, ...]
+
+
+def passive_joint_torques(multibody, torques: PassiveJointTorques = PREDSIM_DEFAULT,
+                          coordinates: tuple[str, ...] | None = None) -> PassiveJointTorqueFunctions:
+    """PredSim's passive joint torques on a trajopt multibody model, by coordinate name.
 
     ``coordinates``: the model coordinates that get passive torques (default: every coordinate with its own speed
     outside the floating base). A name the model lacks is an error; a coordinate without PredSim limit-torque
-    coefficients gets its spring/damping only. ``passive_joint_torques``: the limit torques (PredSim's cost term) of
-    the chosen coordinates that have coefficients, in model order.
+    coefficients gets its spring/damping only. The cost's coordinates are those chosen that have coefficients, in
+    model order.
     """
     floating = set(floating_base_speeds(multibody))
     own = [n for n in multibody.speed_names if n in multibody.coordinate_names and n not in floating]
@@ -188,6 +200,8 @@ def passive_joint_torques_function(multibody, torques: PassiveJointTorques = PRE
             cost.append(limit_torque + damping if torques.cost_includes_damping else limit_torque)
             cost_names.append(name)
         tau[multibody.speed_index(name)] = torque
-    function = ca.Function("passive_joint_torques_predsim", [q, u], [tau, ca.vertcat(ca.SX(0, 1), *cost)],
-                           ["q", "u"], ["generalized_forces", "passive_joint_torques"])
-    return function, tuple(cost_names)
+    return PassiveJointTorqueFunctions(
+        ca.Function("passive_joint_torques_predsim", [q, u], [tau], ["q", "u"], ["generalized_forces"]),
+        ca.Function("limit_torques_predsim", [q, u], [ca.vertcat(ca.SX(0, 1), *cost)], ["q", "u"],
+                    ["passive_joint_torques"]),
+        tuple(cost_names))

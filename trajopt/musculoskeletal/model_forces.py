@@ -8,8 +8,7 @@
 - ``PathSpring``: tension k max(0, l - l0) (1 + c l̇) along its path, applied as -T ∂l/∂q (generalized force).
 - ``PathActuator``: tension optimal_force * control along its path; its generalized force per unit control is
   ``-optimal_force ∂l/∂q`` (``path_actuator_moment_arms``), so problems give it a control like a CoordinateActuator.
-- ``ExpressionBasedCoordinateForce`` (``trajopt.osim.expression_forces``).
-
+- ``ExpressionBasedCoordinateForce`` (``trajopt.osim.expression_forces``);
 - ``HuntCrossleyForce`` between spheres and half spaces (``trajopt.contact.hunt_crossley``): body wrenches.
 
 ``passive_forces_function(osim)`` is the named Function (q, u) -> generalized forces (nv) of the limit forces,

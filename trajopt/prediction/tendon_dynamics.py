@@ -210,6 +210,9 @@ class ElasticTendons:
     def _declare(self, problem, model, activations, lengths, speeds, arms=None, guess=0.1) -> TendonVariables:
         names = model.muscle_names
         count = len(names)
+        if not count:
+            raise TrajoptInputError("ElasticTendons: the model has no muscles, so no tendons; leave tendons at their "
+                                    "default (RigidTendons)")
         force = problem.state("normalized_tendon_forces", count, bounds=NORMALIZED_TENDON_FORCE_BOUNDS, guess=guess,
                               labels=tuple(f"/forceset/{m}/normalized_tendon_force" for m in names))
         rate = problem.control("normalized_tendon_force_derivatives", count, bounds=self.derivative_bounds,

@@ -40,7 +40,7 @@ import numpy as np
 from trajopt.contact import contact_loads_function, osim_contacts
 from trajopt.gait.ground_reactions import foot_ground_reactions
 from trajopt.gait.guess import free_joint_motion, guess_from_coordinates
-from trajopt.gait.passive_joint_torques import FALISSE2022, passive_joint_torques_function
+from trajopt.gait.passive_joint_torques import FALISSE2022, passive_joint_torques
 from trajopt.gait.predsim_cost import PREDSIM_WEIGHTS, PredSimWeights, predsim_cost, total
 from trajopt.gait.study import GaitBounds, half_gait_cycle
 from trajopt.gait.symmetry import bilateral_symmetry
@@ -166,12 +166,9 @@ def load_model(quaternion_pelvis: bool = True, choices: ModelChoices = MOCO_MODE
     mb = model.multibody
     contacts = osim_contacts(osim)
     if choices.predsim_passive_torques:
-        both, _ = passive_joint_torques_function(mb, PREDSIM_PASSIVE if choices.passive_toes else
-                                                 dataclasses.replace(PREDSIM_PASSIVE, springs=()))
-        q, u = ca.SX.sym("q", mb.nq), ca.SX.sym("u", mb.nv)
-        forces, limits = both(q, u)
-        passive = ca.Function("passive", [q, u], [forces], ["q", "u"], ["generalized_forces"])
-        limit_torques = ca.Function("limit_torques", [q, u], [limits], ["q", "u"], ["limit_torques"])
+        torques = passive_joint_torques(mb, PREDSIM_PASSIVE if choices.passive_toes else
+                                        dataclasses.replace(PREDSIM_PASSIVE, springs=()))
+        passive, limit_torques = torques.generalized_forces, torques.limit_torques
     else:
         passive = generalized_forces_function(mb, read_expression_forces(PASSIVE) + LUMBAR_PASSIVE)
         limit_torques = None
