@@ -261,10 +261,30 @@ PREDSIM_TENDONS = ElasticTendons(derivative_bounds=PREDSIM_DERIVATIVE_BOUNDS,
 ARM_COORDINATES = ("arm_flex", "arm_add", "arm_rot", "elbow_flex", "pro_sup")
 
 
-def _leg_and_trunk_accelerations(built) -> ca.SX:
-    names = built.model.speed_names
-    keep = [k for k, name in enumerate(names) if name.rsplit("_", 1)[0] not in ARM_COORDINATES]
-    return built.accelerations[keep]
+# PredSim weighs accelerations scaled by their bounds, 155 times each coordinate's range of motion
+# (getDefaultSettings.m, Qdotdots_factor_RoM); for the pelvis, whose .osim ranges are no joint limits, the ranges
+# stand in that PredSim's default bounds give it: 0.7 rad of rotation and 1 m of translation.
+ACCELERATION_RANGE_FACTOR = 155.0
+PELVIS_RANGES = {"rotation": 0.7, "translation": 1.0}
+PREDSIM_ACTUATOR_TORQUE = 150.0  # N·m per unit excitation of PredSim's arm and trunk actuators
+
+
+def _scaled_leg_and_trunk_accelerations(walk_model: Walk3dModel, built) -> ca.SX:
+    """The accelerations of every coordinate but the arms', each over PredSim's scale."""
+    mb = walk_model.musculoskeletal.multibody
+    lower, upper = walk_model.musculoskeletal.coordinate_bounds
+    pelvis = set(mb.speed_names[mb.v_slice(PELVIS)])
+    scaled = []
+    for k, name in enumerate(mb.speed_names):
+        if name.rsplit("_", 1)[0] in ARM_COORDINATES:
+            continue
+        if name in pelvis:
+            motion_range = PELVIS_RANGES["translation" if name.startswith("pelvis_t") else "rotation"]
+        else:
+            index = mb.coordinate_index(name)
+            motion_range = float(upper[index] - lower[index])
+        scaled.append(built.accelerations[k] / (ACCELERATION_RANGE_FACTOR * motion_range))
+    return ca.vertcat(*scaled)
 
 
 def build_problem(intervals: int = 50, speed: float | None = None, duration=Free(0.4, 0.8),
@@ -285,13 +305,15 @@ def build_problem(intervals: int = 50, speed: float | None = None, duration=Free
     distance = walk.walk_at(speed)
     terms = {}
     if effort and recipe.predsim_cost:
-        slack = built.excitations if built.normalized_tendon_force_derivatives is None else \
-            ca.vertcat(built.excitations, built.normalized_tendon_force_derivatives)
-        terms = predsim_cost(built, distance, joint_accelerations=_leg_and_trunk_accelerations(built),
-                             passive_torques=None if model.limit_torques is None else model.limit_torques(built.q,
-                                                                                                      built.u),
-                             actuator_excitations=built.actuator_controls, slack_controls=slack,
-                             weights=recipe.weights)
+        actuators = built.model.coordinate_actuators
+        torques = built.actuator_controls * ca.DM([a.optimal_force for a in actuators])
+        # PredSim's torque actuators are excitations of 150 N·m; its slack controls are the activation derivatives
+        # (trajopt's excitations stand in) and the tendon-force derivatives, whose term the elastic tendons add.
+        terms = predsim_cost(built, distance, joint_accelerations=_scaled_leg_and_trunk_accelerations(model, built),
+                             passive_torques=None if model.limit_torques is None else
+                             model.limit_torques(built.q, built.u),
+                             actuator_excitations=torques / PREDSIM_ACTUATOR_TORQUE,
+                             slack_controls=built.excitations, weights=recipe.weights)
         built.problem.minimize(total(terms))
     elif effort:
         controls = ca.vertcat(built.excitations, built.actuator_controls)
