@@ -53,7 +53,7 @@ class TaskOutput:
     files: dict = field(default_factory=dict)
     guess_file: str | None = None
     error: str | None = None
-    failure: str | None = None  # 'solver', 'input' (bad input), 'exception' or 'worker' when not successful
+    failure: str | None = None  # 'solver', 'input', 'exception', 'worker' or 'interrupted' when not successful
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,7 @@ class TaskDefinition:
     metrics: tuple[str, ...] = ()  # summary keys an aggregate plots by default
     warm_starts: bool = False
     units: dict = field(default_factory=dict)  # input or summary name -> unit, for tables and figures
+    expected_seconds: object = None  # inputs -> seconds one task takes, when known before running it (or None)
 
     def function(self):
         module, _, name = self.function_name.partition(":")
@@ -171,8 +172,10 @@ TASKS: dict[str, TaskDefinition] = {
              "exit_until_attempt": Input(int, default=0, help="kill the worker process on attempts <= this"),
              "solver_failure": Input(bool, default=False, help="report a non-converged solve"),
              "solver_failure_value": Input(float, default=float("nan"),
-                                           help="report a non-converged solve for this value on its first attempt")},
-            metrics=("square",), warm_starts=True),
+                                           help="report a non-converged solve for this value on its first attempt"),
+             "data": Input(Path, default="", help="a file the task reads after sleeping (its size is reported)"),
+             "exit_while_file": Input(str, default="", help="kill the worker process while this file exists")},
+            metrics=("square",), warm_starts=True, expected_seconds=lambda inputs: inputs["seconds"]),
     )
 }
 
@@ -209,7 +212,8 @@ def execute(task: str, inputs: dict, context: TaskContext) -> TaskOutput:
         frames = traceback.extract_tb(error.__traceback__)
         where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
         kind = "input" if isinstance(error, TrajoptInputError) else "exception"  # bad input fails the same again
-        output = TaskOutput(False, kind, error=f"{type(error).__name__}: {error}{where}", failure=kind)
+        message = " ".join(str(error).split())  # one line, whatever the exception's text
+        output = TaskOutput(False, kind, error=f"{type(error).__name__}: {message}{where}", failure=kind)
     output.summary.setdefault("seconds", time.perf_counter() - started)
     output.summary.setdefault("worker", f"{socket.gethostname()}:{os.getpid()}")
     return output
