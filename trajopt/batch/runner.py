@@ -26,7 +26,7 @@ from pathlib import Path
 
 from trajopt.batch.executors import DaskExecutor, Job, SerialExecutor, expected_task_seconds, serial_fallback
 from trajopt.batch.lock import hold_output_folder
-from trajopt.batch.manifest import Manifest, as_bytes, content_record, file_digest, task_identity, write_result
+from trajopt.batch.manifest import Manifest, as_bytes, content_record, task_identity, write_result
 from trajopt.batch.progress import ProgressBar
 from trajopt.batch.spec import BatchSpec, BatchSpecError
 from trajopt.batch.sweep import PlannedTask, children, plan
@@ -124,7 +124,7 @@ def _changes(record: dict, task: PlannedTask, file_inputs) -> str:
                 parts.append(f"{name} {Path(old).name if old else old!r} -> {Path(new).name if new else new!r}")
             elif name in old_files and old_files[name] != task.input_files.get(name):
                 parts.append(f"{name} file {Path(new).name} edited")
-        elif old != new:
+        elif old != new and json.dumps(old) != json.dumps(new):  # NaN == NaN here
             parts.append(f"{name} {old!r} -> {new!r}")
     return ", ".join(parts) or "an input file's contents"
 
@@ -143,18 +143,6 @@ def _changed_tasks(spec: BatchSpec, planned: list[PlannedTask], manifest: Manife
         if task.key not in finished and record and record["key"] != task.key and record.get("status") == "done":
             changed.append((task, _changes(record, task, files)))
     return changed
-
-
-def _input_problem(task: PlannedTask) -> str | None:
-    """Why a task's input files are not what was planned (deleted or edited since the batch started), or None."""
-    for name, digest in task.input_files.items():
-        path = task.inputs[name]
-        try:
-            if file_digest(path) != digest:
-                return f"input file changed after the batch started: {name} = {path}"
-        except OSError as error:
-            return f"input file unreadable after the batch started: {name} = {path} ({error.strerror})"
-    return None
 
 
 def run_batch(spec: BatchSpec, out, *, scheduler: str | None = None, workers: int | None = None,
@@ -236,12 +224,7 @@ def _execute(spec, out, manifest, planned, tasks, below, finished, scheduler, wo
             release(task.index)
             return
         guess, label = _guess(out, tasks, state, records, task)
-        job = Job(task, 1, TaskContext(1, guess, label))
-        problem = _input_problem(task)
-        if problem is None:
-            executor.submit(job)
-        else:  # recorded as failed bad input without running: its key no longer says what the file holds
-            finish(job, TaskOutput(False, "input", error=problem, failure="input"))
+        executor.submit(Job(task, 1, TaskContext(1, guess, label, task.input_files)))
 
     def finish(job: Job, output: TaskOutput):
         if interrupt.requested and not output.success and output.failure in ("worker", "exception"):
@@ -256,9 +239,9 @@ def _execute(spec, out, manifest, planned, tasks, below, finished, scheduler, wo
             spec.retry.retries(output.failure or "exception") and not interrupt.requested
         if retry:
             report.retried += 1
-            context = TaskContext(job.attempt + 1, job.context.guess, job.context.guess_label)
-            if output.failure == "solver" and job.context.guess is not None:
-                context = TaskContext(job.attempt + 1)  # a failed warm start retries from the default guess
+            context = TaskContext(job.attempt + 1, job.context.guess, job.context.guess_label, job.task.input_files)
+            if output.failure == "solver" and job.context.guess is not None:  # retried from the default guess
+                context = TaskContext(job.attempt + 1, input_files=job.task.input_files)
             executor.submit(Job(job.task, job.attempt + 1, context))
             return
         state[job.task.index] = "done" if output.success else "failed"
