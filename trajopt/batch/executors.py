@@ -73,6 +73,11 @@ def _worker_failure(error: Exception) -> TaskOutput:
     return TaskOutput(False, "worker failure", error=f"{reason} ({detail})", failure="worker")
 
 
+def _executing_keys(dask_worker) -> list:
+    """On a worker (``Client.run``): the keys of the tasks its threads execute now."""
+    return [task.key for task in dask_worker.state.executing]
+
+
 class DaskExecutor:
     """Submits jobs to a Dask cluster: an in-process LocalCluster (``workers`` processes, one thread each, BLAS and
     OpenMP single-threaded) or the scheduler at ``address``."""
@@ -126,6 +131,15 @@ class DaskExecutor:
         except Exception:  # a lost scheduler: the caller counts every unfinished job
             return None
 
+    def _executing(self) -> set | None:
+        """Keys of the tasks a worker thread is executing now (the scheduler's 'processing' also counts tasks
+        handed to a busy worker); the scheduler's view when the workers cannot be asked."""
+        try:
+            running = self.client.run(_executing_keys, wait=True)
+        except Exception:  # a dead or busy worker: what the scheduler says
+            return self._processing()
+        return {key for keys in running.values() for key in keys}
+
     def running(self) -> int:
         try:
             threads = sum(w.get("nthreads", 1) for w in self.client.scheduler_info().get("workers", {}).values())
@@ -154,7 +168,7 @@ class DaskExecutor:
     def stop(self) -> list[tuple[Job, TaskOutput]]:
         """After an interrupt: finished jobs with their results, running ones as interrupted; all others cancelled
         (they never started)."""
-        processing = self._processing()
+        processing = self._executing()
         results = []
         for future, job in list(self.futures.items()):
             if future.status == "finished":
