@@ -5,6 +5,8 @@ file holds the value, so a recomputed or resumed task is checked against numbers
 
 import io
 import json
+import os
+import re
 import signal
 import subprocess
 import sys
@@ -336,3 +338,28 @@ def test_default_batch_of_short_tasks_runs_serially_and_says_so(tmp_path):
     assert line.startswith("trajopt batch: runs serially (fallback: 4 tasks of about 0.01 s;")
     written = json.loads((tmp_path / "out" / "batch.json").read_text())
     assert written["scheduler"].startswith("serial (fallback: 4 tasks") and written["mode"] == "serial"
+
+
+def test_default_times_a_first_task_then_sends_the_rest_to_a_cluster_when_it_pays(tmp_path, monkeypatch):
+    """A task kind with no estimate: the first task runs here; 3 more of 1 s each save 1.5 s on 2 workers, more than
+    a start-up of 0.5 s (the cost set low so the test stays short), so they go to a LocalCluster."""
+    pytest.importorskip("distributed")
+    import dataclasses
+    import functools
+
+    from trajopt.batch import executors, runner, tasks
+
+    monkeypatch.setitem(tasks.TASKS, "sleep", dataclasses.replace(tasks.TASKS["sleep"], expected_seconds=None))
+    monkeypatch.setattr(runner, "serial_fallback",
+                        functools.partial(executors.serial_fallback, cost=executors.ClusterCost(0.5)))
+    monkeypatch.setattr(runner.os, "cpu_count", lambda: 2)
+    spec = parse_spec({"task": "sleep", "inputs": {"seconds": 1.0}, "sweep": {"value": [1.0, 2.0, 3.0, 4.0]}},
+                      "probe.toml")
+    report = run_batch(spec, tmp_path, progress=False, stream=io.StringIO())
+    assert (report.mode, report.workers, report.done) == ("local", 2, 4)
+    assert re.fullmatch(r"local \(2 workers, after a first task of 1(\.\d)? s in this process\)", report.scheduler)
+    assert len(report.notes) == 1 and re.fullmatch(r"trajopt batch: a first task took 1(\.\d)? s here; the other 3 go "
+                                                   r"to a LocalCluster of 2 workers", report.notes[0])
+    assert report.records[0]["summary"]["pid"] == os.getpid()  # the first task ran here, the others elsewhere
+    assert all(r["summary"]["pid"] != os.getpid() for r in report.records[1:])
+    assert sorted(r["summary"]["square"] for r in report.records) == [1.0, 4.0, 9.0, 16.0]

@@ -236,7 +236,7 @@ def serial_fallback(tasks: list[PlannedTask], to_run: set[int], seconds: float |
     if cores <= 1:
         return 1, "1 core"
     if len(to_run) <= 1:
-        return 1, f"{len(to_run)} task to run"
+        return 1, f"{len(to_run)} task{'' if len(to_run) == 1 else 's'} to run"
     if width <= 1:
         return 1, "the warm-start plan runs one task at a time"
     if seconds is not None:

@@ -14,6 +14,7 @@ as interrupted, the manifest stays valid, and ``--resume`` later does the rest.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -51,7 +52,7 @@ class BatchReport:
     retried: int = 0
     interrupted: int = 0  # tasks stopped by SIGINT (recorded, not failed)
     stopped: bool = False  # the run was interrupted
-    wall_seconds: float = 0.0  # first submission to last result, shut-down included
+    wall_seconds: float = 0.0  # first submission to last result, shut-down (and a cluster started late) included
     startup_seconds: float = 0.0  # starting or connecting to the cluster
     load_average: tuple = ()
     scheduler: str = ""  # what ran the tasks, with the reason when the default fell back to serial
@@ -186,27 +187,31 @@ def _run(spec, out, scheduler, workers, serial, resume, force, progress, stream)
             say(f"{task.label}: inputs changed since it finished ({what}); recomputing it (--force)")
     (out / "spec.json").write_text(json.dumps({"task": spec.task, "name": spec.name, "source": spec.source,
                                                "swept": list(spec.swept), "rows": list(spec.rows)}, indent=1))
-    choice = "serial" if serial else scheduler if scheduler else None
+    choice, probe = "serial" if serial else scheduler if scheduler else None, False
     if not serial and scheduler is None and workers is None:
         to_run = {t.index for t in planned if t.key not in finished}
         seconds = expected_task_seconds(spec.task, [t for t in planned if t.index in to_run], manifest.records())
         workers, reason = serial_fallback(planned, to_run, seconds, os.cpu_count() or 1)
+        if importlib.util.find_spec("distributed") is None:
+            reason = "Dask is not installed"
         if reason is not None:
             serial, choice = True, f"serial (fallback: {reason})"
             say(f"trajopt batch: runs serially (fallback: {reason}); --workers N starts a cluster anyway")
+        elif seconds is None:  # how long a task takes is not known: time the first one here, then choose
+            serial, probe = True, True
     with Interrupt() as interrupt:
         return _execute(spec, out, manifest, planned, tasks, below, finished, scheduler, workers, serial, choice,
-                        progress, stream, notes, interrupt)
+                        probe, progress, stream, say, notes, interrupt)
 
 
-def _execute(spec, out, manifest, planned, tasks, below, finished, scheduler, workers, serial, choice, progress,
-             stream, notes, interrupt) -> BatchReport:
+def _execute(spec, out, manifest, planned, tasks, below, finished, scheduler, workers, serial, choice, probe,
+             progress, stream, say, notes, interrupt) -> BatchReport:
     state, records = {}, {}
     load = os.getloadavg()
     starting = time.perf_counter()
     executor = SerialExecutor(spec.task) if serial else DaskExecutor(spec.task, scheduler, workers)
     report = BatchReport(out, executor.mode, executor.workers, load_average=load, notes=notes)
-    report.scheduler = choice or f"local ({executor.workers} workers)"
+    report.scheduler = choice or ("serial" if serial else f"local ({executor.workers} workers)")
     bar = ProgressBar(f"batch {spec.name}", len(planned), stream=stream, enabled=progress)
     started = time.perf_counter()
     report.startup_seconds = started - starting
@@ -264,6 +269,9 @@ def _execute(spec, out, manifest, planned, tasks, below, finished, scheduler, wo
                 break
             for job, output in results:
                 finish(job, output)
+            if probe and results and not interrupt.requested:
+                probe = False
+                executor = _after_first_task(spec, planned, state, executor, results[0][1], report, say)
             bar.skipped = report.resumed
             bar.update(report.done + report.resumed, report.failed, executor.running(), report.retried)
         if interrupt.requested:
@@ -279,6 +287,29 @@ def _execute(spec, out, manifest, planned, tasks, below, finished, scheduler, wo
     report.workers_used = len({r["summary"].get("worker") for r in report.records if r["summary"].get("worker")})
     (out / "batch.json").write_text(json.dumps(report.as_dict(), indent=1))
     return report
+
+
+def _after_first_task(spec, planned, state, executor, first: TaskOutput, report: BatchReport, say):
+    """The default's choice once a first task has run here: the queued tasks go to a LocalCluster when it can save
+    more than its start-up, else the batch goes on serially (and says why)."""
+    remaining = {t.index for t in planned if state.get(t.index) not in ("done", "failed")}
+    seconds = first.summary.get("seconds", 0.0)
+    workers, reason = serial_fallback(planned, remaining, seconds, os.cpu_count() or 1)
+    if reason is not None:
+        report.scheduler = f"serial (fallback: {reason}, timed on a first task)"
+        say(f"trajopt batch: runs serially (fallback: {reason}, timed on a first task); --workers N starts a "
+            f"cluster anyway")
+        return executor
+    say(f"trajopt batch: a first task took {seconds:.2g} s here; the other {len(remaining)} go to a LocalCluster of "
+        f"{workers} workers")
+    starting = time.perf_counter()
+    cluster = DaskExecutor(spec.task, None, workers)
+    report.startup_seconds += time.perf_counter() - starting
+    for job in executor.queue:  # queued, never started: a serial executor runs nothing between waits
+        cluster.submit(job)
+    report.mode, report.workers = cluster.mode, cluster.workers
+    report.scheduler = f"local ({workers} workers, after a first task of {seconds:.2g} s in this process)"
+    return cluster
 
 
 def _record(out, manifest, spec, job: Job, output: TaskOutput, report: BatchReport, state, records) -> None:
