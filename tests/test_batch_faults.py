@@ -231,7 +231,7 @@ def test_changed_inputs_raise_in_the_library_too(tmp_path):
     assert plan(other)[0].identity == plan(spec)[0].identity and plan(other)[0].key != plan(spec)[0].key
 
 
-# --- 6. Ctrl-C ---------------------------------------------------------------------------------------------------------
+# --- 6. Ctrl-C -----------------------------------------------------------------------------------------------------
 
 def test_sigint_stops_the_batch_marks_the_running_task_interrupted_and_resume_finishes(tmp_path):
     spec = write_spec(tmp_path / "s.toml", [1, 2, 3, 4, 5, 6], seconds=0.8)
@@ -280,7 +280,7 @@ def test_sigint_on_a_local_cluster_interrupts_only_the_running_tasks(tmp_path):
     assert sorted(r["summary"]["square"] for r in Manifest(out).finished().values()) == [1, 4, 9, 16, 25, 36]
 
 
-# --- 7. a dying Dask worker --------------------------------------------------------------------------------------------
+# --- 7. a dying Dask worker ----------------------------------------------------------------------------------------
 
 def test_worker_death_is_recorded_as_worker_died_resumable_and_batch_json_counts_workers(tmp_path):
     pytest.importorskip("distributed")
@@ -305,7 +305,7 @@ def test_worker_death_is_recorded_as_worker_died_resumable_and_batch_json_counts
     assert again.records[0]["summary"]["square"] == 4.0
 
 
-# --- 8. serial when a cluster cannot help ------------------------------------------------------------------------------
+# --- 8. serial when a cluster cannot help --------------------------------------------------------------------------
 
 def planned(values, warm=None):
     data = {"task": "sleep", "sweep": {"value": values}}
