@@ -263,13 +263,14 @@ def test_sigint_stops_the_batch_marks_the_running_task_interrupted_and_resume_fi
 
 def test_sigint_on_a_local_cluster_interrupts_only_the_running_tasks(tmp_path):
     pytest.importorskip("distributed")
-    spec = write_spec(tmp_path / "s.toml", [1, 2, 3, 4, 5, 6], seconds=2.0)
+    spec = write_spec(tmp_path / "s.toml", [1, 2, 3, 4, 5], seconds=1.0)
     out = tmp_path / "out"
     batch = subprocess.Popen(batch_command(spec, "--workers", "2", "--out", out), cwd=ROOT,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60
     while time.time() < deadline and not Manifest(out).records():
         time.sleep(0.02)
+    time.sleep(0.3)  # both workers are in a task
     batch.send_signal(signal.SIGINT)
     stdout, stderr = batch.communicate(timeout=60)
     assert batch.returncode == 130 and "interrupted" in stdout, stderr
@@ -277,7 +278,7 @@ def test_sigint_on_a_local_cluster_interrupts_only_the_running_tasks(tmp_path):
     assert 1 <= statuses.count("interrupted") <= 2 and "failed" not in statuses  # one per busy worker at most
     resumed = run_cli(spec, "--serial", "--out", out, "--resume")
     assert resumed.returncode == 0, resumed.stderr
-    assert sorted(r["summary"]["square"] for r in Manifest(out).finished().values()) == [1, 4, 9, 16, 25, 36]
+    assert sorted(r["summary"]["square"] for r in Manifest(out).finished().values()) == [1, 4, 9, 16, 25]
 
 
 # --- 7. a dying Dask worker ----------------------------------------------------------------------------------------
