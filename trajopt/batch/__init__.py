@@ -9,9 +9,10 @@ inputs (trials, subjects, parameter sweeps) on ``dask.distributed``, or serially
     write_aggregate(spec, "trajopt_results/sweep")
 
 Modules: ``spec`` (the TOML/YAML spec), ``tasks`` (the task registry and what a task returns), ``sweep`` (the plan:
-keys and warm-start parents), ``manifest`` (atomic result folders and the JSONL manifest), ``runner`` (Dask or
-serial execution, retries, progress), ``aggregate`` (table and figure). Dask is imported only by the runner, when
-a cluster is used (``pip install 'trajopt[batch]'``).
+keys and warm-start parents), ``manifest`` (atomic result folders, the JSONL manifest and its checksums), ``lock``
+(one run per output folder), ``executors`` (serial or Dask, and the default's choice), ``runner`` (retries, resume,
+Ctrl-C, progress), ``aggregate`` (table and figure). Dask is imported only by the executors, when a cluster is used
+(``pip install 'trajopt[batch]'``).
 """
 
 from trajopt.batch.aggregate import write_aggregate

@@ -7,17 +7,41 @@ import csv
 import math
 from pathlib import Path
 
-from trajopt.batch.manifest import Manifest
+from trajopt.batch.manifest import Manifest, input_key, task_identity
 from trajopt.batch.spec import BatchSpec
-from trajopt.batch.sweep import plan
 from trajopt.batch.tasks import task_definition
 
 
+def _key(spec: BatchSpec, row: dict, files) -> str | None:
+    try:
+        return input_key(spec.task, row, files)
+    except OSError:  # an input file deleted or unreadable since the run: the task is found by its identity
+        return None
+
+
 def rows(spec: BatchSpec, out) -> list[dict]:
-    """The last manifest record of every task of the spec (tasks never run are left out), sorted by the inputs."""
-    latest = Manifest(out).latest()
-    found = [latest[t.key] for t in plan(spec) if t.key in latest]
+    """The last manifest record of every task of the spec (tasks never run are left out), sorted by the inputs.
+
+    A task is found by its key (its inputs and files' contents now), else, when a file cannot be read any more,
+    by its identity (its swept inputs), so a task whose file went away still shows, as the run recorded it."""
+    records = Manifest(out).records()
+    by_key = {r["key"]: r for r in records}
+    by_identity = {task_identity(spec.task, r.get("inputs", {}), spec.swept): r for r in records
+                   if r.get("task") == spec.task}
+    files = task_definition(spec.task).file_inputs()
+    found = []
+    for row in spec.rows:
+        key = _key(spec, row, files)
+        record = by_key.get(key) if key is not None else by_identity.get(task_identity(spec.task, row, spec.swept))
+        if record is not None:
+            found.append(record)
     return sorted(found, key=lambda r: tuple(_sortable(r["inputs"][k]) for k in spec.swept))
+
+
+def _status(record: dict) -> str:
+    if record["status"] in ("done", "interrupted"):
+        return record["status"]
+    return f"failed: {record.get('error') or record.get('solver_status')}"
 
 
 def _sortable(value):
@@ -43,9 +67,8 @@ def write_aggregate(spec: BatchSpec, out) -> list[Path]:
               if any(k in r["summary"] for r in records)]
     metrics += [k for k in extras if k not in metrics]
     header = [*spec.swept, "status", "attempts", *metrics, "warm start"]
-    table = [[*(Path(r["inputs"][k]).name if k in files else r["inputs"][k] for k in spec.swept),
-              r["status"] if r["status"] == "done" else
-              f"failed: {r.get('error') or r.get('solver_status')}", r["attempt"],
+    table = [[*(Path(r["inputs"][k]).name if k in files else r["inputs"][k] for k in spec.swept), _status(r),
+              r["attempt"],
               *(r["summary"].get(k) for k in metrics), r.get("warm_start") or ""] for r in records]
     with open(out / "aggregate.csv", "w", newline="") as stream:
         writer = csv.writer(stream)

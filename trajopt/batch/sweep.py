@@ -9,10 +9,11 @@ neighbours start from the nearest finished task before it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
-from trajopt.batch.manifest import input_key, task_label
-from trajopt.batch.spec import BatchSpec
+from trajopt.batch.manifest import input_digests, input_key, task_identity, task_label
+from trajopt.batch.spec import BatchSpec, BatchSpecError
 from trajopt.batch.tasks import task_definition
 
 
@@ -23,6 +24,8 @@ class PlannedTask:
     label: str
     inputs: dict
     parent: int | None = None  # index of the task whose solution this one starts from
+    input_files: dict = field(default_factory=dict)  # file input name -> SHA-256 of its content when planned
+    identity: str | None = None  # the task across changes of its non-swept inputs and file contents
 
 
 def _segments(members: list[int], chains: int) -> list[list[int]]:
@@ -37,16 +40,23 @@ def _segments(members: list[int], chains: int) -> list[list[int]]:
     return runs
 
 
+def _digests(spec: BatchSpec, row: dict, files) -> dict:
+    try:
+        return input_digests(row, files)
+    except OSError as error:
+        name = next((n for n in files if row.get(n) and not Path(row[n]).is_file()), files[0])
+        raise BatchSpecError(f"{spec.source}: {name} = {row[name]!r}: cannot read it ({error.strerror})") from None
+
+
 def plan(spec: BatchSpec) -> list[PlannedTask]:
     """Every task of the spec in a start order (roots first, then along their runs); parents name warm starts."""
     definition = task_definition(spec.task)
     files = definition.file_inputs()
-    keys = [input_key(spec.task, row, files) for row in spec.rows]
+    digests = [_digests(spec, row, files) for row in spec.rows]
+    keys = [input_key(spec.task, row, files, d) for row, d in zip(spec.rows, digests)]
     seen = {}
     for i, key in enumerate(keys):
         if key in seen:
-            from trajopt.batch.spec import BatchSpecError
-
             raise BatchSpecError(f"{spec.source}: tasks {task_label(spec.rows[seen[key]], spec.swept)!r} and "
                                  f"{task_label(spec.rows[i], spec.swept)!r} have the same inputs")
         seen[key] = i
@@ -75,7 +85,8 @@ def plan(spec: BatchSpec) -> list[PlannedTask]:
         while frontier:
             order += frontier
             frontier = [i for parent in frontier for i in sorted(parents) if parents[i] == parent]
-    return [PlannedTask(i, keys[i], task_label(spec.rows[i], spec.swept), spec.rows[i], parents[i]) for i in order]
+    return [PlannedTask(i, keys[i], task_label(spec.rows[i], spec.swept), spec.rows[i], parents[i], digests[i],
+                        task_identity(spec.task, spec.rows[i], spec.swept)) for i in order]
 
 
 def children(tasks: list[PlannedTask]) -> dict[int | None, list[int]]:

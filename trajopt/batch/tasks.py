@@ -13,6 +13,7 @@ from importlib.metadata import entry_points
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from trajopt.batch.manifest import file_digest
 from trajopt.errors import TrajoptInputError
 
 
@@ -35,11 +36,13 @@ class Input:
 
 @dataclass(frozen=True)
 class TaskContext:
-    """What the runner tells a task besides its inputs: the attempt (1, 2, ...) and a warm-start guess (a Table)."""
+    """What the runner tells a task besides its inputs: the attempt (1, 2, ...), a warm-start guess (a Table) and
+    the SHA-256 of each input file when the batch was planned (checked before the task runs)."""
 
     attempt: int = 1
     guess: object = None  # trajopt.io.Table of a neighbour's solution, or None
     guess_label: str | None = None
+    input_files: dict = field(default_factory=dict)  # file input name -> SHA-256 of its content
 
 
 @dataclass
@@ -53,7 +56,7 @@ class TaskOutput:
     files: dict = field(default_factory=dict)
     guess_file: str | None = None
     error: str | None = None
-    failure: str | None = None  # 'solver', 'input' (bad input), 'exception' or 'worker' when not successful
+    failure: str | None = None  # 'solver', 'input', 'exception', 'worker' or 'interrupted' when not successful
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,7 @@ class TaskDefinition:
     metrics: tuple[str, ...] = ()  # summary keys an aggregate plots by default
     warm_starts: bool = False
     units: dict = field(default_factory=dict)  # input or summary name -> unit, for tables and figures
+    expected_seconds: object = None  # inputs -> seconds one task takes, when known before running it (or None)
 
     def function(self):
         module, _, name = self.function_name.partition(":")
@@ -171,8 +175,10 @@ TASKS: dict[str, TaskDefinition] = {
              "exit_until_attempt": Input(int, default=0, help="kill the worker process on attempts <= this"),
              "solver_failure": Input(bool, default=False, help="report a non-converged solve"),
              "solver_failure_value": Input(float, default=float("nan"),
-                                           help="report a non-converged solve for this value on its first attempt")},
-            metrics=("square",), warm_starts=True),
+                                           help="report a non-converged solve for this value on its first attempt"),
+             "data": Input(Path, default="", help="a file the task reads after sleeping (its size is reported)"),
+             "exit_while_file": Input(str, default="", help="kill the worker process while this file exists")},
+            metrics=("square",), warm_starts=True, expected_seconds=lambda inputs: inputs["seconds"]),
     )
 }
 
@@ -195,21 +201,43 @@ def task_definition(name: str) -> TaskDefinition:
     return registered[name].load()
 
 
+def input_file_problem(inputs: dict, digests: dict) -> str | None:
+    """Why the input files are not what the batch planned with (deleted or edited since), or None."""
+    for name, digest in digests.items():
+        try:
+            if file_digest(inputs[name]) != digest:
+                return f"input file changed after the batch started: {name} = {inputs[name]}"
+        except OSError as error:
+            return f"input file unreadable after the batch started: {name} = {inputs[name]} ({error.strerror})"
+    return None
+
+
 def execute(task: str, inputs: dict, context: TaskContext) -> TaskOutput:
-    """Run a task where it is called (a Dask worker or this process): exceptions become a failed TaskOutput."""
+    """Run a task where it is called (a Dask worker or this process): exceptions become a failed TaskOutput, and
+    input files that changed since the batch was planned a failed one without running (bad input)."""
     import os
     import socket
     import time
-    import traceback
 
     started = time.perf_counter()
+    problem = input_file_problem(inputs, context.input_files)
+    if problem is not None:
+        output = TaskOutput(False, "input", error=problem, failure="input")
+    else:
+        output = _run(task, inputs, context)
+    output.summary.setdefault("seconds", time.perf_counter() - started)
+    output.summary.setdefault("worker", f"{socket.gethostname()}:{os.getpid()}")
+    return output
+
+
+def _run(task: str, inputs: dict, context: TaskContext) -> TaskOutput:
+    import traceback
+
     try:
-        output = task_definition(task).function()(dict(inputs), context)
+        return task_definition(task).function()(dict(inputs), context)
     except Exception as error:  # any failure of the task is recorded, never lost
         frames = traceback.extract_tb(error.__traceback__)
         where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
         kind = "input" if isinstance(error, TrajoptInputError) else "exception"  # bad input fails the same again
-        output = TaskOutput(False, kind, error=f"{type(error).__name__}: {error}{where}", failure=kind)
-    output.summary.setdefault("seconds", time.perf_counter() - started)
-    output.summary.setdefault("worker", f"{socket.gethostname()}:{os.getpid()}")
-    return output
+        message = " ".join(str(error).split())  # one line, whatever the exception's text
+        return TaskOutput(False, kind, error=f"{type(error).__name__}: {message}{where}", failure=kind)
