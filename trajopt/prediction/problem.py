@@ -211,6 +211,7 @@ def muscle_driven_problem(
     labels: VariableLabels = VariableLabels(),
     quaternion_norm_stabilization: float = 0.0,
     constraints=(),
+    initial_time: float = 0.0,
 ) -> MuscleDrivenProblem:
     """Declare q, u, activations (+ excitations, residuals, actuator controls) and their dynamics.
 
@@ -223,7 +224,8 @@ def muscle_driven_problem(
     ``trajopt.prediction.kinematic_constraints.constrained_accelerations`` (Moco's Hermite-Simpson formulation with
     constraint derivatives: solve with HermiteSimpson). ``activations`` bounds apply to the activation controls
     when ``activation_dynamics`` is False. ``StateBounds.initial``/``final`` may be ``(lower, upper)`` arrays, e.g.
-    to fix one coordinate at t0 and leave the others within their bounds.
+    to fix one coordinate at t0 and leave the others within their bounds. ``initial_time``: the motion's start
+    (a number, or ``ocp.Free``), e.g. a tracked window's first time.
     """
     missing = [m for m in MUSCLE_DRIVEN_MODEL_MEMBERS if not hasattr(model, m)]
     if missing:
@@ -231,7 +233,7 @@ def muscle_driven_problem(
                                 f"(missing {sorted(missing)})")
     if not hasattr(dynamics, "accelerations"):
         raise TrajoptInputError(f"dynamics must be ExplicitDynamics() or ImplicitDynamics(), got {dynamics!r}")
-    problem = Problem(duration=duration)
+    problem = Problem(duration=duration, initial_time=initial_time)
     multibody = model.multibody
     if coordinates.bounds is None:
         lower, upper = (np.asarray(b, dtype=float) for b in model.coordinate_bounds)
