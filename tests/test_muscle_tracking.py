@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from trajopt.cli.main import main as cli
-from trajopt.examples.gait2d.model import HERE as GAIT2D, GaitModel
+from trajopt.examples.gait2d.model import HERE as GAIT2D
+from trajopt.examples.gait2d.model import GaitModel
 from trajopt.gait.muscle_tracking import MuscleDrivenTracking
 from trajopt.gait.tracking import TrackingWeights
 from trajopt.io.tables import read_table, write_sto

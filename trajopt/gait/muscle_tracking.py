@@ -38,8 +38,12 @@ from trajopt.io.motion import read_motion
 from trajopt.io.signals import coordinate_splines
 from trajopt.io.tables import read_table
 from trajopt.multibody.bodies import GROUND
-from trajopt.ocp import HermiteSimpson, Ipopt, Integral
-from trajopt.prediction import OPENSIM_ACTIVATION_SMOOTHING, MuscleDrivenProblem, VariableScales
+from trajopt.ocp import HermiteSimpson, Integral, Ipopt
+from trajopt.prediction import (
+    OPENSIM_ACTIVATION_SMOOTHING,
+    MuscleDrivenProblem,
+    VariableScales,
+)
 from trajopt.table import Table
 
 GRF_LABEL = "ground_force_{side}_v{axis}"  # OpenSim's gait GRF columns (createExternalLoadsTableForGait)
@@ -86,7 +90,7 @@ def _check_covers(table: Table, window: tuple[float, float], what: str) -> None:
 def _in_window(table: Table, window, times=None) -> Table:
     """``table`` on the frames inside ``window`` plus its ends (linear interpolation), or at ``times``."""
     if times is None:
-        inside = table.time[(table.time > window[0]) & (table.time < window[1])]
+        inside = table.time[(table.time > window[0] + _EDGE) & (table.time < window[1] - _EDGE)]
         times = np.concatenate([[window[0]], inside, [window[1]]])
     data = np.column_stack([np.interp(times, table.time, table.data[:, k]) for k in range(len(table.labels))])
     return Table(times, table.labels, data, False, table.name, table.metadata, table.source)
@@ -107,12 +111,14 @@ class MuscleDrivenTracking:
     (file or radians ``Table``) whose columns are coordinates of the model (``.../speed`` columns are ignored: the
     speeds come from the splines); ``contacts``: the sphere contacts (default the model's SmoothSphereHalfSpaceForces);
     ``ground_reactions``: measured ground reactions (file or ``Table``) with columns ``ground_force_{r,l}_v{x,y,z}``
-    for ``grf_axes``, tracked through the contacts of each foot; ``emg``: normalized EMG whose columns named after
+    for ``grf_axes``, tracked through the contacts of each foot, divided by ``grf_normalization`` (default the body
+    weight m g; sqrt(m g) is Moco's MocoContactTrackingGoal); ``emg``: normalized EMG whose columns named after
     muscles are tracked by their excitations; ``window``: (t0, t1) s, default the motion's span; ``mesh_interval``
     (s) sets the default transcription; ``lowpass_cutoff`` (Hz) filters the coordinates before splining;
     ``passive(q, u)``: generalized forces beside muscles and actuators; ``residuals``: ``GroundResiduals`` or None;
     ``symmetry``: a ``BilateralSymmetry`` to make the window a half gait cycle with mirrored ends (``progression``
-    excluded), or None (free ends).
+    excluded), or None (free ends); ``start_at_zero``: a coordinate fixed to 0 at t0 (e.g. the walking direction's
+    translation of a half cycle that starts there), or None.
     """
 
     model: object
@@ -120,6 +126,7 @@ class MuscleDrivenTracking:
     contacts: tuple | None = None
     ground_reactions: object = None
     grf_axes: tuple[str, ...] = ("x", "y", "z")
+    grf_normalization: float | None = None
     emg: object = None
     weights: TrackingWeights = TrackingWeights()
     window: tuple[float, float] | None = None
@@ -130,6 +137,7 @@ class MuscleDrivenTracking:
     residuals: GroundResiduals | None = None
     symmetry: BilateralSymmetry | None = None
     progression: str = "pelvis_tx"
+    start_at_zero: str | None = None
     scales: VariableScales = VariableScales(speeds=5.0, accelerations=50.0)
     activation_smoothing: float = OPENSIM_ACTIVATION_SMOOTHING
 
@@ -211,7 +219,10 @@ class MuscleDrivenTracking:
         return np.concatenate([[self._window[0]], inside, [self._window[1]]])
 
     def reference_coordinates(self, times=None) -> Table:
-        """The tracked coordinates (splined, filtered when asked) at ``times`` (default the motion's frames)."""
+        """The tracked coordinates at ``times`` (default the motion's frames in the window and its ends): the splines
+        (through the filtered motion when ``lowpass_cutoff`` is set); the motion's own frames when unfiltered."""
+        if times is None and self.lowpass_cutoff is None:
+            return _in_window(self._motion, self._window)
         times = self.reference_times() if times is None else np.asarray(times, dtype=float)
         return Table(times, self.tracked_coordinates, self._splines.evaluate(times, 0), False, "reference_coordinates")
 
@@ -236,7 +247,7 @@ class MuscleDrivenTracking:
         return _in_window(window, self._window, times)
 
     # -- the optimal-control problem -------------------------------------------------------------------------------
-    def build(self) -> "TrackingProblem":
+    def build(self) -> TrackingProblem:
         """The muscle-driven problem with the tracking goals (free of any transcription)."""
         model, multibody = self.model, self.model.multibody
         contact_loads = contact_loads_function(multibody, self._contacts)
@@ -260,13 +271,15 @@ class MuscleDrivenTracking:
         hook = generalized_forces if (self.passive is not None or residual_rows) else None
         built = walking_problem(model, contact_loads, duration=self.duration, bounds=self.bounds,
                                 generalized_forces=hook, initial_time=self.initial_time, scales=self.scales,
+                                start_at_zero=self.start_at_zero,
                                 activation_smoothing=self.activation_smoothing)
         if self.symmetry is not None:
             require_symmetric_ends(built, self.symmetry, exclude=(self.progression,))
         grf = None
         if self._grf is not None:
             grf = GroundReactionReference(self.measured_ground_reactions(), self.ground_reaction_function(),
-                                          self.body_weight, axes=tuple(self.grf_axes), label=GRF_LABEL)
+                                          self.body_weight if self.grf_normalization is None else self.grf_normalization,
+                                          axes=tuple(self.grf_axes), label=GRF_LABEL)
         speeds = self.reference_speeds()
         emg = None if self._emg is None else _in_window(self._emg, self._window)
         track(built, self.reference_coordinates(), grf, self.weights,
@@ -292,7 +305,7 @@ class MuscleDrivenTracking:
             q[:, names.index(name)] = reference.data[:, k]
         return guess_from_coordinates(built, times, q)
 
-    def solve(self, transcription=None, solver: Ipopt | None = None, guess=None) -> "MuscleTrackingResult":
+    def solve(self, transcription=None, solver: Ipopt | None = None, guess=None) -> MuscleTrackingResult:
         """Solve on ``transcription`` (default ``self.transcription()``) from ``guess`` (default ``self.guess``)."""
         transcription = self.transcription() if transcription is None else transcription
         solver = Ipopt(tol=1e-4, print_level=5, options={"constr_viol_tol": 1e-4}) if solver is None else solver

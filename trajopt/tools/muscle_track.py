@@ -29,7 +29,12 @@ from trajopt.gait.muscle_tracking import GroundResiduals, MuscleDrivenTracking
 from trajopt.gait.tracking import TrackingWeights
 from trajopt.io.tables import write_sto
 from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.musculoskeletal.operators import AddContactGeometry, DeGrooteMuscles, WeldJoints, load_processed
+from trajopt.musculoskeletal.operators import (
+    AddContactGeometry,
+    DeGrooteMuscles,
+    WeldJoints,
+    load_processed,
+)
 from trajopt.ocp import Ipopt
 from trajopt.osim.expression_forces import generalized_forces_function
 from trajopt.table import Table
@@ -129,10 +134,10 @@ def write_outputs(folder: Path, result, summary: dict) -> None:
     (folder / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     rotational = set(result.study.model.rotational_coordinates)
     lines = [f"# Muscle-driven tracking: {summary['coordinates']}", "",
-             f"- model: `{summary['model']}`; window {summary['window'][0]:g}-{summary['window'][1]:g} s, "
-             f"{summary['mesh_intervals']} Hermite-Simpson mesh intervals",
-             f"- status: **{summary['status']}**; objective {summary['objective']:.6g}; {summary['iterations']} "
-             f"iterations; wall time of the whole run {summary['wall_time_s']:.1f} s",
+             (f"- model: `{summary['model']}`; window {summary['window'][0]:g}-{summary['window'][1]:g} s, "
+              f"{summary['mesh_intervals']} Hermite-Simpson mesh intervals"),
+             (f"- status: **{summary['status']}**; objective {summary['objective']:.6g}; {summary['iterations']} "
+              f"iterations; wall time of the whole run {summary['wall_time_s']:.1f} s"),
              f"- weights: {', '.join(f'{k} {v:g}' for k, v in summary['weights'].items() if v is not None)}", "",
              "## Tracking errors (RMS over the window)", "", "| coordinate | RMS |", "|---|---|"]
     for name, value in summary["coordinate_rms"].items():
