@@ -95,7 +95,8 @@ def test_command_refuses_contacts_on_bodies_the_model_lacks(tmp_path, capsys):
         '<OpenSimDocument Version="40600"><ContactGeometrySet name="contactgeometryset"><objects>'
         '<ContactSphere name="heel"><socket_frame>/bodyset/hoof_r</socket_frame><location>0 0 0</location>'
         '<radius>0.03</radius></ContactSphere></objects></ContactGeometrySet></OpenSimDocument>')
-    assert _gait2d_command(tmp_path, GAIT2D / "referenceCoordinates.sto", "--contact", str(tmp_path / "contacts.xml")) == 2
+    contacts = str(tmp_path / "contacts.xml")
+    assert _gait2d_command(tmp_path, GAIT2D / "referenceCoordinates.sto", "--contact", contacts) == 2
     error = capsys.readouterr().err.strip()
     assert "\n" not in error and "hoof_r" in error
 

@@ -277,9 +277,9 @@ class MuscleDrivenTracking:
             require_symmetric_ends(built, self.symmetry, exclude=(self.progression,))
         grf = None
         if self._grf is not None:
+            normalization = self.body_weight if self.grf_normalization is None else self.grf_normalization
             grf = GroundReactionReference(self.measured_ground_reactions(), self.ground_reaction_function(),
-                                          self.body_weight if self.grf_normalization is None else self.grf_normalization,
-                                          axes=tuple(self.grf_axes), label=GRF_LABEL)
+                                          normalization, axes=tuple(self.grf_axes), label=GRF_LABEL)
         speeds = self.reference_speeds()
         emg = None if self._emg is None else _in_window(self._emg, self._window)
         track(built, self.reference_coordinates(), grf, self.weights,

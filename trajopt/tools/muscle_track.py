@@ -3,15 +3,16 @@
     trajopt muscle-track MODEL.osim COORDINATES.sto [--grf GRF.mot [--grf-weight W]] [--contact CONTACT.xml]
         [--emg FILE] [--states-weight W] [--window T0 T1] [--mesh-interval S] [--elastic-tendons] --out DIR
 
-The model's muscles become DeGrooteFregly2016 muscles with rigid tendons (Moco's ModOps: ``--ignore-passive-fiber-force``,
-``--active-force-width-scale``, ``--weld``); its SmoothSphereHalfSpaceForces, and those of ``--contact`` files
-(a ContactGeometrySet and a ForceSet, or one file holding both), are the feet's contacts; ExpressionBasedCoordinate
-forces of the model (and of ``--forces``) act as passive moments. ``trajopt.gait.muscle_tracking.MuscleDrivenTracking``
-tracks the coordinates and their splined speeds over the window, the measured ground reactions (``--grf``, columns
-``ground_force_{r,l}_v{x,y,z}``) through the contacts, EMG columns named after muscles, with excitation effort;
-residual actuators on the pelvis only with ``--residuals W``. Writes to DIR: ``solution.sto`` (OpenSim labels),
-``activations.sto``, ``ground_reactions.sto`` (contact forces beside the measured ones), ``summary.json`` and
-``summary.md`` (status, objective, iterations, wall time, RMS tracking errors per coordinate and force).
+The model's muscles become DeGrooteFregly2016 muscles with rigid tendons (Moco's ModOps:
+``--ignore-passive-fiber-force``, ``--active-force-width-scale``, ``--weld``); its SmoothSphereHalfSpaceForces, and
+those of ``--contact`` files (a ContactGeometrySet and a ForceSet, or one file holding both), are the feet's
+contacts; ExpressionBasedCoordinateForces of the model (and of ``--forces``) act as passive moments.
+``trajopt.gait.muscle_tracking.MuscleDrivenTracking`` tracks the coordinates and their splined speeds over the
+window, the measured ground reactions (``--grf``, columns ``ground_force_{r,l}_v{x,y,z}``) through the contacts,
+EMG columns named after muscles, with excitation effort; residual actuators on the pelvis only with
+``--residuals W``. Writes to DIR: ``solution.sto`` (OpenSim labels), ``activations.sto``, ``ground_reactions.sto``
+(contact forces beside the measured ones), ``summary.json`` and ``summary.md`` (status, objective, iterations, wall
+time, RMS tracking errors per coordinate and force).
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--emg-weight", type=float, default=1.0, help="weight of the EMG term (default 1)")
     parser.add_argument("--states-weight", type=float, default=10.0,
                         help="weight of the coordinate and speed tracking terms (default 10)")
-    parser.add_argument("--effort-weight", type=float, default=10.0, help="weight of the excitation effort (default 10)")
+    parser.add_argument("--effort-weight", type=float, default=10.0,
+                        help="weight of the excitation effort (default 10)")
     parser.add_argument("--actuator-weight", type=float, default=1e-4,
                         help="weight of the coordinate actuators' controls (default 1e-4)")
     parser.add_argument("--residuals", type=float, metavar="W",
@@ -124,6 +126,18 @@ def _side_by_side(model: Table, measured: Table) -> Table:
     return Table(model.time, labels, np.hstack([model.data, measured.data]), False, "ground_reactions")
 
 
+def summary_of(result, model, coordinates, grf, weights: dict, wall_time: float) -> dict:
+    """What summary.json holds: the run, its status and the RMS tracking errors (rad or m; N)."""
+    study = result.study
+    return {"model": str(model), "coordinates": str(coordinates), "grf": None if grf is None else str(grf),
+            "window": [study.initial_time, study.final_time],
+            "mesh_intervals": result.solution.discrete.transcription.intervals,
+            "status": result.status, "success": result.success, "objective": result.objective,
+            "iterations": result.iterations, "body_weight_N": study.body_weight, "weights": weights,
+            "coordinate_rms": result.coordinate_errors(), "ground_reaction_rms_N": result.ground_reaction_errors(),
+            "wall_time_s": wall_time}
+
+
 def write_outputs(folder: Path, result, summary: dict) -> None:
     write_sto(folder / "solution.sto", result.table())
     write_sto(folder / "activations.sto", result.activations())
@@ -165,16 +179,10 @@ def main(argv=None) -> int:
     solver = Ipopt(tol=args.tolerance, max_iterations=args.max_iterations, print_level=5,
                    options={"constr_viol_tol": args.tolerance})
     result = study.solve(transcription, solver)
-    summary = {
-        "model": str(args.model), "coordinates": str(args.coordinates), "grf": args.grf,
-        "window": [study.initial_time, study.final_time], "mesh_intervals": transcription.intervals,
-        "status": result.status, "success": result.success, "objective": result.objective,
-        "iterations": result.iterations, "body_weight_N": study.body_weight,
-        "weights": {"states": args.states_weight, "grf": args.grf_weight if args.grf else None,
-                    "effort": args.effort_weight, "actuators": args.actuator_weight,
-                    "emg": args.emg_weight if args.emg else None, "residuals": args.residuals},
-        "coordinate_rms": result.coordinate_errors(), "ground_reaction_rms_N": result.ground_reaction_errors()}
-    summary["wall_time_s"] = time.perf_counter() - started
+    weights = {"states": args.states_weight, "grf": args.grf_weight if args.grf else None,
+               "effort": args.effort_weight, "actuators": args.actuator_weight,
+               "emg": args.emg_weight if args.emg else None, "residuals": args.residuals}
+    summary = summary_of(result, args.model, args.coordinates, args.grf, weights, time.perf_counter() - started)
     write_outputs(folder, result, summary)
     if not result.success:
         print(f"trajopt muscle-track: IPOPT did not converge ({result.status}); worst constraint "

@@ -140,7 +140,8 @@ def tracking_study(model: GaitModel | None = None, grf_weight: float = 1.0,
               "weights": TrackingWeights(ground_reactions=grf_weight, speeds=0.0), "window": (0.0, float(duration)),
               "bounds": GaitBounds(MOCO_STATE_BOUNDS, MOCO_SPEED_BOUNDS, MAX_ACCELERATION),
               "scales": VariableScales(speeds=5.0, actuator_controls=10.0, accelerations=50.0),
-              "symmetry": model.symmetry, "start_at_zero": "pelvis_tx", "activation_smoothing": model.activation_smoothing}
+              "symmetry": model.symmetry, "start_at_zero": "pelvis_tx",
+              "activation_smoothing": model.activation_smoothing}
     return MuscleDrivenTracking(model.musculoskeletal, REFERENCE_COORDINATES, **{**fields, **options})
 
 
