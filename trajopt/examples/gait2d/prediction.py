@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import casadi as ca
+import numpy as np
 
 from trajopt.errors import TrajoptInputError
 from trajopt.io.motion import read_motion
@@ -143,6 +144,18 @@ def tracking_study(model: GaitModel | None = None, grf_weight: float = 1.0,
               "symmetry": model.symmetry, "start_at_zero": "pelvis_tx",
               "activation_smoothing": model.activation_smoothing}
     return MuscleDrivenTracking(model.musculoskeletal, REFERENCE_COORDINATES, **{**fields, **options})
+
+
+def moco_tracking_study(model: GaitModel | None = None) -> MuscleDrivenTracking:
+    """example2DWalking's MocoTrack objective term for term: coordinates (low-pass 6 Hz) and their splined speeds
+    with weight 1, effort weight 10 on every control (excitations and the lumbar actuator), contact tracking weight 1
+    divided by m g once (MocoContactTrackingGoal), pelvis_tx(0) free as Moco leaves it. Solve with
+    ``HermiteSimpson(24, interpolate_control_midpoints=True)`` for Moco's transcription of the controls."""
+    model = model if model is not None else GaitModel.load()
+    weights = TrackingWeights(coordinates=1.0, speeds=1.0, ground_reactions=1.0, excitations=10.0,
+                              actuator_controls=10.0)
+    return tracking_study(model, weights=weights, lowpass_cutoff=6.0, start_at_zero=None,
+                          grf_normalization=float(np.sqrt(model.multibody_weight)))
 
 
 def build_tracking_problem(intervals: int = 24, model: GaitModel | None = None, grf_weight: float = 1.0,
