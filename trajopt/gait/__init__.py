@@ -10,5 +10,7 @@ full-cycle expansion, guesses from motion files and OpenSim labels, for any ``Mu
 - ``guess``: ``guess_from_coordinates`` (a guess from a coordinates table), ``free_joint_motion`` and
   ``free_joint_angles`` (a motion with pelvis angles <-> a quaternion pelvis);
 - ``labels``: ``opensim_labels`` (OpenSim state and control paths);
-- ``tracking``: ``track`` (MocoTrack-like tracking of coordinates and per-foot ground reactions).
+- ``tracking``: ``track`` (MocoTrack-like tracking goals: coordinates, speeds, per-foot ground reactions, EMG);
+- ``muscle_tracking``: ``MuscleDrivenTracking`` (Moco's MocoTrack with foot contact for any model and window: the
+  study object behind ``trajopt muscle-track``).
 """
