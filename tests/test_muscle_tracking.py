@@ -16,7 +16,7 @@ from trajopt.cli.main import main as cli
 from trajopt.examples.gait2d.model import HERE as GAIT2D
 from trajopt.examples.gait2d.model import GaitModel
 from trajopt.examples.gait2d.prediction import moco_tracking_study
-from trajopt.gait.muscle_tracking import MuscleDrivenTracking
+from trajopt.gait.muscle_tracking import GroundResiduals, MuscleDrivenTracking
 from trajopt.gait.tracking import TrackingWeights
 from trajopt.io.tables import read_table, write_sto
 from trajopt.musculoskeletal import MusculoskeletalModel
@@ -48,6 +48,28 @@ def test_sliding_mass_tracks_a_quadratic_exactly():
     push = result.solution.value(result.tracking.muscle_driven.actuator_controls) * optimal_force
     np.testing.assert_allclose(push, 2 * mass * c, atol=3e-3)
     assert result.activations().data.min() >= minimum - 1e-8
+
+
+def test_emg_and_pelvis_residuals_weigh_as_the_objective_says():
+    """Excitation e: w_e e² + w_emg (e - s)² is least at e = w_emg s / (w_e + w_emg). The force F = m ẍ shared by the
+    actuator (10 c, weight w_c) and the ground joint's residual (100 r, weight w_r): the residual carries
+    F (100²/w_r) / (10²/w_c + 100²/w_r), F/101 for w_c = 1e-4, w_r = 1."""
+    rng = np.random.default_rng(12)
+    level, c = rng.uniform(0.3, 0.7), rng.uniform(-0.4, -0.2)
+    osim, _ = load_processed(SLIDING_MASS)
+    model = MusculoskeletalModel(osim, GeometricPaths(osim))
+    time = np.linspace(0.0, 1.0, 41)
+    motion = Table(time, ("x",), (0.1 * time + c * time ** 2)[:, None])
+    emg = Table(time, ("pull", "not_a_muscle"), np.column_stack([np.full(time.size, level), np.ones(time.size)]))
+    weights = TrackingWeights(coordinates=100.0, excitations=1.0, actuator_controls=1e-4, emg=3.0)
+    study = MuscleDrivenTracking(model, motion, emg=emg, weights=weights, mesh_interval=0.05,
+                                 residuals=GroundResiduals(weight=1.0, optimal_force=100.0, max_control=10.0))
+    result = study.solve(solver=Ipopt(tol=1e-10, print_level=0, options={"constr_viol_tol": 1e-10}))
+    assert result.success
+    built = result.tracking.muscle_driven
+    np.testing.assert_allclose(result.solution.value(built.excitations), 3.0 * level / 4.0, atol=1e-6)
+    residual = result.solution.value(result.tracking.residuals) * 100.0
+    np.testing.assert_allclose(residual, 2 * 2.0 * c / 101.0, atol=3e-5)
 
 
 def test_gait2d_tracks_its_own_motion_and_contact_forces():
