@@ -76,7 +76,8 @@ def ground_coordinates(multibody) -> tuple[int, ...]:
     return tuple(indices)
 
 
-def _table(given, read, what: str) -> Table:
+def _table(given, read) -> Table:
+    """A ``Table`` as given, or read from its file."""
     return given if isinstance(given, Table) else read(Path(given))
 
 
@@ -144,8 +145,7 @@ class MuscleDrivenTracking:
     def __post_init__(self):
         model = self.model
         names = tuple(model.coordinate_names)
-        motion = _table(self.coordinates, lambda p: read_motion(p, rotational=model.rotational_coordinates),
-                        "coordinates")
+        motion = _table(self.coordinates, lambda p: read_motion(p, rotational=model.rotational_coordinates))
         unknown = [label for label in motion.labels if label not in names and not label.endswith("/speed")]
         if unknown:
             shown = ", ".join(unknown[:4]) + (f" (+{len(unknown) - 4} more)" if len(unknown) > 4 else "")
@@ -164,7 +164,7 @@ class MuscleDrivenTracking:
         mesh_intervals(window[1] - window[0], self.mesh_interval)  # refuses a mesh interval <= 0
         grf = None
         if self.ground_reactions is not None:
-            grf = _table(self.ground_reactions, read_table, "ground reactions")
+            grf = _table(self.ground_reactions, read_table)
             needed = [GRF_LABEL.format(side=s, axis=a) for s in SIDES for a in self.grf_axes]
             missing = [label for label in needed if label not in grf.labels]
             if missing:
@@ -176,7 +176,7 @@ class MuscleDrivenTracking:
             raise TrajoptInputError("ground reaction tracking: the model has no sphere contacts to produce them")
         emg = None
         if self.emg is not None:
-            table = _table(self.emg, read_table, "EMG")
+            table = _table(self.emg, read_table)
             columns = tuple(label for label in table.labels if label in model.muscle_names)
             if not columns:
                 raise TrajoptInputError(f"{table.source or 'EMG table'}: no column is named after a muscle of the "
