@@ -71,3 +71,7 @@ def main(argv=None) -> int:
     print(f"{result.status}: objective {result.objective:.6g}, {result.iterations} iterations, "
           f"{summary['wall_time_s']:.1f} s; results in {folder}")
     return 0 if result.success else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
