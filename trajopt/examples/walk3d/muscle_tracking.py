@@ -33,7 +33,7 @@ from trajopt.tools.muscle_track import summary_of, write_outputs
 
 DESCRIPTION = "muscle-driven tracking of the full gait cycle of Moco's example3DWalking (coordinates and GRFs)"
 GRF = HERE / "grf_walk.mot"
-WEIGHTS = TrackingWeights(coordinates=10.0, speeds=1.0, ground_reactions=1.0, excitations=1.0, actuator_controls=1.0)
+WEIGHTS = TrackingWeights(coordinates=10.0, speeds=1.0, ground_reactions=10.0, excitations=1.0, actuator_controls=1.0)
 
 
 def tracking_study(mesh_interval: float = 0.05, weights: TrackingWeights = WEIGHTS,
