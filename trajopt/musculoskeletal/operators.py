@@ -254,6 +254,7 @@ class AddContactGeometry:
                  "ContactHalfSpace": ("contact_geometry", "/contactgeometryset", parse_contact_geometry),
                  "SmoothSphereHalfSpaceForce": ("contact_forces", "", parse_smooth_contact)}
         added = {"contact_geometry": [], "contact_forces": []}
+        known_frames = {"ground", *(b.name for b in model_spec.bodies), *(f.name for f in model_spec.frames)}
         for file in (f for f in (self.geometry_file, self.forces_file) if f is not None):
             reader = Reader(str(file))
             try:
@@ -268,6 +269,10 @@ class AddContactGeometry:
                                              f"files hold ContactSphere, ContactHalfSpace, SmoothSphereHalfSpaceForce)")
                     key, owner, parse = kinds[element.tag]
                     added[key].append(parse(reader, element, owner, where))
+                    frame = added[key][-1].frame if key == "contact_geometry" else None
+                    if frame is not None and frame.rstrip("/").rsplit("/", 1)[-1] not in known_frames:
+                        raise ModelFileError(f"{file}: {where}: frame '{frame}' is not a body or frame of model "
+                                             f"{model_spec.file}")
         offset = np.asarray(self.sphere_offset, dtype=float)
         geometry = tuple(dataclasses.replace(g, location=tuple(np.asarray(g.location) + offset))
                          if isinstance(g, osim_spec.ContactSphere) else g for g in added["contact_geometry"])
