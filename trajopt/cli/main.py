@@ -52,6 +52,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                         "muscle lengths and moment arms along a motion (OpenSim's MuscleAnalysis)"),
     "muscle-inverse": ("trajopt.tools.muscle_inverse",
                        "muscle-driven inverse simulation of a measured motion (Moco's MocoInverse)"),
+    "muscle-track": ("trajopt.tools.muscle_track",
+                     "muscle-driven tracking of measured walking with foot contact (Moco's MocoTrack)"),
     "regenerate-results": ("trajopt.cli.regenerate",
                            "rerun every problem and benchmark into the repository's committed results/"),
     "batch": ("trajopt.batch.cli", "one task over many trials, subjects or a parameter sweep, on Dask (TOML spec)"),

@@ -10,8 +10,13 @@ full-cycle expansion, guesses from motion files and OpenSim labels, for any ``Mu
 - ``guess``: ``guess_from_coordinates`` (a guess from a coordinates table), ``free_joint_motion`` and
   ``free_joint_angles`` (a motion with pelvis angles <-> a quaternion pelvis);
 - ``labels``: ``opensim_labels`` (OpenSim state and control paths);
-- ``metabolic_cost``: ``whole_body_metabolic_rate`` (Bhargava 2004, rigid tendons), ``metabolic_cost`` (integral
-  of (rate / body mass)², optionally per distance) and ``predsim_metabolic_cost`` (PredSim's muscle-rate term);
-- ``tracking``: ``track`` (MocoTrack-like tracking of coordinates and per-foot ground reactions);
-- ``passive_joint_torques``: PredSim's passive joint torques (limit torques, damping, mtp spring) as a Function.
+- ``metabolic_cost``: ``whole_body_metabolic_rate`` (Bhargava 2004, from the tendon model's fiber states),
+  ``metabolic_cost`` (integral of (rate / body mass)², optionally per distance) and ``predsim_metabolic_cost``
+  (PredSim's muscle-rate term); ``predsim_cost``: PredSim's cost of walking with its weights, term by term;
+- ``tracking``: ``track`` (MocoTrack-like tracking goals: coordinates, speeds, per-foot ground reactions, EMG);
+- ``muscle_tracking``: ``MuscleDrivenTracking`` (Moco's MocoTrack with foot contact for any model and window: the
+  study object behind ``trajopt muscle-track``).
+- ``study``: ``half_gait_cycle`` and ``walking_problem``, the gait study object both gait problems are written with;
+- ``passive_joint_torques``: PredSim's passive joint torques (limit torques, damping, mtp spring) as Functions;
+- ``metrics``: curves over the gait cycle, vertical force peaks, ranges, cost of transport.
 """

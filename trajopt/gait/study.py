@@ -13,7 +13,9 @@ example2DWalking, PredSim) share, so that a gait problem is a page of library ca
 
 The returned ``HalfGaitCycle`` holds the ``MuscleDrivenProblem``; ``walk_at(speed)`` adds the average speed and
 returns the distance walked, which effort goals divide by (``Effort(..., per_distance=distance)``). Goals and
-guesses are the caller's: the study says what is walked, not what is optimal.
+guesses are the caller's: the study says what is walked, not what is optimal. ``walking_problem`` is the same
+muscle-driven problem without the conditions on its ends (no symmetry, no fixed start), for tracking a measured
+window such as a full gait cycle (``trajopt.gait.muscle_tracking``).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from trajopt.prediction import (
     VariableScales,
     muscle_driven_problem,
 )
+from trajopt.prediction.problem import LoadsHook
 
 
 @dataclass(frozen=True)
@@ -83,10 +86,10 @@ class HalfGaitCycle:
         return guess_from_coordinates(self.muscle_driven, np.asarray(time) - time[0], q, muscle_level)
 
 
-def _coordinate_bounds(model: MuscleDrivenModel, given: dict | None, progression: str) -> tuple:
+def _coordinate_bounds(model: MuscleDrivenModel, given: dict | None, start_at_zero: str | None) -> StateBounds:
     names = tuple(model.coordinate_names)
-    if progression not in names:
-        raise TrajoptInputError(f"gait study: progression {progression!r} is not a coordinate of the model "
+    if start_at_zero is not None and start_at_zero not in names:
+        raise TrajoptInputError(f"gait study: progression {start_at_zero!r} is not a coordinate of the model "
                                 f"(coordinates: {', '.join(names)})")
     unknown = sorted(set(given or {}) - set(names))
     if unknown:
@@ -95,9 +98,41 @@ def _coordinate_bounds(model: MuscleDrivenModel, given: dict | None, progression
     lower, upper = (np.array(b, dtype=float) for b in model.coordinate_bounds)
     for name, (low, high) in (given or {}).items():
         lower[names.index(name)], upper[names.index(name)] = low, high
+    if start_at_zero is None:
+        return StateBounds((lower, upper))
     initial_lower, initial_upper = lower.copy(), upper.copy()
-    initial_lower[names.index(progression)] = initial_upper[names.index(progression)] = 0.0
+    initial_lower[names.index(start_at_zero)] = initial_upper[names.index(start_at_zero)] = 0.0
     return StateBounds((lower, upper), initial=(initial_lower, initial_upper))
+
+
+def walking_problem(model: MuscleDrivenModel, contact_loads: ca.Function, *, duration,
+                    bounds: GaitBounds = GaitBounds(), generalized_forces: LoadsHook | None = None,
+                    start_at_zero: str | None = None, initial_time: float = 0.0,
+                    scales: VariableScales = VariableScales(speeds=5.0, accelerations=50.0),
+                    activation_smoothing: float = OPENSIM_ACTIVATION_SMOOTHING,
+                    quaternion_norm_stabilization: float = 0.0, tendons=RigidTendons()) -> MuscleDrivenProblem:
+    """The muscle-driven problem every gait study shares (module docstring), with no condition on its ends.
+
+    ``contact_loads(q, u)``: the contact model's body wrenches first (``trajopt.contact.contact_loads_function``);
+    ``generalized_forces(problem, q, u)``: generalized forces beside the muscles' and actuators' (joint limits,
+    damping, residual actuators), or None; ``start_at_zero``: a coordinate fixed to 0 at the start (the walking
+    direction's translation of a prediction); ``initial_time``: the motion's first time (a tracked window's);
+    ``tendons``: ``RigidTendons()`` or ``ElasticTendons(...)`` (``trajopt.prediction.tendon_dynamics``).
+    """
+    excitation_bounds = bounds.excitations if bounds.excitations is not None else \
+        (model.min_activations, model.max_activations)
+    return muscle_driven_problem(
+        model, duration,
+        coordinates=_coordinate_bounds(model, bounds.coordinates, start_at_zero),
+        speeds=StateBounds(tuple(bounds.speeds)),
+        activations=StateBounds(tuple(excitation_bounds)), excitation_bounds=tuple(excitation_bounds),
+        activation_smoothing=activation_smoothing,
+        dynamics=ImplicitDynamics(bounds.max_acceleration),
+        external_wrenches=lambda problem, q, u: contact_loads(q, u)[0],
+        extra_generalized_forces=generalized_forces,
+        scales=scales, labels=opensim_labels(model),
+        quaternion_norm_stabilization=quaternion_norm_stabilization, initial_time=initial_time,
+        tendons=tendons)
 
 
 def half_gait_cycle(model: MuscleDrivenModel, contacts: Sequence[SphereContact], *, duration=Free(0.4, 0.8),
@@ -117,18 +152,10 @@ def half_gait_cycle(model: MuscleDrivenModel, contacts: Sequence[SphereContact],
     """
     symmetry = symmetry if symmetry is not None else bilateral_symmetry(model, contacts=contacts)
     contact_loads = contact_loads_function(model.multibody, contacts)
-    excitation_bounds = bounds.excitations if bounds.excitations is not None else \
-        (model.min_activations, model.max_activations)
-    built = muscle_driven_problem(
-        model, duration,
-        coordinates=_coordinate_bounds(model, bounds.coordinates, progression),
-        speeds=StateBounds(tuple(bounds.speeds)),
-        activations=StateBounds(tuple(excitation_bounds)), excitation_bounds=tuple(excitation_bounds),
-        activation_smoothing=activation_smoothing,
-        dynamics=ImplicitDynamics(bounds.max_acceleration),
-        external_wrenches=lambda problem, q, u: contact_loads(q, u)[0],
-        extra_generalized_forces=None if passive is None else (lambda problem, q, u: passive(q, u)),
-        scales=scales, labels=opensim_labels(model),
+    built = walking_problem(
+        model, contact_loads, duration=duration, bounds=bounds,
+        generalized_forces=None if passive is None else (lambda problem, q, u: passive(q, u)),
+        start_at_zero=progression, scales=scales, activation_smoothing=activation_smoothing,
         quaternion_norm_stabilization=quaternion_norm_stabilization, tendons=tendons)
     require_symmetric_ends(built, symmetry, exclude=(progression,), mirror_excitations=mirror_excitations)
     return HalfGaitCycle(built, symmetry, progression)

@@ -3,12 +3,16 @@
 ``track(built, coordinates, ...)`` adds to a ``MuscleDrivenProblem`` (``trajopt.prediction.muscle_driven_problem``)
 the goals of MocoTrack's example2DWalking step::
 
-    w_q ∫ Σ (q - q_ref)² dt + w_grf ∫ Σ ((F - F_ref) / (m g))² dt + w_e ∫ Σ e² dt + w_a ∫ Σ c² dt
+    w_q ∫ Σ (q - q_ref)² dt [+ w_u ∫ Σ (u - u_ref)² dt] + w_grf ∫ Σ ((F - F_ref) / N)² dt
+        + w_e ∫ Σ e² dt [+ w_emg ∫ Σ (e - emg)² dt] + w_a ∫ Σ c² dt
 
 over the tracked coordinates (a ``Table`` labelled with coordinate names, e.g. ``trajopt.io.read_motion``), the
-feet's ground-reaction components (``GroundReactionReference``: a table such as referenceGRF.sto and the
-per-foot reactions Function of ``trajopt.gait.foot_ground_reactions``), the muscle excitations (or activations
-when they are controls) and the coordinate actuators' controls. References are interpolated linearly in time.
+tracked speeds when given (a table labelled with speed names, e.g. from the splined coordinates), the feet's
+ground-reaction components (``GroundReactionReference``: a table such as referenceGRF.sto, the per-foot
+reactions Function of ``trajopt.gait.foot_ground_reactions`` and a normalization N, e.g. the body weight m g;
+N = sqrt(m g) gives Moco's MocoContactTrackingGoal, which divides the squared error by m g once), the muscle
+excitations (or activations when they are controls), EMG when given (a table labelled with muscle names, values
+in [0, 1]) and the coordinate actuators' controls. References are interpolated linearly in time.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ class TrackingWeights:
     ground_reactions: float = 1.0
     excitations: float = 10.0
     actuator_controls: float = 1e-4
+    speeds: float | None = None  # None: the coordinates' weight (MocoTrack's one weight for values and speeds)
+    emg: float = 1.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,22 +66,39 @@ class GroundReactionReference:
         return ca.vertcat(*expressions) / self.normalization, np.column_stack(columns) / self.normalization
 
 
-def track(built, coordinates: Table, ground_reactions: GroundReactionReference | None = None,
-          weights: TrackingWeights = TrackingWeights()) -> None:
-    """Add the tracking objective (module docstring) to ``built.problem``; ``coordinates`` columns are coordinate
-    names (a subset of the model's)."""
-    names = tuple(built.model.coordinate_names)
-    unknown = [label for label in coordinates.labels if label not in names]
+def _rows(table: Table, names, what: str) -> list[int]:
+    names = tuple(names)
+    unknown = [label for label in table.labels if label not in names]
     if unknown:
-        raise TrajoptInputError(f"tracking: {coordinates.source or 'coordinates table'} has columns {unknown} that "
-                                f"are not coordinates of the model ({', '.join(names)})")
-    rows = [names.index(label) for label in coordinates.labels]
+        raise TrajoptInputError(f"tracking: {table.source or table.name or what + ' table'} has columns {unknown} "
+                                f"that are not {what} of the model ({', '.join(names)})")
+    return [names.index(label) for label in table.labels]
+
+
+def _selected(symbol, rows: list[int]):
+    return symbol if rows == list(range(symbol.numel())) else ca.vertcat(*[symbol[i] for i in rows])
+
+
+def track(built, coordinates: Table, ground_reactions: GroundReactionReference | None = None,
+          weights: TrackingWeights = TrackingWeights(), speeds: Table | None = None,
+          emg: Table | None = None) -> None:
+    """Add the tracking objective (module docstring) to ``built.problem``; ``coordinates`` columns are coordinate
+    names (a subset of the model's), ``speeds`` columns speed names, ``emg`` columns muscle names."""
+    model = built.model
+    rows = _rows(coordinates, model.coordinate_names, "coordinates")
     problem = built.problem
-    q = built.q if rows == list(range(len(names))) else ca.vertcat(*[built.q[i] for i in rows])
-    problem.minimize(weights.coordinates * Tracking(q, coordinates.time, coordinates.data))
+    problem.minimize(weights.coordinates * Tracking(_selected(built.q, rows), coordinates.time, coordinates.data))
+    if speeds is not None:
+        weight = weights.coordinates if weights.speeds is None else weights.speeds
+        rows = _rows(speeds, model.speed_names, "speeds")
+        if weight:
+            problem.minimize(weight * Tracking(_selected(built.u, rows), speeds.time, speeds.data))
     if ground_reactions is not None:
         forces, reference = ground_reactions.expressions_and_reference(built.q, built.u)
         problem.minimize(weights.ground_reactions * Tracking(forces, ground_reactions.table.time, reference))
     problem.minimize(weights.excitations * Integral(ca.sumsqr(built.muscle_controls)))
+    if emg is not None and weights.emg:
+        rows = _rows(emg, model.muscle_names, "muscles")
+        problem.minimize(weights.emg * Tracking(_selected(built.muscle_controls, rows), emg.time, emg.data))
     if built.actuator_controls is not None and weights.actuator_controls:
         problem.minimize(weights.actuator_controls * Integral(ca.sumsqr(built.actuator_controls)))

@@ -237,30 +237,38 @@ class FreeJointInQuaternions:
 class AddContactGeometry:
     """Add the ContactSpheres/ContactHalfSpaces of a ContactGeometrySet ``.xml`` and the SmoothSphereHalfSpaceForces of
     a ForceSet ``.xml`` (Moco's example3DWalking: ``model.addContactGeometry``, ``model.addComponent``), spheres
-    moved by ``sphere_offset`` (in their frames; the example raises them 2 cm). Geometry paths are
+    moved by ``sphere_offset`` (in their frames; the example raises them 2 cm). Either file may hold both kinds
+    (sets side by side under one root), and ``forces_file`` may be None. Geometry paths are
     ``/contactgeometryset/<name>``, forces ``/<name>``."""
 
     geometry_file: str
-    forces_file: str
+    forces_file: str | None = None
     sphere_offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
     def apply(self, model_spec):
         from trajopt.osim.parse_forces import parse_contact_geometry, parse_smooth_contact
         from trajopt.osim.xml_reader import Reader, members, read_xml
 
+        kinds = {"ContactSphere": ("contact_geometry", "/contactgeometryset", parse_contact_geometry),
+                 "ContactHalfSpace": ("contact_geometry", "/contactgeometryset", parse_contact_geometry),
+                 "SmoothSphereHalfSpaceForce": ("contact_forces", "", parse_smooth_contact)}
         added = {"contact_geometry": [], "contact_forces": []}
-        for file, key, owner, parse in ((self.geometry_file, "contact_geometry", "/contactgeometryset",
-                                         parse_contact_geometry), (self.forces_file, "contact_forces", "",
-                                                                   parse_smooth_contact)):
+        known_frames = {"ground", *(b.name for b in model_spec.bodies), *(f.name for f in model_spec.frames)}
+        for file in (f for f in (self.geometry_file, self.forces_file) if f is not None):
             reader = Reader(str(file))
             root = read_xml(file)
             sets = [root] if root.tag.endswith("Set") else [child for child in root if child.tag.endswith("Set")]
             for set_element in sets:
                 for element, where in members(set_element, f"{set_element.tag}"):
-                    if key == "contact_forces" and element.tag != "SmoothSphereHalfSpaceForce" or \
-                            key == "contact_geometry" and element.tag not in ("ContactSphere", "ContactHalfSpace"):
-                        raise ModelFileError(f"{file}: {where}: unsupported element '{element.tag}' here")
+                    if element.tag not in kinds:
+                        raise ModelFileError(f"{file}: {where}: unsupported element '{element.tag}' here (contact "
+                                             f"files hold ContactSphere, ContactHalfSpace, SmoothSphereHalfSpaceForce)")
+                    key, owner, parse = kinds[element.tag]
                     added[key].append(parse(reader, element, owner, where))
+                    frame = added[key][-1].frame if key == "contact_geometry" else None
+                    if frame is not None and frame.rstrip("/").rsplit("/", 1)[-1] not in known_frames:
+                        raise ModelFileError(f"{file}: {where}: frame '{frame}' is not a body or frame of model "
+                                             f"{model_spec.file}")
         offset = np.asarray(self.sphere_offset, dtype=float)
         geometry = tuple(dataclasses.replace(g, location=tuple(np.asarray(g.location) + offset))
                          if isinstance(g, osim_spec.ContactSphere) else g for g in added["contact_geometry"])

@@ -251,6 +251,7 @@ def muscle_driven_problem(
     constraints=(),
     tendons: RigidTendons | ElasticTendons = RigidTendons(),
     path_actuators=None,
+    initial_time: float = 0.0,
 ) -> MuscleDrivenProblem:
     """Declare q, u, activations (+ excitations, residuals, actuator controls) and their dynamics.
 
@@ -268,7 +269,8 @@ def muscle_driven_problem(
     ``ElasticTendons.derivative_weight``, is added to the objective). ``path_actuators``
     (``trajopt.musculoskeletal.model_forces.path_actuators(osim)``): one control each, their tension
     optimal_force * control along the path. A model without muscles has no activations (``activations`` and
-    ``excitations`` are None): its actuators drive it.
+    ``excitations`` are None): its actuators drive it. ``initial_time``: the motion's start
+    (a number, or ``ocp.Free``), e.g. a tracked window's first time.
     """
     missing = [m for m in MUSCLE_DRIVEN_MODEL_MEMBERS if not hasattr(model, m)]
     if missing:
@@ -276,7 +278,7 @@ def muscle_driven_problem(
                                 f"(missing {sorted(missing)})")
     if not hasattr(dynamics, "accelerations"):
         raise TrajoptInputError(f"dynamics must be ExplicitDynamics() or ImplicitDynamics(), got {dynamics!r}")
-    problem = Problem(duration=duration)
+    problem = Problem(duration=duration, initial_time=initial_time)
     multibody = model.multibody
     if coordinates.bounds is None:
         lower, upper = (np.asarray(b, dtype=float) for b in model.coordinate_bounds)

@@ -27,13 +27,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import casadi as ca
+import numpy as np
 
 from trajopt.errors import TrajoptInputError
 from trajopt.io.motion import read_motion
-from trajopt.io.tables import read_table
 from trajopt.gait.guess import guess_from_coordinates
 from trajopt.gait.study import GaitBounds, half_gait_cycle
-from trajopt.gait.tracking import GroundReactionReference, TrackingWeights, track
+from trajopt.gait.muscle_tracking import MuscleDrivenTracking
+from trajopt.gait.tracking import TrackingWeights
 from trajopt.gait.walking import displacement, require_average_speed
 from trajopt.ocp import Effort, Free, Guess, HermiteSimpson, Problem
 from trajopt.prediction import MuscleDrivenProblem, VariableScales
@@ -146,13 +147,37 @@ def build_problem(intervals: int = 50, speed: float = 1.2, model: GaitModel | No
     return gait
 
 
+def tracking_study(model: GaitModel | None = None, grf_weight: float = 1.0,
+                   duration: float = MOCO_TRACKING_FINAL_TIME, **options) -> MuscleDrivenTracking:
+    """Moco's example2DWalking tracking step as a ``MuscleDrivenTracking``: referenceCoordinates.sto and the
+    vertical and fore-aft forces of referenceGRF.sto over (0, duration), mirrored ends, Moco's bounds, pelvis_tx(0) = 0;
+    ``options`` replace the study's other fields (e.g. ``weights``, ``lowpass_cutoff``, ``grf_normalization``)."""
+    model = model if model is not None else GaitModel.load()
+    fields = {"contacts": model.contacts, "ground_reactions": REFERENCE_GRF, "grf_axes": ("x", "y"),
+              "weights": TrackingWeights(ground_reactions=grf_weight, speeds=0.0), "window": (0.0, float(duration)),
+              "bounds": GaitBounds(MOCO_STATE_BOUNDS, MOCO_SPEED_BOUNDS, MAX_ACCELERATION),
+              "scales": VariableScales(speeds=5.0, actuator_controls=10.0, accelerations=50.0),
+              "symmetry": model.symmetry, "start_at_zero": "pelvis_tx",
+              "activation_smoothing": model.activation_smoothing}
+    return MuscleDrivenTracking(model.musculoskeletal, REFERENCE_COORDINATES, **{**fields, **options})
+
+
+def moco_tracking_study(model: GaitModel | None = None) -> MuscleDrivenTracking:
+    """example2DWalking's MocoTrack objective term for term: coordinates (low-pass 6 Hz) and their splined speeds
+    with weight 1, effort weight 10 on every control (excitations and the lumbar actuator), contact tracking weight 1
+    divided by m g once (MocoContactTrackingGoal), pelvis_tx(0) free as Moco leaves it. Solve with
+    ``HermiteSimpson(24, interpolate_control_midpoints=True)`` for Moco's transcription of the controls."""
+    model = model if model is not None else GaitModel.load()
+    weights = TrackingWeights(coordinates=1.0, speeds=1.0, ground_reactions=1.0, excitations=10.0,
+                              actuator_controls=10.0)
+    return tracking_study(model, weights=weights, lowpass_cutoff=6.0, start_at_zero=None,
+                          grf_normalization=float(np.sqrt(model.multibody_weight)))
+
+
 def build_tracking_problem(intervals: int = 24, model: GaitModel | None = None, grf_weight: float = 1.0,
                            duration: float = MOCO_TRACKING_FINAL_TIME) -> GaitProblem:
-    """Track referenceCoordinates.sto and referenceGRF.sto (vertical and fore-aft forces) with effort."""
+    """Track referenceCoordinates.sto and referenceGRF.sto (vertical and fore-aft forces) with effort
+    (``tracking_study``; speeds not tracked)."""
     model = model if model is not None else GaitModel.load()
-    built = _declare(model, duration)
-    gait = GaitProblem(built.problem, model, built, None, int(intervals))
-    reactions = GroundReactionReference(read_table(REFERENCE_GRF), model.ground_reactions, model.multibody_weight)
-    track(built, read_motion(REFERENCE_COORDINATES, coordinates=model.coordinate_names), reactions,
-          TrackingWeights(ground_reactions=grf_weight))
-    return gait
+    built = tracking_study(model, grf_weight, duration).build().muscle_driven
+    return GaitProblem(built.problem, model, built, None, int(intervals))

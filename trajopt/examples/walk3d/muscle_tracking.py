@@ -1,0 +1,77 @@
+"""``trajopt run walk3d-tracking``: muscle-driven tracking of the full gait cycle of Moco's example3DWalking.
+
+The model of ``prediction.load_model(quaternion_pelvis=False)`` (80 DeGroote rigid-tendon muscles, function-based
+paths, toe actuators, 12 contact spheres raised 2 cm, passive joint moments; the pelvis as the .osim's angles: the
+cycle stays far from gimbal lock), tracked with ``trajopt.gait.muscle_tracking.MuscleDrivenTracking`` over Moco's
+window 0.48-1.61 s (one gait cycle, free ends): coordinates.sto's coordinates (the patellofemoral ``_beta`` columns
+belong to the welded joints, the toes have no column) and their splined speeds, grf_walk.mot's forces (x, y, z of
+both feet, / body weight), excitation and actuator effort. Moco's example weighs its terms differently (states 0.05,
+effort 0.1, contact 5e-3 over m g once) and adds initial-state bounds around the data; the weights here are
+``WEIGHTS``. Writes the files of ``trajopt muscle-track`` to ./trajopt_results/walk3d_tracking (or --out).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from trajopt.examples.walk3d.prediction import (
+    COORDINATES,
+    GAIT_CYCLE,
+    HERE,
+    MAX_ACCELERATION,
+    SPEED_BOUND,
+    load_model,
+    solver_settings,
+)
+from trajopt.gait.muscle_tracking import MuscleDrivenTracking
+from trajopt.gait.study import GaitBounds
+from trajopt.gait.tracking import TrackingWeights
+from trajopt.io import read_motion
+from trajopt.io.output import default_output, fresh_output
+from trajopt.tools.muscle_track import summary_of, write_outputs
+
+DESCRIPTION = "muscle-driven tracking of the full gait cycle of Moco's example3DWalking (coordinates and GRFs)"
+GRF = HERE / "grf_walk.mot"
+WEIGHTS = TrackingWeights(coordinates=10.0, speeds=1.0, ground_reactions=10.0, excitations=1.0, actuator_controls=1.0)
+
+
+def tracking_study(mesh_interval: float = 0.05, weights: TrackingWeights = WEIGHTS,
+                   window: tuple[float, float] = GAIT_CYCLE) -> MuscleDrivenTracking:
+    model = load_model(quaternion_pelvis=False)
+    musculoskeletal = model.musculoskeletal
+    motion = read_motion(COORDINATES, rotational=musculoskeletal.rotational_coordinates)
+    motion = motion.select([n for n in motion.labels if n in musculoskeletal.coordinate_names])
+    return MuscleDrivenTracking(
+        musculoskeletal, motion, contacts=model.contacts, ground_reactions=GRF, weights=weights, window=window,
+        mesh_interval=mesh_interval, passive=model.passive,
+        bounds=GaitBounds({"pelvis_tx": (-1.0, 5.0)}, (-SPEED_BOUND, SPEED_BOUND), MAX_ACCELERATION, (0.0, 1.0)))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="trajopt run walk3d-tracking", description=DESCRIPTION)
+    parser.add_argument("--mesh-interval", type=float, default=0.05, help="mesh interval in s (default 0.05)")
+    parser.add_argument("--tolerance", type=float, default=1e-4, help="IPOPT tolerance (default 1e-4)")
+    parser.add_argument("--max-iterations", type=int, default=1000, help="IPOPT iteration limit (default 1000)")
+    parser.add_argument("--out", default=None, help="results folder (default ./trajopt_results/walk3d_tracking)")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    study = tracking_study(args.mesh_interval)
+    folder = fresh_output(args.out or default_output("walk3d_tracking"))
+    transcription = study.transcription()
+    print(f"walk3d tracking: {len(study.model.muscle_names)} muscles, t = {study.initial_time:g}..{study.final_time:g} "
+          f"s, {transcription.intervals} mesh intervals", flush=True)
+    result = study.solve(transcription, solver_settings(print_level=5, tol=args.tolerance,
+                                                        max_iterations=args.max_iterations))
+    weights = {"states": WEIGHTS.coordinates, "speeds": WEIGHTS.speeds, "grf": WEIGHTS.ground_reactions,
+               "effort": WEIGHTS.excitations, "actuators": WEIGHTS.actuator_controls}
+    summary = summary_of(result, "subject_walk_scaled.osim (walk3d.prediction.load_model)", COORDINATES.name, GRF.name,
+                         weights, time.perf_counter() - started)
+    write_outputs(folder, result, summary)
+    print(f"{result.status}: objective {result.objective:.6g}, {result.iterations} iterations, "
+          f"{summary['wall_time_s']:.1f} s; results in {folder}")
+    return 0 if result.success else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
