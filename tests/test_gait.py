@@ -235,7 +235,8 @@ def test_walk3d_prediction_command_writes_its_files_also_unconverged(tmp_path):
     the summary says so; the full cycle's coordinates are OpenSim's labels with pelvis angles."""
     from trajopt.examples.walk3d.prediction_main import main
 
-    assert main(["--intervals", "3", "--max-iterations", "1", "--print-level", "0", "--out", str(tmp_path)]) == 1
+    assert main(["--intervals", "3", "--max-iterations", "1", "--print-level", "0", "--recipe", "moco-example",
+                 "--out", str(tmp_path)]) == 1
     for name in ("half_cycle_solution.sto", "full_cycle_coordinates.sto", "full_cycle_ground_reactions.sto",
                  "grfs.png", "joint_angles.png", "activations.png", "stick_figure.gif", "summary.md"):
         assert (tmp_path / name).stat().st_size > 0, name

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from trajopt.errors import TrajoptInputError
+
 from trajopt.gait.metrics import (
     CONTACT_THRESHOLD,
     curve_agreement,
@@ -86,9 +88,12 @@ def walking_criteria(coordinates, grf, body_weight: float) -> dict:
     percent = np.linspace(0.0, 100.0, 101)
     p_force = predicted(grf.column("ground_force_r_vy"), grf.time)
     m_force = measured(measured_grf.column("ground_force_r_vy"), measured_grf.time)
-    report["vertical_grf_bw"] = {
-        "predicted": vars(vertical_force_peaks(percent, p_force, body_weight)),
-        "measured": vars(vertical_force_peaks(percent, m_force, body_weight))}
+    try:
+        predicted_peaks = vars(vertical_force_peaks(percent, p_force, body_weight))
+    except TrajoptInputError:  # a walk whose right foot never carries load has no stance phase
+        predicted_peaks = {"first_peak": 0.0, "trough": 0.0, "second_peak": 0.0, "stance_percent": 0.0}
+    report["vertical_grf_bw"] = {"predicted": predicted_peaks,
+                                 "measured": vars(vertical_force_peaks(percent, m_force, body_weight))}
     report["passed"] = _passed(report)
     return report
 

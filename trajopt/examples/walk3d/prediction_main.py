@@ -26,12 +26,17 @@ from trajopt.gait.expansion import full_cycle, table_mirror
 from trajopt.gait.ground_reactions import center_of_pressure
 from trajopt.gait.guess import free_joint_angles
 from trajopt.gait.labels import coordinate_paths
+from trajopt.gait.metabolic_cost import body_mass, whole_body_metabolic_rate
+from trajopt.gait.metrics import cost_of_transport
+from trajopt.gait.predsim_cost import term_values
 from trajopt.io import read_table, write_sto
 from trajopt.table import Table
 
 from trajopt.examples.walk3d.opensim_check import solution_check
-from trajopt.examples.walk3d.prediction import (ACCELERATION_WEIGHT, COORDINATES, GAIT_CYCLE, HERE, PELVIS,
-                                                build_problem, build_tracking_problem, solver_settings)
+from trajopt.examples.walk3d.gait_report import criteria_rows, walking_criteria
+from trajopt.examples.walk3d.prediction import (ACCELERATION_WEIGHT, COORDINATES, GAIT_CYCLE, HERE, MOCO_RECIPE, PELVIS,
+                                                PREDSIM_RECIPE, Recipe, build_problem, build_tracking_problem,
+                                                solver_settings)
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = '3D predictive walking, half gait cycle, quaternion pelvis, 80 muscles, foot contact'
@@ -64,11 +69,12 @@ def _save(plt, figure, path, dpi: int):
 
 def solve(intervals: int, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4,
           quaternion_pelvis: bool = True, acceleration_weight: float = ACCELERATION_WEIGHT,
-          from_tracking: bool = False, threads: int = 1, compiled: bool = False):
+          from_tracking: bool = False, threads: int = 1, compiled: bool = False, recipe: Recipe = PREDSIM_RECIPE):
     """(walk3d problem, solution, seconds including the model build and NLP construction); with
     ``from_tracking`` the guess is the solution of the tracking problem (``build_tracking_problem``)."""
     started = time.perf_counter()
-    walk = build_problem(intervals, quaternion_pelvis=quaternion_pelvis, acceleration_weight=acceleration_weight)
+    walk = build_problem(intervals, quaternion_pelvis=quaternion_pelvis, acceleration_weight=acceleration_weight,
+                         recipe=recipe)
     settings = solver_settings(print_level, max_iterations, tol, threads=threads, compiled=compiled)
     guess = walk.reference_guess()
     if from_tracking:
@@ -275,12 +281,59 @@ def opensim_check_rows(check: dict | None) -> list[str]:
             "quaternion's norm error only (to ~1e-11 N with it normalized).", ""]
 
 
+# Gross metabolic cost of transport of adults walking near 1.25 m/s, as published (Waters and Mulroy 1999, Gait
+# Posture 9: 207-231: about 3.3 J/(kg·m) at comfortable speed; Ralston 1958: a minimum near 1.3 m/s).
+PUBLISHED_COST_OF_TRANSPORT = "about 3.3 J/(kg·m) gross at comfortable speed (Waters and Mulroy 1999)"
+
+
+def metabolic_cost_of_transport(walk, solution) -> float:
+    """Whole-body metabolic energy (Bhargava et al. 2004, basal included) over the half cycle per kg and metre."""
+    from scipy.integrate import simpson
+
+    built = walk.muscle_driven
+    rate = np.atleast_1d(solution.value(whole_body_metabolic_rate(built)))
+    tx = solution.value(built.q)[walk.model.musculoskeletal.multibody.coordinate_index("pelvis_tx")]
+    return cost_of_transport(float(simpson(rate, x=solution.time)), body_mass(built.model), float(tx[-1] - tx[0]))
+
+
+def objective_rows(walk, solution, acceleration_weight: float) -> tuple[dict, list[str]]:
+    """Each term of the objective (PredSim's or Moco's example's) and its summary.md rows."""
+    if walk.cost_terms:
+        terms = term_values(solution, walk.cost_terms)
+        return terms, [f"| objective: PredSim's cost per distance (trajopt.gait.predsim_cost) | "
+                       f"{solution.objective:.6g} |",
+                       *[f"| of which {name} | {value:.6g} |" for name, value in terms.items()]]
+    terms = objective_terms(walk, solution, acceleration_weight)
+    return terms, [f"| objective ∫ (Σ e³ + Σ c³ + w Σ q̈²) dt / distance, w = {acceleration_weight:g} | "
+                   f"{solution.objective:.6g} |",
+                   f"| of which the effort ∫ (Σ e³ + Σ c³) dt / distance | {terms['effort']:.6g} |",
+                   f"| of which w ∫ Σ q̈² dt / distance | {terms['accelerations']:.6g} |"]
+
+
+def recipe_rows(recipe: Recipe) -> list[str]:
+    """What the problem is made of, and where it departs from Moco's example3DWalking."""
+    if not recipe.predsim_cost:
+        return ["Problem: Moco's example3DWalking (rigid tendons without passive fiber force, active force-length "
+                "width x1.5, toe actuators, effort of cubed excitations and controls).", ""]
+    choices = recipe.model
+    return ["Problem: PredSim's recipe (Falisse et al. 2019, 2022), unlike Moco's example3DWalking: "
+            + "; ".join(filter(None, [
+                "PredSim's cost terms and weights instead of the cubed effort" if recipe.predsim_cost else "",
+                "compliant tendons (normalized tendon force states)" if recipe.elastic_tendons else "rigid tendons",
+                "passive fiber force on" if choices.passive_fiber_force else "no passive fiber force",
+                f"active force-length width x{choices.active_force_width_scale:g}",
+                "passive toes (mtp spring 25 N·m/rad, damping 2)" if choices.passive_toes else "toe actuators",
+                "PredSim's limit torques and damping on every joint instead of Moco's passive forces"
+                if choices.predsim_passive_torques else "Moco's passive joint forces",
+                f"activations from {recipe.min_activation:g}"])) + ".", ""]
+
+
 def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4,
         quaternion_pelvis: bool = True, resimulate: bool = False, acceleration_weight: float = ACCELERATION_WEIGHT,
-        from_tracking: bool = False, compiled: bool = False) -> dict:
+        from_tracking: bool = False, compiled: bool = False, recipe: Recipe = PREDSIM_RECIPE) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     walk, solution, seconds = solve(intervals, print_level, max_iterations, tol, quaternion_pelvis,
-                                    acceleration_weight, from_tracking, compiled=compiled)
+                                    acceleration_weight, from_tracking, compiled=compiled, recipe=recipe)
     print(f"walk3d-prediction: {solution.status} after {solution.iterations} iterations, {seconds:.1f} s "
           f"(IPOPT {solution.wall_time:.1f} s), objective {solution.objective:.6g}, tf {solution.duration:.4f} s")
     write_sto(folder / "half_cycle_solution.sto", solution.table())
@@ -300,30 +353,38 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
               "ipopt_seconds": solution.wall_time, "intervals": intervals, "speed": walk.speed,
               "variables": int(solution.discrete.layout.size), "worst_constraint": solution.worst_constraint,
               "max_quaternion_norm_error": norm_error, "pelvis": "quaternion" if walk.quaternion_pelvis else "euler"}
-    terms = objective_terms(walk, solution, acceleration_weight)
-    record.update(objective_terms=terms, acceleration_weight=acceleration_weight,
+    terms, term_rows = objective_rows(walk, solution, acceleration_weight)
+    weight = body_mass(built.model) * float(np.linalg.norm(walk.model.musculoskeletal.multibody.gravity))
+    criteria = walking_criteria(coordinates, grf, weight)
+    cot = metabolic_cost_of_transport(walk, solution)
+    record.update(objective_terms=terms, acceleration_weight=acceleration_weight, walking_criteria=criteria,
+                  cost_of_transport=cot, recipe="predsim" if recipe.predsim_cost else "moco-example",
+                  stride_length=2 * walk.speed * solution.duration, cadence=60.0 / solution.duration,
                   deviation_from_coordinates_deg=deviation_from_coordinates(coordinates))
     if resimulate:
         record["resimulation"] = resimulation_drift(walk, solution)
-    record["opensim_check"] = solution_check(walk, solution)
+    # The OpenSim rebuild follows Moco's example's processing; PredSim's recipe changes the model (passive toes and
+    # torques, passive fiber force, compliant tendons), which it does not build yet.
+    record["opensim_check"] = None if recipe.predsim_cost else solution_check(walk, solution)
     (folder / "walk3d_prediction.json").write_text(json.dumps(record, indent=1))
     pelvis_kind = "quaternion" if walk.quaternion_pelvis else "Euler-angle (.osim CustomJoint)"
     weight_option = ("" if acceleration_weight == ACCELERATION_WEIGHT
                      else f" --acceleration-weight {acceleration_weight:g}")
-    lines = [f"# 3D predictive walking (trajopt): half gait cycle, {pelvis_kind} pelvis", "",
+    lines = [f"# 3D predictive walking (trajopt): half gait cycle, {pelvis_kind} pelvis", "", *recipe_rows(recipe),
              f"Command: `trajopt run walk3d-prediction --intervals {intervals}"
              f"{'' if walk.quaternion_pelvis else ' --euler-pelvis'}{' --from-tracking' if from_tracking else ''}"
+             f"{'' if recipe.predsim_cost else ' --recipe moco-example'}"
              f"{weight_option}"
              f"{' --resimulate' if resimulate else ''}`. Model, problem and guess"
              f"{' (a tracking solve of coordinates.sto and grf_walk.mot)' if from_tracking else ' (coordinates.sto)'}: "
              "trajopt/examples/walk3d/prediction.py.", "",
              "| quantity | value |", "|---|---|",
              f"| status | {solution.status} |", f"| IPOPT iterations | {solution.iterations} |",
-             f"| objective ∫ (Σ e³ + Σ c³ + w Σ q̈²) dt / distance, w = {acceleration_weight:g} | "
-             f"{solution.objective:.6g} |",
-             f"| of which the effort ∫ (Σ e³ + Σ c³) dt / distance | {terms['effort']:.6g} |",
-             f"| of which w ∫ Σ q̈² dt / distance | {terms['accelerations']:.6g} |",
+             *term_rows,
              f"| half-cycle duration (s) | {solution.duration:.4f} |",
+             f"| stride length (m), cadence (steps/min) | {record['stride_length']:.3f}, {record['cadence']:.1f} |",
+             f"| metabolic cost of transport (Bhargava 2004, basal included) | {cot:.2f} J/(kg·m); published: "
+             f"{PUBLISHED_COST_OF_TRANSPORT} |",
              f"| average speed (m/s, from coordinates.sto's gait cycle) | {walk.speed:.4f} |",
              f"| wall time: model, NLP construction and IPOPT (s) | {seconds:.1f} (IPOPT {solution.wall_time:.1f}) |",
              f"| NLP variables | {record['variables']} |",
@@ -333,13 +394,20 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
              *([f"| forward re-simulation, restarted per mesh interval: max coordinate drift (rad or m) | "
                 f"{record['resimulation']['per_interval_max_coordinate_drift']:.3g} ("
                 f"{record['resimulation']['per_interval_worst']}) |"] if resimulate else []), "",
+             *criteria_rows(criteria),
              *opensim_check_rows(record["opensim_check"]),
+             *(["The OpenSim 4.6 cross-check rebuilds Moco's example's model; it is not run for PredSim's recipe "
+                "(passive toes and joint torques, passive fiber force and compliant tendons are not rebuilt in "
+                "OpenSim yet).", ""] if recipe.predsim_cost else []),
              *deviation_rows(record["deviation_from_coordinates_deg"]),
              "Caveats: the patellofemoral joints are welded (their couplers dropped; 0.07 kg patellae move with the "
-             "femurs); the objective adds the actuator controls' cubes and w ∫ Σ q̈² dt / distance to the "
-             "excitations' cubes, and passive lumbar torques (PredSim's, `LUMBAR_PASSIVE`) join Moco's passive "
-             "moments (documented extras, trajopt/examples/walk3d/prediction.py); the gait is predicted, not tracked: "
-             "it is not the measured one (table above). "
+             "femurs); "
+             + ("the objective adds the actuator controls' cubes and w ∫ Σ q̈² dt / distance to the excitations' "
+                "cubes, and passive lumbar torques (PredSim's, `LUMBAR_PASSIVE`) join Moco's passive moments "
+                "(documented extras, trajopt/examples/walk3d/prediction.py); " if not recipe.predsim_cost else
+                "PredSim's slack controls are trajopt's excitations (PredSim has activation derivatives), slow-twitch "
+                "ratios 0.5 for every muscle; ")
+             + "the gait is predicted, not tracked: it is not the measured one (tables above). "
              + ("" if solution.success else "The solve did not converge: the files hold its last iterate."), "",
              "Files: " + ", ".join(p.name for p in sorted(folder.iterdir()) if p.is_file())]
     (folder / "summary.md").write_text("\n".join(lines) + "\n")
@@ -363,6 +431,9 @@ def main(argv=None) -> int:
     parser.add_argument("--from-tracking", action="store_true",
                         help="start from a tracking solve of coordinates.sto and grf_walk.mot "
                              "(default: coordinates.sto)")
+    parser.add_argument("--recipe", choices=("predsim", "moco-example"), default="predsim",
+                        help="predsim (default): PredSim's cost, compliant tendons, passive forces and toes; "
+                             "moco-example: Moco's example3DWalking problem (cubed effort, rigid tendons)")
     parser.add_argument("--compiled", action="store_true",
                         help="compile the NLP functions to C and keep them in the disk cache: about 5 min the first "
                              "time, then about 0.33 s less per iteration for the same problem (same iterates)")
@@ -370,7 +441,8 @@ def main(argv=None) -> int:
     if args.intervals < 2:
         raise TrajoptInputError(f"walk3d-prediction: --intervals must be >= 2, got {args.intervals}")
     record = run(args.intervals, args.out, args.print_level, args.max_iterations, args.tol, not args.euler_pelvis,
-                 args.resimulate, args.acceleration_weight, args.from_tracking, compiled=args.compiled)
+                 args.resimulate, args.acceleration_weight, args.from_tracking, compiled=args.compiled,
+                 recipe=PREDSIM_RECIPE if args.recipe == "predsim" else MOCO_RECIPE)
     print(f"wrote {args.out}")
     return 0 if record["success"] else 1
 
