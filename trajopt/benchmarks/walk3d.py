@@ -31,15 +31,17 @@ PREDSIM = {"ipopt_s": 5630.0, "iterations": 895, "variables": 74504, "intervals"
 
 
 def measure(intervals: int, max_iterations: int, quaternion_pelvis: bool = True, from_tracking: bool = False,
-            threads: int = 1) -> dict:
+            threads: int = 1, recipe: str = "predsim") -> dict:
+    from trajopt.examples.walk3d.prediction import MOCO_RECIPE, PREDSIM_RECIPE
     from trajopt.examples.walk3d.prediction_main import solve
 
     load_before = os.getloadavg()[0]
     wall, cpu = time.perf_counter(), time.process_time()
     _, solution, _ = solve(intervals, print_level=0, max_iterations=max_iterations,
-                           quaternion_pelvis=quaternion_pelvis, from_tracking=from_tracking, threads=threads)
+                           quaternion_pelvis=quaternion_pelvis, from_tracking=from_tracking, threads=threads,
+                           recipe=PREDSIM_RECIPE if recipe == "predsim" else MOCO_RECIPE)
     total = time.perf_counter() - wall
-    return {"intervals": intervals, "pelvis": "quaternion" if quaternion_pelvis else "euler",
+    return {"intervals": intervals, "recipe": recipe, "pelvis": "quaternion" if quaternion_pelvis else "euler",
             "guess": "tracking solve" if from_tracking else "coordinates.sto", "blas_threads": threads,
             "status": solution.status, "success": solution.success,
             "iterations": solution.iterations, "objective": solution.objective, "final_time": solution.duration,
@@ -61,13 +63,15 @@ def main(argv=None) -> int:
                              "may the iterates of this non-convex problem)")
     parser.add_argument("--from-tracking", action="store_true",
                         help="start each case from a tracking solve's solution instead of coordinates.sto")
+    parser.add_argument("--recipe", choices=("predsim", "moco-example"), default="predsim",
+                        help="the problem: PredSim's recipe (default) or Moco's example3DWalking")
     parser.add_argument("--out", type=Path, default=Path.cwd() / "trajopt_results" / "benchmarks" / "walk3d.json",
                         help="the JSON report (default ./trajopt_results/benchmarks/walk3d.json)")
     args = parser.parse_args(argv)
     runs = []
     cases = [(n, True) for n in args.intervals] + ([(n, False) for n in args.intervals] if args.euler_pelvis else [])
     for intervals, quaternion in cases:
-        run = measure(intervals, args.max_iterations, quaternion, args.from_tracking, args.threads)
+        run = measure(intervals, args.max_iterations, quaternion, args.from_tracking, args.threads, args.recipe)
         runs.append(run)
         print(f"{intervals:4d} intervals, {run['pelvis']} pelvis, guess {run['guess']}: {run['status']}, "
               f"{run['iterations']} iterations, {run['wall_s']:.1f} s wall "
