@@ -257,34 +257,44 @@ PREDSIM_RECIPE = Recipe(PREDSIM_MODEL, elastic_tendons=True, predsim_cost=True, 
 # with OpenSim's curve constants; PredSim's default is 35).
 PREDSIM_TENDONS = ElasticTendons(derivative_bounds=PREDSIM_DERIVATIVE_BOUNDS,
                                  derivative_weight=PREDSIM_DERIVATIVE_WEIGHT, derivative_scale=PREDSIM_DERIVATIVE_SCALE)
-# PredSim leaves the arms out of its joint-acceleration term.
-ARM_COORDINATES = ("arm_flex", "arm_add", "arm_rot", "elbow_flex", "pro_sup")
 
-
-# PredSim weighs accelerations scaled by their bounds, 155 times each coordinate's range of motion
-# (getDefaultSettings.m, Qdotdots_factor_RoM); for the pelvis, whose .osim ranges are no joint limits, the ranges
-# stand in that PredSim's default bounds give it: 0.7 rad of rotation and 1 m of translation.
-ACCELERATION_RANGE_FACTOR = 155.0
-PELVIS_RANGES = {"rotation": 0.7, "translation": 1.0}
+# PredSim's default bounds of the coordinates it walks with (OCP/Default_Coordinate_Bounds.csv, KU Leuven PredSim
+# commit 186cb70): the accelerations' bounds scale the joint-acceleration term (PredSim weighs qdd / max|bound|),
+# and the positions bound the pelvis translations, hips, subtalar joints and trunk (rad, m; knee flexion negative
+# there, positive in this model, which only flips the sign of its symmetric scale).
+PREDSIM_ACCELERATION_SCALES = {
+    "pelvis_tilt": 19.79, "pelvis_list": 92.03, "pelvis_rotation": 61.55, "pelvis_tx": 61.37, "pelvis_ty": 16.87,
+    "pelvis_tz": 5.91, "hip_flexion": 201.4, "hip_adduction": 145.5, "hip_rotation": 136.9, "knee_angle": 441.8,
+    "ankle_angle": 430.3, "subtalar_angle": 232.9, "mtp_angle": 500.0, "lumbar_extension": 52.84,
+    "lumbar_bending": 109.7, "lumbar_rotation": 38.75}
+PREDSIM_COORDINATE_BOUNDS = {
+    "pelvis_ty": (0.4699, 1.1277), "pelvis_tz": (-0.1, 0.1), "hip_adduction": (-0.6388, 0.7187),
+    "hip_rotation": (-0.5074, 0.4716), "subtalar_angle": (-0.8202, 0.9042), "lumbar_extension": (-0.2796, 0.0663),
+    "lumbar_bending": (-0.4457, 0.5308), "lumbar_rotation": (-0.6654, 0.6585)}
+# The quaternion pelvis's angular velocity components (pelvis frame): about x the list, y the rotation, z the tilt.
+PELVIS_ANGULAR_SPEEDS = {"ground_pelvis_wx": "pelvis_list", "ground_pelvis_wy": "pelvis_rotation",
+                         "ground_pelvis_wz": "pelvis_tilt"}
 PREDSIM_ACTUATOR_TORQUE = 150.0  # N·m per unit excitation of PredSim's arm and trunk actuators
 
 
-def _scaled_leg_and_trunk_accelerations(walk_model: Walk3dModel, built) -> ca.SX:
-    """The accelerations of every coordinate but the arms', each over PredSim's scale."""
-    mb = walk_model.musculoskeletal.multibody
-    lower, upper = walk_model.musculoskeletal.coordinate_bounds
-    pelvis = set(mb.speed_names[mb.v_slice(PELVIS)])
-    scaled = []
-    for k, name in enumerate(mb.speed_names):
-        if name.rsplit("_", 1)[0] in ARM_COORDINATES:
-            continue
-        if name in pelvis:
-            motion_range = PELVIS_RANGES["translation" if name.startswith("pelvis_t") else "rotation"]
-        else:
-            index = mb.coordinate_index(name)
-            motion_range = float(upper[index] - lower[index])
-        scaled.append(built.accelerations[k] / (ACCELERATION_RANGE_FACTOR * motion_range))
-    return ca.vertcat(*scaled)
+def _base(name: str) -> str:
+    return PELVIS_ANGULAR_SPEEDS.get(name, name[:-2] if name.endswith(("_r", "_l")) else name)
+
+
+def _scaled_leg_and_trunk_accelerations(built) -> ca.SX:
+    """The accelerations of every coordinate but the arms' (PredSim leaves them out), each over PredSim's scale."""
+    names = built.model.speed_names
+    return ca.vertcat(*[built.accelerations[k] / PREDSIM_ACCELERATION_SCALES[_base(name)]
+                        for k, name in enumerate(names) if _base(name) in PREDSIM_ACCELERATION_SCALES])
+
+
+def _predsim_bounds(model: Walk3dModel) -> dict:
+    """PredSim's coordinate bounds within the model's ranges, by model coordinate name."""
+    lower, upper = model.musculoskeletal.coordinate_bounds
+    names = model.musculoskeletal.coordinate_names
+    return {name: (max(lower[k], PREDSIM_COORDINATE_BOUNDS[_base(name)][0]),
+                   min(upper[k], PREDSIM_COORDINATE_BOUNDS[_base(name)][1]))
+            for k, name in enumerate(names) if _base(name) in PREDSIM_COORDINATE_BOUNDS}
 
 
 def build_problem(intervals: int = 50, speed: float | None = None, duration=Free(0.4, 0.8),
@@ -298,8 +308,8 @@ def build_problem(intervals: int = 50, speed: float | None = None, duration=Free
     walk = half_gait_cycle(
         model.musculoskeletal, model.contacts, duration=duration, symmetry=model.symmetry,
         passive=model.passive, quaternion_norm_stabilization=NORM_STABILIZATION,
-        bounds=GaitBounds({"pelvis_tx": (-1.0, 5.0)}, (-SPEED_BOUND, SPEED_BOUND), MAX_ACCELERATION,
-                          (recipe.min_activation, 1.0)),
+        bounds=GaitBounds({**(_predsim_bounds(model) if recipe.predsim_cost else {}), "pelvis_tx": (-1.0, 5.0)},
+                          (-SPEED_BOUND, SPEED_BOUND), MAX_ACCELERATION, (recipe.min_activation, 1.0)),
         tendons=PREDSIM_TENDONS if recipe.elastic_tendons else RigidTendons())
     built = walk.muscle_driven
     distance = walk.walk_at(speed)
@@ -309,7 +319,7 @@ def build_problem(intervals: int = 50, speed: float | None = None, duration=Free
         torques = built.actuator_controls * ca.DM([a.optimal_force for a in actuators])
         # PredSim's torque actuators are excitations of 150 N·m; its slack controls are the activation derivatives
         # (trajopt's excitations stand in) and the tendon-force derivatives, whose term the elastic tendons add.
-        terms = predsim_cost(built, distance, joint_accelerations=_scaled_leg_and_trunk_accelerations(model, built),
+        terms = predsim_cost(built, distance, joint_accelerations=_scaled_leg_and_trunk_accelerations(built),
                              passive_torques=None if model.limit_torques is None else
                              model.limit_torques(built.q, built.u),
                              actuator_excitations=torques / PREDSIM_ACTUATOR_TORQUE,
