@@ -170,7 +170,7 @@ def _sampler(args):
 
 def _from_model(args, settings):
     from trajopt.paths.refit import SamplingPlan, fit_domain, motion_domain
-    from trajopt.tools.path_sampling import read_motion
+    from trajopt.tools.path_sampling import read_checked_coordinates
 
     # --cells scans the model's geometric paths: read it with trajopt's importer first. A model it cannot load
     # fails here with --geometric (not after the whole fit); with OpenSim's samples its cell trees go unscanned
@@ -197,7 +197,11 @@ def _from_model(args, settings):
     if args.cut_along is not None and args.cut_along not in coordinates:
         raise TrajoptInputError(f"--cut-along '{args.cut_along}': not a sampled coordinate ({', '.join(coordinates)})")
     if args.motion is not None:
-        domain = motion_domain(sampler, coordinates, read_motion(args.motion, coordinates), args.band,
+        checked = read_checked_coordinates(args.motion, sampler.info)
+        print(f"{args.motion}: {checked.table.num_frames} frames, {checked.unit.describe()}")
+        for warning in checked.caveats:
+            print(f"warning: {warning}")
+        domain = motion_domain(sampler, coordinates, checked.table.select(coordinates).data, args.band,
                                source=f"±{args.band:g} deg around {args.motion.name}")
         plan = SamplingPlan(samples_per_frame=args.samples_per_frame, max_samples=max(args.samples, 6000), seed=args.seed)
     else:

@@ -10,19 +10,23 @@ import numpy as np
 
 from trajopt.analysis.couplers import CouplerConstraints
 from trajopt.errors import TrajoptInputError
-from trajopt.io import Table, read_motion
+from trajopt.io import Table
+from trajopt.io.motion_units import AngleUnit, read_checked_motion, rotational_ranges
 from trajopt.io.output import fresh_output
 from trajopt.osim.operators import load_processed
 
 
 @dataclass
 class ToolInput:
-    """A model (couplers as constraints) and a motion with exactly its coordinates; ``notes`` say what changed."""
+    """A model (couplers as constraints) and a motion with exactly its coordinates; ``notes`` say what changed,
+    ``unit`` the unit the motion's angles were read in, ``warnings`` doubts about that unit."""
 
     osim: object
     constraints: CouplerConstraints
     motion: Table
     notes: list = field(default_factory=list)
+    unit: AngleUnit | None = None
+    warnings: tuple = ()
 
     @property
     def rotational(self) -> tuple[str, ...]:
@@ -32,11 +36,12 @@ class ToolInput:
 def load_tool_input(model_file, motion_file, operators=()) -> ToolInput:
     """The model and its motion, as OpenSim's tools take them: columns that are not coordinates (speeds, markers)
     are ignored, coordinates missing from the file keep their default value, dependent coordinates of
-    CoordinateCouplerConstraints are assembled from their independent ones. Each of these is a note."""
+    CoordinateCouplerConstraints are assembled from their independent ones. Each of these is a note, as is a
+    doubt about the angles' unit is a warning (``trajopt.io.motion_units``: implausible angles are refused)."""
     osim, couplings = load_processed(model_file, operators)
     names = osim.multibody.coordinate_names
-    rotational = tuple(c.name for c in osim.spec.coordinates if c.motion_type == "rotational")
-    table = read_motion(motion_file, rotational=rotational)
+    checked = read_checked_motion(motion_file, rotational_ranges(osim))
+    table = checked.table
     notes = []
     extra = [label for label in table.labels if label not in names]
     if extra:
@@ -53,7 +58,7 @@ def load_tool_input(model_file, motion_file, operators=()) -> ToolInput:
         motion = constraints.assemble(motion)
         notes.append("dependent coordinates " + ", ".join(c.dependent for c in couplings)
                      + " computed from their CoordinateCouplerConstraints")
-    return ToolInput(osim, constraints, motion, notes)
+    return ToolInput(osim, constraints, motion, notes, checked.unit, checked.caveats)
 
 
 def check_cutoff(cutoff, motion: Table, option: str = "--cutoff"):

@@ -27,6 +27,7 @@ from trajopt.analysis.muscle_inverse import MuscleDrivenInverse, mesh_intervals
 from trajopt.analysis.reaction_goal import JointReactionGoal
 from trajopt.errors import TrajoptInputError
 from trajopt.io import read_external_loads, read_motion, read_table
+from trajopt.io.motion_units import CheckedMotion, read_checked_motion, rotational_ranges
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.ocp import HermiteSimpson, Ipopt
 from trajopt.osim.operators import AddReserves, AddResiduals, DeGrooteMuscles, WeldJoints, load_processed
@@ -60,11 +61,19 @@ def load_inverse(model_file, coordinates_file, operators=(), external_loads=None
                  tendons=RigidTendons(), goals=()) -> MuscleDrivenInverse:
     """A ``MuscleDrivenInverse`` from files: the model after ``operators``, its couplers as constraints (dependent
     coordinates assembled from the motion), external loads applied, paths from ``read_paths``."""
+    return load_checked_inverse(model_file, coordinates_file, operators, external_loads, paths, window, tendons,
+                                goals)[0]
+
+
+def load_checked_inverse(model_file, coordinates_file, operators=(), external_loads=None, paths=None, window=None,
+                         tendons=RigidTendons(), goals=()) -> tuple[MuscleDrivenInverse, CheckedMotion]:
+    """``load_inverse`` and the motion as read (``trajopt.io.motion_units``: the unit its angles were read in and
+    caveats about it; implausible angles and non-finite values are refused)."""
     osim, couplings = load_processed(model_file, operators)
     model = MusculoskeletalModel(osim, read_paths(paths, osim))
     constraints = CouplerConstraints(osim.multibody, couplings)
-    motion = read_motion(coordinates_file, rotational=model.rotational_coordinates)
-    motion = constraints.assemble(motion)
+    checked = read_checked_motion(coordinates_file, rotational_ranges(osim))
+    motion = constraints.assemble(checked.table)
     from trajopt.osim.expression_forces import AppliedForceSum, model_expression_forces
 
     parts = [model_expression_forces(osim)]
@@ -72,8 +81,9 @@ def load_inverse(model_file, coordinates_file, operators=(), external_loads=None
         parts.append(AppliedExternalLoads(read_external_loads(external_loads), osim.multibody))
     parts = tuple(p for p in parts if p is not None)
     applied = None if not parts else parts[0] if len(parts) == 1 else AppliedForceSum(parts)
-    return MuscleDrivenInverse(model, motion, window=window, applied_forces=applied,
-                               constraints=constraints if couplings else None, tendons=tendons, goals=list(goals))
+    inverse = MuscleDrivenInverse(model, motion, window=window, applied_forces=applied,
+                                  constraints=constraints if couplings else None, tendons=tendons, goals=list(goals))
+    return inverse, checked
 
 
 def emg_goal(path, muscles, weight: float) -> EmgTracking:
@@ -156,8 +166,8 @@ def main(argv=None) -> int:
         table = read_table(args.coordinates)
         window = (table.time[0] if args.initial_time is None else args.initial_time,
                   table.time[-1] if args.final_time is None else args.final_time)
-    inverse = load_inverse(args.model, args.coordinates, operators_from(args), args.external_loads, args.paths, window,
-                           ElasticTendons() if args.elastic_tendons else RigidTendons())
+    inverse, checked = load_checked_inverse(args.model, args.coordinates, operators_from(args), args.external_loads,
+                                            args.paths, window, ElasticTendons() if args.elastic_tendons else RigidTendons())
     if args.emg:
         inverse.goals.append(emg_goal(args.emg, inverse.model.muscle_names, args.emg_weight))
     goal_caveats = []
@@ -166,6 +176,8 @@ def main(argv=None) -> int:
         goal.acting_muscles(inverse.model)  # refuses unknown joints and ignored wrap objects before the solve
         goal_caveats += goal.caveats(inverse.model)
         inverse.goals.append(goal)
+    for warning in checked.caveats:
+        print(f"warning: {warning}", file=sys.stderr)
     loaded = time.perf_counter()
     print(f"trajopt muscle-inverse: {len(inverse.model.muscle_names)} muscles, "
           f"{len(inverse.model.coordinate_actuators)} actuators, t = {inverse.initial_time:g}..{inverse.final_time:g} s; "
@@ -179,14 +191,17 @@ def main(argv=None) -> int:
     if extra:
         caveats.append(f"{args.coordinates}: {len(extra)} column(s) that are not coordinates of the model were "
                        "ignored: " + ", ".join(extra[:6]) + (f" (+{len(extra) - 6} more)" if len(extra) > 6 else ""))
+    motion_lines = [f"Motion: {args.coordinates}, {checked.unit.describe()}.", ""]
+    if checked.caveats:
+        motion_lines += ["**Warnings**", ""] + [f"- {w}" for w in checked.caveats] + [""]
     folder = write_report(Path(args.out), solution, title=f"Muscle-driven inverse: {Path(args.coordinates).name}",
                           timings={"load model and data": loaded - started, "build and solve": solved - loaded},
-                          caveats=caveats)
+                          caveats=caveats, sections=lambda folder: motion_lines)
     for caveat in caveats:
         print(f"note: {caveat}", file=sys.stderr)
     if not solution.success:
         print(f"trajopt muscle-inverse: IPOPT did not converge ({solution.status}); worst constraint "
               f"{solution.worst_constraint}; partial result in {folder}", file=sys.stderr)
     print(f"{solution.status}: objective {solution.objective:.6g}, {solution.iterations} iterations, "
-          f"{solved - started:.1f} s; results in {folder}")
+          f"{solved - started:.1f} s ({checked.unit.describe()}); results in {folder}")
     return 0 if solution.success else 1

@@ -73,7 +73,10 @@ def main(argv=None) -> int:
              f"{'Solved' if result.success else '**FAILED: ' + result.status + '**'}: {result.times.size} frames, "
              f"{result.iterations} IPOPT iterations, {elapsed:.2f} s end to end.", "",
              f"Muscle paths: {args.paths or GEOMETRIC_PATHS}; force per activation: "
-             f"{ALONG_FIBER if args.capacity_along_fiber else ALONG_TENDON}.", ""]
+             f"{ALONG_FIBER if args.capacity_along_fiber else ALONG_TENDON}.", "",
+             f"Motion: {args.motion}, {data.unit.describe()}.", ""]
+    if data.warnings:
+        lines += ["**Warnings**", ""] + [f"- {w}" for w in data.warnings] + [""]
     if caveats:
         lines += ["**Caveats**", ""] + [f"- {c}" for c in caveats] + [""]
     worst = np.max(np.abs(result.residual_forces), axis=0)
@@ -84,5 +87,8 @@ def main(argv=None) -> int:
     (folder / "summary.md").write_text("\n".join(lines))
     for caveat in caveats:
         print(f"note: {caveat.splitlines()[0][:300]}", file=sys.stderr)
-    print(f"static optimization of {result.times.size} frames: {result.status}; results in {folder}")
+    for warning in data.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"static optimization of {result.times.size} frames ({data.unit.describe()}): {result.status}; results in "
+          f"{folder}")
     return 0 if result.success else 1

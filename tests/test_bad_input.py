@@ -1,0 +1,115 @@
+"""Bad input to the command-line tools gives one line naming the file, column and value and a non-zero exit (or a
+stated caveat), never a silent wrong number or a traceback. Every case runs through ``trajopt.cli.main``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from trajopt.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
+ARM26_PATHS = ROOT / "problems" / "arm26" / "paths.json"
+ELBOW_DEGREES = ROOT / "problems" / "arm26_static_optimization" / "elbow_flex_0_90_minjerk.mot"
+
+
+def write_motion(path: Path, time, columns: dict, header=("version=1", "inDegrees=yes")) -> Path:
+    """A .mot/.sto file with ``header`` lines, a time column and ``columns`` (label -> values)."""
+    rows = np.column_stack([time] + [np.broadcast_to(v, np.shape(time)) for v in columns.values()])
+    lines = [path.stem, *header, f"nRows={len(rows)}", f"nColumns={rows.shape[1]}", "endheader",
+             "\t".join(["time", *columns])]
+    lines += ["\t".join(f"{v:.10g}" for v in row) for row in rows]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def minimum_jerk(time, final):
+    s = (time - time[0]) / (time[-1] - time[0])
+    return final * (10 * s**3 - 15 * s**4 + 6 * s**5)
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_error_line(err: str) -> str:
+    lines = [line for line in err.splitlines() if "error:" in line]
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+# --- 1. angles in the wrong unit ---------------------------------------------------------------------------------
+
+MOTION_TOOLS = [
+    ("inverse-dynamics", "{out}.sto"),
+    ("static-optimization", "{out}"),
+    ("muscle-analysis", "{out}"),
+    ("muscle-inverse", "{out}"),
+]
+
+
+@pytest.mark.parametrize("command,out", MOTION_TOOLS)
+def test_degrees_labelled_radians_refused_by_every_motion_tool(tmp_path, capsys, command, out):
+    motion = tmp_path / "elbow.mot"
+    motion.write_text(ELBOW_DEGREES.read_text().replace("inDegrees=yes", "inDegrees=no"))
+    code, _, err = run(capsys, command, ARM26, motion, "--out", out.format(out=tmp_path / "out"))
+    line = one_error_line(err)
+    assert code == 2
+    # the elbow ends at 90 (degrees) read as 90 rad at t = 1 s
+    assert "'r_elbow_flex' is 90 rad at time 1 s" in line
+    assert str(motion) in line and "looks like degrees: header says inDegrees=no" in line
+
+
+def test_degrees_without_indegrees_line_refused_by_fit_paths(tmp_path, capsys):
+    t = np.linspace(0.0, 1.0, 101)
+    motion = write_motion(tmp_path / "elbow.sto", t, {"r_shoulder_elev": 0.0, "r_elbow_flex": minimum_jerk(t, 90.0)},
+                          header=("version=1",))
+    code, _, err = run(capsys, "fit-paths", ARM26, "--geometric", "--motion", motion, "--out", tmp_path / "p.json")
+    line = one_error_line(err)
+    assert code == 2
+    assert "'r_elbow_flex' is 90 rad at time 1 s" in line and "no inDegrees line" in line
+
+
+def test_small_degrees_refused_by_their_speed(tmp_path, capsys):
+    """6 deg in 0.1 s stays below a turn read as radians, but moves at up to 1.875 * 6 / 0.1 = 112.5 rad/s."""
+    t = np.linspace(0.0, 0.1, 11)
+    motion = write_motion(tmp_path / "flick.mot", t, {"r_shoulder_elev": 0.0, "r_elbow_flex": minimum_jerk(t, 6.0)},
+                          header=("version=1", "inDegrees=no"))
+    code, _, err = run(capsys, "inverse-dynamics", ARM26, motion, "--out", tmp_path / "id.sto")
+    line = one_error_line(err)
+    assert code == 2
+    speed = float(line.split("moves at ")[1].split(" rad/s")[0])
+    assert speed == pytest.approx(np.max(np.diff(minimum_jerk(t, 6.0)) / 0.01), rel=1e-3)
+    when = float(line.split("into time ")[1].split(" s,")[0])
+    value = float(line.split(" s, value ")[1].split(" rad")[0])
+    assert value == pytest.approx(float(np.interp(when, t, minimum_jerk(t, 6.0))), rel=1e-5)
+    assert "'r_elbow_flex'" in line and "inDegrees=no" in line
+
+
+def test_radians_labelled_degrees_is_a_warning_with_the_unit_read(tmp_path, capsys):
+    t = np.linspace(0.0, 1.0, 11)
+    motion = write_motion(tmp_path / "elbow.mot", t,
+                          {"r_shoulder_elev": 0.0, "r_elbow_flex": minimum_jerk(t, np.pi / 2)})
+    code, out, _ = run(capsys, "inverse-dynamics", ARM26, motion, "--out", tmp_path / "id.sto")
+    assert code == 0
+    # pi/2 read as degrees: 0.0274 rad at most, against arm26's shoulder range of 4.71 rad
+    assert "warning: " in out and "within ±0.0274 rad" in out and "span up to 4.71 rad" in out
+    assert "angles read in degrees (header says inDegrees=yes)" in out
+
+
+def test_static_optimization_summary_states_unit_and_warning(tmp_path, capsys):
+    t = np.linspace(0.0, 1.0, 6)
+    motion = write_motion(tmp_path / "elbow.mot", t,
+                          {"r_shoulder_elev": 0.0, "r_elbow_flex": minimum_jerk(t, np.pi / 2)})
+    code, _, err = run(capsys, "static-optimization", ARM26, motion, "--paths", ARM26_PATHS,
+                       "--out", tmp_path / "so")
+    summary = (tmp_path / "so" / "summary.md").read_text()
+    assert code == 0
+    assert "angles read in degrees (header says inDegrees=yes)" in summary
+    assert "within ±0.0274 rad" in summary and "within ±0.0274 rad" in err
