@@ -113,3 +113,32 @@ def test_static_optimization_summary_states_unit_and_warning(tmp_path, capsys):
     assert code == 0
     assert "angles read in degrees (header says inDegrees=yes)" in summary
     assert "within ±0.0274 rad" in summary and "within ±0.0274 rad" in err
+
+
+# --- 2. ground reactions that do not cover the motion ------------------------------------------------------------
+
+GAIT2D = ROOT / "problems" / "gait2d"
+
+
+def short_loads(tmp_path: Path, rows: int = 10) -> tuple[Path, float]:
+    """gait2d's ExternalLoads with only the first ``rows`` samples of its data (0..0.0863 s for 10)."""
+    lines = (GAIT2D / "referenceGRF.sto").read_text().splitlines()
+    end = next(i for i, line in enumerate(lines) if line.strip() == "endheader")
+    header = [f"nRows={rows}" if line.startswith("nRows") else line for line in lines[:end + 2]]
+    data = lines[end + 2:end + 2 + rows]
+    (tmp_path / "short_grf.sto").write_text("\n".join(header + data) + "\n")
+    xml = tmp_path / "short_grf.xml"
+    xml.write_text((GAIT2D / "referenceGRF.xml").read_text().replace("referenceGRF.sto", "short_grf.sto"))
+    return xml, float(data[-1].split()[0])
+
+
+@pytest.mark.parametrize("command,out", [("inverse-dynamics", "{out}.sto"), ("muscle-inverse", "{out}")])
+def test_loads_shorter_than_the_motion_refused(tmp_path, capsys, command, out):
+    xml, last = short_loads(tmp_path)
+    code, _, err = run(capsys, command, GAIT2D / "2D_gait.osim", GAIT2D / "referenceCoordinates.sto",
+                       "--external-loads", xml, "--out", out.format(out=tmp_path / "out"))
+    line = one_error_line(err)
+    assert code == 2
+    assert last == pytest.approx(0.0863, abs=1e-4)
+    assert f"data for t = 0..{last:g} s but the motion needs t = 0..0.470089 s" in line
+    assert str(xml) in line and "short_grf.sto" in line and "ExternalForce 'Right_GRF'" in line

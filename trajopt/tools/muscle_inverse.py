@@ -77,12 +77,15 @@ def load_checked_inverse(model_file, coordinates_file, operators=(), external_lo
     from trajopt.osim.expression_forces import AppliedForceSum, model_expression_forces
 
     parts = [model_expression_forces(osim)]
-    if external_loads is not None:
-        parts.append(AppliedExternalLoads(read_external_loads(external_loads), osim.multibody))
+    loads = None if external_loads is None else read_external_loads(external_loads)
+    if loads is not None:
+        parts.append(AppliedExternalLoads(loads, osim.multibody))
     parts = tuple(p for p in parts if p is not None)
     applied = None if not parts else parts[0] if len(parts) == 1 else AppliedForceSum(parts)
     inverse = MuscleDrivenInverse(model, motion, window=window, applied_forces=applied,
                                   constraints=constraints if couplings else None, tendons=tendons, goals=list(goals))
+    if loads is not None:  # before any solve: the loads must span the window
+        loads.check_covers([inverse.initial_time, inverse.final_time])
     return inverse, checked
 
 
