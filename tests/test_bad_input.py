@@ -142,3 +142,21 @@ def test_loads_shorter_than_the_motion_refused(tmp_path, capsys, command, out):
     assert last == pytest.approx(0.0863, abs=1e-4)
     assert f"data for t = 0..{last:g} s but the motion needs t = 0..0.470089 s" in line
     assert str(xml) in line and "short_grf.sto" in line and "ExternalForce 'Right_GRF'" in line
+
+
+# --- 3. NaN in a motion ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+@pytest.mark.parametrize("command", [("fit-paths", ARM26, "--geometric", "--motion", "{motion}", "--out", "{out}.json"),
+                                     ("muscle-analysis", ARM26, "{motion}", "--out", "{out}")])
+def test_non_finite_motion_value_refused(tmp_path, capsys, command, value):
+    t = np.linspace(0.0, 1.0, 11)
+    elbow = minimum_jerk(t, 90.0)
+    elbow[5] = value
+    motion = write_motion(tmp_path / "elbow.mot", t, {"r_shoulder_elev": 0.0, "r_elbow_flex": elbow})
+    argv = [str(a).format(motion=motion, out=tmp_path / "out") for a in command]
+    code, out, err = run(capsys, *argv)
+    line = one_error_line(err)
+    assert code == 2
+    assert f"column 'r_elbow_flex' is {value} at time 0.5 s" in line and str(motion) in line
+    assert not (tmp_path / "out.json").exists()
