@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from trajopt.analysis.muscle_inverse import mesh_intervals
 from trajopt.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -160,3 +161,20 @@ def test_non_finite_motion_value_refused(tmp_path, capsys, command, value):
     assert code == 2
     assert f"column 'r_elbow_flex' is {value} at time 0.5 s" in line and str(motion) in line
     assert not (tmp_path / "out.json").exists()
+
+
+# --- 4. a mesh coarser than the motion ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("interval,count", [(10.0, 1), (0.4, 3)])
+def test_mesh_interval_coarser_than_the_window_refused(tmp_path, capsys, interval, count):
+    code, _, err = run(capsys, "muscle-inverse", ARM26, ELBOW_DEGREES, "--paths", ARM26_PATHS,
+                       "--mesh-interval", interval, "--out", tmp_path / "out")
+    line = one_error_line(err)
+    assert code == 2
+    # the elbow motion spans 1 s: ceil(1 / interval) intervals
+    assert f"mesh interval {interval:g} s over the 1 s window gives {count} mesh interval(s), fewer than 4" in line
+    assert "at most 0.25 s" in line and not (tmp_path / "out").exists()
+
+
+def test_four_mesh_intervals_accepted():
+    assert mesh_intervals(1.0, 0.25) == 4 and mesh_intervals(1.0, 0.3) == 4

@@ -114,7 +114,8 @@ def _parser() -> argparse.ArgumentParser:
                                                       "excitations")
     parser.add_argument("--emg-weight", type=float, default=50.0, help="weight of the EMG tracking term (default 50, "
                                                                        "as Moco's example)")
-    parser.add_argument("--mesh-interval", type=float, default=0.02, help="mesh interval in s (default 0.02)")
+    parser.add_argument("--mesh-interval", type=float, default=0.02,
+                        help="mesh interval in s (default 0.02); at least 4 intervals over the window")
     parser.add_argument("--initial-time", type=float, help="start of the window (default: the motion's first time)")
     parser.add_argument("--final-time", type=float, help="end of the window (default: the motion's last time)")
     parser.add_argument("--weld", nargs="+", default=(), metavar="JOINT", help="joints to replace with welds")
@@ -169,8 +170,9 @@ def main(argv=None) -> int:
         table = read_table(args.coordinates)
         window = (table.time[0] if args.initial_time is None else args.initial_time,
                   table.time[-1] if args.final_time is None else args.final_time)
+    tendons = ElasticTendons() if args.elastic_tendons else RigidTendons()
     inverse, checked = load_checked_inverse(args.model, args.coordinates, operators_from(args), args.external_loads,
-                                            args.paths, window, ElasticTendons() if args.elastic_tendons else RigidTendons())
+                                            args.paths, window, tendons)
     if args.emg:
         inverse.goals.append(emg_goal(args.emg, inverse.model.muscle_names, args.emg_weight))
     goal_caveats = []
@@ -179,13 +181,14 @@ def main(argv=None) -> int:
         goal.acting_muscles(inverse.model)  # refuses unknown joints and ignored wrap objects before the solve
         goal_caveats += goal.caveats(inverse.model)
         inverse.goals.append(goal)
+    intervals = mesh_intervals(inverse.duration, args.mesh_interval)
     for warning in checked.caveats:
         print(f"warning: {warning}", file=sys.stderr)
     loaded = time.perf_counter()
     print(f"trajopt muscle-inverse: {len(inverse.model.muscle_names)} muscles, "
           f"{len(inverse.model.coordinate_actuators)} actuators, t = {inverse.initial_time:g}..{inverse.final_time:g} s; "
           f"solving (IPOPT iterations below)", flush=True)
-    solution = inverse.solve(HermiteSimpson(mesh_intervals(inverse.duration, args.mesh_interval)),
+    solution = inverse.solve(HermiteSimpson(intervals),
                              Ipopt(tol=args.tolerance, print_level=5, max_iterations=args.max_iterations))
     solved = time.perf_counter()
     caveats = list(inverse.model.notes) + goal_caveats
