@@ -178,3 +178,33 @@ def test_mesh_interval_coarser_than_the_window_refused(tmp_path, capsys, interva
 
 def test_four_mesh_intervals_accepted():
     assert mesh_intervals(1.0, 0.25) == 4 and mesh_intervals(1.0, 0.3) == 4
+
+
+# --- 5. tracebacks in fit-paths -----------------------------------------------------------------------------------
+
+NO_MUSCLES = ROOT / "tests" / "data" / "osim" / "all_joints.osim"
+
+
+@pytest.mark.parametrize("sampler", [(), ("--geometric",)])
+def test_fit_paths_on_a_model_without_muscles(tmp_path, capsys, sampler):
+    code, _, err = run(capsys, "fit-paths", NO_MUSCLES, *sampler, "--out", tmp_path / "p.json")
+    line = one_error_line(err)
+    assert code == 2 and "all_joints.osim: the model has no muscles" in line
+
+
+@pytest.mark.parametrize("option,value,least", [("--samples", 0, 1), ("--samples-per-frame", 0, 1),
+                                                ("--heldout", -1, 0), ("--max-degree", 0, 1)])
+def test_fit_paths_counts_below_their_least(tmp_path, capsys, option, value, least):
+    code, _, err = run(capsys, "fit-paths", ARM26, "--geometric", option, value, "--out", tmp_path / "p.json")
+    assert code == 2 and one_error_line(err).endswith(f"{option} {value}: must be at least {least}")
+
+
+def test_fit_paths_unwritable_out_refused_before_sampling(tmp_path, capsys):
+    (tmp_path / "a_file").write_text("")
+    out = tmp_path / "a_file" / "p.json"
+    code, stdout, err = run(capsys, "fit-paths", ARM26, "--geometric", "--out", out)
+    line = one_error_line(err)
+    assert code == 2 and f"--out {out}: cannot create its folder {tmp_path / 'a_file'}" in line
+    assert "sampling" not in stdout  # nothing was sampled or fitted
+    code, _, err = run(capsys, "fit-paths", ARM26, "--geometric", "--out", tmp_path)
+    assert code == 2 and f"--out {tmp_path}: is a folder" in one_error_line(err)
