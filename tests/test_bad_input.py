@@ -3,6 +3,11 @@ stated caveat), never a silent wrong number or a traceback. Every case runs thro
 
 from __future__ import annotations
 
+import os
+import re
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -208,3 +213,56 @@ def test_fit_paths_unwritable_out_refused_before_sampling(tmp_path, capsys):
     assert "sampling" not in stdout  # nothing was sampled or fitted
     code, _, err = run(capsys, "fit-paths", ARM26, "--geometric", "--out", tmp_path)
     assert code == 2 and f"--out {tmp_path}: is a folder" in one_error_line(err)
+
+
+# --- 6. Ctrl-C during a solve -------------------------------------------------------------------------------------
+
+FIRST_ITERATION = re.compile(r"^\s*1\s+[-+0-9.]+e[-+]\d\d\s+([0-9.]+e[-+]\d\d)")
+
+
+def interrupt_at_first_iteration(argv, cwd) -> tuple[int, str, float]:
+    """Run ``python -m trajopt argv``, send SIGINT when IPOPT prints iteration 1; (exit code, output after the
+    signal, inf_pr printed on iteration 1)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    process = subprocess.Popen([sys.executable, "-u", "-m", "trajopt", *map(str, argv)], cwd=cwd, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    violation = None
+    for line in process.stdout:
+        match = FIRST_ITERATION.match(line)
+        if match:
+            violation = float(match.group(1))
+            process.send_signal(signal.SIGINT)
+            break
+    rest, _ = process.communicate(timeout=60)
+    assert violation is not None, rest
+    return process.returncode, rest, violation
+
+
+def interrupted_line(output: str) -> str:
+    lines = [line for line in output.splitlines() if ": interrupted" in line]
+    assert len(lines) == 1 and "Traceback" not in output, output
+    return lines[0]
+
+
+def test_ctrl_c_stops_muscle_inverse_with_status_and_exit_130(tmp_path):
+    out = tmp_path / "out"
+    code, output, violation = interrupt_at_first_iteration(
+        ["muscle-inverse", ARM26, ELBOW_DEGREES, "--paths", ARM26_PATHS, "--mesh-interval", "0.01",
+         "--elastic-tendons", "--out", out], tmp_path)
+    line = interrupted_line(output)
+    assert code == 130
+    assert line.startswith("trajopt muscle-inverse: interrupted: IPOPT stopped (")
+    iteration = int(line.split("at iteration ")[1].split(";")[0])
+    assert iteration >= 1  # the signal came after iteration 1 was printed
+    if iteration == 1:  # IPOPT's own primal infeasibility at the iteration it stopped
+        assert f"worst constraint violation {violation:.3g}" in line
+    assert not out.exists() or not any(out.iterdir())  # no solution, summary or figure
+
+
+def test_ctrl_c_stops_gait2d_prediction_before_figures(tmp_path):
+    out = tmp_path / "gait2d"
+    code, output, _ = interrupt_at_first_iteration(["run", "gait2d-prediction", "--intervals", "10", "--out", out],
+                                                   tmp_path)
+    assert code == 130
+    assert interrupted_line(output).startswith("trajopt run gait2d-prediction: interrupted: IPOPT stopped (")
+    assert not list(out.rglob("*.png")) and not list(out.rglob("*.gif")) and not list(out.rglob("*.sto"))
