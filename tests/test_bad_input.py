@@ -15,6 +15,8 @@ import pytest
 
 from trajopt.analysis.muscle_inverse import mesh_intervals
 from trajopt.cli import main
+from trajopt.io import read_table, write_sto
+from trajopt.table import Table
 
 ROOT = Path(__file__).resolve().parents[1]
 ARM26 = ROOT / "problems" / "arm26" / "arm26.osim"
@@ -266,3 +268,43 @@ def test_ctrl_c_stops_gait2d_prediction_before_figures(tmp_path):
     assert code == 130
     assert interrupted_line(output).startswith("trajopt run gait2d-prediction: interrupted: IPOPT stopped (")
     assert not list(out.rglob("*.png")) and not list(out.rglob("*.gif")) and not list(out.rglob("*.sto"))
+
+
+# --- 7. misleading summaries ----------------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_arm26_main_job_without_opensim_says_so_and_counts_the_motions_frames(tmp_path, capsys, monkeypatch):
+    """Without OpenSim the title names the stored references; the 6 Hz inverse-dynamics row compares the
+    motion's 121 frames (0..1 s), not OpenSim's 181 that run on into its filter padding to 1.5 s."""
+    import problems.arm26_static_optimization.main as job
+
+    monkeypatch.setattr(job, "opensim_available", lambda: False)
+    code, _, _ = run(capsys, "run", "arm26-static-optimization", "--out", tmp_path / "a26")
+    summary = (tmp_path / "a26" / "summary.md").read_text()
+    assert code == 0
+    assert summary.splitlines()[0] == ("# arm26 static optimization vs OpenSim's stored reference outputs "
+                                       "(OpenSim not installed)")
+    assert "| arm26_InverseKinematics.mot (6 Hz filter) | 121 |" in summary
+    assert "continues 60 frames past the motion's end (1 s) to 1.5 s" in summary
+
+
+def test_static_optimization_reports_pelvis_residuals_apart_from_muscles(tmp_path, capsys):
+    """gait2d's reference motion with its ground reactions (first 11 frames): the pelvis residuals are large (the
+    motion and the loads disagree), which is not the muscles' shortfall."""
+    table = read_table(GAIT2D / "referenceCoordinates.sto")
+    rows = slice(0, 11)
+    motion = write_sto(tmp_path / "gait.sto", Table(table.time[rows], table.labels, table.data[rows],
+                                                    table.in_degrees, table.name, table.metadata))
+    code, _, err = run(capsys, "static-optimization", GAIT2D / "2D_gait.osim", motion, "--external-loads",
+                       GAIT2D / "referenceGRF.xml", "--paths", GAIT2D / "paths.json", "--out", tmp_path / "so")
+    summary = (tmp_path / "so" / "summary.md").read_text()
+    assert code == 0
+    residual = next(line for line in summary.splitlines() if "residual loads on the ground joint's" in line)
+    assert "at 11 of 11 frames" in residual and "reserve_pelvis_tilt up to" in residual
+    shortfall = [line for line in summary.splitlines() if "muscles cannot produce" in line]
+    assert all("pelvis" not in line and "lumbar" not in line for line in shortfall)
+    reserves = read_table(tmp_path / "so" / "reserves.sto")
+    tilt = np.abs(reserves.column("reserve_pelvis_tilt")).max()
+    assert f"| reserve_pelvis_tilt | the ground joint's coordinates | {tilt:.4g} |" in summary
+    assert "| reserve_lumbar | coordinates no muscle crosses |" in summary
+    assert "| reserve_knee_angle_r | coordinates muscles cross |" in summary

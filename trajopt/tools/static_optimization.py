@@ -18,7 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.analysis.static_optimization import Residuals, StaticOptimization, StaticOptimizationWarning
+from trajopt.analysis.static_optimization import (ReserveKind, Residuals, StaticOptimization,
+                                                  StaticOptimizationWarning)
 from trajopt.io import read_external_loads, write_sto
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.tools.common import add_model_and_motion, check_cutoff, forces_operators, load_tool_input, output_folder
@@ -80,8 +81,12 @@ def main(argv=None) -> int:
     if caveats:
         lines += ["**Caveats**", ""] + [f"- {c}" for c in caveats] + [""]
     worst = np.max(np.abs(result.residual_forces), axis=0)
-    lines += ["| reserve | largest force (N·m or N) |", "|---|---|"]
-    lines += [f"| {name} | {value:.4g} |" for name, value in zip(result.reserve_names, worst)]
+    kinds = problem.reserve_kinds(result.moment_arms)
+    lines += ["What a reserve's force means: " + "; ".join(f"{kind.label}: {kind.meaning}" for kind in
+                                                          ReserveKind if kind in kinds) + ".", "",
+              "| reserve | on | largest force (N·m or N) |", "|---|---|---|"]
+    lines += [f"| {name} | {kind.label.split(' on ')[-1]} | {value:.4g} |"
+              for name, kind, value in zip(result.reserve_names, kinds, worst)]
     lines += ["", "Files: `activations.sto`, `forces.sto`, `reserves.sto`, `joint_reactions.sto`; `details/` (inverse "
               "dynamics, equality error, figures).", ""]
     (folder / "summary.md").write_text("\n".join(lines))
