@@ -308,3 +308,25 @@ def test_static_optimization_reports_pelvis_residuals_apart_from_muscles(tmp_pat
     assert f"| reserve_pelvis_tilt | the ground joint's coordinates | {tilt:.4g} |" in summary
     assert "| reserve_lumbar | coordinates no muscle crosses |" in summary
     assert "| reserve_knee_angle_r | coordinates muscles cross |" in summary
+
+
+# --- 8. which force-per-activation convention static optimization used ------------------------------------------------
+
+def test_static_optimization_help_names_opensims_convention(capsys):
+    with pytest.raises(SystemExit) as exit_code:
+        main(["static-optimization", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert exit_code.value.code == 0
+    assert "by default the tendon force (the active fiber force × cos(pennation))" in text
+    assert "--capacity-along-fiber uses OpenSim's convention" in text
+
+
+@pytest.mark.parametrize("option,said", [((), "the tendon force, the fiber's × cos(pennation) (trajopt's default"),
+                                         (("--capacity-along-fiber",), "OpenSim's StaticOptimization convention")])
+def test_static_optimization_summary_names_the_convention(tmp_path, capsys, option, said):
+    t = np.linspace(0.0, 1.0, 6)
+    motion = write_motion(tmp_path / "elbow.mot", t, {"r_shoulder_elev": 0.0, "r_elbow_flex": minimum_jerk(t, 90.0)})
+    code, _, _ = run(capsys, "static-optimization", ARM26, motion, "--paths", ARM26_PATHS, *option,
+                     "--out", tmp_path / "so")
+    summary = (tmp_path / "so" / "summary.md").read_text()
+    assert code == 0 and said in summary

@@ -26,20 +26,30 @@ from trajopt.tools.common import add_model_and_motion, check_cutoff, forces_oper
 from trajopt.tools.muscle_inverse import read_paths
 
 GEOMETRIC_PATHS = "the model's geometric paths with OpenSim's moment arms (computeMomentArm)"
-ALONG_FIBER = "the active fiber force along the fiber (OpenSim's capacity of a DeGroote muscle)"
-ALONG_TENDON = "the tendon force (the fiber's along the tendon, × cos pennation)"
+ALONG_FIBER = ("the active fiber force along the fiber, no cos(pennation) (OpenSim's StaticOptimization convention "
+               "for DeGroote muscles, --capacity-along-fiber)")
+ALONG_TENDON = ("the tendon force, the fiber's × cos(pennation) (trajopt's default; OpenSim's StaticOptimization "
+                "takes the fiber force along the fiber instead, so pennated muscles' activations differ from "
+                "OpenSim's: --capacity-along-fiber reproduces OpenSim's convention)")
+CONVENTION = ("Force per activation: by default the tendon force (the active fiber force × cos(pennation)); OpenSim's "
+              "StaticOptimization uses the active fiber force along the fiber (no cos(pennation)) for DeGroote "
+              "muscles, so on pennated muscles the activations differ from OpenSim's: --capacity-along-fiber uses "
+              "OpenSim's convention. The summary says which one a run used.")
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt static-optimization",
-                                     description="Static optimization of a motion (OpenSim's Static Optimization).")
+                                     description="Static optimization of a motion (OpenSim's Static Optimization). "
+                                                 + CONVENTION)
     add_model_and_motion(parser)
     parser.add_argument("--paths", metavar="FILE", help="muscle paths: trajopt .json or OpenSim FunctionBasedPathSet "
                                                         ".xml (default: the model's geometric paths with OpenSim's "
                                                         "moment arms, computeMomentArm)")
     parser.add_argument("--capacity-along-fiber", action="store_true",
-                        help="a muscle's force per activation is its active fiber force without cos(pennation), as "
-                             "OpenSim's Static Optimization computes it for DeGroote muscles (default: the tendon force)")
+                        help="OpenSim's convention: a muscle's force per activation is its active fiber force "
+                             "along the fiber, without cos(pennation), as OpenSim's StaticOptimization computes it "
+                             "for DeGroote muscles; use it to compare with OpenSim (default: the tendon force, "
+                             "× cos(pennation))")
     parser.add_argument("--cutoff", type=float, metavar="HZ", help="low-pass filter of the coordinates; default none")
     parser.add_argument("--reserves", type=float, default=1.0, help="reserve actuators' optimal force (default 1)")
     parser.add_argument("--out", required=True, help="folder for the results (created)")
