@@ -111,18 +111,6 @@ def test_radians_labelled_degrees_is_a_warning_with_the_unit_read(tmp_path, caps
     assert "angles read in degrees (header says inDegrees=yes)" in out
 
 
-def test_static_optimization_summary_states_unit_and_warning(tmp_path, capsys):
-    t = np.linspace(0.0, 1.0, 6)
-    motion = write_motion(tmp_path / "elbow.mot", t,
-                          {"r_shoulder_elev": 0.0, "r_elbow_flex": minimum_jerk(t, np.pi / 2)})
-    code, _, err = run(capsys, "static-optimization", ARM26, motion, "--paths", ARM26_PATHS,
-                       "--out", tmp_path / "so")
-    summary = (tmp_path / "so" / "summary.md").read_text()
-    assert code == 0
-    assert "angles read in degrees (header says inDegrees=yes)" in summary
-    assert "within ±0.0274 rad" in summary and "within ±0.0274 rad" in err
-
-
 # --- 2. ground reactions that do not cover the motion ------------------------------------------------------------
 
 GAIT2D = ROOT / "problems" / "gait2d"
@@ -296,7 +284,8 @@ def test_static_optimization_reports_pelvis_residuals_apart_from_muscles(tmp_pat
     motion = write_sto(tmp_path / "gait.sto", Table(table.time[rows], table.labels, table.data[rows],
                                                     table.in_degrees, table.name, table.metadata))
     code, _, err = run(capsys, "static-optimization", GAIT2D / "2D_gait.osim", motion, "--external-loads",
-                       GAIT2D / "referenceGRF.xml", "--paths", GAIT2D / "paths.json", "--out", tmp_path / "so")
+                       GAIT2D / "referenceGRF.xml", "--paths", GAIT2D / "paths.json", "--no-figures",
+                       "--out", tmp_path / "so")
     summary = (tmp_path / "so" / "summary.md").read_text()
     assert code == 0
     residual = next(line for line in summary.splitlines() if "residual loads on the ground joint's" in line)
@@ -321,12 +310,63 @@ def test_static_optimization_help_names_opensims_convention(capsys):
     assert "--capacity-along-fiber uses OpenSim's convention" in text
 
 
-@pytest.mark.parametrize("option,said", [((), "the tendon force, the fiber's × cos(pennation) (trajopt's default"),
-                                         (("--capacity-along-fiber",), "OpenSim's StaticOptimization convention")])
-def test_static_optimization_summary_names_the_convention(tmp_path, capsys, option, said):
+def test_static_optimization_summary_names_opensims_convention_when_used(tmp_path, capsys):
+    """(The default convention's line: test_static_optimization_summary_unit_convention_phases_and_wall_time.)"""
     t = np.linspace(0.0, 1.0, 6)
     motion = write_motion(tmp_path / "elbow.mot", t, {"r_shoulder_elev": 0.0, "r_elbow_flex": minimum_jerk(t, 90.0)})
-    code, _, _ = run(capsys, "static-optimization", ARM26, motion, "--paths", ARM26_PATHS, *option,
-                     "--out", tmp_path / "so")
+    code, _, _ = run(capsys, "static-optimization", ARM26, motion, "--paths", ARM26_PATHS, "--capacity-along-fiber",
+                     "--no-figures", "--out", tmp_path / "so")
     summary = (tmp_path / "so" / "summary.md").read_text()
-    assert code == 0 and said in summary
+    assert code == 0
+    assert "force per activation: the active fiber force along the fiber, no cos(pennation) (OpenSim's " \
+           "StaticOptimization convention for DeGroote muscles, --capacity-along-fiber)" in summary
+
+
+
+# --- 9. progress lines, the whole run's wall time, --no-figures ---------------------------------------------------------
+
+SO_PHASES = ("read model and motion", "build muscle paths", "inverse dynamics", "muscle loads and IPOPT",
+             "joint reactions", "write files")
+
+
+def test_static_optimization_summary_unit_convention_phases_and_wall_time(tmp_path, capsys):
+    """Radians labelled as degrees (a warning in the output and summary.md), the default convention stated, every
+    phase announced in order, the whole run's wall time with its phases, no figures with --no-figures."""
+    t = np.linspace(0.0, 1.0, 6)
+    motion = write_motion(tmp_path / "elbow.mot", t,
+                          {"r_shoulder_elev": 0.0, "r_elbow_flex": minimum_jerk(t, np.pi / 2)})
+    code, out, err = run(capsys, "static-optimization", ARM26, motion, "--paths", ARM26_PATHS, "--no-figures",
+                         "--out", tmp_path / "so")
+    summary = (tmp_path / "so" / "summary.md").read_text()
+    assert code == 0
+    assert "angles read in degrees (header says inDegrees=yes)" in summary
+    assert "within ±0.0274 rad" in summary and "warning: " in err and "within ±0.0274 rad" in err
+    assert "force per activation: the tendon force, the fiber's × cos(pennation) (trajopt's default" in summary
+    assert "--capacity-along-fiber reproduces OpenSim's convention" in summary
+    announced = [line.split("] ")[1].split(":")[0].removesuffix(" ...") for line in out.splitlines()
+                 if line.startswith("trajopt static-optimization [")]
+    assert tuple(announced) == SO_PHASES
+    total = float(summary.split("Wall time: ")[1].split(" s for the whole run")[0])
+    phases = summary.split(" s for the whole run (")[1].split(").")[0]
+    seconds = [float(part.rsplit(" ", 2)[1]) for part in phases.split(", ")]
+    assert [part.rsplit(" ", 2)[0] for part in phases.split(", ")] == list(SO_PHASES)
+    assert sum(seconds) <= total + 0.2 and total > 0
+    assert not (tmp_path / "so" / "details" / "figures").exists()
+    assert "equality error)." in summary  # the file list names no figures
+
+
+def test_ctrl_c_in_static_optimization_is_one_line_and_exit_130(tmp_path):
+    """SIGINT while the geometric paths are built (the longest silent phase before): no traceback, no summary."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = tmp_path / "so"
+    process = subprocess.Popen([sys.executable, "-u", "-m", "trajopt", "static-optimization", str(ARM26),
+                                str(ELBOW_DEGREES), "--out", str(out)], cwd=tmp_path, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for line in process.stdout:
+        if "build muscle paths" in line:
+            process.send_signal(signal.SIGINT)
+            break
+    rest, _ = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert interrupted_line(rest).startswith("trajopt static-optimization: interrupted")
+    assert not (out / "summary.md").exists()

@@ -3,6 +3,9 @@ the low-pass cutoff checked against the motion's sampling, and one-line notes on
 
 from __future__ import annotations
 
+import contextlib
+import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -96,3 +99,33 @@ def forces_operators(args) -> list:
 def output_folder(path) -> Path:
     """``--out`` as a created folder (emptied of an earlier trajopt run's files), or one line saying why it cannot be."""
     return fresh_output(path)
+
+
+class Phases:
+    """Progress of a command: a line when each phase starts (time since the run began), flushed at once, so no
+    phase runs silently; ``seconds`` keeps each phase's wall time and ``total()`` the run's, for the summary."""
+
+    def __init__(self, prog: str, stream=None):
+        self.prog = prog
+        self.stream = stream
+        self.started = time.perf_counter()
+        self.seconds: dict[str, float] = {}
+
+    def total(self) -> float:
+        return time.perf_counter() - self.started
+
+    @contextlib.contextmanager
+    def phase(self, name: str, detail: str = ""):
+        """Announce phase ``name`` (``detail``: what it works on, printed only) and time it."""
+        print(f"{self.prog} [{self.total():7.1f} s] {name}{': ' + detail if detail else ''} ...",
+              file=self.stream or sys.stdout, flush=True)
+        begun = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - begun
+
+    def describe(self) -> str:
+        """'X s for the whole run (phase a s, phase b s, ...)' for summary.md."""
+        parts = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.seconds.items())
+        return f"{self.total():.1f} s for the whole run ({parts})"

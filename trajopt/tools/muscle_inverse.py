@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 
@@ -31,7 +30,7 @@ from trajopt.io.motion_units import CheckedMotion, read_checked_motion, rotation
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.ocp import HermiteSimpson, Ipopt
 from trajopt.osim.operators import AddReserves, AddResiduals, DeGrooteMuscles, WeldJoints, load_processed
-from trajopt.tools.common import add_forces_option
+from trajopt.tools.common import Phases, add_forces_option
 
 
 def read_paths(path, osim, generalized_force_moment_arms: bool = False):
@@ -70,9 +69,9 @@ def load_checked_inverse(model_file, coordinates_file, operators=(), external_lo
     """``load_inverse`` and the motion as read (``trajopt.io.motion_units``: the unit its angles were read in and
     caveats about it; implausible angles and non-finite values are refused)."""
     osim, couplings = load_processed(model_file, operators)
+    checked = read_checked_motion(coordinates_file, rotational_ranges(osim))  # before the paths: bad data fail fast
     model = MusculoskeletalModel(osim, read_paths(paths, osim))
     constraints = CouplerConstraints(osim.multibody, couplings)
-    checked = read_checked_motion(coordinates_file, rotational_ranges(osim))
     motion = constraints.assemble(checked.table)
     from trajopt.osim.expression_forces import AppliedForceSum, model_expression_forces
 
@@ -134,6 +133,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--tolerance", type=float, default=1e-6, help="IPOPT tolerance (default 1e-6)")
     parser.add_argument("--max-iterations", type=int, default=3000, help="IPOPT iteration limit (default 3000)")
     parser.add_argument("--out", required=True, help="folder for the results (created)")
+    parser.add_argument("--no-figures", action="store_true", help="write the tables and summary only, no PNG figures")
     return parser
 
 
@@ -164,33 +164,35 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     if not (args.mesh_interval > 0):
         raise TrajoptInputError(f"--mesh-interval must be > 0 s, got {args.mesh_interval}")
-    started = time.perf_counter()
+    phases = Phases("trajopt muscle-inverse")
     window = None
     if args.initial_time is not None or args.final_time is not None:
         table = read_table(args.coordinates)
         window = (table.time[0] if args.initial_time is None else args.initial_time,
                   table.time[-1] if args.final_time is None else args.final_time)
     tendons = ElasticTendons() if args.elastic_tendons else RigidTendons()
-    inverse, checked = load_checked_inverse(args.model, args.coordinates, operators_from(args), args.external_loads,
-                                            args.paths, window, tendons)
-    if args.emg:
-        inverse.goals.append(emg_goal(args.emg, inverse.model.muscle_names, args.emg_weight))
-    goal_caveats = []
-    for joint, weight in args.joint_reaction:
-        goal = JointReactionGoal(joint, weight=_number(weight, "--joint-reaction weight"), forces=(0, 1), moments=())
-        goal.acting_muscles(inverse.model)  # refuses unknown joints and ignored wrap objects before the solve
-        goal_caveats += goal.caveats(inverse.model)
-        inverse.goals.append(goal)
-    intervals = mesh_intervals(inverse.duration, args.mesh_interval)
+    with phases.phase("load model and data", f"{args.model}, {args.coordinates}, paths "
+                                             f"{args.paths or 'geometric, wrapped as OpenSim'}"):
+        inverse, checked = load_checked_inverse(args.model, args.coordinates, operators_from(args),
+                                                args.external_loads, args.paths, window, tendons)
+        if args.emg:
+            inverse.goals.append(emg_goal(args.emg, inverse.model.muscle_names, args.emg_weight))
+        goal_caveats = []
+        for joint, weight in args.joint_reaction:
+            goal = JointReactionGoal(joint, weight=_number(weight, "--joint-reaction weight"), forces=(0, 1),
+                                     moments=())
+            goal.acting_muscles(inverse.model)  # refuses unknown joints and ignored wrap objects before the solve
+            goal_caveats += goal.caveats(inverse.model)
+            inverse.goals.append(goal)
+        intervals = mesh_intervals(inverse.duration, args.mesh_interval)
     for warning in checked.caveats:
         print(f"warning: {warning}", file=sys.stderr)
-    loaded = time.perf_counter()
     print(f"trajopt muscle-inverse: {len(inverse.model.muscle_names)} muscles, "
           f"{len(inverse.model.coordinate_actuators)} actuators, t = {inverse.initial_time:g}..{inverse.final_time:g} s; "
           f"solving (IPOPT iterations below)", flush=True)
-    solution = inverse.solve(HermiteSimpson(intervals),
-                             Ipopt(tol=args.tolerance, print_level=5, max_iterations=args.max_iterations))
-    solved = time.perf_counter()
+    with phases.phase("build and solve", f"{intervals} mesh intervals"):
+        solution = inverse.solve(HermiteSimpson(intervals),
+                                 Ipopt(tol=args.tolerance, print_level=5, max_iterations=args.max_iterations))
     caveats = list(inverse.model.notes) + goal_caveats
     extra = [label for label in read_motion(args.coordinates).labels
              if label not in inverse.model.coordinate_names and not label.endswith("/speed")]
@@ -200,14 +202,18 @@ def main(argv=None) -> int:
     motion_lines = [f"Motion: {args.coordinates}, {checked.unit.describe()}.", ""]
     if checked.caveats:
         motion_lines += ["**Warnings**", ""] + [f"- {w}" for w in checked.caveats] + [""]
-    folder = write_report(Path(args.out), solution, title=f"Muscle-driven inverse: {Path(args.coordinates).name}",
-                          timings={"load model and data": loaded - started, "build and solve": solved - loaded},
-                          caveats=caveats, sections=lambda folder: motion_lines)
+    with phases.phase("write files", "tables" + ("" if args.no_figures else " and figures")):
+        folder = write_report(Path(args.out), solution,
+                              title=f"Muscle-driven inverse: {Path(args.coordinates).name}",
+                              timings=dict(phases.seconds), caveats=caveats, sections=lambda folder: motion_lines,
+                              figures=not args.no_figures)
+    with open(folder / "summary.md", "a") as summary:
+        summary.write(f"Wall time: {phases.describe()}.\n")
     for caveat in caveats:
         print(f"note: {caveat}", file=sys.stderr)
     if not solution.success:
         print(f"trajopt muscle-inverse: IPOPT did not converge ({solution.status}); worst constraint "
               f"{solution.worst_constraint}; partial result in {folder}", file=sys.stderr)
     print(f"{solution.status}: objective {solution.objective:.6g}, {solution.iterations} iterations, "
-          f"{solved - started:.1f} s ({checked.unit.describe()}); results in {folder}")
+          f"{phases.total():.1f} s ({checked.unit.describe()}); results in {folder}")
     return 0 if solution.success else 1

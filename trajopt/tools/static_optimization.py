@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -22,7 +21,8 @@ from trajopt.analysis.static_optimization import (ReserveKind, Residuals, Static
                                                   StaticOptimizationWarning)
 from trajopt.io import read_external_loads, write_sto
 from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.tools.common import add_model_and_motion, check_cutoff, forces_operators, load_tool_input, output_folder
+from trajopt.tools.common import (Phases, add_model_and_motion, check_cutoff, forces_operators, load_tool_input,
+                                  output_folder)
 from trajopt.tools.muscle_inverse import read_paths
 
 GEOMETRIC_PATHS = "the model's geometric paths with OpenSim's moment arms (computeMomentArm)"
@@ -53,14 +53,19 @@ def main(argv=None) -> int:
     parser.add_argument("--cutoff", type=float, metavar="HZ", help="low-pass filter of the coordinates; default none")
     parser.add_argument("--reserves", type=float, default=1.0, help="reserve actuators' optimal force (default 1)")
     parser.add_argument("--out", required=True, help="folder for the results (created)")
+    parser.add_argument("--no-figures", action="store_true", help="write the tables and summary only, no PNG figures")
     args = parser.parse_args(argv)
     folder = output_folder(args.out)
-    started = time.perf_counter()
-    data = load_tool_input(args.model, args.motion, forces_operators(args))
-    cutoff = check_cutoff(args.cutoff, data.motion)
-    paths = read_paths(args.paths, data.osim, generalized_force_moment_arms=True)
-    model = MusculoskeletalModel(data.osim, paths)
-    loads = read_external_loads(args.external_loads) if args.external_loads else None
+    phases = Phases("trajopt static-optimization")
+    with phases.phase("read model and motion", f"{args.model}, {args.motion}"):
+        data = load_tool_input(args.model, args.motion, forces_operators(args))
+        cutoff = check_cutoff(args.cutoff, data.motion)
+        loads = read_external_loads(args.external_loads) if args.external_loads else None
+    for warning in data.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    with phases.phase("build muscle paths", args.paths or "geometric, wrapped as OpenSim"):
+        paths = read_paths(args.paths, data.osim, generalized_force_moment_arms=True)
+        model = MusculoskeletalModel(data.osim, paths)
     caveats = list(data.notes) + list(model.notes)
     wrapped = list(getattr(paths, "wrapped_muscles", ()))
     if wrapped:
@@ -68,21 +73,26 @@ def main(argv=None) -> int:
                        f"({', '.join(wrapped[:5])}{' ...' if len(wrapped) > 5 else ''}) have straight-line lengths")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", StaticOptimizationWarning)
-        problem = StaticOptimization(model, data.motion, Residuals(optimal_force=args.reserves), passive_force=False,
-                                     cutoff_frequency=cutoff, external_loads=loads, constraints=data.constraints,
-                                     capacity_along_fiber=args.capacity_along_fiber)
-        result = problem.solve()
+        with phases.phase("inverse dynamics", f"{data.motion.num_frames} frames"):
+            problem = StaticOptimization(model, data.motion, Residuals(optimal_force=args.reserves),
+                                         passive_force=False, cutoff_frequency=cutoff, external_loads=loads,
+                                         constraints=data.constraints, capacity_along_fiber=args.capacity_along_fiber)
+        with phases.phase("muscle loads and IPOPT", f"lengths, moment arms and forces at "
+                                                                  f"{problem.inverse_dynamics.times.size} frames"):
+            result = problem.solve()
     caveats += [str(w.message) for w in caught if issubclass(w.category, StaticOptimizationWarning)]
-    write_sto(folder / "activations.sto", result.activations_table())
-    write_sto(folder / "forces.sto", result.forces_table())
-    write_sto(folder / "reserves.sto", result.residuals_table())
-    reactions = problem.joint_reactions(result)
-    write_sto(folder / "joint_reactions.sto", reactions.table())
-    result.write(folder / "details", figures=True)
-    elapsed = time.perf_counter() - started
+    with phases.phase("joint reactions", "muscle forces applied along the paths"):
+        reactions = problem.joint_reactions(result)
+    with phases.phase("write files", "tables" + ("" if args.no_figures else " and figures")):
+        write_sto(folder / "activations.sto", result.activations_table())
+        write_sto(folder / "forces.sto", result.forces_table())
+        write_sto(folder / "reserves.sto", result.residuals_table())
+        write_sto(folder / "joint_reactions.sto", reactions.table())
+        result.write(folder / "details", figures=not args.no_figures)
     lines = [f"# Static optimization: {Path(args.motion).name}", "",
              f"{'Solved' if result.success else '**FAILED: ' + result.status + '**'}: {result.times.size} frames, "
-             f"{result.iterations} IPOPT iterations, {elapsed:.2f} s end to end.", "",
+             f"{result.iterations} IPOPT iterations (frame solves {result.solve_time:.2f} s). "
+             f"Wall time: {phases.describe()}.", "",
              f"Muscle paths: {args.paths or GEOMETRIC_PATHS}; force per activation: "
              f"{ALONG_FIBER if args.capacity_along_fiber else ALONG_TENDON}.", "",
              f"Motion: {args.motion}, {data.unit.describe()}.", ""]
@@ -98,12 +108,10 @@ def main(argv=None) -> int:
     lines += [f"| {name} | {kind.label.split(' on ')[-1]} | {value:.4g} |"
               for name, kind, value in zip(result.reserve_names, kinds, worst)]
     lines += ["", "Files: `activations.sto`, `forces.sto`, `reserves.sto`, `joint_reactions.sto`; `details/` (inverse "
-              "dynamics, equality error, figures).", ""]
+              "dynamics, equality error" + ("" if args.no_figures else ", figures") + ").", ""]
     (folder / "summary.md").write_text("\n".join(lines))
     for caveat in caveats:
         print(f"note: {caveat.splitlines()[0][:300]}", file=sys.stderr)
-    for warning in data.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
     print(f"static optimization of {result.times.size} frames ({data.unit.describe()}): {result.status}; results in "
           f"{folder}")
     return 0 if result.success else 1
