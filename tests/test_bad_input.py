@@ -74,6 +74,13 @@ def test_degrees_labelled_radians_refused_by_every_motion_tool(tmp_path, capsys,
     assert str(motion) in line and "looks like degrees: header says inDegrees=no" in line
 
 
+def test_degrees_labelled_radians_refused_by_the_arm26_problem(tmp_path, capsys):
+    motion = tmp_path / "elbow.mot"
+    motion.write_text(ELBOW_DEGREES.read_text().replace("inDegrees=yes", "inDegrees=no"))
+    code, _, err = run(capsys, "run", "arm26-static-optimization", "--motion", motion, "--out", tmp_path / "out")
+    assert code == 2 and "'r_elbow_flex' is 90 rad at time 1 s" in one_error_line(err)
+
+
 def test_degrees_without_indegrees_line_refused_by_fit_paths(tmp_path, capsys):
     t = np.linspace(0.0, 1.0, 101)
     motion = write_motion(tmp_path / "elbow.sto", t, {"r_shoulder_elev": 0.0, "r_elbow_flex": minimum_jerk(t, 90.0)},

@@ -35,6 +35,7 @@ from trajopt.analysis.static_optimization import (Residuals, StaticOptimization,
                                                   StaticOptimizationWarning)
 from trajopt.errors import TrajoptInputError
 from trajopt.io import Table, read_motion, read_table, write_csv
+from trajopt.io.motion_units import read_checked_motion, rotational_ranges
 from trajopt.io.output import default_output, fresh_output
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.opensim_reference import opensim_available, run_opensim_task
@@ -361,14 +362,15 @@ def _caveats(caught) -> list[str]:
     return list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, kinds)))
 
 
-def _run_motion(motion: Path, out: Path, cutoff: float | None, with_opensim: bool, geometric: bool = False) -> int:
+def _run_motion(motion: Path, out: Path, cutoff: float | None, with_opensim: bool, geometric: bool = False,
+                motion_notes=()) -> int:
     start = time.perf_counter()
     print(f"arm26 static optimization of {motion} ({f'{cutoff:g} Hz low-pass' if cutoff else 'no filter'}) ...")
     paths = None if geometric else paths_covering(motion, with_opensim)
     model = load_model(paths, geometric)
     if paths is not None:
         print(f"  muscle paths: {paths.domain.describe()[:160]}")
-    caveats = _motion_notes(motion, model)
+    caveats = [*motion_notes, *_motion_notes(motion, model)]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         flv = _solve("SO_FLV", build_problem(motion, cutoff_frequency=cutoff, model=model), out, "SO_FLV")
@@ -441,11 +443,17 @@ def main(argv: list[str] | None = None) -> int:
         why = "skipped: --no-opensim" if args.no_opensim else "" if opensim_available() else "not installed"
         return _run_references(fresh_output(args.out or default_output(NAME)), not why, args.paths == "geometric",
                                why)
-    motion = read_motion(args.motion)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the loader lists optional elements it ignores
+        checked = read_checked_motion(args.motion, rotational_ranges(load_osim(MODEL)))  # refuses implausible angles
+    print(f"{args.motion}: {checked.unit.describe()}")
+    for warning in checked.caveats:
+        print(f"warning: {warning}", file=sys.stderr)
+    motion = checked.table
     cutoff = check_cutoff(args.cutoff, motion)
     out = fresh_output(args.out or default_output(f"{NAME}_{args.motion.stem}"))
     return _run_motion(args.motion, out, cutoff, opensim_available() and not args.no_opensim,
-                       args.paths == "geometric")
+                       args.paths == "geometric", [checked.unit.describe(), *checked.caveats])
 
 if __name__ == "__main__":
     raise SystemExit(main())
