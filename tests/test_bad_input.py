@@ -330,7 +330,7 @@ def test_static_optimization_summary_names_opensims_convention_when_used(tmp_pat
 
 
 
-# --- 9. progress lines, the whole run's wall time, --no-figures ---------------------------------------------------------
+# --- 9. progress lines, the whole run's wall time, --no-figures ------------------------------------------------
 
 SO_PHASES = ("read model and motion", "build muscle paths", "inverse dynamics", "muscle loads and IPOPT",
              "joint reactions", "write files")

@@ -198,8 +198,8 @@ def _from_model(args, settings):
         raise TrajoptInputError(f"{args.model}: the model has no muscles: no paths to fit")
     unknown = [m for m in args.muscles or () if m not in sampler.info.muscles]
     if unknown:
-        raise TrajoptInputError(f"--muscles: {', '.join(unknown)} not muscle(s) of {args.model} "
-                                f"({', '.join(sampler.info.muscles[:8])}{' ...' if len(sampler.info.muscles) > 8 else ''})")
+        known = ", ".join(sampler.info.muscles[:8]) + (" ..." if len(sampler.info.muscles) > 8 else "")
+        raise TrajoptInputError(f"--muscles: {', '.join(unknown)} not muscle(s) of {args.model} ({known})")
     coordinates = tuple(args.coordinates or sampler.coordinates)
     if not coordinates:
         raise TrajoptInputError(f"{args.model}: no unlocked coordinate is crossed by a muscle: nothing to sample")
@@ -289,8 +289,9 @@ def _cells(args, processed, sampler, paths, train, heldout, plan, settings, seco
 def _check_counts(args) -> None:
     """Counts and sizes that must be positive, in one line each (a zero would divide by zero mid-fit)."""
     for option, value, least in (("--samples", args.samples, 1), ("--heldout", args.heldout, 0),
-                                 ("--samples-per-frame", args.samples_per_frame, 1), ("--max-degree", args.max_degree, 1),
-                                 ("--degree", args.degree, 1), ("--cells-samples", args.cells_samples, 0)):
+                                 ("--samples-per-frame", args.samples_per_frame, 1),
+                                 ("--max-degree", args.max_degree, 1), ("--degree", args.degree, 1),
+                                 ("--cells-samples", args.cells_samples, 0)):
         if value < least:
             raise TrajoptInputError(f"{option} {value}: must be at least {least}")
     if not (np.isfinite(args.band) and args.band > 0):

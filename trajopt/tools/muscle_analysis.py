@@ -65,6 +65,6 @@ def main(argv=None) -> int:
     if wrapped:
         print(f"note: geometric paths ignore wrap objects; {len(wrapped)} muscle(s) are straight "
               f"lines: {', '.join(wrapped[:6])}")
-    print(f"muscle analysis of {len(muscles)} muscles over {q.shape[0]} frames ({data.unit.describe()}): {len(written)} files in "
-          f"{folder}")
+    print(f"muscle analysis of {len(muscles)} muscles over {q.shape[0]} frames ({data.unit.describe()}): "
+          f"{len(written)} files in {folder}")
     return 0
