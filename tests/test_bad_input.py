@@ -107,6 +107,18 @@ def test_small_degrees_refused_by_their_speed(tmp_path, capsys):
     assert "'r_elbow_flex'" in line and "inDegrees=no" in line
 
 
+def test_small_slow_degrees_outside_the_model_range_are_a_warning(tmp_path, capsys):
+    """5 deg in 2 s read as radians: below a turn and at most 1.875 * 5 / 2 = 4.7 rad/s, but 5 rad is 2.73 rad past
+    the elbow's range [0, 2.27] rad."""
+    t = np.linspace(0.0, 2.0, 21)
+    motion = write_motion(tmp_path / "slow.mot", t, {"r_shoulder_elev": 0.0, "r_elbow_flex": minimum_jerk(t, 5.0)},
+                          header=("version=1", "inDegrees=no"))
+    code, out, _ = run(capsys, "inverse-dynamics", ARM26, motion, "--out", tmp_path / "id.sto")
+    assert code == 0
+    assert ("warning: " + str(motion) + ": column 'r_elbow_flex' is 5 rad at time 2 s, 2.73 rad outside its model "
+            "range [0, 2.27] rad (header says inDegrees=no; degrees would need inDegrees=yes)") in out
+
+
 def test_radians_labelled_degrees_is_a_warning_with_the_unit_read(tmp_path, capsys):
     t = np.linspace(0.0, 1.0, 11)
     motion = write_motion(tmp_path / "elbow.mot", t,

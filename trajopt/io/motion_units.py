@@ -7,7 +7,8 @@ and why (``AngleUnit``), and checks every rotational column the model has a rang
 
 - read as radians: a value beyond one turn (and beyond the coordinate's range), or a speed between frames above
   ``AngleLimits.speed`` held over ``AngleLimits.sustained`` successive frames (a one-frame spike is noise), is
-  refused (``AngleUnitError``: file, column, time, value, and the header line to fix);
+  refused (``AngleUnitError``: file, column, time, value, and the header line to fix); a value more than
+  ``AngleLimits.outside_range`` past the model's range is a caveat;
 - read as degrees: when every such column stays within ``AngleLimits.tiny`` rad while the model's ranges span more
   than ``AngleLimits.wide_range`` rad, the data look like radians: a caveat, not an error (a still pose near zero is
   possible).
@@ -39,13 +40,15 @@ class MotionValueError(MotionFileError):
 @dataclass(frozen=True)
 class AngleLimits:
     """What a joint angle read in radians may do: ``turn`` (rad) beyond the coordinate's range, ``speed`` (rad/s)
-    over ``sustained`` successive frames; ``tiny`` (rad) and ``wide_range`` (rad) flag radians read as degrees."""
+    over ``sustained`` successive frames (refused beyond); ``outside_range`` (rad) past its model range (a caveat
+    beyond); ``tiny`` (rad) and ``wide_range`` (rad) flag radians read as degrees."""
 
     turn: float = 2.0 * math.pi
     speed: float = 50.0
     sustained: int = 3
     tiny: float = 0.1
     wide_range: float = 1.0
+    outside_range: float = 0.5
 
 
 LIMITS = AngleLimits()
@@ -125,7 +128,17 @@ def check_angles(table: Table, unit: AngleUnit, ranges: Mapping[str, tuple[float
                     raise AngleUnitError(f"{where}: column '{label}' moves at {speed[i]:.4g} rad/s into time "
                                          f"{table.time[i + 1]:g} s, value {table.column(label)[i + 1]:.6g} rad (above "
                                          f"{limits.speed:g} rad/s over {limits.sustained}+ frames): {hint}")
-        return ()
+        caveats = []
+        for label, name in columns:
+            low, high = ranges[name]
+            q = table.column(label)
+            outside = np.maximum(low - q, q - high)
+            i = int(np.argmax(outside))
+            if outside[i] > limits.outside_range:
+                caveats.append(f"{where}: column '{label}' is {q[i]:.4g} rad at time {table.time[i]:g} s, "
+                               f"{outside[i]:.3g} rad outside its model range [{low:.3g}, {high:.3g}] rad ({unit.reason};"
+                               f" degrees would need inDegrees=yes)")
+        return tuple(caveats)
     wide = [(label, name) for label, name in columns if ranges[name][1] - ranges[name][0] > limits.wide_range]
     if not wide:
         return ()
