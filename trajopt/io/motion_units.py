@@ -136,8 +136,8 @@ def check_angles(table: Table, unit: AngleUnit, ranges: Mapping[str, tuple[float
             i = int(np.argmax(outside))
             if outside[i] > limits.outside_range:
                 caveats.append(f"{where}: column '{label}' is {q[i]:.4g} rad at time {table.time[i]:g} s, "
-                               f"{outside[i]:.3g} rad outside its model range [{low:.3g}, {high:.3g}] rad ({unit.reason};"
-                               f" degrees would need inDegrees=yes)")
+                               f"{outside[i]:.3g} rad outside its model range [{low:.3g}, {high:.3g}] rad "
+                               f"({unit.reason}; degrees would need inDegrees=yes)")
         return tuple(caveats)
     wide = [(label, name) for label, name in columns if ranges[name][1] - ranges[name][0] > limits.wide_range]
     if not wide:
