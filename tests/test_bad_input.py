@@ -81,6 +81,26 @@ def test_degrees_labelled_radians_refused_by_the_arm26_problem(tmp_path, capsys)
     assert code == 2 and "'r_elbow_flex' is 90 rad at time 1 s" in one_error_line(err)
 
 
+def test_degrees_labelled_radians_refused_by_muscle_track(tmp_path, capsys):
+    """gait2d's reference coordinates with the angles written in degrees under inDegrees=no: the pelvis tilt's
+    largest |value| (-0.2639 rad, 15.1 deg) read as radians is beyond a turn; refused before any path is built."""
+    gait2d = ROOT / "trajopt" / "examples" / "gait2d"
+    table = read_table(gait2d / "referenceCoordinates.sto")
+    translations = ("pelvis_tx", "pelvis_ty")
+    angular = [not any(f"/{name}/" in label for name in translations) for label in table.labels]
+    degrees = np.where(angular, np.degrees(table.data), table.data)
+    motion = write_sto(tmp_path / "coordinates.sto", Table(table.time, table.labels, degrees))
+    code, _, err = run(capsys, "muscle-track", gait2d / "2D_gait.osim", motion, "--paths", gait2d / "paths.json",
+                       "--out", tmp_path / "out")
+    line = one_error_line(err)
+    assert code == 2
+    tilt = np.degrees(table.column("/jointset/groundPelvis/pelvis_tilt/value"))
+    i = int(np.argmax(np.abs(tilt)))
+    assert f"'pelvis_tilt' is {tilt[i]:.6g} rad at time {table.time[i]:g} s" in line
+    assert str(motion) in line and "header says inDegrees=no" in line
+    assert not (tmp_path / "out").exists()
+
+
 def test_degrees_without_indegrees_line_refused_by_fit_paths(tmp_path, capsys):
     t = np.linspace(0.0, 1.0, 101)
     motion = write_motion(tmp_path / "elbow.sto", t, {"r_shoulder_elev": 0.0, "r_elbow_flex": minimum_jerk(t, 90.0)},
