@@ -57,6 +57,23 @@ class ExternalLoads:
 
     forces: tuple[ExternalForce, ...]
     source: str = ""
+    data_file: str = ""
+
+    def check_covers(self, times) -> None:
+        """Every force's samples span ``times`` (to 1e-6 s): OpenSim's spline would extrapolate them (one line
+        naming the file, both time ranges and the force otherwise)."""
+        times = np.asarray(times, dtype=float)
+        if times.size == 0:
+            return
+        first, last = float(times.min()), float(times.max())
+        for force in self.forces:
+            low, high = float(force.times[0]), float(force.times[-1])
+            if first < low - 1e-6 or last > high + 1e-6:
+                data = f" (data file {self.data_file})" if self.data_file else ""
+                raise TrajoptInputError(f"{self.source or 'external loads'}{data}: ExternalForce '{force.name}' has "
+                                        f"data for t = {low:g}..{high:g} s but the motion needs t = {first:g}.."
+                                        f"{last:g} s: the loads do not cover the motion (no extrapolation); give a "
+                                        f"time window inside the loads' range")
 
     def check(self, multibody) -> None:
         """Every body named exists in the model (one line naming the file, force and body otherwise)."""
@@ -74,6 +91,7 @@ class ExternalLoads:
     def wrenches(self, multibody, times, q) -> np.ndarray:
         """(frames, 6, bodies) body wrenches in ground axes: moment about each body's origin, then force."""
         self.check(multibody)
+        self.check_covers(times)
         times = np.asarray(times, dtype=float)
         q = np.atleast_2d(np.asarray(q, dtype=float))
         pose = _poses_function(multibody)

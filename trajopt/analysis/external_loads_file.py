@@ -74,4 +74,4 @@ def read_external_loads(path) -> ExternalLoads:
             torque=_columns(table, _text(element, "torque_identifier"), where, "torque")))
     if not forces:
         raise ExternalLoadsFileError(f"{path}: ExternalLoads has no ExternalForce")
-    return ExternalLoads(tuple(forces), str(path))
+    return ExternalLoads(tuple(forces), str(path), str(data_path))

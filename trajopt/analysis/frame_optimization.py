@@ -25,6 +25,7 @@ import numpy as np
 from trajopt.errors import TrajoptInputError
 from trajopt.ocp import Ipopt
 from trajopt.ocp.compiled import compile_functions, generic_nlp_functions
+from trajopt.ocp.interrupts import SolveInterrupted, call_solver
 from trajopt.ocp.linear_algebra import linear_solver_options
 
 
@@ -200,13 +201,16 @@ def optimize_frames(
         ])
         x0 = np.concatenate([np.tile(guess[:m], k), np.tile(guess[m:], k)])
         with solver.threads_set():
-            result = nlpsol(
-                x0=x0, p=parameters,
-                lbx=np.concatenate([np.tile(lower, k), np.full(j * k, -np.inf)]),
-                ubx=np.concatenate([np.tile(upper, k), np.full(j * k, np.inf)]),
-                lbg=0, ubg=0,
-            )
-        stats = nlpsol.stats()
+            try:
+                result, stats = call_solver(
+                    nlpsol, x0=x0, p=parameters,
+                    lbx=np.concatenate([np.tile(lower, k), np.full(j * k, -np.inf)]),
+                    ubx=np.concatenate([np.tile(upper, k), np.full(j * k, np.inf)]),
+                    lbg=0, ubg=0,
+                )
+            except SolveInterrupted as interrupted:
+                interrupted.context = f"static optimization of frames {first}..{first + k - 1} of {n}"
+                raise
         statuses.append(stats["return_status"])
         iterations += stats["iter_count"]
         x = np.asarray(result["x"]).ravel()

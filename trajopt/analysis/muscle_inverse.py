@@ -66,11 +66,20 @@ class KinematicConstraints(Protocol):
         """(frames, constraints, nv) at the frames of ``q`` (frames, nq)."""
 
 
-def mesh_intervals(duration: float, mesh_interval: float) -> int:
-    """Moco's number of mesh intervals for a mesh interval in seconds: ceil(duration / mesh_interval)."""
+MIN_MESH_INTERVALS = 4
+
+
+def mesh_intervals(duration: float, mesh_interval: float, minimum: int = MIN_MESH_INTERVALS) -> int:
+    """Moco's number of mesh intervals for a mesh interval in seconds: ceil(duration / mesh_interval); fewer than
+    ``minimum`` (a mesh coarser than the motion it should follow) is refused in one line."""
     if not (np.isfinite(mesh_interval) and mesh_interval > 0):
         raise TrajoptInputError(f"mesh interval must be a positive number of seconds, got {mesh_interval!r}")
-    return max(1, int(np.ceil(duration / mesh_interval - 1e-9)))
+    count = max(1, int(np.ceil(duration / mesh_interval - 1e-9)))
+    if count < minimum:
+        raise TrajoptInputError(f"mesh interval {mesh_interval:g} s over the {duration:g} s window gives {count} mesh "
+                                f"interval(s), fewer than {minimum}: give a mesh interval of at most "
+                                f"{duration / minimum:.4g} s")
+    return count
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ ellipsoids and tori, at the path and tangent points; muscles whose wrap objects 
 
 from __future__ import annotations
 
+import enum
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,10 +53,27 @@ from trajopt.analysis.inverse_dynamics import (
 from trajopt.errors import TrajoptInputError
 from trajopt.io import Table, write_csv, write_sto
 from trajopt.ocp import Ipopt
+from trajopt.musculoskeletal.operators import ground_coordinates
 
 
 class StaticOptimizationWarning(UserWarning):
     """Some frames need large residual forces or saturated muscles: the muscles cannot produce the load."""
+
+
+class ReserveKind(enum.Enum):
+    """What a reserve actuator's force stands for: (what its reserves are, what their force means)."""
+
+    RESIDUAL = ("residual loads on the ground joint's coordinates", "the motion and the external loads disagree")
+    ALONE = ("reserves on coordinates no muscle crosses", "the reserve is the only actuator there")
+    MUSCLES = ("reserves on coordinates muscles cross", "what the muscles could not produce")
+
+    @property
+    def label(self) -> str:
+        return self.value[0]
+
+    @property
+    def meaning(self) -> str:
+        return self.value[1]
 
 
 @dataclass(frozen=True)
@@ -257,7 +275,7 @@ class StaticOptimization:
             exponent=self.activation_exponent, batched=self.batched,
             solver=DEFAULT_SOLVER if solver is None else solver,
         )
-        frames = self._report_weak_frames(solution.residual_forces, solution.activations)
+        frames = self._report_weak_frames(solution.residual_forces, solution.activations, loads.moment_arms)
         return StaticOptimizationResult(
             muscle_names=self.model.muscle_names,
             coordinate_names=tuple(self.speed_names),
@@ -288,26 +306,48 @@ class StaticOptimization:
 
         return muscle_joint_reactions(self.model, self.inverse_dynamics.kinematics, result.muscle_forces, expressed_in)
 
-    def _report_weak_frames(self, residual_forces, activations) -> tuple[int, ...]:
-        """Warn about frames whose residuals exceed ``warn_above`` or whose muscles are saturated."""
+    def reserve_kinds(self, moment_arms) -> tuple[ReserveKind, ...]:
+        """What each reserve stands for: the muscles' shortfall on a coordinate muscles cross, else (zero moment
+        arms over the motion) the residual of a ground joint's coordinate or the only actuator of another."""
+        ground = set(ground_coordinates(self.model.osim.spec))
+        crossed = (np.abs(moment_arms) > 1e-9).any(axis=(0, 1))
+        return tuple(ReserveKind.MUSCLES if crossed[j] else ReserveKind.RESIDUAL if name in ground
+                     else ReserveKind.ALONE for j, name in enumerate(self.speed_names))
+
+    def _report_weak_frames(self, residual_forces, activations, moment_arms) -> tuple[int, ...]:
+        """Warn about frames whose reserves exceed ``warn_above`` or whose muscles are saturated, apart for each
+        ``ReserveKind``: only the reserves of coordinates muscles cross measure what the muscles cannot produce."""
         times = self.inverse_dynamics.times
         _, upper = self.activation_bounds()
+        names = [f"reserve_{c}" for c in self.speed_names]
+        kinds = np.array(self.reserve_kinds(moment_arms))
         large = np.abs(residual_forces) > self.residuals.warn_above
         saturated = activations >= upper - 1e-6
-        frames = tuple(int(k) for k in np.flatnonzero(large.any(axis=1) | saturated.any(axis=1)))
-        if frames:
-            worst = np.abs(residual_forces).max(axis=1)
-            shown = ", ".join(f"t={times[k]:.4g} s: {worst[k]:.3g}" for k in frames[:20])
-            more = f" (+{len(frames) - 20} more)" if len(frames) > 20 else ""
-            names = [f"reserve_{c}" for c in self.speed_names]
-            per_coordinate = ", ".join(f"{name} up to {np.abs(residual_forces[:, j]).max():.3g}"
-                                       for j, name in enumerate(names))
-            warnings.warn(
-                f"static optimization: the muscles cannot produce the load at {len(frames)} of {times.size} "
-                f"frames (residual > {self.residuals.warn_above} or a muscle at its maximum activation); "
-                f"largest residual per frame: {shown}{more}; {per_coordinate}",
-                StaticOptimizationWarning, stacklevel=3)
-        return frames
+        weak = []
+        for kind in ReserveKind:
+            columns = np.flatnonzero(kinds == kind)
+            frames = large[:, columns].any(axis=1)
+            if kind is ReserveKind.MUSCLES:
+                frames = frames | saturated.any(axis=1)
+            frames = np.flatnonzero(frames)
+            weak.append(frames)
+            if not frames.size:
+                continue
+            peaks = np.abs(residual_forces[:, columns]).max(axis=0, initial=0.0)
+            per_coordinate = ", ".join(f"{names[j]} up to {peak:.3g}" for j, peak in zip(columns, peaks)
+                                       if peak > self.residuals.warn_above or kind is ReserveKind.MUSCLES)
+            if kind is ReserveKind.MUSCLES:
+                worst = np.abs(residual_forces[:, columns]).max(axis=1, initial=0.0)
+                shown = ", ".join(f"t={times[k]:.4g} s: {worst[k]:.3g}" for k in frames[:20])
+                more = f" (+{frames.size - 20} more)" if frames.size > 20 else ""
+                message = (f"the muscles cannot produce the load at {frames.size} of {times.size} frames (reserve > "
+                           f"{self.residuals.warn_above} on a coordinate muscles cross, or a muscle at its maximum "
+                           f"activation); largest reserve per frame: {shown}{more}; {per_coordinate}")
+            else:
+                message = (f"{kind.label} exceed {self.residuals.warn_above} at {frames.size} of {times.size} frames "
+                           f"({kind.meaning}; not a muscle shortfall): {per_coordinate}")
+            warnings.warn(f"static optimization: {message}", StaticOptimizationWarning, stacklevel=3)
+        return tuple(int(k) for k in np.unique(np.concatenate(weak)))
 
 
 def _pennation_cosines(muscles, lengths: np.ndarray) -> np.ndarray:

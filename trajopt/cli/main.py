@@ -60,6 +60,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+INTERRUPTED = 130  # the shell's code for a command ended by SIGINT (128 + 2)
+
 GROUPS = {"run": ("PROBLEM", "run a ready problem; results go to ./trajopt_results/<name> unless --out says "
                            "otherwise", PROBLEM_GROUP),
           "bench": ("BENCHMARK", "run a benchmark; its JSON report goes to ./trajopt_results/benchmarks/ unless "
@@ -103,6 +105,20 @@ def _one_line_warning(message, category, filename, lineno, line=None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The console script; Ctrl-C anywhere is one line "interrupted" (with IPOPT's status and iteration when it
+    came during a solve) and exit code 130, nothing written after it."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt as interrupt:
+        words = argv[:2] if argv and argv[0] in GROUPS else argv[:1]
+        detail = str(interrupt)
+        sys.stdout.flush()
+        print(f"{' '.join(['trajopt', *words])}: interrupted{': ' + detail if detail else ''}", file=sys.stderr)
+        return INTERRUPTED
+
+
+def _main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     warnings.formatwarning = _one_line_warning
     parser = _Parser(

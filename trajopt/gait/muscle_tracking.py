@@ -161,7 +161,7 @@ class MuscleDrivenTracking:
         if not (window[0] < window[1]):
             raise TrajoptInputError(f"tracking window ({window[0]}, {window[1]}): the start must be before the end")
         _check_covers(motion, window, "coordinates")
-        mesh_intervals(window[1] - window[0], self.mesh_interval)  # refuses a mesh interval <= 0
+        mesh_intervals(window[1] - window[0], self.mesh_interval)  # refuses <= 0 s or < 4 intervals
         grf = None
         if self.ground_reactions is not None:
             grf = _table(self.ground_reactions, read_table)

@@ -36,7 +36,13 @@ def read_motion(
     never scaled. ``coordinates``, if given, selects those columns in that order; a coordinate
     missing from the file raises ``MotionFileError``. The result has ``in_degrees=False``.
     """
-    table = read_table(path)
+    motion = motion_in_radians(read_table(path), rotational)
+    return motion if coordinates is None else motion.select(coordinates)
+
+
+def motion_in_radians(table: Table, rotational: Iterable[str] = ()) -> Table:
+    """``table`` (as ``read_table`` returns it) with labels as coordinate names and the ``rotational``
+    coordinates' columns (and their speeds) in radians when the table is in degrees."""
     labels = tuple(_renamed(label) for label in table.labels)
     duplicates = sorted({label for label in labels if labels.count(label) > 1})
     if duplicates:
@@ -48,8 +54,7 @@ def read_motion(
             if coordinate_name(label) in rotational:
                 data[:, index] *= _DEGREES_TO_RADIANS
     metadata = dict(table.metadata, inDegrees="no")
-    motion = Table(table.time, labels, data, False, table.name, metadata, table.source)
-    return motion if coordinates is None else motion.select(coordinates)
+    return Table(table.time, labels, data, False, table.name, metadata, table.source)
 
 
 def _renamed(label: str) -> str:

@@ -34,6 +34,27 @@ def create_folder(path, option: str = "--out") -> Path:
     return folder
 
 
+def writable_file(path, option: str = "--out") -> Path:
+    """``path`` as a file this run can write (its folder created; probed by opening it for appending, removed again
+    if new), checked before any work, or one line saying why it cannot be (a :class:`TrajoptInputError`)."""
+    path = Path(path)
+    if path.is_dir():
+        raise TrajoptInputError(f"{option} {path}: is a folder; give a file name")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise TrajoptInputError(f"{option} {path}: cannot create its folder {path.parent} ({error.strerror})") from None
+    existed = path.exists()
+    try:
+        with open(path, "a"):
+            pass
+    except OSError as error:
+        raise TrajoptInputError(f"{option} {path}: cannot write ({error.strerror})") from None
+    if not existed:
+        path.unlink()
+    return path
+
+
 def fresh_output(path, owns: Callable[[str], bool] | None = None, option: str = "--out") -> Path:
     """Create ``path`` and remove what an earlier trajopt run left in it, so no stale file sits beside new ones.
 

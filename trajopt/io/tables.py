@@ -138,7 +138,7 @@ def _parse_rows(path: Path, lines, label_line: int, labels: list[str], separator
             raise MotionFileError(f"{path}: line {index + 1}: '{bad.strip()}' is not a number") from None
         for label, value in zip(labels, row):
             if not math.isfinite(value):
-                raise MotionFileError(f"{path}: line {index + 1}: column '{label}' is {value}")
+                raise MotionFileError(f"{path}: line {index + 1}: column '{label}' is {value} at time {row[0]:g} s")
         if rows and row[0] <= rows[-1][0]:
             raise MotionFileError(
                 f"{path}: line {index + 1}: time {row[0]!r} does not increase (previous row, line "

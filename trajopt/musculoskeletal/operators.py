@@ -43,6 +43,12 @@ def _is_ground(frame: str, model_spec) -> bool:
     return offset is not None and offset.parent in GROUND_FRAMES
 
 
+def ground_coordinates(model_spec) -> tuple[str, ...]:
+    """The coordinates of the joints whose parent is ground (a pelvis' six): where residual actuators act."""
+    return tuple(c.name for joint in model_spec.joints if _is_ground(joint.parent_frame, model_spec)
+                 for c in joint.coordinates)
+
+
 @dataclass(frozen=True)
 class WeldJoints:
     """Replace the named joints with welds (their coordinates are removed from the model)."""

@@ -10,6 +10,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
+from trajopt.ocp.interrupts import call_solver
 from trajopt.ocp.linear_algebra import keep_freed_memory, linear_solver_options, set_blas_threads
 from trajopt.ocp.nlp import DiscreteProblem
 from trajopt.ocp.solution import Solution
@@ -185,15 +186,15 @@ class Ipopt:
         return ca.nlpsol("trajopt", "ipopt", discrete.nlp, options)
 
     def solve(self, discrete: DiscreteProblem, guess=None) -> Solution:
-        """Solve the NLP; always returns a Solution (marked failed when IPOPT did not converge)."""
+        """Solve the NLP; returns a Solution (marked failed when IPOPT did not converge); Ctrl-C raises
+        ``trajopt.ocp.interrupts.SolveInterrupted`` with the status, iteration and constraint violation reached."""
         w0, multipliers = initial_point(discrete, guess)
         solver = self.nlpsol(discrete, warm=bool(multipliers))
         with self.threads_set():
             started = wallclock.perf_counter()
-            result = solver(x0=w0, lbx=discrete.layout.lower(), ubx=discrete.layout.upper(),
-                            lbg=discrete.lower_g, ubg=discrete.upper_g, **multipliers)
+            result, stats = call_solver(solver, x0=w0, lbx=discrete.layout.lower(), ubx=discrete.layout.upper(),
+                                        lbg=discrete.lower_g, ubg=discrete.upper_g, **multipliers)
             wall_time = wallclock.perf_counter() - started
-        stats = solver.stats()
         return Solution(discrete, np.asarray(result["x"]).flatten(), np.asarray(result["g"]).flatten(),
                         float(result["f"]), np.asarray(result["lam_x"]).flatten(),
                         np.asarray(result["lam_g"]).flatten(), str(stats.get("return_status", "unknown")),

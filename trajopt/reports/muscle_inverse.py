@@ -124,15 +124,15 @@ def summary_lines(solution, title: str, settings: list[tuple[str, str, str]] | N
 
 def write_report(folder, solution, title: str, reference=None, reference_name: str = "Moco",
                  reference_objective: float | None = None, settings=None, timings=None, caveats=(),
-                 emg=None, sections=None) -> Path:
-    """Solution files, figures and ``summary.md`` in ``folder`` (created); returns the folder. ``sections``:
-    ``folder -> markdown lines`` placed before the list of files (it may write figures there)."""
+                 emg=None, sections=None, figures: bool = True) -> Path:
+    """Solution files, figures (unless not ``figures``) and ``summary.md`` in ``folder`` (created); returns the
+    folder. ``sections``: ``folder -> markdown lines`` placed before the list of files (it may write figures)."""
     from trajopt.io.output import fresh_output
 
     folder = fresh_output(folder)
     solution.write(folder)
-    figures = folder / "figures"
-    plot_activations(figures / "activations.png", solution, reference, reference_name, emg)
+    if figures:
+        plot_activations(folder / "figures" / "activations.png", solution, reference, reference_name, emg)
     comparison = compare_activations(solution, reference) if reference is not None else None
     lines = summary_lines(solution, title, settings, comparison, reference_objective, timings)
     if caveats:
@@ -140,8 +140,8 @@ def write_report(folder, solution, title: str, reference=None, reference_name: s
     if sections is not None:
         lines += list(sections(folder))
     lines += ["## Files", "", "`solution.sto` (Moco's labels), `activations.sto`, `excitations.sto`, `actuators.sto` "
-              "(actuator forces), `forces.sto` (tendon and actuator forces), `joint_reactions.sto` (each also .csv); "
-              "`figures/activations.png`.", ""]
+              "(actuator forces), `forces.sto` (tendon and actuator forces), `joint_reactions.sto` (each also .csv)"
+              + ("; `figures/activations.png`." if figures else "."), ""]
     (folder / "summary.md").write_text("\n".join(lines))
     return folder
 

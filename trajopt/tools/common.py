@@ -3,6 +3,9 @@ the low-pass cutoff checked against the motion's sampling, and one-line notes on
 
 from __future__ import annotations
 
+import contextlib
+import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -10,19 +13,23 @@ import numpy as np
 
 from trajopt.analysis.couplers import CouplerConstraints
 from trajopt.errors import TrajoptInputError
-from trajopt.io import Table, read_motion
+from trajopt.io import Table
+from trajopt.io.motion_units import AngleUnit, read_checked_motion, rotational_ranges
 from trajopt.io.output import fresh_output
 from trajopt.musculoskeletal.operators import load_processed
 
 
 @dataclass
 class ToolInput:
-    """A model (couplers as constraints) and a motion with exactly its coordinates; ``notes`` say what changed."""
+    """A model (couplers as constraints) and a motion with exactly its coordinates; ``notes`` say what changed,
+    ``unit`` the unit the motion's angles were read in, ``warnings`` doubts about that unit."""
 
     osim: object
     constraints: CouplerConstraints
     motion: Table
     notes: list = field(default_factory=list)
+    unit: AngleUnit | None = None
+    warnings: tuple = ()
 
     @property
     def rotational(self) -> tuple[str, ...]:
@@ -32,7 +39,8 @@ class ToolInput:
 def load_tool_input(model_file, motion_file, operators=()) -> ToolInput:
     """The model and its motion, as OpenSim's tools take them: columns that are not coordinates (speeds, markers)
     are ignored, coordinates missing from the file keep their default value, dependent coordinates of
-    CoordinateCouplerConstraints are assembled from their independent ones. Each of these is a note."""
+    CoordinateCouplerConstraints are assembled from their independent ones. Each of these is a note, as is a
+    doubt about the angles' unit is a warning (``trajopt.io.motion_units``: implausible angles are refused)."""
     osim, couplings = load_processed(model_file, operators)
     quaternion = [j.name for j in osim.multibody.joints if j.nq != j.nv]
     if quaternion:
@@ -40,8 +48,8 @@ def load_tool_input(model_file, motion_file, operators=()) -> ToolInput:
                                 f"represents with a quaternion; the motion tools take models whose coordinates are "
                                 f"OpenSim's (a CustomJoint with three rotations, as OpenSim's gait models use)")
     names = osim.multibody.coordinate_names
-    rotational = tuple(c.name for c in osim.spec.coordinates if c.motion_type == "rotational")
-    table = read_motion(motion_file, rotational=rotational)
+    checked = read_checked_motion(motion_file, rotational_ranges(osim))
+    table = checked.table
     notes = []
     extra = [label for label in table.labels if label not in names]
     if extra:
@@ -59,7 +67,7 @@ def load_tool_input(model_file, motion_file, operators=()) -> ToolInput:
         motion = constraints.assemble(motion)
         notes.append("dependent coordinates " + ", ".join(c.dependent for c in couplings)
                      + " computed from their CoordinateCouplerConstraints")
-    return ToolInput(osim, constraints, motion, notes)
+    return ToolInput(osim, constraints, motion, notes, checked.unit, checked.caveats)
 
 
 def check_cutoff(cutoff, motion: Table, option: str = "--cutoff"):
@@ -99,3 +107,33 @@ def output_folder(path) -> Path:
     """``--out`` as a created folder (emptied of an earlier trajopt run's files), or one line saying why it
     cannot be."""
     return fresh_output(path)
+
+
+class Phases:
+    """Progress of a command: a line when each phase starts (time since the run began), flushed at once, so no
+    phase runs silently; ``seconds`` keeps each phase's wall time and ``total()`` the run's, for the summary."""
+
+    def __init__(self, prog: str, stream=None):
+        self.prog = prog
+        self.stream = stream
+        self.started = time.perf_counter()
+        self.seconds: dict[str, float] = {}
+
+    def total(self) -> float:
+        return time.perf_counter() - self.started
+
+    @contextlib.contextmanager
+    def phase(self, name: str, detail: str = ""):
+        """Announce phase ``name`` (``detail``: what it works on, printed only) and time it."""
+        print(f"{self.prog} [{self.total():7.1f} s] {name}{': ' + detail if detail else ''} ...",
+              file=self.stream or sys.stdout, flush=True)
+        begun = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - begun
+
+    def describe(self) -> str:
+        """'X s for the whole run (phase a s, phase b s, ...)' for summary.md."""
+        parts = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.seconds.items())
+        return f"{self.total():.1f} s for the whole run ({parts})"

@@ -32,8 +32,9 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.reports.helptext import description
 from trajopt.errors import TrajoptInputError
+from trajopt.io.output import writable_file
+from trajopt.reports.helptext import description
 from trajopt.paths.domain import PathDomain
 from trajopt.paths.fitting import ACCURATE, StepwiseSettings, fit_paths
 from trajopt.paths.jump_cells import SCAN_BUDGET
@@ -184,7 +185,7 @@ def _sampler(args):
 
 def _from_model(args, settings):
     from trajopt.paths.refit import SamplingPlan, fit_domain, motion_domain
-    from trajopt.tools.path_sampling import read_motion
+    from trajopt.tools.path_sampling import read_checked_coordinates
 
     # --cells scans the model's geometric paths: read it with trajopt's importer first. A model it cannot load
     # fails here with --geometric (not after the whole fit); with OpenSim's samples its cell trees go unscanned
@@ -207,11 +208,23 @@ def _from_model(args, settings):
 
         osim = load_osim(args.model)
     sampler = _sampler(args)
+    if not sampler.info.muscles:
+        raise TrajoptInputError(f"{args.model}: the model has no muscles: no paths to fit")
+    unknown = [m for m in args.muscles or () if m not in sampler.info.muscles]
+    if unknown:
+        known = ", ".join(sampler.info.muscles[:8]) + (" ..." if len(sampler.info.muscles) > 8 else "")
+        raise TrajoptInputError(f"--muscles: {', '.join(unknown)} not muscle(s) of {args.model} ({known})")
     coordinates = tuple(args.coordinates or sampler.coordinates)
+    if not coordinates:
+        raise TrajoptInputError(f"{args.model}: no unlocked coordinate is crossed by a muscle: nothing to sample")
     if args.cut_along is not None and args.cut_along not in coordinates:
         raise TrajoptInputError(f"--cut-along '{args.cut_along}': not a sampled coordinate ({', '.join(coordinates)})")
     if args.motion is not None:
-        domain = motion_domain(sampler, coordinates, read_motion(args.motion, coordinates), args.band,
+        checked = read_checked_coordinates(args.motion, sampler.info)
+        print(f"{args.motion}: {checked.table.num_frames} frames, {checked.unit.describe()}")
+        for warning in checked.caveats:
+            print(f"warning: {warning}")
+        domain = motion_domain(sampler, coordinates, checked.table.select(coordinates).data, args.band,
                                source=f"±{args.band:g} deg around {args.motion.name}")
         plan = SamplingPlan(samples_per_frame=args.samples_per_frame, max_samples=max(args.samples, 6000),
                             seed=args.seed)
@@ -288,9 +301,32 @@ def _cells(args, processed, sampler, paths, train, heldout, plan, settings, seco
     return DomainCellPaths([trees[p.muscle] for p in paths], args.model.name, paths.domain), seconds
 
 
+def _check_counts(args) -> None:
+    """Counts and sizes that must be positive, in one line each (a zero would divide by zero mid-fit)."""
+    for option, value, least in (("--samples", args.samples, 1), ("--heldout", args.heldout, 0),
+                                 ("--samples-per-frame", args.samples_per_frame, 1),
+                                 ("--max-degree", args.max_degree, 1), ("--degree", args.degree, 1),
+                                 ("--cells-samples", args.cells_samples, 0)):
+        if value < least:
+            raise TrajoptInputError(f"{option} {value}: must be at least {least}")
+    if not (np.isfinite(args.band) and args.band > 0):
+        raise TrajoptInputError(f"--band {args.band:g}: must be a positive number of degrees")
+
+
+def _check_outputs(args) -> None:
+    """Every file the fit will write is writable, before any sampling or fitting."""
+    writable_file(args.out, "--out")
+    if args.opensim_xml is not None:
+        writable_file(args.opensim_xml, "--opensim-xml")
+    if args.save_samples is not None:
+        writable_file(Path(f"{args.save_samples}_train.csv.gz"), "--save-samples")
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
+        _check_counts(args)
+        _check_outputs(args)
         settings = _settings(args)
         if args.cells and (args.pieces or args.train_csv is not None or args.opensim_xml is not None):
             raise TrajoptInputError("--cells fits from the model: not with --pieces, --train-csv or --opensim-xml")
@@ -335,7 +371,11 @@ def main(argv=None) -> int:
     if args.quaternion:
         print("moment-arm errors are about the fitted coordinates (constrained quaternions for the joints given)")
     print(f"fitting time: {sum(seconds.values()):.2f} s for {len(paths)} muscles")
-    paths.save(args.out)
+    try:
+        paths.save(args.out)
+    except OSError as error:
+        print(f"trajopt fit-paths: error: --out {args.out}: cannot write ({error.strerror})", file=sys.stderr)
+        return 2
     print(f"wrote {args.out}" + (f" and {args.opensim_xml}" if args.opensim_xml else ""))
     return 0
 

@@ -40,7 +40,9 @@ def describe_geometric(model_file) -> ModelPaths:
 
     osim, couplings = _load(model_file)
     model = osim.multibody
-    if model.nq != len(model.coordinate_names):
+    if not osim.muscles:
+        raise TrajoptInputError(f"{model_file}: the model has no muscles: no paths to sample")
+    if model.nq != len(model.coordinate_names) or model.nq != len(model.coordinates):
         raise TrajoptInputError(f"{model_file}: geometric sampling needs scalar coordinates (the model has "
                                 f"ball or free joints); sample it with OpenSim")
     q = ca.SX.sym("q", model.nq)

@@ -41,11 +41,13 @@ def main(argv=None) -> int:
                                     applied_forces=model_applied_forces(data.osim))
     for note in data.notes:
         print(f"note: {note}")
+    for warning in data.warnings:
+        print(f"warning: {warning}")
     try:
         write_sto(out, result.generalized_forces_table())
     except OSError as error:
         raise TrajoptInputError(f"--out {out}: cannot write ({error.strerror})") from None
     print(f"inverse dynamics of {result.times.size} frames "
           f"({'filter: ' + format(cutoff, 'g') + ' Hz' if cutoff else 'no filter'}"
-          f"{', external loads: ' + args.external_loads if loads else ''}) written to {out}")
+          f"{', external loads: ' + args.external_loads if loads else ''}; {data.unit.describe()}) written to {out}")
     return 0

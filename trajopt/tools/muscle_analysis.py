@@ -64,9 +64,12 @@ def main(argv=None) -> int:
                                  Table(data.motion.time, muscles, arms[:, :, k], name=f"MomentArm_{coordinate}")))
     for note in data.notes:
         print(f"note: {note}")
+    for warning in data.warnings:
+        print(f"warning: {warning}")
     wrapped = list(getattr(paths, "wrapped_muscles", ()))
     if wrapped:
         print(f"note: geometric paths ignore wrap objects; {len(wrapped)} muscle(s) are straight "
               f"lines: {', '.join(wrapped[:6])}")
-    print(f"muscle analysis of {len(muscles)} muscles over {q.shape[0]} frames: {len(written)} files in {folder}")
+    print(f"muscle analysis of {len(muscles)} muscles over {q.shape[0]} frames ({data.unit.describe()}): "
+          f"{len(written)} files in {folder}")
     return 0

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 
@@ -29,10 +28,11 @@ from trajopt.analysis.reaction_goal import JointReactionGoal
 from trajopt.errors import TrajoptInputError
 from trajopt.analysis.external_loads_file import read_external_loads
 from trajopt.io import read_motion, read_table
+from trajopt.io.motion_units import CheckedMotion, read_checked_motion, rotational_ranges
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.ocp import HermiteSimpson, Ipopt
 from trajopt.musculoskeletal.operators import AddReserves, AddResiduals, DeGrooteMuscles, WeldJoints, load_processed
-from trajopt.tools.common import add_forces_option
+from trajopt.tools.common import Phases, add_forces_option
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = "muscle-driven inverse simulation of a measured motion (Moco's MocoInverse)"
@@ -65,25 +65,37 @@ def load_inverse(model_file, coordinates_file, operators=(), external_loads=None
                  tendons=RigidTendons(), goals=()) -> MuscleDrivenInverse:
     """A ``MuscleDrivenInverse`` from files: the model after ``operators``, its couplers as constraints (dependent
     coordinates assembled from the motion), external loads applied, paths from ``read_paths``."""
+    return load_checked_inverse(model_file, coordinates_file, operators, external_loads, paths, window, tendons,
+                                goals)[0]
+
+
+def load_checked_inverse(model_file, coordinates_file, operators=(), external_loads=None, paths=None, window=None,
+                         tendons=RigidTendons(), goals=()) -> tuple[MuscleDrivenInverse, CheckedMotion]:
+    """``load_inverse`` and the motion as read (``trajopt.io.motion_units``: the unit its angles were read in and
+    caveats about it; implausible angles and non-finite values are refused)."""
     osim, couplings = load_processed(model_file, operators)
     if osim.spec.path_actuators:
         raise TrajoptInputError(f"{osim.spec.file}: PathActuator '{osim.spec.path_actuators[0].name}': the "
                                 f"muscle-driven inverse takes muscles and coordinate actuators only (use "
                                 f"trajopt.prediction.muscle_driven_problem(path_actuators=...) for path actuators)")
+    checked = read_checked_motion(coordinates_file, rotational_ranges(osim))  # before the paths: bad data fail fast
     model = MusculoskeletalModel(osim, read_paths(paths, osim))
     constraints = CouplerConstraints(osim.multibody, couplings)
-    motion = read_motion(coordinates_file, rotational=model.rotational_coordinates)
-    motion = constraints.assemble(motion)
+    motion = constraints.assemble(checked.table)
     from trajopt.osim.expression_forces import AppliedForceSum
     from trajopt.musculoskeletal.model_forces import model_applied_forces
 
     parts = [model_applied_forces(osim)]
-    if external_loads is not None:
-        parts.append(AppliedExternalLoads(read_external_loads(external_loads), osim.multibody))
+    loads = None if external_loads is None else read_external_loads(external_loads)
+    if loads is not None:
+        parts.append(AppliedExternalLoads(loads, osim.multibody))
     parts = tuple(p for p in parts if p is not None)
     applied = None if not parts else parts[0] if len(parts) == 1 else AppliedForceSum(parts)
-    return MuscleDrivenInverse(model, motion, window=window, applied_forces=applied,
-                               constraints=constraints if couplings else None, tendons=tendons, goals=list(goals))
+    inverse = MuscleDrivenInverse(model, motion, window=window, applied_forces=applied,
+                                  constraints=constraints if couplings else None, tendons=tendons, goals=list(goals))
+    if loads is not None:  # before any solve: the loads must span the window
+        loads.check_covers([inverse.initial_time, inverse.final_time])
+    return inverse, checked
 
 
 def emg_goal(path, muscles, weight: float) -> EmgTracking:
@@ -111,7 +123,8 @@ def _parser() -> argparse.ArgumentParser:
                                                       "excitations")
     parser.add_argument("--emg-weight", type=float, default=50.0, help="weight of the EMG tracking term (default 50, "
                                                                        "as Moco's example)")
-    parser.add_argument("--mesh-interval", type=float, default=0.02, help="mesh interval in s (default 0.02)")
+    parser.add_argument("--mesh-interval", type=float, default=0.02,
+                        help="mesh interval in s (default 0.02); at least 4 intervals over the window")
     parser.add_argument("--initial-time", type=float, help="start of the window (default: the motion's first time)")
     parser.add_argument("--final-time", type=float, help="end of the window (default: the motion's last time)")
     parser.add_argument("--weld", nargs="+", default=(), metavar="JOINT", help="joints to replace with welds")
@@ -130,6 +143,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--tolerance", type=float, default=1e-6, help="IPOPT tolerance (default 1e-6)")
     parser.add_argument("--max-iterations", type=int, default=3000, help="IPOPT iteration limit (default 3000)")
     parser.add_argument("--out", required=True, help="folder for the results (created)")
+    parser.add_argument("--no-figures", action="store_true", help="write the tables and summary only, no PNG figures")
     return parser
 
 
@@ -160,44 +174,57 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     if not (args.mesh_interval > 0):
         raise TrajoptInputError(f"--mesh-interval must be > 0 s, got {args.mesh_interval}")
-    started = time.perf_counter()
+    phases = Phases("trajopt muscle-inverse")
     window = None
     if args.initial_time is not None or args.final_time is not None:
         table = read_table(args.coordinates)
         window = (table.time[0] if args.initial_time is None else args.initial_time,
                   table.time[-1] if args.final_time is None else args.final_time)
-    inverse = load_inverse(args.model, args.coordinates, operators_from(args), args.external_loads, args.paths, window,
-                           ElasticTendons() if args.elastic_tendons else RigidTendons())
-    if args.emg:
-        inverse.goals.append(emg_goal(args.emg, inverse.model.muscle_names, args.emg_weight))
-    goal_caveats = []
-    for joint, weight in args.joint_reaction:
-        goal = JointReactionGoal(joint, weight=_number(weight, "--joint-reaction weight"), forces=(0, 1), moments=())
-        goal.acting_muscles(inverse.model)  # refuses unknown joints and ignored wrap objects before the solve
-        goal_caveats += goal.caveats(inverse.model)
-        inverse.goals.append(goal)
-    loaded = time.perf_counter()
+    tendons = ElasticTendons() if args.elastic_tendons else RigidTendons()
+    with phases.phase("load model and data", f"{args.model}, {args.coordinates}, paths "
+                                             f"{args.paths or 'geometric, wrapped as OpenSim'}"):
+        inverse, checked = load_checked_inverse(args.model, args.coordinates, operators_from(args),
+                                                args.external_loads, args.paths, window, tendons)
+        if args.emg:
+            inverse.goals.append(emg_goal(args.emg, inverse.model.muscle_names, args.emg_weight))
+        goal_caveats = []
+        for joint, weight in args.joint_reaction:
+            goal = JointReactionGoal(joint, weight=_number(weight, "--joint-reaction weight"), forces=(0, 1),
+                                     moments=())
+            goal.acting_muscles(inverse.model)  # refuses unknown joints and ignored wrap objects before the solve
+            goal_caveats += goal.caveats(inverse.model)
+            inverse.goals.append(goal)
+        intervals = mesh_intervals(inverse.duration, args.mesh_interval)
+    for warning in checked.caveats:
+        print(f"warning: {warning}", file=sys.stderr)
     print(f"trajopt muscle-inverse: {len(inverse.model.muscle_names)} muscles, "
           f"{len(inverse.model.coordinate_actuators)} actuators, "
           f"t = {inverse.initial_time:g}..{inverse.final_time:g} s; "
           f"solving (IPOPT iterations below)", flush=True)
-    solution = inverse.solve(HermiteSimpson(mesh_intervals(inverse.duration, args.mesh_interval)),
-                             Ipopt(tol=args.tolerance, print_level=5, max_iterations=args.max_iterations))
-    solved = time.perf_counter()
+    with phases.phase("build and solve", f"{intervals} mesh intervals"):
+        solution = inverse.solve(HermiteSimpson(intervals),
+                                 Ipopt(tol=args.tolerance, print_level=5, max_iterations=args.max_iterations))
     caveats = list(inverse.model.notes) + goal_caveats
     extra = [label for label in read_motion(args.coordinates).labels
              if label not in inverse.model.coordinate_names and not label.endswith("/speed")]
     if extra:
         caveats.append(f"{args.coordinates}: {len(extra)} column(s) that are not coordinates of the model were "
                        "ignored: " + ", ".join(extra[:6]) + (f" (+{len(extra) - 6} more)" if len(extra) > 6 else ""))
-    folder = write_report(Path(args.out), solution, title=f"Muscle-driven inverse: {Path(args.coordinates).name}",
-                          timings={"load model and data": loaded - started, "build and solve": solved - loaded},
-                          caveats=caveats)
+    motion_lines = [f"Motion: {args.coordinates}, {checked.unit.describe()}.", ""]
+    if checked.caveats:
+        motion_lines += ["**Warnings**", ""] + [f"- {w}" for w in checked.caveats] + [""]
+    with phases.phase("write files", "tables" + ("" if args.no_figures else " and figures")):
+        folder = write_report(Path(args.out), solution,
+                              title=f"Muscle-driven inverse: {Path(args.coordinates).name}",
+                              timings=dict(phases.seconds), caveats=caveats, sections=lambda folder: motion_lines,
+                              figures=not args.no_figures)
+    with open(folder / "summary.md", "a") as summary:
+        summary.write(f"Wall time: {phases.describe()}.\n")
     for caveat in caveats:
         print(f"note: {caveat}", file=sys.stderr)
     if not solution.success:
         print(f"trajopt muscle-inverse: IPOPT did not converge ({solution.status}); worst constraint "
               f"{solution.worst_constraint}; partial result in {folder}", file=sys.stderr)
     print(f"{solution.status}: objective {solution.objective:.6g}, {solution.iterations} iterations, "
-          f"{solved - started:.1f} s; results in {folder}")
+          f"{phases.total():.1f} s ({checked.unit.describe()}); results in {folder}")
     return 0 if solution.success else 1

@@ -28,6 +28,7 @@ import numpy as np
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.muscle_tracking import GroundResiduals, MuscleDrivenTracking
 from trajopt.gait.tracking import TrackingWeights
+from trajopt.io.motion_units import CheckedMotion, read_checked_motion, rotational_ranges
 from trajopt.io.tables import write_sto
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.musculoskeletal.operators import (
@@ -93,6 +94,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def load_tracking(args) -> MuscleDrivenTracking:
     """The study from the command's options (files read, model processed)."""
+    return load_checked_tracking(args)[0]
+
+
+def load_checked_tracking(args) -> tuple[MuscleDrivenTracking, CheckedMotion]:
+    """``load_tracking`` and the coordinates as read (``trajopt.io.motion_units``: the unit the angles were read in
+    and caveats about it; implausible angles and non-finite values are refused before the paths are built)."""
     if args.elastic_tendons:
         raise TrajoptInputError("--elastic-tendons: muscle-driven tracking with elastic tendons is not available yet "
                                 "(rigid tendons only)")
@@ -109,16 +116,18 @@ def load_tracking(args) -> MuscleDrivenTracking:
     if couplings:
         raise TrajoptInputError(f"{args.model}: CoordinateCouplerConstraints {[c.dependent for c in couplings]} are "
                                 f"not held by muscle-track; weld their joints (--weld)")
+    checked = read_checked_motion(args.coordinates, rotational_ranges(osim))
     model = MusculoskeletalModel(osim, read_paths(args.paths, osim))
     forces = osim.spec.expression_forces
     passive = generalized_forces_function(osim.multibody, forces) if forces else None
     weights = TrackingWeights(coordinates=args.states_weight, ground_reactions=args.grf_weight,
                               excitations=args.effort_weight, actuator_controls=args.actuator_weight,
                               emg=args.emg_weight)
-    return MuscleDrivenTracking(model, args.coordinates, ground_reactions=args.grf, grf_axes=axes, emg=args.emg,
-                                weights=weights, window=None if args.window is None else tuple(args.window),
-                                mesh_interval=args.mesh_interval, lowpass_cutoff=args.lowpass, passive=passive,
-                                residuals=None if args.residuals is None else GroundResiduals(args.residuals))
+    study = MuscleDrivenTracking(model, checked.table, ground_reactions=args.grf, grf_axes=axes, emg=args.emg,
+                                 weights=weights, window=None if args.window is None else tuple(args.window),
+                                 mesh_interval=args.mesh_interval, lowpass_cutoff=args.lowpass, passive=passive,
+                                 residuals=None if args.residuals is None else GroundResiduals(args.residuals))
+    return study, checked
 
 
 def _side_by_side(model: Table, measured: Table) -> Table:
@@ -126,8 +135,10 @@ def _side_by_side(model: Table, measured: Table) -> Table:
     return Table(model.time, labels, np.hstack([model.data, measured.data]), False, "ground_reactions")
 
 
-def summary_of(result, model, coordinates, grf, weights: dict, wall_time: float) -> dict:
-    """What summary.json holds: the run, its status and the RMS tracking errors (rad or m; N)."""
+def summary_of(result, model, coordinates, grf, weights: dict, wall_time: float, motion: CheckedMotion | None = None
+               ) -> dict:
+    """What summary.json holds: the run, its status and the RMS tracking errors (rad or m; N); with ``motion``, the
+    unit its angles were read in and the warnings about it."""
     study = result.study
     return {"model": str(model), "coordinates": str(coordinates), "grf": None if grf is None else str(grf),
             "window": [study.initial_time, study.final_time],
@@ -135,7 +146,8 @@ def summary_of(result, model, coordinates, grf, weights: dict, wall_time: float)
             "status": result.status, "success": result.success, "objective": result.objective,
             "iterations": result.iterations, "body_weight_N": study.body_weight, "weights": weights,
             "coordinate_rms": result.coordinate_errors(), "ground_reaction_rms_N": result.ground_reaction_errors(),
-            "wall_time_s": wall_time}
+            "wall_time_s": wall_time,
+            **({} if motion is None else {"angles": motion.unit.describe(), "warnings": list(motion.caveats)})}
 
 
 def write_outputs(folder: Path, result, summary: dict) -> None:
@@ -152,7 +164,9 @@ def write_outputs(folder: Path, result, summary: dict) -> None:
               f"{summary['mesh_intervals']} Hermite-Simpson mesh intervals"),
              (f"- status: **{summary['status']}**; objective {summary['objective']:.6g}; {summary['iterations']} "
               f"iterations; wall time of the whole run {summary['wall_time_s']:.1f} s"),
-             f"- weights: {', '.join(f'{k} {v:g}' for k, v in summary['weights'].items() if v is not None)}", "",
+             f"- weights: {', '.join(f'{k} {v:g}' for k, v in summary['weights'].items() if v is not None)}",
+             *([f"- coordinates: {summary['angles']}"] if "angles" in summary else []),
+             *[f"- warning: {warning}" for warning in summary.get("warnings", ())], "",
              "## Tracking errors (RMS over the window)", "", "| coordinate | RMS |", "|---|---|"]
     for name, value in summary["coordinate_rms"].items():
         shown = f"{np.degrees(value):.3g} deg" if name in rotational else f"{value * 1000:.3g} mm"
@@ -170,7 +184,9 @@ def write_outputs(folder: Path, result, summary: dict) -> None:
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     started = time.perf_counter()
-    study = load_tracking(args)
+    study, checked = load_checked_tracking(args)
+    for warning in checked.caveats:
+        print(f"warning: {warning}", file=sys.stderr)
     folder = output_folder(args.out)
     transcription = study.transcription()
     print(f"trajopt muscle-track: {len(study.model.muscle_names)} muscles, {len(study.tracked_coordinates)} tracked "
@@ -182,13 +198,14 @@ def main(argv=None) -> int:
     weights = {"states": args.states_weight, "grf": args.grf_weight if args.grf else None,
                "effort": args.effort_weight, "actuators": args.actuator_weight,
                "emg": args.emg_weight if args.emg else None, "residuals": args.residuals}
-    summary = summary_of(result, args.model, args.coordinates, args.grf, weights, time.perf_counter() - started)
+    summary = summary_of(result, args.model, args.coordinates, args.grf, weights, time.perf_counter() - started,
+                         checked)
     write_outputs(folder, result, summary)
     if not result.success:
         print(f"trajopt muscle-track: IPOPT did not converge ({result.status}); worst constraint "
               f"{result.solution.worst_constraint}; partial result in {folder}", file=sys.stderr)
     print(f"{result.status}: objective {result.objective:.6g}, {result.iterations} iterations, "
-          f"{summary['wall_time_s']:.1f} s; results in {folder}")
+          f"{summary['wall_time_s']:.1f} s ({checked.unit.describe()}); results in {folder}")
     return 0 if result.success else 1
 
 

@@ -11,8 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.errors import MotionFileError, TrajoptInputError
+from trajopt.errors import TrajoptInputError
+from trajopt.io.motion import motion_in_radians
+from trajopt.io.motion_units import CheckedMotion, check_finite, read_checked_motion
 from trajopt.io.opensim_reference import run_opensim_task
+from trajopt.io.tables import read_table
 from trajopt.paths.samples import ModelFileSampler, ModelPaths, PathSamples
 
 
@@ -35,29 +38,24 @@ def describe_model(model_file) -> ModelPaths:
     )
 
 
-def read_motion(file, coordinates) -> np.ndarray:
-    """Columns ``coordinates`` of an OpenSim .mot/.sto file (frames x coordinates), angles in radians when
-    the header says ``inDegrees=yes`` or has no such line (SIMM-style files store degrees)."""
-    file = Path(file)
-    try:
-        lines = file.read_text().splitlines()
-    except OSError as error:
-        raise MotionFileError(f"{file}: cannot read motion ({error.strerror})") from None
-    try:
-        end = next(i for i, line in enumerate(lines) if line.strip().lower() == "endheader")
-    except StopIteration:
-        raise MotionFileError(f"{file}: no 'endheader' line") from None
-    degrees = not any(line.replace(" ", "").lower() == "indegrees=no" for line in lines[:end])
-    header = lines[end + 1].split()
-    missing = [c for c in coordinates if c not in header]
-    if missing:
-        raise MotionFileError(f"{file}: no columns {missing}")
-    try:
-        data = np.loadtxt(lines[end + 2 :], ndmin=2)
-    except ValueError as error:
-        raise MotionFileError(f"{file}: non-numeric data after line {end + 2} ({error})") from None
-    values = data[:, [header.index(c) for c in coordinates]]
-    return np.deg2rad(values) if degrees else values
+def read_checked_coordinates(file, info: ModelPaths | None = None) -> CheckedMotion:
+    """A motion file read as ``trajopt.io`` reads coordinates (degrees when the header says ``inDegrees=yes`` or a
+    .mot has no version line, as OpenSim), in radians, with non-finite values and implausible angles refused
+    against ``info``'s rotational coordinate ranges (``trajopt.io.motion_units``; unchecked without ``info``)."""
+    ranges = {} if info is None else {c: (float(r[0]), float(r[1]))
+                                      for c, r, rotational in zip(info.coordinates, info.ranges, info.rotational)
+                                      if rotational}
+    return read_checked_motion(file, ranges)
+
+
+def read_motion(file, coordinates, info: ModelPaths | None = None) -> np.ndarray:
+    """Columns ``coordinates`` of an OpenSim .mot/.sto file (frames x coordinates), angles in radians
+    (``read_checked_coordinates``; without ``info`` every column is taken as an angle)."""
+    if info is None:
+        raw = read_table(file)
+        check_finite(raw)
+        return motion_in_radians(raw, coordinates).select(coordinates).data
+    return read_checked_coordinates(file, info).table.select(coordinates).data
 
 
 def sample_paths(

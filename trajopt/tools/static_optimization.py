@@ -13,49 +13,64 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-from trajopt.analysis.static_optimization import Residuals, StaticOptimization, StaticOptimizationWarning
+from trajopt.analysis.static_optimization import (ReserveKind, Residuals, StaticOptimization,
+                                                  StaticOptimizationWarning)
 from trajopt.analysis.external_loads_file import read_external_loads
 from trajopt.io import write_sto
 from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.tools.common import add_model_and_motion, check_cutoff, forces_operators, load_tool_input, output_folder
+from trajopt.tools.common import (Phases, add_model_and_motion, check_cutoff, forces_operators, load_tool_input,
+                                  output_folder)
 from trajopt.tools.muscle_inverse import read_paths
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = "static optimization of a motion with external loads (OpenSim's Static Optimization)"
 
 GEOMETRIC_PATHS = "the model's geometric paths with OpenSim's moment arms (computeMomentArm)"
-ALONG_FIBER = "the active fiber force along the fiber (OpenSim's capacity of a DeGroote muscle)"
-ALONG_TENDON = "the tendon force (the fiber's along the tendon, × cos pennation)"
+ALONG_FIBER = ("the active fiber force along the fiber, no cos(pennation) (OpenSim's StaticOptimization convention "
+               "for DeGroote muscles, --capacity-along-fiber)")
+ALONG_TENDON = ("the tendon force, the fiber's × cos(pennation) (trajopt's default; OpenSim's StaticOptimization "
+                "takes the fiber force along the fiber instead, so pennated muscles' activations differ from "
+                "OpenSim's: --capacity-along-fiber reproduces OpenSim's convention)")
+CONVENTION = ("Force per activation: by default the tendon force (the active fiber force × cos(pennation)); OpenSim's "
+              "StaticOptimization uses the active fiber force along the fiber (no cos(pennation)) for DeGroote "
+              "muscles, so on pennated muscles the activations differ from OpenSim's: --capacity-along-fiber uses "
+              "OpenSim's convention. The summary says which one a run used.")
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt static-optimization",
-                                     description="Static optimization of a motion (OpenSim's Static Optimization).")
+                                     description="Static optimization of a motion (OpenSim's Static Optimization). "
+                                                 + CONVENTION)
     add_model_and_motion(parser)
     parser.add_argument("--paths", metavar="FILE", help="muscle paths: trajopt .json or OpenSim FunctionBasedPathSet "
                                                         ".xml (default: the model's geometric paths with OpenSim's "
                                                         "moment arms, computeMomentArm)")
     parser.add_argument("--capacity-along-fiber", action="store_true",
-                        help="a muscle's force per activation is its active fiber force without cos(pennation), as "
-                             "OpenSim's Static Optimization computes it for DeGroote muscles "
-                             "(default: the tendon force)")
+                        help="OpenSim's convention: a muscle's force per activation is its active fiber force "
+                             "along the fiber, without cos(pennation), as OpenSim's StaticOptimization computes it "
+                             "for DeGroote muscles; use it to compare with OpenSim (default: the tendon force, "
+                             "× cos(pennation))")
     parser.add_argument("--cutoff", type=float, metavar="HZ", help="low-pass filter of the coordinates; default none")
     parser.add_argument("--reserves", type=float, default=1.0, help="reserve actuators' optimal force (default 1)")
     parser.add_argument("--out", required=True, help="folder for the results (created)")
+    parser.add_argument("--no-figures", action="store_true", help="write the tables and summary only, no PNG figures")
     args = parser.parse_args(argv)
     folder = output_folder(args.out)
-    started = time.perf_counter()
-    data = load_tool_input(args.model, args.motion, forces_operators(args))
-    cutoff = check_cutoff(args.cutoff, data.motion)
-    paths = read_paths(args.paths, data.osim, generalized_force_moment_arms=True)
-    model = MusculoskeletalModel(data.osim, paths)
-    loads = read_external_loads(args.external_loads) if args.external_loads else None
+    phases = Phases("trajopt static-optimization")
+    with phases.phase("read model and motion", f"{args.model}, {args.motion}"):
+        data = load_tool_input(args.model, args.motion, forces_operators(args))
+        cutoff = check_cutoff(args.cutoff, data.motion)
+        loads = read_external_loads(args.external_loads) if args.external_loads else None
+    for warning in data.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    with phases.phase("build muscle paths", args.paths or "geometric, wrapped as OpenSim"):
+        paths = read_paths(args.paths, data.osim, generalized_force_moment_arms=True)
+        model = MusculoskeletalModel(data.osim, paths)
     caveats = list(data.notes) + list(model.notes)
     wrapped = list(getattr(paths, "wrapped_muscles", ()))
     if wrapped:
@@ -63,32 +78,45 @@ def main(argv=None) -> int:
                        f"({', '.join(wrapped[:5])}{' ...' if len(wrapped) > 5 else ''}) have straight-line lengths")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", StaticOptimizationWarning)
-        problem = StaticOptimization(model, data.motion, Residuals(optimal_force=args.reserves), passive_force=False,
-                                     cutoff_frequency=cutoff, external_loads=loads, constraints=data.constraints,
-                                     capacity_along_fiber=args.capacity_along_fiber)
-        result = problem.solve()
+        with phases.phase("inverse dynamics", f"{data.motion.num_frames} frames"):
+            problem = StaticOptimization(model, data.motion, Residuals(optimal_force=args.reserves),
+                                         passive_force=False, cutoff_frequency=cutoff, external_loads=loads,
+                                         constraints=data.constraints, capacity_along_fiber=args.capacity_along_fiber)
+        with phases.phase("muscle loads and IPOPT", f"lengths, moment arms and forces at "
+                                                                  f"{problem.inverse_dynamics.times.size} frames"):
+            result = problem.solve()
     caveats += [str(w.message) for w in caught if issubclass(w.category, StaticOptimizationWarning)]
-    write_sto(folder / "activations.sto", result.activations_table())
-    write_sto(folder / "forces.sto", result.forces_table())
-    write_sto(folder / "reserves.sto", result.residuals_table())
-    reactions = problem.joint_reactions(result)
-    write_sto(folder / "joint_reactions.sto", reactions.table())
-    result.write(folder / "details", figures=True)
-    elapsed = time.perf_counter() - started
+    with phases.phase("joint reactions", "muscle forces applied along the paths"):
+        reactions = problem.joint_reactions(result)
+    with phases.phase("write files", "tables" + ("" if args.no_figures else " and figures")):
+        write_sto(folder / "activations.sto", result.activations_table())
+        write_sto(folder / "forces.sto", result.forces_table())
+        write_sto(folder / "reserves.sto", result.residuals_table())
+        write_sto(folder / "joint_reactions.sto", reactions.table())
+        result.write(folder / "details", figures=not args.no_figures)
     lines = [f"# Static optimization: {Path(args.motion).name}", "",
              f"{'Solved' if result.success else '**FAILED: ' + result.status + '**'}: {result.times.size} frames, "
-             f"{result.iterations} IPOPT iterations, {elapsed:.2f} s end to end.", "",
+             f"{result.iterations} IPOPT iterations (frame solves {result.solve_time:.2f} s). "
+             f"Wall time: {phases.describe()}.", "",
              f"Muscle paths: {args.paths or GEOMETRIC_PATHS}; force per activation: "
-             f"{ALONG_FIBER if args.capacity_along_fiber else ALONG_TENDON}.", ""]
+             f"{ALONG_FIBER if args.capacity_along_fiber else ALONG_TENDON}.", "",
+             f"Motion: {args.motion}, {data.unit.describe()}.", ""]
+    if data.warnings:
+        lines += ["**Warnings**", ""] + [f"- {w}" for w in data.warnings] + [""]
     if caveats:
         lines += ["**Caveats**", ""] + [f"- {c}" for c in caveats] + [""]
     worst = np.max(np.abs(result.residual_forces), axis=0)
-    lines += ["| reserve | largest force (N·m or N) |", "|---|---|"]
-    lines += [f"| {name} | {value:.4g} |" for name, value in zip(result.reserve_names, worst)]
+    kinds = problem.reserve_kinds(result.moment_arms)
+    lines += ["What a reserve's force means: " + "; ".join(f"{kind.label}: {kind.meaning}" for kind in
+                                                          ReserveKind if kind in kinds) + ".", "",
+              "| reserve | on | largest force (N·m or N) |", "|---|---|---|"]
+    lines += [f"| {name} | {kind.label.split(' on ')[-1]} | {value:.4g} |"
+              for name, kind, value in zip(result.reserve_names, kinds, worst)]
     lines += ["", "Files: `activations.sto`, `forces.sto`, `reserves.sto`, `joint_reactions.sto`; `details/` (inverse "
-              "dynamics, equality error, figures).", ""]
+              "dynamics, equality error" + ("" if args.no_figures else ", figures") + ").", ""]
     (folder / "summary.md").write_text("\n".join(lines))
     for caveat in caveats:
         print(f"note: {caveat.splitlines()[0][:300]}", file=sys.stderr)
-    print(f"static optimization of {result.times.size} frames: {result.status}; results in {folder}")
+    print(f"static optimization of {result.times.size} frames ({data.unit.describe()}): {result.status}; results in "
+          f"{folder}")
     return 0 if result.success else 1

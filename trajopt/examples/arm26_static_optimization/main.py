@@ -35,6 +35,7 @@ from trajopt.analysis.static_optimization import (Residuals, StaticOptimization,
                                                   StaticOptimizationWarning)
 from trajopt.errors import TrajoptInputError
 from trajopt.io import Table, read_motion, read_table, write_csv
+from trajopt.io.motion_units import read_checked_motion, rotational_ranges
 from trajopt.io.output import default_output, fresh_output
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
@@ -248,13 +249,14 @@ def _reactions(out: Path, model: MusculoskeletalModel, result: StaticOptimizatio
     return lines
 
 
-def _run_references(out: Path, with_opensim: bool, geometric: bool = False) -> int:
+def _run_references(out: Path, with_opensim: bool, geometric: bool = False, why_no_opensim: str = "") -> int:
     with warnings.catch_warnings(record=True) as caught:  # filled as the run goes; its caveats go to summary.md
         warnings.simplefilter("always")
-        return _references(out, with_opensim, caught, geometric)
+        return _references(out, with_opensim, caught, geometric, why_no_opensim)
 
 
-def _references(out: Path, with_opensim: bool, caught: list, geometric: bool = False) -> int:
+def _references(out: Path, with_opensim: bool, caught: list, geometric: bool = False,
+                why_no_opensim: str = "") -> int:
     start = time.perf_counter()
     print(f"arm26 static optimization: loading arm26 and its {'geometric' if geometric else 'polynomial'} paths ...")
     model = load_model(geometric=geometric)
@@ -286,15 +288,22 @@ def _references(out: Path, with_opensim: bool, caught: list, geometric: bool = F
     ik = out / "ik_motion"
     result = _solve("SO_FLV_filter6Hz", build_problem(IK_MOTION, cutoff_frequency=6.0, model=model), ik,
                     "SO_FLV_filter6Hz")
+    id_notes = []
     for cutoff, name in ((None, "arm26_ID_nofilter.sto"), (6.0, "arm26_ID_filter6Hz.sto")):
         reference = _reference(name)
-        final = reference.time[-1]  # OpenSim's filtered run reports into the padding, up to 1.5 s
-        inverse = motion_inverse_dynamics(model.osim, IK_MOTION, cutoff, final_time=final)
+        inverse = motion_inverse_dynamics(model.osim, IK_MOTION, cutoff)  # the motion's frames only
         inverse.write(ik, f"inverse_dynamics_{'filter6Hz' if cutoff else 'nofilter'}")
+        compared = reference.time <= inverse.times[-1] + 1e-6
+        if not np.allclose(reference.time[compared], inverse.times, atol=1e-6):
+            raise RuntimeError(f"{name}: OpenSim's frames within the motion differ from trajopt's")
+        if not compared.all():  # OpenSim's filtered run also reports into its padding past the motion's end
+            id_notes.append(f"OpenSim's {name} continues {int((~compared).sum())} frames past the motion's end "
+                            f"({inverse.times[-1]:.3g} s) to {reference.time[-1]:.3g} s, into its filter padding; "
+                            f"only the motion's {inverse.times.size} frames are compared.")
         id_rows.append((f"arm26_InverseKinematics.mot ({'6 Hz filter' if cutoff else 'no filter'})",
                         inverse.times.size,
                         float(np.abs(inverse.generalized_forces
-                                     - reference.select(inverse.generalized_force_labels).data).max())))
+                                     - reference.select(inverse.generalized_force_labels).data[compared]).max())))
     rows.append(compare("IK motion, 6 Hz, FLV, no passive", result,
                          _reference("arm26_SO_filter6Hz_StaticOptimization_activation.sto"),
                          _reference("arm26_SO_filter6Hz_StaticOptimization_force.sto")))
@@ -324,11 +333,16 @@ def _references(out: Path, with_opensim: bool, caught: list, geometric: bool = F
         print("opensim is not installed: no comparison with OpenSim's DeGroote static optimization")
     print("joint reactions with the muscle forces applied ...")
     extra_lines = list(_reactions(out, model, results["SO_FLV"], with_opensim)) + _paths_note(model, geometric)
+    if not with_opensim:
+        extra_lines += ["", f"OpenSim {why_no_opensim}: the comparisons are with OpenSim's stored outputs in "
+                            "reference/ only (no DeGroote rerun, no joint-reaction check)."]
     caveats = _caveats(caught)
     if caveats:
         extra_lines = [*extra_lines, "", "## Caveats", "", *[f"- {c}" for c in caveats]]
-    summary = write_summary(out, rows, id_rows, time.perf_counter() - start, extra_lines,
-                             paths=_paths_description(geometric))
+    title = ("# arm26 static optimization vs OpenSim 4.6" if with_opensim else
+             f"# arm26 static optimization vs OpenSim's stored reference outputs (OpenSim {why_no_opensim})")
+    summary = write_summary(out, rows, id_rows, time.perf_counter() - start, extra_lines, title,
+                             paths=_paths_description(geometric), id_notes=id_notes)
     print(summary.read_text())
     for caveat in caveats:
         print(f"caveat: {caveat.splitlines()[0][:300]}", file=sys.stderr)
@@ -353,14 +367,15 @@ def _caveats(caught) -> list[str]:
     return list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, kinds)))
 
 
-def _run_motion(motion: Path, out: Path, cutoff: float | None, with_opensim: bool, geometric: bool = False) -> int:
+def _run_motion(motion: Path, out: Path, cutoff: float | None, with_opensim: bool, geometric: bool = False,
+                motion_notes=()) -> int:
     start = time.perf_counter()
     print(f"arm26 static optimization of {motion} ({f'{cutoff:g} Hz low-pass' if cutoff else 'no filter'}) ...")
     paths = None if geometric else paths_covering(motion, with_opensim)
     model = load_model(paths, geometric)
     if paths is not None:
         print(f"  muscle paths: {paths.domain.describe()[:160]}")
-    caveats = _motion_notes(motion, model)
+    caveats = [*motion_notes, *_motion_notes(motion, model)]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         flv = _solve("SO_FLV", build_problem(motion, cutoff_frequency=cutoff, model=model), out, "SO_FLV")
@@ -432,13 +447,20 @@ def main(argv: list[str] | None = None) -> int:
         if args.cutoff is not None:
             raise TrajoptInputError("--cutoff applies to --motion; the reference motions use OpenSim's settings "
                                     "(none for the elbow flexion, 6 Hz for arm26_InverseKinematics.mot)")
-        return _run_references(fresh_output(args.out or default_output(NAME)),
-                               opensim_available() and not args.no_opensim, args.paths == "geometric")
-    motion = read_motion(args.motion)
+        why = "skipped: --no-opensim" if args.no_opensim else "" if opensim_available() else "not installed"
+        return _run_references(fresh_output(args.out or default_output(NAME)), not why, args.paths == "geometric",
+                               why)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the loader lists optional elements it ignores
+        checked = read_checked_motion(args.motion, rotational_ranges(load_osim(MODEL)))  # refuses implausible angles
+    print(f"{args.motion}: {checked.unit.describe()}")
+    for warning in checked.caveats:
+        print(f"warning: {warning}", file=sys.stderr)
+    motion = checked.table
     cutoff = check_cutoff(args.cutoff, motion)
     out = fresh_output(args.out or default_output(f"{NAME}_{args.motion.stem}"))
     return _run_motion(args.motion, out, cutoff, opensim_available() and not args.no_opensim,
-                       args.paths == "geometric")
+                       args.paths == "geometric", [checked.unit.describe(), *checked.caveats])
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -59,7 +59,7 @@ def format_value(value: float, digits: str = ".4f") -> str:
 
 def write_summary(out: Path, rows: list[Row], id_rows: list[tuple[str, int, float]], total: float,
                    extra_lines: list[str] = (), title: str = "# arm26 static optimization vs OpenSim 4.6",
-                   paths: str = "polynomial muscle paths (trajopt/examples/arm26/paths.json)") -> Path:
+                   paths: str = "polynomial muscle paths (trajopt/examples/arm26/paths.json)", id_notes=()) -> Path:
     lines = [
         title,
         "",
@@ -91,7 +91,7 @@ def write_summary(out: Path, rows: list[Row], id_rows: list[tuple[str, int, floa
             "|---|---|---|",
         ]
         lines += [f"| {name} | {frames} | {error:.2e} |" for name, frames, error in id_rows]
-        lines += [""]
+        lines += [""] + [*id_notes] + ([""] if id_notes else [])
     lines += [
         "## Static optimization",
         "",

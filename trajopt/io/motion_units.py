@@ -1,0 +1,168 @@
+"""Angles in the unit a motion file states, checked against the model: a motion whose header says radians
+(``inDegrees=no``, or no ``inDegrees`` line where OpenSim then reads radians) but holds degrees gives an elbow at
+90 rad and inverse dynamics of nonsense, with no error anywhere else.
+
+``read_checked_motion`` reads a coordinates file (``trajopt.io.read_motion``'s conversion), says which unit it read
+and why (``AngleUnit``), and checks every rotational column the model has a range for:
+
+- read as radians: a value beyond one turn (and beyond the coordinate's range), or a speed between frames above
+  ``AngleLimits.speed`` held over ``AngleLimits.sustained`` successive frames (a one-frame spike is noise), is
+  refused (``AngleUnitError``: file, column, time, value, and the header line to fix); a value more than
+  ``AngleLimits.outside_range`` past the model's range is a caveat;
+- read as degrees: when every such column stays within ``AngleLimits.tiny`` rad while the model's ranges span more
+  than ``AngleLimits.wide_range`` rad, the data look like radians: a caveat, not an error (a still pose near zero is
+  possible).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+
+from trajopt.errors import MotionFileError
+from trajopt.io.motion import coordinate_name, motion_in_radians
+from trajopt.io.tables import read_table
+from trajopt.table import Table
+
+
+class AngleUnitError(MotionFileError):
+    """A motion's rotational column is implausible in the unit its header states (names file, column, time, value)."""
+
+
+class MotionValueError(MotionFileError):
+    """A motion holds a value that is not a finite number (names file, column and time)."""
+
+
+@dataclass(frozen=True)
+class AngleLimits:
+    """What a joint angle read in radians may do: ``turn`` (rad) beyond the coordinate's range, ``speed`` (rad/s)
+    over ``sustained`` successive frames (refused beyond); ``outside_range`` (rad) past its model range (a caveat
+    beyond); ``tiny`` (rad) and ``wide_range`` (rad) flag radians read as degrees."""
+
+    turn: float = 2.0 * math.pi
+    speed: float = 50.0
+    sustained: int = 3
+    tiny: float = 0.1
+    wide_range: float = 1.0
+    outside_range: float = 0.5
+
+
+LIMITS = AngleLimits()
+
+
+@dataclass(frozen=True)
+class AngleUnit:
+    """The unit a motion's angles were read in and the header fact that decided it."""
+
+    in_degrees: bool
+    reason: str
+
+    def describe(self) -> str:
+        return f"angles read in {'degrees' if self.in_degrees else 'radians'} ({self.reason})"
+
+
+@dataclass(frozen=True)
+class CheckedMotion:
+    """A motion in radians, the unit its file was read in, and caveats (one line each) about its angles."""
+
+    table: Table
+    unit: AngleUnit
+    caveats: tuple[str, ...]
+
+
+def angle_unit(table: Table) -> AngleUnit:
+    """Which unit ``trajopt.io.read_table`` read ``table``'s angles in, and why (its header's words)."""
+    if "inDegrees" in table.metadata:
+        return AngleUnit(table.in_degrees, f"header says inDegrees={table.metadata['inDegrees'].strip()}")
+    if table.in_degrees:
+        return AngleUnit(True, "no inDegrees line: a .mot without version is in degrees, as OpenSim reads it")
+    return AngleUnit(False, "no inDegrees line: radians, as OpenSim reads it")
+
+
+def check_finite(table: Table) -> None:
+    """Refuse a NaN or infinite value, naming file, column, time and value."""
+    bad = ~np.isfinite(table.data)
+    if bad.any():
+        frame, column = (int(i) for i in np.argwhere(bad)[0])
+        raise MotionValueError(f"{table.source or table.name}: column '{table.labels[column]}' is "
+                               f"{table.data[frame, column]} at time {table.time[frame]:g} s "
+                               f"({int(bad.sum())} such values)")
+
+
+def check_angles(table: Table, unit: AngleUnit, ranges: Mapping[str, tuple[float, float]],
+                 limits: AngleLimits = LIMITS) -> tuple[str, ...]:
+    """Check the rotational columns of ``table`` (radians; ``ranges``: rotational coordinate -> model range in
+    rad) against their ranges and ``limits``: refuse degrees read as radians, return a caveat for the reverse."""
+    columns = [(label, coordinate_name(label)) for label in table.labels
+               if coordinate_name(label) in ranges and not label.endswith("/speed")]
+    if not columns or table.num_frames == 0:
+        return ()
+    where = table.source or table.name
+    hint = f"looks like degrees: {unit.reason}; if the file holds degrees, its header needs inDegrees=yes"
+    if not unit.in_degrees:
+        for label, name in columns:
+            low, high = ranges[name]
+            q = table.column(label)
+            bound = max(limits.turn, abs(low), abs(high))
+            beyond = np.flatnonzero(np.abs(q) > bound)
+            if beyond.size:
+                i = int(beyond[np.argmax(np.abs(q[beyond]))])
+                raise AngleUnitError(f"{where}: column '{label}' is {q[i]:.6g} rad at time {table.time[i]:g} s, more "
+                                     f"than a turn (model range [{low:.3g}, {high:.3g}] rad): {hint}")
+        if table.num_frames > limits.sustained:
+            step = np.diff(table.time)
+            for label, _ in columns:
+                speed = np.abs(np.diff(table.column(label))) / step
+                fast = speed > limits.speed
+                run = np.convolve(fast.astype(int), np.ones(limits.sustained, dtype=int), mode="valid")
+                starts = np.flatnonzero(run == limits.sustained)
+                if starts.size:
+                    held = np.zeros(speed.size, dtype=bool)
+                    for start in starts:
+                        held[start:start + limits.sustained] = True
+                    i = int(np.argmax(np.where(held, speed, 0.0)))
+                    raise AngleUnitError(f"{where}: column '{label}' moves at {speed[i]:.4g} rad/s into time "
+                                         f"{table.time[i + 1]:g} s, value {table.column(label)[i + 1]:.6g} rad (above "
+                                         f"{limits.speed:g} rad/s over {limits.sustained}+ frames): {hint}")
+        caveats = []
+        for label, name in columns:
+            low, high = ranges[name]
+            q = table.column(label)
+            outside = np.maximum(low - q, q - high)
+            i = int(np.argmax(outside))
+            if outside[i] > limits.outside_range:
+                caveats.append(f"{where}: column '{label}' is {q[i]:.4g} rad at time {table.time[i]:g} s, "
+                               f"{outside[i]:.3g} rad outside its model range [{low:.3g}, {high:.3g}] rad "
+                               f"({unit.reason}; degrees would need inDegrees=yes)")
+        return tuple(caveats)
+    wide = [(label, name) for label, name in columns if ranges[name][1] - ranges[name][0] > limits.wide_range]
+    if not wide:
+        return ()
+    largest = max(float(np.max(np.abs(table.column(label)))) for label, _ in wide)
+    if 0.0 < largest < limits.tiny:
+        span = max(ranges[name][1] - ranges[name][0] for _, name in wide)
+        return (f"{where}: every rotational column stays within ±{largest:.3g} rad over the motion although the "
+                f"model's ranges span up to {span:.3g} rad: looks like radians read as degrees ({unit.reason})",)
+    return ()
+
+
+def read_checked_motion(path: str | Path, ranges: Mapping[str, tuple[float, float]],
+                        limits: AngleLimits = LIMITS) -> CheckedMotion:
+    """Read a coordinates file into radians (``ranges``: every rotational coordinate of the model -> its range in
+    rad; their columns are converted when the file is in degrees), refuse non-finite values and implausible
+    angles, and say which unit was read."""
+    raw = read_table(path)
+    check_finite(raw)
+    unit = angle_unit(raw)
+    motion = motion_in_radians(raw, set(ranges))
+    return CheckedMotion(motion, unit, check_angles(motion, unit, ranges, limits))
+
+
+def rotational_ranges(osim) -> dict[str, tuple[float, float]]:
+    """Rotational coordinate -> range (rad) of a model read by ``trajopt.osim`` (``osim.spec.coordinates``)."""
+    return {c.name: (float(c.range[0]), float(c.range[1])) for c in osim.spec.coordinates
+            if c.motion_type == "rotational"}

@@ -1,0 +1,77 @@
+"""Ctrl-C during an IPOPT solve: stop at once and say so, instead of a "solver failure" and the writing of results.
+
+casadi turns the interrupt into an exception inside IPOPT: the solve returns with ``NonIpopt_Exception_Thrown`` or
+``User_Requested_Stop``, or raises ``KeyboardInterrupt``, depending on where IPOPT was. ``call_solver`` watches for
+SIGINT while the solver runs and raises ``SolveInterrupted`` in every case, with the status and iteration IPOPT
+reached; the command line turns it into one line and exit code 130.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from dataclasses import dataclass
+
+
+class SolveInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped IPOPT: its return status, the iteration reached, the constraint violation when known."""
+
+    def __init__(self, status: str, iterations: int, violation: float | None = None):
+        super().__init__(status, iterations)
+        self.status = status
+        self.iterations = iterations
+        self.violation = violation  # IPOPT's primal infeasibility (largest scaled constraint violation) at the stop
+        self.context = ""  # what was being solved, when the caller says
+
+    def __str__(self) -> str:
+        context = f" ({self.context})" if self.context else ""
+        worst = "" if self.violation is None else f"; worst constraint violation {self.violation:.3g} (IPOPT's inf_pr)"
+        return f"IPOPT stopped ({self.status}) at iteration {self.iterations}{context}{worst}"
+
+
+@dataclass
+class _Watch:
+    requested: bool = False
+
+
+@contextlib.contextmanager
+def sigint_watch():
+    """Record a SIGINT while inside (and still raise ``KeyboardInterrupt``, so casadi stops IPOPT); only in the main
+    thread and only where SIGINT is not ignored (a worker process keeps its own handling)."""
+    watch = _Watch()
+    if threading.current_thread() is not threading.main_thread():
+        yield watch
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if previous in (signal.SIG_IGN, None):
+        yield watch
+        return
+
+    def handler(signum, frame):
+        watch.requested = True
+        if callable(previous) and previous is not signal.default_int_handler:
+            previous(signum, frame)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield watch
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def call_solver(nlpsol, **arguments):
+    """``nlpsol(**arguments)`` and its stats; a Ctrl-C during the call raises ``SolveInterrupted``."""
+    result = None
+    with sigint_watch() as watch:
+        try:
+            result = nlpsol(**arguments)
+        except KeyboardInterrupt:
+            watch.requested = True
+    stats = nlpsol.stats()
+    status = str(stats.get("return_status", "interrupted"))
+    if watch.requested or status == "User_Requested_Stop":
+        violations = stats.get("iterations", {}).get("inf_pr", [])
+        raise SolveInterrupted(status, int(stats.get("iter_count", -1)), float(violations[-1]) if violations else None)
+    return result, stats
