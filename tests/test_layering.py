@@ -88,3 +88,19 @@ def test_the_map_holds_known_imports():
     """The map is read from the code (the checks above would pass on an empty map)."""
     assert "osim" in IMPORTS["paths"] and "multibody" in IMPORTS["osim"]
     assert any("io" in targets for package, targets in IMPORTS.items() if package == "analysis")
+
+
+def test_contributing_draws_the_map_the_code_has():
+    """CONTRIBUTING.md's map (package -> imports besides the base modules) is the one read from the code."""
+    text = (ROOT / "CONTRIBUTING.md").read_text()
+    block = text.split("checks\nthat it is the code's):\n```\n", 1)[1].split("```", 1)[0]
+    drawn = {}
+    for line in block.splitlines():
+        for part in line[9:].split(";"):
+            if "->" in part:
+                package, targets = (side.strip() for side in part.split("->"))
+                drawn[package] = set() if targets == "(base only)" else {t.strip() for t in targets.split(",")}
+    base = {"errors", "table"}
+    code = {package: set(IMPORTS.get(package, {})) - base for package in drawn}
+    assert drawn == code
+    assert set(drawn) == {p for p, rank in LAYER.items() if 1 <= rank <= 4} - {"__main__", "__init__"}
