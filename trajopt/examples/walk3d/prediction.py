@@ -248,10 +248,15 @@ class Recipe:
     predsim_cost: bool = False
     weights: PredSimWeights = PREDSIM_WEIGHTS
     min_activation: float = 0.0
+    tendon_stiffness: tuple[tuple[str, float], ...] = ()  # (muscle, kT) overrides of compliant tendons
 
 
 MOCO_RECIPE = Recipe()
 PREDSIM_RECIPE = Recipe(PREDSIM_MODEL, elastic_tendons=True, predsim_cost=True, min_activation=0.05)
+# A compliant triceps surae: half PredSim's default tendon stiffness (kT 17.5), as PredSim's gait1018 settings
+# (Subjects/gait1018/settings_gait1018.m).
+COMPLIANT_TRICEPS_SURAE = tuple((f"{muscle}_{side}", 17.5) for muscle in ("soleus", "gasmed", "gaslat")
+                                for side in "rl")
 # PredSim's tendon dynamics: the derivative of the normalized tendon force a control in [-100, 100] 1/s with a small
 # weight (trajopt.prediction.tendon_dynamics); each muscle keeps the model's tendon strain 0.049 (stiffness kT 36.6
 # with OpenSim's curve constants; PredSim's default is 35).
@@ -310,7 +315,8 @@ def build_problem(intervals: int = 50, speed: float | None = None, duration=Free
         passive=model.passive, quaternion_norm_stabilization=NORM_STABILIZATION,
         bounds=GaitBounds({**(_predsim_bounds(model) if recipe.predsim_cost else {}), "pelvis_tx": (-1.0, 5.0)},
                           (-SPEED_BOUND, SPEED_BOUND), MAX_ACCELERATION, (recipe.min_activation, 1.0)),
-        tendons=PREDSIM_TENDONS if recipe.elastic_tendons else RigidTendons())
+        tendons=dataclasses.replace(PREDSIM_TENDONS, tendon_stiffness=dict(recipe.tendon_stiffness))
+        if recipe.elastic_tendons else RigidTendons())
     built = walk.muscle_driven
     distance = walk.walk_at(speed)
     terms = {}
