@@ -22,7 +22,7 @@ would give it:
 
 Paths. ``paths`` is any object with ``muscles`` (names) and
 ``lengths_and_moment_arms_function(coordinates) -> Function q -> (lengths, moment_arms)`` whose
-moment arms are ``-∂l/∂q`` (e.g. ``trajopt.paths.PolynomialPaths``). It is asked for the model's
+moment arms are ``-∂l/∂q`` (e.g. ``trajopt.paths.polynomial.PolynomialPaths``). It is asked for the model's
 full coordinate list, so a path that covers only some coordinates gets zero moment arms about the
 others. Moment arms about speeds are ``-∂l/∂q N(q)`` with ``q̇ = N(q) u``; for joints whose
 coordinates are their speeds (pin, slider, custom) that is the plain derivative.

@@ -116,9 +116,8 @@ class ResidualActuators:
 class ExplicitDynamics:
     """du/dt = forward_dynamics(q, u, tau, wrenches) (articulated-body algorithm).
 
-    Less robust than ``ImplicitDynamics`` on contact-driven gait: the 2D gait prediction (Moco's example2DWalking)
-    converges at 25 Hermite-Simpson intervals (66 iterations, the implicit form's optimum to 2e-7) but not within
-    1000 iterations at 50; prefer the implicit default there."""
+    Less robust than ``ImplicitDynamics`` on contact-driven gait (the 2D gait prediction converges on coarse meshes
+    only: trajopt/examples/gait2d/README.md); prefer the implicit default there."""
 
     def accelerations(self, problem: Problem, model: MuscleDrivenModel, q, u, tau, wrenches, scale=None,
                       labels=None):
