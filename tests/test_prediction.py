@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from trajopt.errors import TrajoptInputError
+from trajopt.io import read_table, write_sto
 from trajopt.multibody import body_torque, forward_dynamics, frame_jacobian
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.ocp import Effort, Guess, HermiteSimpson, Ipopt, Radau
@@ -47,7 +48,9 @@ def test_variables_are_labelled_by_the_model(arm26):
     built.problem.minimize(Effort(built.excitations))
     compiled = built.problem.compile()
     names = {v.name: v.labels for v in compiled.states + compiled.controls}
-    assert names["q"] == ("r_shoulder_elev", "r_elbow_flex")
+    # arm26.osim's joints: r_shoulder owns r_shoulder_elev, r_elbow owns r_elbow_flex (OpenSim's state paths).
+    assert names["q"] == ("/jointset/r_shoulder/r_shoulder_elev/value", "/jointset/r_elbow/r_elbow_flex/value")
+    assert names["u"] == ("/jointset/r_shoulder/r_shoulder_elev/speed", "/jointset/r_elbow/r_elbow_flex/speed")
     assert names["activations"][3] == "BIClong_activation"
     assert names["excitations"][5] == "BRA_excitation"
     assert names["residuals"] == ("r_shoulder_elev_residual", "r_elbow_flex_residual")
@@ -200,13 +203,28 @@ def test_labels_scales_and_per_element_initial_bounds(arm26):
     built.problem.minimize(Effort(built.excitations))
     compiled = built.problem.compile()
     q, u = compiled.states[0], compiled.states[1]
-    assert q.labels == tuple(f"/{n}/value" for n in names) and u.labels == arm26.speed_names
+    assert q.labels == tuple(f"/{n}/value" for n in names) and u.labels == arm26.state_labels[1]
     assert compiled.algebraics[0].labels == tuple(f"/{n}/accel" for n in names)
     np.testing.assert_array_equal(u.scale, 5.0)
     np.testing.assert_array_equal(compiled.algebraics[0].scale, 50.0)
     assert q.scale is None
     np.testing.assert_array_equal(q.initial_lower, [0.0, -1.0])
     np.testing.assert_array_equal(q.initial_upper, [0.0, 3.0])
+
+
+def test_solution_table_has_distinct_labels_and_its_speeds_read_back_from_sto(arm26, tmp_path):
+    """No explicit labels: q and u get distinct OpenSim state paths, so a written .sto keeps every column."""
+    built, solution = _flexion(arm26, ImplicitDynamics(), intervals=5)
+    table = solution.table()
+    assert len(set(table.labels)) == len(table.labels)
+    written = read_table(write_sto(tmp_path / "solution.sto", table))
+    assert written.labels == table.labels
+    speeds = np.column_stack([written.column(f"/jointset/{joint}/{name}/speed")
+                              for joint, name in (("r_shoulder", "r_shoulder_elev"), ("r_elbow", "r_elbow_flex"))])
+    np.testing.assert_allclose(speeds, solution.value(built.u).T, rtol=1e-12, atol=1e-12)
+    # Rest at both ends (the problem's bounds) and the elbow flexing in between: speed columns, not angles.
+    np.testing.assert_allclose(speeds[[0, -1]], 0.0, atol=1e-12)
+    assert speeds[:, 1].max() > 1.0
 
 
 def test_scaling_does_not_change_the_optimum(arm26):

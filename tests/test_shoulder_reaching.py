@@ -40,6 +40,10 @@ def test_model_assembly():
     assert arm.muscle_names == tuple(m.name for m in arm.muscles)
     euler = shoulder_arm("YZY")
     assert (euler.multibody.nq, euler.multibody.nv) == (4, 4)
+    # A hand-built model's solution columns: coordinate names and <speed>_speed, distinct where q and u share names.
+    assert euler.state_labels == (("shoulder_1_y", "shoulder_2_z", "shoulder_3_y", "elbow_flexion"),
+                                  ("shoulder_1_y_speed", "shoulder_2_z_speed", "shoulder_3_y_speed",
+                                   "elbow_flexion_speed"))
     # Each muscle at its reference posture has an optimal fibre (how its lengths were chosen).
     q = arm.configuration(elevation_rotation(np.radians(45.0)), np.radians(45.0))
     np.testing.assert_allclose(np.asarray(arm.normalized_fiber_lengths(q)).ravel(), 1.0, atol=1e-12)

@@ -10,7 +10,7 @@ acts at the body's origin.
 loads apply (Jᵀ w), so that inverse dynamics of the motion with the loads is ``ID(q, u, u̇) − that``;
 ``ExternalLoads.wrenches(...)`` the body wrenches (ground axes, moment about the body origin, as
 ``trajopt.multibody.point_force``) for tools that take wrenches. The .xml reader is
-``trajopt.analysis.read_external_loads``.
+``trajopt.analysis.external_loads_file.read_external_loads``.
 """
 
 from __future__ import annotations

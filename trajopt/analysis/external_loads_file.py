@@ -10,6 +10,7 @@ identifier means none). The data file is the ExternalLoads ``datafile`` (it over
 from __future__ import annotations
 
 import xml.etree.ElementTree as ElementTree
+from os import PathLike
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +42,8 @@ def _columns(table, identifier: str, where: str, what: str) -> np.ndarray | None
 def read_external_loads(path) -> ExternalLoads:
     """The ExternalLoads of an OpenSim ``.xml`` file with their data."""
     path = Path(path)
+    if not path.is_file():
+        raise ExternalLoadsFileError(f"{path}: ExternalLoads file not found")
     try:
         root = ElementTree.parse(path).getroot()
     except (OSError, ElementTree.ParseError) as error:
@@ -75,3 +78,9 @@ def read_external_loads(path) -> ExternalLoads:
     if not forces:
         raise ExternalLoadsFileError(f"{path}: ExternalLoads has no ExternalForce")
     return ExternalLoads(tuple(forces), str(path), str(data_path))
+
+
+def external_loads_from(loads) -> ExternalLoads | None:
+    """``loads`` as the studies take it: a path (str or ``os.PathLike``) to an ExternalLoads .xml is read with
+    ``read_external_loads``; ``ExternalLoads`` and None pass through. Studies accept files as well as objects."""
+    return read_external_loads(loads) if isinstance(loads, (str, PathLike)) else loads

@@ -21,6 +21,7 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
+from trajopt.analysis.external_loads_file import external_loads_from
 from trajopt.errors import MotionFileError, TrajoptInputError
 from trajopt.io import Table, read_motion, write_csv, write_sto
 from trajopt.multibody import inverse_dynamics, joint_reaction_loads
@@ -146,8 +147,8 @@ def solve_inverse_dynamics(multibody, kinematics: MotionKinematics, rotational=(
                            expressed_in: str = "ground", external_loads=None,
                            applied_forces=None) -> InverseDynamicsResult:
     """Generalized forces and joint reactions at every frame of ``kinematics`` (one mapped call), with
-    ``external_loads`` (``trajopt.analysis.external_loads.ExternalLoads``) applied when given.
-    ``applied_forces`` (anything with ``generalized_forces(kinematics)`` -> (frames, nv), e.g. the model's
+    ``external_loads`` (``trajopt.analysis.external_loads.ExternalLoads`` or the path of its OpenSim .xml) applied
+    when given. ``applied_forces`` (anything with ``generalized_forces(kinematics)`` -> (frames, nv), e.g. the model's
     passive force elements as ``trajopt.musculoskeletal.model_forces.ModelForces``): generalized
     forces the model applies itself, taken off the result (as OpenSim's ID tool does with non-muscle forces);
     the joint reactions are those of the whole generalized force."""
@@ -158,6 +159,7 @@ def solve_inverse_dynamics(multibody, kinematics: MotionKinematics, rotational=(
     if tuple(kinematics.coordinate_names) != tuple(multibody.coordinate_names):
         raise TrajoptInputError(f"kinematics columns {list(kinematics.coordinate_names)} are not the model's "
                                 f"coordinates {list(multibody.coordinate_names)}")
+    external_loads = external_loads_from(external_loads)
     n = kinematics.times.size
     nb = len(multibody.bodies)
     external = np.zeros((6 * nb, n)) if external_loads is None else external_loads.wrenches(
@@ -194,12 +196,13 @@ def motion_inverse_dynamics(
     external_loads=None,
 ) -> InverseDynamicsResult:
     """Inverse dynamics of a motion file (or radians ``Table``) for an ``OsimModel``, with ``external_loads``
-    (``ExternalLoads``, e.g. from ``trajopt.analysis.read_external_loads``) applied when given.
+    (an ExternalLoads .xml file or ``ExternalLoads``, e.g. from ``read_external_loads``) applied when given.
 
     Frames: those between ``start_time`` and ``final_time`` (default: the motion's range).
     """
     from trajopt.musculoskeletal.model_forces import model_applied_forces
 
+    external_loads = external_loads_from(external_loads)
     applied = model_applied_forces(osim)
     rotational = tuple(c.name for c in osim.spec.coordinates if c.motion_type == "rotational")
     multibody = osim.multibody

@@ -43,6 +43,7 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
+from trajopt.analysis.external_loads_file import external_loads_from
 from trajopt.analysis.frame_optimization import DEFAULT_SOLVER, FrameLoads, optimize_frames
 from trajopt.analysis.inverse_dynamics import (
     InverseDynamicsResult,
@@ -177,7 +178,8 @@ class StaticOptimization:
     ``minimum_activation``: None uses each muscle's ``min_control`` (as OpenSim), a number sets
     all lower bounds. ``cutoff_frequency``: low-pass filter of the coordinates in Hz (None: none).
     ``batched``: all frames in one IPOPT solve (else frame by frame, warm-started).
-    ``external_loads``: ``ExternalLoads`` applied in inverse dynamics (e.g. ground reactions).
+    ``external_loads``: an ExternalLoads .xml file or ``ExternalLoads`` applied in inverse dynamics (e.g. ground
+    reactions).
     ``constraints``: the model's couplers (``trajopt.analysis.couplers.CouplerConstraints``): the dependent
     coordinates are assembled from the motion and the balance is written about the independent coordinates
     (Cᵀ τ with moment arms R C: the constraint forces drop out, as with their multipliers).
@@ -208,6 +210,7 @@ class StaticOptimization:
             raise TrajoptInputError(f"{model.osim.spec.file}: static optimization shares the load among muscles and "
                                     f"model '{model.osim.name}' has none (its inverse dynamics: "
                                     f"trajopt.analysis.inverse_dynamics.motion_inverse_dynamics)")
+        external_loads = external_loads_from(external_loads)
         self.model = model
         self.residuals = residuals
         self.activation_exponent = float(activation_exponent)

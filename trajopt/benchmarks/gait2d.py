@@ -8,8 +8,8 @@ Hermite-Simpson mesh intervals (implicit multibody dynamics, exact Hessian, MUMP
 - "free": midpoint controls free variables (trajopt's default, `trajopt run gait2d-prediction`).
 Each run records wall time end to end (model loading + problem build + transcription + NLP construction,
 which loads the compiled NLP functions from the disk cache, + IPOPT), the construction and IPOPT parts, seconds per
-IPOPT iteration, process CPU time, iterations and status, against Moco's recorded 1467 s and 395
-iterations for 50 intervals on this kind of 2-core machine (trajopt/examples/gait2d/moco/moco_walk2d_info.json).
+IPOPT iteration, process CPU time, iterations and status, against Moco's recorded run for 50 intervals on this
+kind of 2-core machine (trajopt/examples/gait2d/moco/moco_walk2d_info.json).
 The NLP functions are compiled to C once per mesh before the timed runs (``compile_s``, not in the
 end-to-end figure; `--uncompiled` times CasADi's virtual machine instead). The load average is recorded
 because other jobs sharing the cores slow every run. Writes ./trajopt_results/benchmarks/gait2d.json (or --out).
@@ -32,7 +32,7 @@ DESCRIPTION = '2D gait prediction: wall time and iterations vs Moco; 25/50/100 i
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MOCO_INFO = ROOT / "trajopt" / "examples" / "gait2d" / "moco" / "moco_walk2d_info.json"
-TARGET_SECONDS = 4.0  # issue 14, idle machine
+TARGET_SECONDS = 4.0  # the project's end-to-end target at 50 intervals, on an idle machine
 
 
 def compile_once(intervals: int, moco_terms: bool, model, speed: float = 1.2) -> dict:
@@ -51,7 +51,7 @@ def compile_once(intervals: int, moco_terms: bool, model, speed: float = 1.2) ->
 
 
 def measure(intervals: int, moco_terms: bool, compiled: bool, speed: float = 1.2) -> dict:
-    """One prediction solve, timed end to end (model loading from the .osim included, as in earlier figures)."""
+    """One prediction solve, timed end to end (model loading from the .osim included)."""
     from trajopt.examples.gait2d.main import solve_prediction
     from trajopt.examples.gait2d.model import GaitModel
 

@@ -1,4 +1,4 @@
-"""Benchmark ``trajopt bench ipopt-settings``: IPOPT settings studied on the 2D gait prediction (issue 14).
+"""Benchmark ``trajopt bench ipopt-settings``: IPOPT settings studied on the 2D gait prediction.
 
 Each candidate setting changes the project's gait2d settings (trajopt/examples/gait2d: MUMPS with METIS ordering,
 monotone barrier, gradient-based scaling, objective scaled by 100, tolerance 1e-4 as Moco) by a few IPOPT
@@ -13,7 +13,7 @@ options. Two questions per setting:
   intervals: how many converge and total iterations.
 
 **Which optimum.** At tolerance 1e-4 an objective can stop 1e-4 or more above the optimum it converges to, so
-objectives of two settings differing by more than 1e-6 (issue 14's "same objective to 1e-6") may be one optimum
+objectives of two settings differing by more than 1e-6 (the criterion "same objective to 1e-6") may be one optimum
 reached to two accuracies, or two optima. Every mesh and speed is therefore also solved with the default settings
 at tolerance 1e-8 (the *tight optimum*), and each run is placed against it: Δ = objective − tight optimum; *at
 the optimum* when |Δ| <= 1e-6; *worse than the default* when Δ exceeds the default settings' Δ by more than 1e-6

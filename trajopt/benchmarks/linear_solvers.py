@@ -1,4 +1,4 @@
-"""Benchmark ``trajopt bench linear-solvers``: where IPOPT's time goes, and the linear solvers it can use (issue 14).
+"""Benchmark ``trajopt bench linear-solvers``: where IPOPT's time goes, and the linear solvers it can use.
 
 Every run is a child process (``python -m trajopt.benchmarks.linear_solvers --child SPEC``) whose output is read:
 MUMPS's own report of each factorization (``mumps_print_level`` 2: elapsed time, floating-point operations,

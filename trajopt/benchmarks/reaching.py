@@ -4,8 +4,8 @@
   build + transcription + NLP construction + IPOPT, from the naive linear-interpolation guess; implicit
   multibody dynamics, exact Hessian, tol 1e-6), best of ``--repeats`` runs in this process (median also written); Moco's
   MocoCasADiSolver on the same problem in an OpenSim child process when opensim is installed (its
-  tolerance 1e-4 as in the reference study), else the recorded run (40 iterations, 47.3 s).
-- bioptim's static_arm set-up on trajopt vs its recorded run (49 iterations, 67.9 s in IPOPT, 70.6 s total):
+  tolerance 1e-4 as in the reference study), else the recorded run (``MOCO_RECORD``).
+- bioptim's static_arm set-up on trajopt vs its recorded run (``static_arm.BIOPTIM_RECORD``):
   trapezoidal collocation on bioptim's 50 nodes (the NLP of bioptim's size; the target is judged on it) and
   Hermite-Simpson (midpoints double the variables), both implicit dynamics, exact Hessian.
 

@@ -5,7 +5,7 @@ Solves the half gait cycle from the coordinates.sto guess at 25, 50 and 100 Herm
 multibody dynamics, exact Hessian, MUMPS, tolerance 1e-4) and records wall time (model build + NLP construction
 + IPOPT), the IPOPT part, iterations, time per iteration, NLP size and status, with the load average (other jobs
 on the cores slow every run). Anchors: PredSim's reference 3D run (Falisse et al. 2022 model, 31 dof, 92 muscles,
-50 intervals per half cycle): 5630 s in IPOPT, 895 iterations, 74,504 variables; Falisse et al. 2019: "under 20
+50 intervals per half cycle; its IPOPT time, iterations and size in ``PREDSIM``); Falisse et al. 2019: "under 20
 minutes". ``--euler-pelvis`` also solves the same problem with the .osim's pelvis angles; ``--from-tracking`` solves
 each from another guess, a tracking solve of coordinates.sto and grf_walk.mot (its time included). Writes
 ``--out`` (default ./trajopt_results/benchmarks/walk3d.json).

@@ -6,7 +6,7 @@ motion, building the problem and solving it, in a fresh process for each tool so
 - trajopt: IPOPT with exact derivatives, tolerance 1e-6; rigid tendons, and elastic tendons.
 - Moco (with ``opensim`` installed, in a child process): MocoInverse with its default tolerance 1e-3, as
   Moco's example; ``--moco-tight`` also runs it at 1e-5. Without opensim the recorded run of
-  ``trajopt/examples/walk3d/moco_inverse_reference/`` (123.8 s) stands in, and the JSON says so.
+  ``trajopt/examples/walk3d/moco_inverse_reference/`` stands in, and the JSON says so.
 Writes ``--out`` (default ./trajopt_results/benchmarks/walk3d_inverse.json).
 """
 

@@ -9,7 +9,8 @@ the goals of MocoTrack's example2DWalking step::
 over the tracked coordinates (a ``Table`` labelled with coordinate names, e.g. ``trajopt.io.read_motion``), the
 tracked speeds when given (a table labelled with speed names, e.g. from the splined coordinates), the feet's
 ground-reaction components (``GroundReactionReference``: a table such as referenceGRF.sto, the per-foot
-reactions Function of ``trajopt.gait.foot_ground_reactions`` and a normalization N, e.g. the body weight m g;
+reactions Function of ``trajopt.gait.ground_reactions.foot_ground_reactions`` and a normalization N, e.g. the body
+weight m g;
 N = sqrt(m g) gives Moco's MocoContactTrackingGoal, which divides the squared error by m g once), the muscle
 excitations (or activations when they are controls), EMG when given (a table labelled with muscle names, values
 in [0, 1]) and the coordinate actuators' controls. References are interpolated linearly in time.

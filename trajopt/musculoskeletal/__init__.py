@@ -9,6 +9,8 @@ from trajopt.musculoskeletal.model import (
     MusculoskeletalModel,
     degroote_parameters,
 )
+from trajopt.musculoskeletal.state_labels import coordinate_paths, named_state_labels, opensim_state_labels
 
 __all__ = ["CoordinateActuatorSpec", "MUSCLE_DRIVEN_MODEL_MEMBERS", "MuscleDrivenModel", "MusclePaths",
-           "MusculoskeletalModel", "degroote_parameters"]
+           "MusculoskeletalModel", "coordinate_paths", "degroote_parameters", "named_state_labels",
+           "opensim_state_labels"]

@@ -22,7 +22,7 @@ would give it:
 
 Paths. ``paths`` is any object with ``muscles`` (names) and
 ``lengths_and_moment_arms_function(coordinates) -> Function q -> (lengths, moment_arms)`` whose
-moment arms are ``-∂l/∂q`` (e.g. ``trajopt.paths.PolynomialPaths``). It is asked for the model's
+moment arms are ``-∂l/∂q`` (e.g. ``trajopt.paths.polynomial.PolynomialPaths``). It is asked for the model's
 full coordinate list, so a path that covers only some coordinates gets zero moment arms about the
 others. Moment arms about speeds are ``-∂l/∂q N(q)`` with ``q̇ = N(q) u``; for joints whose
 coordinates are their speeds (pin, slider, custom) that is the plain derivative.
@@ -40,6 +40,7 @@ from trajopt.errors import TrajoptInputError
 from trajopt.multibody import Model, coordinate_rates_matrix
 from trajopt.muscles import DEFAULT_CONSTANTS, DeGroote2016Constants, MuscleParameters, RigidTendonMuscle
 from trajopt.osim import OsimModel
+from trajopt.musculoskeletal.state_labels import opensim_state_labels
 from trajopt.paths.geometric import GeometricPaths
 
 # OpenSim's default Millard2012 curves (FiberForceLengthCurve, TendonForceLengthCurve).
@@ -70,6 +71,8 @@ class MuscleDrivenModel(Protocol):
     - ``multibody``: the ``trajopt.multibody.Model`` (q: nq coordinates, u: nv speeds);
     - ``muscles``: one DeGroote ``RigidTendonMuscle`` per muscle (activation dynamics constants);
     - ``muscle_names``, ``coordinate_names`` (nq), ``speed_names`` (nv);
+    - ``state_labels``: (coordinate labels, speed labels), the distinct column labels of q and u in solution
+      tables (``trajopt.musculoskeletal.state_labels``: OpenSim's state paths or names with ``_speed``);
     - ``coordinate_actuators``: ``CoordinateActuatorSpec``s (may be empty);
     - ``coordinate_bounds``: (lower, upper) arrays of q, the default state bounds;
     - ``tendon_forces(activations, q, u) -> tendon_forces`` and
@@ -92,6 +95,9 @@ class MuscleDrivenModel(Protocol):
     def speed_names(self) -> tuple[str, ...]: ...
 
     @property
+    def state_labels(self) -> tuple[tuple[str, ...], tuple[str, ...]]: ...
+
+    @property
     def coordinate_actuators(self) -> tuple: ...
 
     @property
@@ -105,7 +111,7 @@ class MuscleDrivenModel(Protocol):
 
 
 MUSCLE_DRIVEN_MODEL_MEMBERS = ("multibody", "muscles", "muscle_names", "coordinate_names", "speed_names",
-                               "coordinate_actuators", "coordinate_bounds", "tendon_forces",
+                               "state_labels", "coordinate_actuators", "coordinate_bounds", "tendon_forces",
                                "muscle_generalized_forces")
 
 
@@ -227,6 +233,11 @@ class MusculoskeletalModel:
     @property
     def speed_names(self) -> tuple[str, ...]:
         return self.multibody.speed_names
+
+    @property
+    def state_labels(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """OpenSim's state paths of q and u (``/jointset/<joint>/<coordinate>/value``, ``.../speed``)."""
+        return opensim_state_labels(self.multibody)
 
     @property
     def coordinate_bounds(self) -> tuple[np.ndarray, np.ndarray]:

@@ -202,7 +202,7 @@ class FreeJointInQuaternions:
     Exact only when the joint's translations are the identity functions of its translation coordinates along the
     parent's x, y, z axes; anything else is an error naming the joint. Its three rotation coordinates disappear
     (trajopt's quaternion replaces them), and so do actuators on them. Coordinates of the free joint keep the
-    translations' names; ``trajopt.gait.free_joint_coordinates`` converts a motion's angles to the quaternion.
+    translations' names; ``trajopt.gait.guess.free_joint_motion`` converts a motion's angles to the quaternion.
     """
 
     joint: str

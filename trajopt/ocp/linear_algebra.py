@@ -1,28 +1,23 @@
 """Threads and linear solvers under IPOPT: BLAS threads, MUMPS settings, HSL detection.
 
-Measured on the 2D gait prediction (Hermite-Simpson, 50 intervals; issue 14; `trajopt bench linear-solvers`
-records where IPOPT's time goes and MUMPS's own counts):
+The settings follow what `trajopt bench linear-solvers` records on the gait predictions (where IPOPT's time goes,
+MUMPS's own counts; the numbers: results/benchmarks/README.md):
 
-- casadi's IPOPT links its own OpenBLAS (libcasadi-tp-openblas), which starts one thread per core. On the
-  small dense fronts of these KKT systems the second thread spins (sched_yield, counted as system time) and
-  doubled the CPU used for no wall-time gain on 2 cores; under load it slows every other job too.
-  `set_blas_threads(1)` (the default of `trajopt.ocp.Ipopt`) keeps the solve on one core.
-- IPOPT's default ``mumps_mem_percent`` = 1000 makes MUMPS allocate (and page-fault) ~11x its estimated
-  workspace at every factorization: 700,000 minor page faults and ~1.5 s of system time per solve. 100 keeps
-  a margin (MUMPS re-factorizes with more memory when short; IPOPT doubles the percentage then).
-- MUMPS's automatic ordering picks QAMD on the smaller KKT systems (25 intervals: ~11,600 rows at 50,
-  ~5,900 at 25) and METIS on the larger ones; with the few dense rows and columns of these problems
-  (duration, the end-point coordinates of a divide-by-displacement objective) QAMD needs ~1.7x the
-  floating-point operations and ~2.5x the largest front of METIS: the time per iteration barely fell from
-  50 to 25 intervals. METIS (``mumps_pivot_order`` 5) is the default here.
-- Larger KKT systems (100 intervals) have factors above glibc's mmap threshold: every factorization
-  mapped and unmapped them again (2.3 s of system time per solve). `keep_freed_memory()` raises glibc's
-  mmap and trim thresholds (1 GiB) so freed blocks are reused: system time 0.02 s, CPU 21.3 -> 17.4 s.
-- What remains is the factorization itself: about 160 Mflop (30 ms) per factorization at 50 intervals, linear
-  in the mesh, and about two factorizations per iteration (IPOPT first tries the Hessian unperturbed; it has
-  one or two negative eigenvalues too many at most iterates). SPRAL, built into casadi's IPOPT
-  (``linear_solver="spral"``), takes 8x longer per iteration on the same problem; a second BLAS thread pays only
-  on fronts of about 1000 (3D walking: 0.51 -> 0.38 s per factorization).
+- casadi's IPOPT links its own OpenBLAS (libcasadi-tp-openblas), which starts one thread per core. On the small
+  dense fronts of these KKT systems a second thread only spins (counted as system time) and slows other jobs on
+  the cores; `set_blas_threads(1)` (the default of `trajopt.ocp.Ipopt`) keeps the solve on one core. A second
+  thread pays only on large fronts (3D walking).
+- IPOPT's default ``mumps_mem_percent`` = 1000 makes MUMPS allocate (and page-fault) about ten times its estimated
+  workspace at every factorization; 100 keeps a margin (MUMPS re-factorizes with more memory when short; IPOPT
+  doubles the percentage then).
+- MUMPS's automatic ordering picks QAMD on the smaller KKT systems, which with the few dense rows and columns of
+  these problems (duration, the end-point coordinates of a divide-by-displacement objective) needs more
+  floating-point operations and larger fronts than METIS; METIS (``mumps_pivot_order`` 5) is the default here.
+- Large KKT systems have factors above glibc's mmap threshold, so every factorization maps and unmaps them again;
+  `keep_freed_memory()` raises glibc's mmap and trim thresholds (1 GiB) so freed blocks are reused.
+- What remains is the factorization itself, linear in the mesh, about two per iteration (IPOPT first tries the
+  Hessian unperturbed; it has one or two negative eigenvalues too many at most iterates). SPRAL, built into
+  casadi's IPOPT (``linear_solver="spral"``), is much slower per iteration on these problems.
 """
 
 from __future__ import annotations

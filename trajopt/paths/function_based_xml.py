@@ -100,8 +100,8 @@ def _dense_coefficients(path, where: str) -> tuple[int, list[float]]:
 
 
 def write_function_based_path_set(paths, file, coordinate_paths: dict[str, str] | None = None) -> Path:
-    """Write polynomial paths (``trajopt.paths.PolynomialPaths``) as OpenSim's FunctionBasedPathSet, usable with
-    ``ModOpReplacePathsWithFunctionBasedPaths``. ``coordinate_paths`` maps coordinate names to component
+    """Write polynomial paths (``trajopt.paths.polynomial.PolynomialPaths``) as OpenSim's FunctionBasedPathSet,
+    usable with ``ModOpReplacePathsWithFunctionBasedPaths``. ``coordinate_paths`` maps coordinate names to component
     paths (``coordinate_paths(model_file)``); a path over a coordinate without one is refused. Coefficients are
     written with Python's shortest exact repr (doubles round-trip)."""
     file = Path(file)

@@ -156,7 +156,7 @@ class GeometricPath:
         self.model = model.finalize()
         self.points = tuple(points)
         self.name = str(name)
-        self.wraps = tuple(wraps)  # trajopt.paths.wrapping.PathWrapEntry, in PathWrapSet order
+        self.wraps = tuple(wraps)  # trajopt.paths.wrapping.surfaces.PathWrapEntry, in PathWrapSet order
         self.smoothing = smoothing  # trajopt.paths.wrapping.smooth.SmoothWrapping, or None: exact mode
         if len(self.points) < 2:
             raise TrajoptInputError(f"geometric path '{self.name}': needs >= 2 points, got {len(self.points)}")
@@ -317,8 +317,8 @@ class GeometricPath:
         """casadi Function q -> the wrapped path's length, built once in SX (callable on numbers too: the path's
         selections evaluate both branches, so it is never evaluated as numbers directly)."""
         q = ca.SX.sym("q", self.model.nq)
-        # No common-subexpression pass: it takes minutes on paths with several wrap objects (58 s for arm26's
-        # TRIlong, 7 s for gasmed_r) and the evaluation time is that of the wrap objects' nodes anyway.
+        # No common-subexpression pass: on paths with several wrap objects it takes up to minutes, and the
+        # evaluation time is that of the wrap objects' nodes anyway.
         return ca.Function(f"geometric_path_{_safe(self.name)}_length", [q], [self._wrapped_length_expression(q)],
                            ["q"], ["length"])
 
@@ -342,7 +342,7 @@ class GeometricPath:
             from trajopt.paths.wrapping.forces import unit_tension_loads
 
             wrenches, generalized = unit_tension_loads(self, q)
-            # No cse pass, as wrapped_length_function (130 s for TRIlong's loads)
+            # No cse pass, as wrapped_length_function (slower still on the loads' larger graph)
             return ca.Function(f"geometric_path_{_safe(self.name)}_loads", [q], [ca.vec(wrenches), generalized],
                                ["q"], ["wrenches", "generalized_forces"])
         result = self.function(q, ca.DM.zeros(self.model.nv))

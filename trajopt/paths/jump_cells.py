@@ -7,8 +7,8 @@ behind ``trajopt fit-paths --cells`` and the "trajopt cells" rows of ``trajopt r
 1. ``search_jump_surfaces``: the muscle's length-jump surfaces, then its moment-arm kink surfaces
    (``trajopt.paths.jump_cuts``; walk3d glmax2's and recfem's wraps) on a lengths callable, e.g.
    trajopt's geometric path of the model (``domain_pieces.geometric_lengths``, equal to OpenSim's lengths), on
-   fewer lines where the path is costly (walk3d gaslat's two cylinders, arm26's ellipsoids: 20-60 ms per
-   configuration) so that the scan stays within a budget; skipped when even one line per coordinate would not
+   fewer lines where the path is costly (walk3d gaslat's two cylinders, arm26's ellipsoids: tens of milliseconds
+   per configuration) so that the scan stays within a budget; skipped when even one line per coordinate would not
    (the tree then splits on its own, axis-aligned splits only).
 2. ``fit_jump_cells``: a cell tree (``trajopt.paths.domain_cells``) on the muscle's training samples, split along
    those surfaces first (jumps, then kinks), its smallest cell ``cell_tree_settings``.
@@ -39,7 +39,7 @@ SCAN_BUDGET = 120.0  # s: a jump scan estimated to take longer is skipped
 
 def cell_tree_settings(coordinates) -> TreeSettings:
     """Smallest cell (fitting rows per coordinate): 50 over one coordinate (vaslat's kink at 138.4 deg knee sits
-    in the top 1.6 deg), 300 rows in all over several (measured on walk3d, issue 12); a surface found by the
+    in the top 1.6 deg), 300 rows in all over several (chosen on walk3d's muscles); a surface found by the
     search splits a cell with 50 fitting rows a side (recfem's knee kink leaves ~3 % of the samples above it);
     each cell's polynomial grows to degree 7 or 9, whichever validates better (walk3d iliacus' cell below its
     jump surface: degree 9 leaves its samples at a corner of the hip box, 1.19 mm moment-arm RMS on 4,000 fresh

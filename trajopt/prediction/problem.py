@@ -9,7 +9,7 @@ symbols, so users write goals and constraints on them::
     ms.problem.minimize(Effort(ms.excitations))
     solution = ms.problem.solve(HermiteSimpson(50), Ipopt(tol=1e-6))
 
-Variables (labels are the model's coordinate / muscle names):
+Variables (labels: the model's ``state_labels`` for q and u, distinct; muscle and actuator names for the rest):
 
 - states ``q`` (coordinates), ``u`` (speeds), ``activations`` (with activation dynamics);
 - states ``normalized_tendon_forces`` and controls ``normalized_tendon_force_derivatives`` with
@@ -83,7 +83,8 @@ class VariableScales:
 
 @dataclass(frozen=True)
 class VariableLabels:
-    """Row labels of the declared variables (None: derived from the model's coordinate/muscle/actuator names)."""
+    """Row labels of the declared variables (None: the model's ``state_labels`` for q and u, muscle/actuator names
+    for the rest)."""
 
     coordinates: tuple[str, ...] | None = None
     speeds: tuple[str, ...] | None = None
@@ -115,9 +116,8 @@ class ResidualActuators:
 class ExplicitDynamics:
     """du/dt = forward_dynamics(q, u, tau, wrenches) (articulated-body algorithm).
 
-    Less robust than ``ImplicitDynamics`` on contact-driven gait: the 2D gait prediction (Moco's example2DWalking)
-    converges at 25 Hermite-Simpson intervals (66 iterations, the implicit form's optimum to 2e-7) but not within
-    1000 iterations at 50; prefer the implicit default there."""
+    Less robust than ``ImplicitDynamics`` on contact-driven gait (the 2D gait prediction converges on coarse meshes
+    only: trajopt/examples/gait2d/README.md); prefer the implicit default there."""
 
     def accelerations(self, problem: Problem, model: MuscleDrivenModel, q, u, tau, wrenches, scale=None,
                       labels=None):
@@ -285,10 +285,10 @@ def muscle_driven_problem(
         coordinates = StateBounds((lower, upper), coordinates.initial, coordinates.final, coordinates.guess)
     q = problem.state("q", multibody.nq, bounds=_bounds(coordinates.bounds), initial=_bounds(coordinates.initial),
                       final=_bounds(coordinates.final), guess=coordinates.guess, scale=scales.coordinates,
-                      labels=_labels(labels.coordinates, model.coordinate_names))
+                      labels=_labels(labels.coordinates, model.state_labels[0]))
     u = problem.state("u", multibody.nv, bounds=_bounds(speeds.bounds), initial=_bounds(speeds.initial),
                       final=_bounds(speeds.final), guess=speeds.guess, scale=scales.speeds,
-                      labels=_labels(labels.speeds, model.speed_names))
+                      labels=_labels(labels.speeds, model.state_labels[1]))
     muscles = model.muscle_names
     activation_labels = _labels(labels.activations, tuple(f"{m}_activation" for m in muscles))
     if not muscles:  # a model driven by coordinate or path actuators alone: no activations

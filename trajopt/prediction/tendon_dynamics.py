@@ -1,8 +1,9 @@
 """How a muscle-driven problem turns activations into tendon forces: rigid or elastic tendons.
 
 One implementation for both muscle-driven problems: the prediction (``trajopt.prediction.muscle_driven_problem``,
-q and u are states) and the inverse (``trajopt.analysis.MuscleDrivenInverse``, prescribed kinematics). A tendon
-model declares what it needs on the ``ocp.Problem`` and returns ``TendonVariables`` (forces, states, quantities):
+q and u are states) and the inverse (``trajopt.analysis.muscle_inverse.MuscleDrivenInverse``, prescribed
+kinematics). A tendon model declares what it needs on the ``ocp.Problem`` and returns ``TendonVariables``
+(forces, states, quantities):
 
 - ``RigidTendons``: F = F0 + F1 ∘ a at the current musculotendon length and speed (Moco's
   ``ModOpIgnoreTendonCompliance``), linear in activation; no variables.

@@ -12,7 +12,7 @@ What differs: muscle paths are the straight lines through arm26.osim's path poin
 the bioMod has them, but the muscles are OpenSim's DeGroote 2016 rigid-tendon units (biorbd's
 ``hilldegroote`` muscles use other curves), and the transcription is Hermite-Simpson collocation
 instead of RK4 multiple shooting, so objectives are not comparable to the digit; iterations and
-wall time are (bioptim: 49 iterations, 67.9 s in IPOPT on this kind of machine).
+wall time are (bioptim's recorded run: ``BIOPTIM_RECORD``; the comparison: results/benchmarks/README.md).
 """
 
 from __future__ import annotations

@@ -9,9 +9,10 @@ problem itself is built by ``trajopt.prediction.muscle_driven_problem``, see ``p
   contact wrenches minus muscle and lumbar-actuator generalized forces (zero on the motion), assembled
   independently of the problem's constraint for the OpenSim cross-check and the ID(FD) identity test;
 - ``ground_reactions(q, u) -> (right_force, left_force, right_torque, left_torque)``: the sphere forces
-  of each foot summed (ground axes, torques about the ground origin), ``trajopt.gait.foot_ground_reactions``.
+  of each foot summed (ground axes, torques about the ground origin),
+  ``trajopt.gait.ground_reactions.foot_ground_reactions``.
 
-``symmetry`` is the model's mirror image, ``trajopt.gait.bilateral_symmetry`` (derived from its names and
+``symmetry`` is the model's mirror image, ``trajopt.gait.symmetry.bilateral_symmetry`` (derived from its names and
 kinematics: left and right swap; in the sagittal plane no sign flips).
 """
 

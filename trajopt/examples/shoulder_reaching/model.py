@@ -44,6 +44,7 @@ from trajopt.multibody import (
 )
 from trajopt.multibody import rotations
 from trajopt.muscles import MuscleParameters, RigidTendonMuscle
+from trajopt.musculoskeletal import named_state_labels
 from trajopt.osim import load_osim
 from trajopt.paths.geometric import FixedPathPoint, GeometricPath
 
@@ -129,6 +130,10 @@ class ShoulderArm:
     @property
     def speed_names(self) -> tuple[str, ...]:
         return self.multibody.speed_names
+
+    @property
+    def state_labels(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        return named_state_labels(self.multibody)
 
     @property
     def coordinate_actuators(self) -> tuple:

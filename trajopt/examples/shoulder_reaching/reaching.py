@@ -16,15 +16,15 @@ The Euler start is the hanging orientation, whose YZY angles are not unique: θ2
 θ1 (the plane of elevation) free, unless ``fix_euler_start`` pins all three at 0.
 
 Activation dynamics use OpenSim's smoothing (tanh factor 0.1). With the sharp switch b = 10 the optimum
-chatters between activation and deactivation, which the transcription cannot resolve: at 40 intervals its
-objective was 30 % lower and the forward re-simulation drifted 10.7 rad/s (0.03 rad/s with b = 0.1).
+chatters between activation and deactivation, which the transcription cannot resolve: its objective is lower but
+the forward re-simulation drifts far from it (README.md).
 
 The quaternion norm: the exact flow of Q̇ = ½ Gᵀ ω keeps ‖Q‖ = 1, a transcription only up to its error. The
 rates get the term ``norm_stabilization`` (1 - ‖Q‖²) Q, zero on unit quaternions (exact solutions and the
-forward re-simulation are unchanged), which pulls transcribed trajectories back towards ‖Q‖ = 1: max |‖Q‖ - 1|
-at 5 intervals was 0.015 without it, 0.0034 with 50/s, 0.00095 with 200/s (about 1e-6 at 40 intervals in all
-cases). ``unit_quaternion_constraint`` adds ‖Q‖² = 1 as a path constraint instead; with the defects it nearly
-duplicates, IPOPT hit its 1000-iteration limit at 20 and 40 intervals, so it is off by default.
+forward re-simulation are unchanged), which pulls transcribed trajectories back towards ‖Q‖ = 1 (it matters on coarse
+meshes: README.md).
+``unit_quaternion_constraint`` adds ‖Q‖² = 1 as a path constraint instead; it nearly duplicates the defects (a
+degenerate KKT system IPOPT struggles with), so it is off by default.
 """
 
 from __future__ import annotations
@@ -159,8 +159,8 @@ def naive_guess(built: ReachingProblem) -> Guess:
 
 
 # IPOPT barrier settings for a start from a converged coarse solution. With the defaults (mu_init 0.1, bound
-# push 0.01) the interpolated solution is pushed off its active bounds (excitations at 0) and the 40-interval
-# solve ended in worse local optima (objective 0.046-0.087 vs 0.031, 360-780 iterations).
+# push 0.01) the interpolated solution is pushed off its active bounds (excitations at 0) and the fine solve
+# ends in worse local optima (README.md).
 WARM_START_OPTIONS = {"mu_init": 1e-4, "bound_push": 1e-8, "bound_frac": 1e-8}
 
 
