@@ -265,7 +265,7 @@ PREDSIM_TENDONS = ElasticTendons(derivative_bounds=PREDSIM_DERIVATIVE_BOUNDS,
 
 # PredSim's default bounds of the coordinates it walks with (OCP/Default_Coordinate_Bounds.csv, KU Leuven PredSim
 # commit 186cb70): the accelerations' bounds scale the joint-acceleration term (PredSim weighs qdd / max|bound|),
-# and the positions bound the pelvis translations, hips, subtalar joints and trunk (rad, m; knee flexion negative
+# and the positions bound the pelvis translations, hips, subtalar joints, trunk and arms (rad, m; knee flexion negative
 # there, positive in this model, which only flips the sign of its symmetric scale).
 PREDSIM_ACCELERATION_SCALES = {
     "pelvis_tilt": 19.79, "pelvis_list": 92.03, "pelvis_rotation": 61.55, "pelvis_tx": 61.37, "pelvis_ty": 16.87,
@@ -275,7 +275,10 @@ PREDSIM_ACCELERATION_SCALES = {
 PREDSIM_COORDINATE_BOUNDS = {
     "pelvis_ty": (0.4699, 1.1277), "pelvis_tz": (-0.1, 0.1), "hip_adduction": (-0.6388, 0.7187),
     "hip_rotation": (-0.5074, 0.4716), "subtalar_angle": (-0.8202, 0.9042), "lumbar_extension": (-0.2796, 0.0663),
-    "lumbar_bending": (-0.4457, 0.5308), "lumbar_rotation": (-0.6654, 0.6585)}
+    "lumbar_bending": (-0.4457, 0.5308), "lumbar_rotation": (-0.6654, 0.6585), "arm_flex": (-0.6052, 0.5503),
+    "elbow_flex": (0.0, 2.0064), "arm_add": (-0.6, 0.6), "arm_rot": (-0.6, 0.6)}
+# This model's arm adduction and rotation are zero elsewhere than in PredSim's model (the subject's arm rotation
+# lies at -0.43 to -0.02 rad, outside PredSim's -0.23 to 0.34): they get +-0.6 rad, about PredSim's widths.
 # The quaternion pelvis's angular velocity components (pelvis frame): about x the list, y the rotation, z the tilt.
 PELVIS_ANGULAR_SPEEDS = {"ground_pelvis_wx": "pelvis_list", "ground_pelvis_wy": "pelvis_rotation",
                          "ground_pelvis_wz": "pelvis_tilt"}
