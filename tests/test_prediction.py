@@ -265,3 +265,20 @@ def test_hand_built_model_goes_through_the_builder():
     expected[:4] += 50.0 * (1.0 - 1.21) * scaled[:4]
     np.testing.assert_allclose(np.asarray(compiled.dynamics(0.0, x, controls, [], [])).ravel()[:5], expected,
                                atol=1e-12)
+
+
+def test_a_solution_beyond_the_fitted_path_domain_is_reported(arm26):
+    """The elbow flexes to 90 deg. Inside the domain paths.json was fitted on, no report; with the same paths said to
+    hold only up to 80 deg of elbow flexion, the report names the elbow and a value past 80 deg."""
+    from trajopt.paths.domain import PathDomain
+
+    built, solution = _flexion(arm26, ImplicitDynamics(), intervals=6)
+    assert solution.success and built.path_domain_violation(solution) is None
+    paths = arm26.paths
+    narrow = PathDomain.box(paths.domain.coordinates,
+                            [[low, min(high, np.radians(80.0))] if name == "r_elbow_flex" else [low, high]
+                             for name, (low, high) in zip(paths.domain.coordinates, paths.domain.ranges)])
+    narrowed = MusculoskeletalModel(arm26.osim, PolynomialPaths(list(paths), paths.model, narrow))
+    built, solution = _flexion(narrowed, ImplicitDynamics(), intervals=6)
+    violation = built.path_domain_violation(solution)
+    assert violation is not None and "r_elbow_flex" in violation

@@ -109,10 +109,14 @@ class MuscleDrivenModel(Protocol):
     @property
     def muscle_generalized_forces(self) -> ca.Function: ...
 
+    def check_path_domain(self, q, times=None, where: str = "motion") -> None:
+        """Raise ``PathDomainError`` where a configuration (rows of q) lies outside the domain the muscle paths hold
+        on (fitted surrogates); paths that hold everywhere never raise."""
+
 
 MUSCLE_DRIVEN_MODEL_MEMBERS = ("multibody", "muscles", "muscle_names", "coordinate_names", "speed_names",
                                "state_labels", "coordinate_actuators", "coordinate_bounds", "tendon_forces",
-                               "muscle_generalized_forces")
+                               "muscle_generalized_forces", "check_path_domain")
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
+from trajopt.paths.domain import PathDomainError
 from trajopt.prediction.kinematic_constraints import ConstrainedAccelerations, constrained_accelerations
 from trajopt.multibody import forward_dynamics, inverse_dynamics, point_position, point_velocity
 from trajopt.musculoskeletal import MUSCLE_DRIVEN_MODEL_MEMBERS, MuscleDrivenModel
@@ -200,6 +201,16 @@ class MuscleDrivenProblem:
     def fiber_velocities(self) -> ca.SX:
         """Fiber velocities (m/s, positive when lengthening), one per muscle."""
         return self.tendons.quantities["fiber_velocity"]
+
+    def path_domain_violation(self, solution) -> str | None:
+        """None when every configuration of the solution's grid lies in the domain the muscle paths were fitted on;
+        otherwise the reason in one line (coordinate, time, value): the solution extrapolates its surrogates."""
+        q = np.atleast_2d(solution.value(self.q)).T
+        try:
+            self.model.check_path_domain(q, solution.time, "solution")
+        except PathDomainError as error:
+            return str(error)
+        return None
 
     def muscle_quantity(self, name: str) -> ca.SX:
         """Any named output of the muscle units (e.g. ``active_fiber_force``, ``active_force_length_multiplier``,

@@ -213,13 +213,18 @@ def band_study(intervals: int = 50, print_level: int = 0) -> list[dict]:
 
 
 def summary(built: MuscleDrivenProblem, solution) -> dict:
-    """Status, objective, iterations, times and forward re-simulation drift of one solve."""
+    """Status, objective, iterations, times, forward re-simulation drift of one solve, and whether it stays in the
+    domain its muscle paths were fitted on (a warning line when it does not)."""
     drift = built.resimulate(solution)
+    outside = built.path_domain_violation(solution)
+    if outside is not None:
+        print(f"warning: the solution leaves the domain of its fitted muscle paths (extrapolated): {outside}",
+              flush=True)
     return {"status": solution.status, "success": bool(solution.success), "objective": float(solution.objective),
             "iterations": int(solution.iterations), "ipopt_seconds": float(solution.wall_time),
             "worst_constraint": solution.worst_constraint,
             "duration_s": float(solution.duration), "max_resimulation_drift": drift.max_drift,
-            "worst_drift": drift.worst()}
+            "worst_drift": drift.worst(), "path_domain": outside or "inside the paths' fitted domain"}
 
 
 def _duration(text: str):

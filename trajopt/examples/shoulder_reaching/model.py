@@ -139,6 +139,9 @@ class ShoulderArm:
     def coordinate_actuators(self) -> tuple:
         return ()
 
+    def check_path_domain(self, q, times=None, where: str = "motion") -> None:
+        """Straight-line paths hold at every configuration."""
+
     @property
     def coordinate_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Shoulder: ±1.05 for quaternion components (not ±1: a start at Q = 1 would sit on its bound and
