@@ -418,7 +418,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run walk3d-prediction", description=description(__doc__))
     parser.add_argument("--intervals", type=int, default=50, help="mesh intervals of the half cycle (default 50)")
     parser.add_argument("--max-iterations", type=int, default=1000, help="IPOPT iteration limit (default 1000)")
-    parser.add_argument("--tol", type=float, default=1e-4, help="IPOPT tolerance (default 1e-4)")
+    parser.add_argument("--tolerance", "--tol", dest="tol", type=float, default=1e-4,
+                        help="IPOPT tolerance (default 1e-4; --tol is the same option)")
     parser.add_argument("--print-level", type=int, default=5, help="IPOPT print level (5: a line per iteration)")
     parser.add_argument("--resimulate", action="store_true",
                         help="also re-simulate the controls with forward dynamics (per mesh interval)")
