@@ -4,6 +4,7 @@ fallback. Every task is the tiny ``sleep`` task (trajopt.batch.testing): its res
 file holds the value, so a recomputed or resumed task is checked against numbers the batch cannot make up."""
 
 import io
+import importlib.util
 import json
 import os
 import re
@@ -332,13 +333,15 @@ def test_serial_fallback_when_one_task_a_chain_or_short_tasks():
 
 
 def test_default_batch_of_short_tasks_runs_serially_and_says_so(tmp_path):
+    """Serial, and why: the tasks are too short for a cluster to pay (or, without the batch extra, Dask is absent)."""
     spec = write_spec(tmp_path / "s.toml", [1, 2, 3, 4], seconds=0.01)
     completed = run_cli(spec, "--out", tmp_path / "out")
     assert completed.returncode == 0 and "on 1 serial worker(s)" in completed.stdout
     line = one_error_line(completed)
-    assert line.startswith("trajopt batch: runs serially (fallback: 4 tasks of about 0.01 s;")
+    reason = "4 tasks of about 0.01 s;" if importlib.util.find_spec("distributed") else "Dask is not installed"
+    assert line.startswith(f"trajopt batch: runs serially (fallback: {reason}")
     written = json.loads((tmp_path / "out" / "batch.json").read_text())
-    assert written["scheduler"].startswith("serial (fallback: 4 tasks") and written["mode"] == "serial"
+    assert written["scheduler"].startswith(f"serial (fallback: {reason.rstrip(';')}") and written["mode"] == "serial"
 
 
 def test_default_times_a_first_task_then_sends_the_rest_to_a_cluster_when_it_pays(tmp_path, monkeypatch):
