@@ -39,6 +39,14 @@ def body_mass(model) -> float:
     return float(sum(body.mass for body in model.multibody.bodies))
 
 
+def _mass(built, mass: float | None, owner: str) -> float:
+    """The given body mass (kg), or the model's bodies' when None; refused when not positive."""
+    mass = body_mass(built.model) if mass is None else float(mass)
+    if not mass > 0:
+        raise TrajoptInputError(f"{owner}: body mass must be > 0 kg, got {mass!r}")
+    return mass
+
+
 def muscle_metabolic_rates(
     built,
     muscles: Sequence[Bhargava2004MuscleConstants] | None = None,
@@ -74,9 +82,7 @@ def whole_body_metabolic_rate(
 
     ``mass``: body mass in kg (None: the model's bodies, ``body_mass``); it sets the basal rate and the scaling.
     """
-    mass = body_mass(built.model) if mass is None else float(mass)
-    if not mass > 0:
-        raise TrajoptInputError(f"whole_body_metabolic_rate: body mass must be > 0 kg, got {mass!r}")
+    mass = _mass(built, mass, "whole_body_metabolic_rate")
     rates = muscle_metabolic_rates(built, muscles, constants)
     total = ca.sum1(rates.total_rate) + basal_metabolic_rate_bhargava2004(mass, constants)
     return total / mass if per_body_mass else total
@@ -106,8 +112,6 @@ def predsim_metabolic_cost(
 ) -> Goal:
     """PredSim's metabolic term: integral of (1 / n) Σ_i rate_i ** power over the n muscles, divided by the body
     mass (and by ``per_distance`` when given)."""
-    mass = body_mass(built.model) if mass is None else float(mass)
-    if not mass > 0:
-        raise TrajoptInputError(f"predsim_metabolic_cost: body mass must be > 0 kg, got {mass!r}")
+    mass = _mass(built, mass, "predsim_metabolic_cost")
     rates = muscle_metabolic_rates(built, muscles, constants).total_rate
     return Effort(rates, power=power, per_distance=per_distance) * (1.0 / (rates.numel() * mass))

@@ -51,7 +51,7 @@ PREDSIM_WEIGHTS = PredSimWeights()
 
 
 def _mean_square(expressions, weight: float, distance) -> Goal | None:
-    values = ca.vec(ca.SX(expressions)) if not isinstance(expressions, ca.SX) else ca.vec(expressions)
+    values = ca.vec(ca.SX(expressions))
     if weight == 0 or values.numel() == 0:
         return None
     return Effort(values, power=2, per_distance=distance) * (weight / values.numel())

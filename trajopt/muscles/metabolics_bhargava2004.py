@@ -142,22 +142,33 @@ class Bhargava2004MuscleConstants:
     muscle_mass: float | None = None
 
     def __post_init__(self):
-        if not 0.0 <= self.ratio_slow_twitch_fibers <= 1.0:
-            raise TrajoptInputError(f"Bhargava2004MuscleConstants: ratio_slow_twitch_fibers must be in [0, 1], "
-                                    f"got {self.ratio_slow_twitch_fibers!r}")
-        for name in ("specific_tension", "density"):
-            if not getattr(self, name) > 0:
-                raise TrajoptInputError(f"Bhargava2004MuscleConstants: {name} must be > 0, got {getattr(self, name)!r}")
-        if self.muscle_mass is not None and not self.muscle_mass > 0:
-            raise TrajoptInputError(f"Bhargava2004MuscleConstants: muscle_mass must be > 0 kg, "
-                                    f"got {self.muscle_mass!r}")
+        check_muscle_constants(self)
 
     def mass(self, parameters: MuscleParameters) -> float:
         """The muscle mass (kg) the rates use for the muscle of ``parameters``."""
-        if self.muscle_mass is not None:
-            return self.muscle_mass
-        return muscle_mass_bhargava2004(parameters.max_isometric_force, parameters.optimal_fiber_length,
-                                        self.specific_tension, self.density)
+        return muscle_mass_of(self, parameters)
+
+
+def check_muscle_constants(constants) -> None:
+    """One muscle's metabolic constants (slow-twitch ratio, specific tension, density, optional mass) are physical;
+    shared by the Bhargava and Umberger constants."""
+    owner = type(constants).__name__
+    if not 0.0 <= constants.ratio_slow_twitch_fibers <= 1.0:
+        raise TrajoptInputError(f"{owner}: ratio_slow_twitch_fibers must be in [0, 1], "
+                                f"got {constants.ratio_slow_twitch_fibers!r}")
+    for name in ("specific_tension", "density"):
+        if not getattr(constants, name) > 0:
+            raise TrajoptInputError(f"{owner}: {name} must be > 0, got {getattr(constants, name)!r}")
+    if constants.muscle_mass is not None and not constants.muscle_mass > 0:
+        raise TrajoptInputError(f"{owner}: muscle_mass must be > 0 kg, got {constants.muscle_mass!r}")
+
+
+def muscle_mass_of(constants, parameters: MuscleParameters) -> float:
+    """The given muscle mass (kg), else the one of its cross-section, optimal fiber length and density."""
+    if constants.muscle_mass is not None:
+        return constants.muscle_mass
+    return muscle_mass_bhargava2004(parameters.max_isometric_force, parameters.optimal_fiber_length,
+                                    constants.specific_tension, constants.density)
 
 
 DEFAULT_MUSCLE_BHARGAVA2004 = Bhargava2004MuscleConstants()

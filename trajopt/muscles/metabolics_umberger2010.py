@@ -25,7 +25,8 @@ import casadi
 from trajopt.errors import TrajoptInputError
 from trajopt.muscles.metabolics_bhargava2004 import (
     MetabolicInputs,
-    muscle_mass_bhargava2004,
+    check_muscle_constants,
+    muscle_mass_of,
 )
 from trajopt.muscles.parameters import MuscleParameters
 
@@ -67,18 +68,10 @@ class Umberger2010MuscleConstants:
     muscle_mass: float | None = None
 
     def __post_init__(self):
-        if not 0.0 <= self.ratio_slow_twitch_fibers <= 1.0:
-            raise TrajoptInputError(f"Umberger2010MuscleConstants: ratio_slow_twitch_fibers must be in [0, 1], "
-                                    f"got {self.ratio_slow_twitch_fibers!r}")
-        if self.muscle_mass is not None and not self.muscle_mass > 0:
-            raise TrajoptInputError(f"Umberger2010MuscleConstants: muscle_mass must be > 0 kg, "
-                                    f"got {self.muscle_mass!r}")
+        check_muscle_constants(self)
 
     def mass(self, parameters: MuscleParameters) -> float:
-        if self.muscle_mass is not None:
-            return self.muscle_mass
-        return muscle_mass_bhargava2004(parameters.max_isometric_force, parameters.optimal_fiber_length,
-                                        self.specific_tension, self.density)
+        return muscle_mass_of(self, parameters)
 
 
 DEFAULT_MUSCLE_UMBERGER2010 = Umberger2010MuscleConstants()
