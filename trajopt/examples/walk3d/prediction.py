@@ -124,10 +124,9 @@ LUMBAR_PASSIVE = (
     ExpressionCoordinateForce("lumbar_rotation_passive", "lumbar_rotation",
                               "-0.25*exp(20.36*(q-0.3491))+0.25*exp(-20.36*(q+0.3491))-1.0*qdot", _PREDSIM),
 )
-# Weight w of ∫ Σ q̈² dt / distance beside the effort (PredSim penalizes joint accelerations too). Without it the
-# 50-interval solve from the coordinates.sto guess ran 1000 iterations without converging (objective 0.0236,
-# dual infeasibility 1.1e-4); with 1e-6 it converges (96 iterations; 142 with LUMBAR_PASSIVE). 1e-5 converged
-# too, with less knee flexion in swing.
+# Weight w of ∫ Σ q̈² dt / distance beside Moco's example's effort (PredSim penalizes joint accelerations too):
+# without it the 50-interval solve from the coordinates.sto guess does not converge; larger weights stiffen the
+# swing knee (trajopt/examples/walk3d/README.md).
 ACCELERATION_WEIGHT = 1e-6
 SPEED_BOUND = 20.0
 MAX_ACCELERATION = 1000.0
@@ -367,11 +366,8 @@ def build_tracking_problem(intervals: int = 50, duration: float | None = None,
     return walk
 
 
-# IPOPT's adaptive barrier update. With the default monotone update the 10-interval solve from the coordinates.sto
-# guess stalled near objective 0.176 with constraint violations of 10-20 N·m (arms resting on their passive
-# stops) for 250+ iterations; the adaptive update converged (144 iterations, objective 0.0158). 50 intervals from
-# the same guess: Solve_Succeeded, 384 iterations, objective 0.021070, half cycle 0.569 s (2084 s wall with the two
-# cores shared by ~7 jobs, load ~20: not a clean timing).
+# IPOPT's adaptive barrier update: with the default monotone update the solve from the coordinates.sto guess stalls
+# with the arms resting on their passive stops (trajopt/examples/walk3d/README.md).
 BARRIER = {"mu_strategy": "adaptive"}
 # From a converged coarser solution (interpolated): start the barrier small and keep active bounds active.
 WARM_START_OPTIONS = {"mu_init": 1e-4, "bound_push": 1e-8, "bound_frac": 1e-8}
