@@ -126,7 +126,7 @@ def test_saved_paths_and_their_function_agree(gait2d_fit, tmp_path):
     from trajopt.paths.refit import load_paths
 
     assert isinstance(load_paths(tmp_path / "pieces.json"), DomainPiecewisePaths)
-    from trajopt.tools.muscle_inverse import read_paths
+    from trajopt.paths.files import read_paths
 
     # the tools' --paths
     assert isinstance(read_paths(tmp_path / "pieces.json", load_osim(GAIT2D)), DomainPiecewisePaths)
@@ -197,7 +197,7 @@ def test_fit_paths_pieces_cli_writes_paths_the_tools_read(tmp_path):
     --paths."""
     from trajopt.tools.fit_paths import main
     from trajopt.paths.samples import PathSamples
-    from trajopt.tools.muscle_inverse import read_paths
+    from trajopt.paths.files import read_paths
 
     out = tmp_path / "pieces.json"
     assert main([str(GAIT2D), "--geometric", "--pieces", "--samples", "1000", "--heldout", "300",

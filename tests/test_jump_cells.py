@@ -90,7 +90,7 @@ def test_fit_paths_cells_cli_finds_the_conditional_point_jumps(tmp_path):
     --paths."""
     from trajopt.osim import load_osim
     from trajopt.tools.fit_paths import main
-    from trajopt.tools.muscle_inverse import read_paths
+    from trajopt.paths.files import read_paths
 
     out = tmp_path / "cells.json"
     assert main([str(GAIT2D), "--geometric", "--cells", "--samples", "1000", "--heldout", "300", "--cells-samples",

@@ -255,7 +255,7 @@ def test_motion_inverse_dynamics_takes_passive_elements_off_as_opensim(opensim_t
 
 
 def test_muscle_driven_inverse_refuses_path_actuators(tmp_path):
-    from trajopt.tools.muscle_inverse import load_inverse
+    from trajopt.analysis.muscle_inverse_files import load_inverse
 
     with pytest.raises(TrajoptInputError, match="PathActuator 'cable': the muscle-driven inverse takes muscles"):
         load_inverse(CHAIN, tmp_path / "unused.sto")

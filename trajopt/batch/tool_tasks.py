@@ -94,7 +94,7 @@ def muscle_inverse(inputs: dict, context: TaskContext) -> TaskOutput:
     from trajopt.ocp import HermiteSimpson, Ipopt
     from trajopt.musculoskeletal.operators import AddReserves, DeGrooteMuscles
     from trajopt.reports.muscle_inverse import write_report
-    from trajopt.tools.muscle_inverse import load_inverse
+    from trajopt.analysis.muscle_inverse_files import load_inverse
 
     operators = [DeGrooteMuscles(False, 1.0)] + ([AddReserves(inputs["reserves"])] if inputs["reserves"] else [])
     inverse = load_inverse(inputs["model"], inputs["motion"], operators, inputs["external_loads"] or None,

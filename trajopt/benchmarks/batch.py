@@ -20,7 +20,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 from trajopt.io.output import default_output
 
 # One line for `trajopt --help`, read from this file without importing it.

@@ -23,7 +23,7 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 from trajopt.io.output import add_report_argument, create_folder
 from trajopt.multibody import forward_dynamics, inverse_dynamics
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task

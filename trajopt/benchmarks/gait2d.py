@@ -24,7 +24,7 @@ import platform
 import time
 from pathlib import Path
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 from trajopt.io.output import add_report_argument, write_report
 
 # One line for `trajopt --help`, read from this file without importing it.

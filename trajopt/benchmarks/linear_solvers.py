@@ -30,7 +30,7 @@ import sys
 import time
 from pathlib import Path
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 from trajopt.io.output import add_report_argument, write_report
 from trajopt.ocp.linear_algebra import HSL_SOLVERS, hsl_library
 

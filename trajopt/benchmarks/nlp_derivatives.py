@@ -22,7 +22,7 @@ import time
 import casadi as ca
 import numpy as np
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 from trajopt.io.output import add_report_argument, write_report
 from trajopt.ocp import HermiteSimpson, Ipopt
 from trajopt.ocp.nlp import transcribe

@@ -21,7 +21,7 @@ import statistics
 import time
 from pathlib import Path
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 from trajopt.io.output import add_report_argument, write_report
 from trajopt.ocp import HermiteSimpson, Ipopt, Trapezoidal
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task

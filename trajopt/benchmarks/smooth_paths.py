@@ -19,7 +19,7 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 from trajopt.io.output import add_report_argument, write_report
 from trajopt.osim import OsimIgnoredWarning
 from trajopt.musculoskeletal.operators import load_processed

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 from trajopt.io.output import add_report_argument, write_report
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
 

@@ -20,7 +20,7 @@ import platform
 import time
 from pathlib import Path
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = ("3D predictive walking (quaternion pelvis): wall time, iterations at 25/50/100 intervals "

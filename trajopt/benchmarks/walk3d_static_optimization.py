@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 from trajopt.io.output import default_output, write_report
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
 
@@ -55,7 +55,7 @@ def _trajopt(data, motion_file, start, end, physiology, correct_forces=None):
     from trajopt.analysis.static_optimization import Residuals, StaticOptimization
     from trajopt.analysis.external_loads_file import read_external_loads
     from trajopt.musculoskeletal import MusculoskeletalModel
-    from trajopt.tools.muscle_inverse import read_paths
+    from trajopt.paths.files import read_paths
 
     model = MusculoskeletalModel(data.osim, read_paths(PATHS, data.osim))
     loads = read_external_loads(LOADS)

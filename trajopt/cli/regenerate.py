@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 from trajopt.errors import TrajoptInputError
 
 # One line for `trajopt --help`, read from this file without importing it.

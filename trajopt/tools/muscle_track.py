@@ -1,7 +1,7 @@
 """``trajopt muscle-track``: muscle-driven tracking of measured walking with foot contact (Moco's MocoTrack).
 
     trajopt muscle-track MODEL.osim COORDINATES.sto [--grf GRF.mot [--grf-weight W]] [--contact CONTACT.xml]
-        [--emg FILE] [--states-weight W] [--window T0 T1] [--mesh-interval S] [--elastic-tendons] --out DIR
+        [--emg FILE] [--states-weight W] [--window T0 T1] [--mesh-interval S] [--elastic-tendons] [--out DIR]
 
 The model's muscles become DeGrooteFregly2016 muscles with rigid tendons (Moco's ModOps:
 ``--ignore-passive-fiber-force``, ``--active-force-width-scale``, ``--weld``); its SmoothSphereHalfSpaceForces, and
@@ -25,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.cli.options import (add_cutoff, add_max_iterations, add_mesh_interval, add_out, add_tolerance,
+                                 add_window, check_mesh_interval, check_window)
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.muscle_tracking import GroundResiduals, MuscleDrivenTracking
 from trajopt.gait.tracking import TrackingWeights
@@ -41,7 +43,7 @@ from trajopt.ocp import Ipopt
 from trajopt.osim.expression_forces import generalized_forces_function
 from trajopt.table import Table
 from trajopt.tools.common import add_forces_option, forces_operators, output_folder
-from trajopt.tools.muscle_inverse import read_paths
+from trajopt.paths.files import read_paths
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = "muscle-driven tracking of measured walking with foot contact (Moco's MocoTrack)"
@@ -73,11 +75,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--residuals", type=float, metavar="W",
                         help="residual actuators on the pelvis (joints attached to ground) with this weight "
                              "(default: none)")
-    parser.add_argument("--window", type=float, nargs=2, metavar=("T0", "T1"),
-                        help="tracked time window in s (default: the coordinates' span)")
-    parser.add_argument("--mesh-interval", type=float, default=0.02, help="mesh interval in s (default 0.02)")
-    parser.add_argument("--lowpass", type=float, metavar="HZ",
-                        help="low-pass filter the coordinates before splining (Moco's TabOpLowPassFilter)")
+    add_window(parser)
+    add_mesh_interval(parser)
+    add_cutoff(parser, "--lowpass")
     parser.add_argument("--paths", metavar="FILE", help="muscle paths: trajopt .json or OpenSim FunctionBasedPathSet "
                                                         ".xml (default: the model's geometric paths)")
     add_forces_option(parser)
@@ -86,9 +86,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--active-force-width-scale", type=float, default=1.0,
                         help="scale of the active force-length curve's width (Moco's example: 1.5)")
     parser.add_argument("--elastic-tendons", action="store_true", help="compliant tendons (not available yet)")
-    parser.add_argument("--tolerance", type=float, default=1e-4, help="IPOPT tolerance (default 1e-4)")
-    parser.add_argument("--max-iterations", type=int, default=1000, help="IPOPT iteration limit (default 1000)")
-    parser.add_argument("--out", required=True, help="folder for the results (created)")
+    add_tolerance(parser, 1e-4)
+    add_max_iterations(parser, 1000)
+    add_out(parser, "muscle-track")
     return parser
 
 
@@ -124,8 +124,9 @@ def load_checked_tracking(args) -> tuple[MuscleDrivenTracking, CheckedMotion]:
                               excitations=args.effort_weight, actuator_controls=args.actuator_weight,
                               emg=args.emg_weight)
     study = MuscleDrivenTracking(model, checked.table, ground_reactions=args.grf, grf_axes=axes, emg=args.emg,
-                                 weights=weights, window=None if args.window is None else tuple(args.window),
-                                 mesh_interval=args.mesh_interval, lowpass_cutoff=args.lowpass, passive=passive,
+                                 weights=weights, window=check_window(args.window),
+                                 mesh_interval=check_mesh_interval(args.mesh_interval), lowpass_cutoff=args.cutoff,
+                                 passive=passive,
                                  residuals=None if args.residuals is None else GroundResiduals(args.residuals))
     return study, checked
 

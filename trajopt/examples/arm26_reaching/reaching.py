@@ -27,7 +27,7 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 from trajopt.errors import TrajoptInputError
 from trajopt.io.output import default_output, fresh_output
 from trajopt.musculoskeletal import MusculoskeletalModel

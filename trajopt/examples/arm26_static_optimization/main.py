@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 from trajopt.analysis.figures import plot_joint_reactions, plot_series
 from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
 from trajopt.analysis.joint_reactions import muscle_joint_reactions

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 from trajopt.io.output import default_output, fresh_output
 from trajopt.paths.fitting import StepwiseSettings, fit_polynomial_path
 from trajopt.paths.polynomial import PolynomialPath

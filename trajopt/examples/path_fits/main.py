@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 from trajopt.io.output import default_output
 from trajopt.io import read_table
 from trajopt.io.opensim_reference import run_opensim_task

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 from trajopt.io.output import default_output, fresh_output
 from trajopt.multibody import forward_dynamics, mass_matrix
 from trajopt.ocp import HermiteSimpson

@@ -26,7 +26,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 from trajopt.io import write_sto
 from trajopt.io.output import default_output
 from trajopt.multibody import rotations

@@ -18,7 +18,7 @@ import json
 import time
 from pathlib import Path
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 from trajopt.analysis.inverse_goals import EmgTracking
 from trajopt.analysis.inverse_tendons import ElasticTendons, RigidTendons
 from trajopt.analysis.muscle_inverse import mesh_intervals
@@ -27,7 +27,7 @@ from trajopt.io import read_table
 from trajopt.io.output import default_output, fresh_output
 from trajopt.ocp import HermiteSimpson, Ipopt
 from trajopt.musculoskeletal.operators import AddReserves, AddResiduals, DeGrooteMuscles, WeldJoints
-from trajopt.tools.muscle_inverse import load_inverse
+from trajopt.analysis.muscle_inverse_files import load_inverse
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = ("Moco's 3D walking MocoInverse (80 muscles, GRFs, function-based paths); "

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.expansion import full_cycle, table_mirror
 from trajopt.gait.ground_reactions import center_of_pressure
