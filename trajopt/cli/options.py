@@ -13,35 +13,34 @@ import argparse
 from pathlib import Path
 
 from trajopt.errors import TrajoptInputError
-from trajopt.io.output import DEFAULT_PARENT, create_folder, default_output
+from trajopt.io.output import DEFAULT_PARENT, create_folder, default_output, folder_name
 from trajopt.ocp.transcriptions import MOCO_MESH_INTERVAL
 
-# Suffixes of the files the commands write: an --out ending in one names a file, not a folder.
-FILE_SUFFIXES = (".json", ".sto", ".mot", ".csv", ".md", ".xml", ".png")
-
-
-def _hidden_alias(parser, spelling: str, dest: str, **kwargs) -> None:
+def add_hidden_alias(parser, spelling: str, dest: str, **kwargs) -> None:
     """An old spelling of an option: parsed into the same ``dest``, not shown by ``--help``."""
     parser.add_argument(spelling, dest=dest, help=argparse.SUPPRESS, default=argparse.SUPPRESS, **kwargs)
 
 
-def add_out(parser, folder: str) -> None:
+def add_out(parser, folder: str, variants: str = "") -> None:
     """``--out DIR``: the folder the command writes its files into (created), default
-    ``./trajopt_results/<folder>``; ``folder`` is the command's name as typed (``walk3d-prediction``)."""
-    parser.add_argument("--out", type=Path, default=default_output(folder), metavar="DIR",
-                        help=f"output folder, created; fixed file names inside (default ./{DEFAULT_PARENT}/{folder})")
+    ``./trajopt_results/<folder>``; ``folder`` is the command's name as typed (``walk3d-prediction``). With
+    ``variants`` (how other options change the default folder's name) ``--out`` is None unless given, and the
+    command names the folder."""
+    shown = f"./{DEFAULT_PARENT}/{folder}"
+    parser.add_argument("--out", type=Path, default=None if variants else default_output(folder), metavar="DIR",
+                        help=f"output folder, created; fixed file names inside (default {shown}"
+                             + (f"; {variants}" if variants else "") + ")")
 
 
 def out_folder(path, *, create: bool = True) -> Path:
-    """``--out`` as a folder (created unless ``create`` is false), or one line saying why it cannot be: a name
-    ending in a file suffix (``paths.json``) is refused, since the command writes fixed file names inside."""
-    path = Path(path)
-    if path.suffix.lower() in FILE_SUFFIXES and not path.is_dir():
-        raise TrajoptInputError(f"--out {path}: give a folder (the command writes its files inside it), "
-                                f"not a '{path.suffix}' file name")
-    if path.exists() and not path.is_dir():
-        raise TrajoptInputError(f"--out {path}: is a file; give a folder")
-    return create_folder(path) if create else path
+    """``--out`` as a folder (created unless ``create`` is false), or one line saying why it cannot be: an existing
+    file, or a new name ending in a file suffix (``paths.json``), since the command writes fixed names inside."""
+    return create_folder(path) if create else folder_name(path)
+
+
+def report_file(folder, name: str) -> Path:
+    """``<folder>/<name>.json``, a benchmark's report: the folder checked as ``out_folder`` and created."""
+    return out_folder(folder) / f"{name}.json"
 
 
 def add_report_out(parser) -> None:
@@ -56,7 +55,7 @@ def add_tolerance(parser, default: float) -> None:
     """``--tolerance``: IPOPT's convergence tolerance (``--tol`` is the same option)."""
     parser.add_argument("--tolerance", type=float, default=default, metavar="TOL",
                         help=f"IPOPT's convergence tolerance (tol; default {default:g})")
-    _hidden_alias(parser, "--tol", "tolerance", type=float)
+    add_hidden_alias(parser, "--tol", "tolerance", type=float)
 
 
 def add_max_iterations(parser, default: int) -> None:
@@ -112,7 +111,7 @@ def add_cutoff(parser, *old: str) -> None:
                         help="low-pass filter of the coordinates in Hz (OpenSim's: 3rd-order Butterworth); "
                              "default none")
     for spelling in old:
-        _hidden_alias(parser, spelling, "cutoff", type=float)
+        add_hidden_alias(parser, spelling, "cutoff", type=float)
 
 
 def add_compiled(parser, default: bool) -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.cli.options import (add_cutoff, add_max_iterations, add_mesh_interval, add_out, add_tolerance,
-                                 add_window, check_mesh_interval, check_window)
+                                 add_window, check_mesh_interval, check_window, out_folder)
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.muscle_tracking import GroundResiduals, MuscleDrivenTracking
 from trajopt.gait.tracking import TrackingWeights
@@ -184,6 +184,7 @@ def write_outputs(folder: Path, result, summary: dict) -> None:
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    out_folder(args.out, create=False)  # a file name is refused before the model is read
     started = time.perf_counter()
     study, checked = load_checked_tracking(args)
     for warning in checked.caveats:

@@ -46,7 +46,7 @@ import numpy as np
 
 from trajopt.errors import TrajoptInputError
 from trajopt.cli.helptext import description
-from trajopt.io.output import default_output
+from trajopt.cli.options import add_out
 from trajopt.io import read_table
 from trajopt.io.opensim_reference import run_opensim_task
 from trajopt.paths.function_based_xml import read_function_based_path_set
@@ -440,8 +440,7 @@ def _load() -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run path-fits", description=description(__doc__))
-    parser.add_argument("--out", type=Path, default=default_output("path_fits"),
-                        help="results folder (default ./trajopt_results/path_fits)")
+    add_out(parser, "path-fits")
     parser.add_argument("--cases", nargs="+", default=["arm26", "gait2d", "walk3d", "walk3d-band"],
                         help="cases to run ('none': only rewrite the summary from OUT/cases.json; also "
                              "'arm26-geometric', 'gait2d-geometric': sampled on trajopt's geometric paths; "
