@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
 from collections import defaultdict
 from pathlib import Path
@@ -42,10 +43,12 @@ def _parser_of(module_name: str) -> argparse.ArgumentParser:
 
 
 def _all_commands() -> dict[str, str]:
+    """command -> module; entry points whose module this checkout does not have (registered by another install)
+    are left out."""
     found = {f"trajopt {name}": module for name, (module, _) in COMMANDS.items()}
     found |= {f"trajopt run {name}": module for name, (module, _) in registered(PROBLEM_GROUP).items()}
     found |= {f"trajopt bench {name}": module for name, (module, _) in registered(BENCHMARK_GROUP).items()}
-    return found
+    return {command: module for command, module in found.items() if importlib.util.find_spec(module) is not None}
 
 
 COMMAND_MODULES = _all_commands()
