@@ -11,7 +11,7 @@ polynomial path surrogates of ``trajopt/examples/arm26/paths.json``):
 - ``static_arm.static_arm_problem``: bioptim's ``static_arm`` example set-up.
 
 ``trajopt run arm26-reaching [--target X Y Z] [--duration T|free]`` solves them and writes
-``./trajopt_results/arm26_reaching/`` (``--out`` another folder). ``--paths geometric`` solves the first two with
+``./trajopt_results/arm26-reaching/`` (``--out`` another folder). ``--paths geometric`` solves the first two with
 arm26's own geometric paths in smooth mode (``trajopt.paths.wrapping.smooth``) instead of the surrogates, and
 reports their deviation from the exact (OpenSim's) wrapped paths along each solution.
 """

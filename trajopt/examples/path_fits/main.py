@@ -3,7 +3,7 @@ PolynomialPathFitter vs the FunctionBasedPathSet shipped with Moco's 3D walking 
 
 ``trajopt run path-fits`` (OpenSim needed) samples each model with OpenSim (child process) over its domain, fits
 with trajopt's defaults (``trajopt.paths.fitting.ACCURATE``), runs OpenSim 4.6's PolynomialPathFitter and writes
-``summary.md`` plus one table per case to ``--out`` (default ./trajopt_results/path_fits; the committed
+``summary.md`` plus one table per case to ``--out`` (default ./trajopt_results/path-fits; the committed
 results/path_fits/ is regenerated with ``--out results/path_fits``). Cases:
 
 - arm26 and 2D_gait (trajopt/examples/gait2d) over the model's coordinate ranges; OpenSim's fitter gets the very same

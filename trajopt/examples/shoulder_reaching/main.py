@@ -2,7 +2,7 @@
 
 Solves each from the naive guess and warm-started from a coarse-mesh solution, checks the solutions
 (quaternion norm, torque identity of Zoufaly et al. eqs. 4-16, distance from gimbal lock, KKT condition,
-forward re-simulation) and writes ``./trajopt_results/shoulder_reaching/`` (``--out`` another folder)
+forward re-simulation) and writes ``./trajopt_results/shoulder-reaching/`` (``--out`` another folder)
 (summary.md, summary.json, .sto, figures, GIF).
 """
 

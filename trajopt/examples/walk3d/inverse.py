@@ -104,7 +104,7 @@ def main(argv=None) -> int:
     parser.add_argument("--knee-reaction", type=float, metavar="WEIGHT",
                         help="add Moco's MocoJointReactionGoal on both knees (walker_knee_r/l: force-x and force-y "
                              "on the femur, in its frame) with this weight beside the effort; also solves the effort "
-                             "alone to compare (default folder ./trajopt_results/walk3d_inverse_knee)")
+                             "alone to compare (default folder ./trajopt_results/walk3d-inverse-knee)")
     add_mesh_interval(parser)
     add_out(parser, COMMAND, f"with --emg ./trajopt_results/{COMMAND}-emg, with --knee-reaction ...-knee")
     args = parser.parse_args(argv)

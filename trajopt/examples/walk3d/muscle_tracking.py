@@ -7,7 +7,7 @@ window 0.48-1.61 s (one gait cycle, free ends): coordinates.sto's coordinates (t
 belong to the welded joints, the toes have no column) and their splined speeds, grf_walk.mot's forces (x, y, z of
 both feet, / body weight), excitation and actuator effort. Moco's example weighs its terms differently (states 0.05,
 effort 0.1, contact 5e-3 over m g once) and adds initial-state bounds around the data; the weights here are
-``WEIGHTS``. Writes the files of ``trajopt muscle-track`` to ./trajopt_results/walk3d_tracking (or --out).
+``WEIGHTS``. Writes the files of ``trajopt muscle-track`` to ./trajopt_results/walk3d-tracking (or --out).
 """
 
 from __future__ import annotations
