@@ -150,6 +150,17 @@ def test_regenerate_keeps_the_committed_benchmark_names(tmp_path):
             assert left[label].parent == tmp_path / "benchmarks"
 
 
+def test_regenerate_renames_a_walk3d_variant_report(tmp_path):
+    from trajopt.cli.regenerate import _rename_report
+
+    scratch = tmp_path / "benchmarks" / SCRATCH
+    scratch.mkdir(parents=True)
+    (scratch / "walk3d.json").write_text('{"benchmark": "walk3d"}')
+    _rename_report(tmp_path, "bench walk3d idle")
+    assert json.loads((tmp_path / "benchmarks" / "walk3d_50_idle.json").read_text()) == {"benchmark": "walk3d"}
+    assert not scratch.exists()
+
+
 def test_window_and_mesh_interval_checks_are_one_line():
     from trajopt.cli.options import check_mesh_interval, check_window
     from trajopt.errors import TrajoptInputError

@@ -151,6 +151,8 @@ def main(argv=None) -> int:
     for k, (label, command) in enumerate(chosen, 1):
         print(f"[{k}/{len(chosen)}] {label}: trajopt {' '.join(command)}", flush=True)
         started = time.perf_counter()
+        if label in RENAMED:  # no stale report from an interrupted run
+            shutil.rmtree(args.results / "benchmarks" / SCRATCH, ignore_errors=True)
         code = subprocess.call([sys.executable, "-m", "trajopt", *command])
         if label in RENAMED:
             _rename_report(args.results, label)
