@@ -21,6 +21,7 @@ from trajopt.io import read_table
 from trajopt.ocp.transcriptions import MOCO_MESH_INTERVAL
 
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
+ARM26_PATHS = ROOT / "trajopt" / "examples" / "arm26" / "paths.json"
 ELBOW = ROOT / "trajopt" / "examples" / "arm26_static_optimization" / "elbow_flex_0_90_minjerk.mot"
 
 
@@ -101,10 +102,12 @@ def test_out_is_a_folder_named_after_the_command():
             assert out.default == Path.cwd() / "trajopt_results" / expected, command
 
 
-@pytest.mark.parametrize("command", ["inverse-dynamics", "muscle-analysis", "static-optimization"])
+@pytest.mark.parametrize("command", ["inverse-dynamics", "muscle-analysis",
+                                     pytest.param("static-optimization", marks=pytest.mark.slow)])
 def test_a_tool_writes_inside_a_new_out_folder(tmp_path, capsys, command):
     out = tmp_path / "not" / "yet" / "there"
-    extra = ("--no-figures",) if command == "static-optimization" else ()
+    extra = () if command == "inverse-dynamics" else ("--paths", str(ARM26_PATHS))  # polynomial paths: seconds
+    extra += ("--no-figures",) if command == "static-optimization" else ()
     assert main([command, str(ARM26), str(ELBOW), "--out", str(out), *extra]) == 0
     capsys.readouterr()
     written = [p for p in tmp_path.rglob("*") if p.is_file() and p.name != ".trajopt-output"]
@@ -125,6 +128,7 @@ def test_a_file_name_as_out_is_refused_in_one_line(tmp_path, capsys, command):
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_a_benchmark_writes_its_report_inside_out(tmp_path, capsys, monkeypatch):
     import trajopt.benchmarks.smooth_paths as bench
 

@@ -43,7 +43,7 @@ def inverse_dynamics(inputs: dict, context: TaskContext) -> TaskOutput:
 
     with tempfile.TemporaryDirectory(prefix="trajopt-batch-") as temporary:
         folder = Path(temporary)
-        code, log = _run_tool(tool, _common_arguments(inputs) + ["--out", str(folder / "inverse_dynamics.sto")])
+        code, log = _run_tool(tool, _common_arguments(inputs) + ["--out", str(folder)])
         table = read_table(folder / "inverse_dynamics.sto")
         files = {**_collect(folder), "log.txt": log.encode()}
     summary = {"frames": table.num_frames, "max_generalized_force": float(np.abs(table.data).max())}
