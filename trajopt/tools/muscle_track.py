@@ -10,7 +10,7 @@ contacts; ExpressionBasedCoordinateForces of the model (and of ``--forces``) act
 ``trajopt.gait.muscle_tracking.MuscleDrivenTracking`` tracks the coordinates and their splined speeds over the
 window, the measured ground reactions (``--grf``, columns ``ground_force_{r,l}_v{x,y,z}``) through the contacts,
 EMG columns named after muscles, with excitation effort; residual actuators on the pelvis only with
-``--residuals W``. Writes to DIR: ``solution.sto`` (OpenSim labels), ``activations.sto``, ``ground_reactions.sto``
+``--residual-weight W``. Writes to DIR: ``solution.sto`` (OpenSim labels), ``activations.sto``, ``ground_reactions.sto``
 (contact forces beside the measured ones), ``summary.json`` and ``summary.md`` (status, objective, iterations, wall
 time, RMS tracking errors per coordinate and force).
 """
@@ -72,7 +72,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="weight of the excitation effort (default 10)")
     parser.add_argument("--actuator-weight", type=float, default=1e-4,
                         help="weight of the coordinate actuators' controls (default 1e-4)")
-    parser.add_argument("--residuals", type=float, metavar="W",
+    parser.add_argument("--residual-weight", type=float, metavar="W",
                         help="residual actuators on the pelvis (joints attached to ground) with this weight "
                              "(default: none)")
     add_window(parser)
@@ -126,8 +126,8 @@ def load_checked_tracking(args) -> tuple[MuscleDrivenTracking, CheckedMotion]:
     study = MuscleDrivenTracking(model, checked.table, ground_reactions=args.grf, grf_axes=axes, emg=args.emg,
                                  weights=weights, window=check_window(args.window),
                                  mesh_interval=check_mesh_interval(args.mesh_interval), lowpass_cutoff=args.cutoff,
-                                 passive=passive,
-                                 residuals=None if args.residuals is None else GroundResiduals(args.residuals))
+                                 passive=passive, residuals=None if args.residual_weight is None
+                                 else GroundResiduals(args.residual_weight))
     return study, checked
 
 
@@ -199,7 +199,7 @@ def main(argv=None) -> int:
     result = study.solve(transcription, solver)
     weights = {"states": args.states_weight, "grf": args.grf_weight if args.grf else None,
                "effort": args.effort_weight, "actuators": args.actuator_weight,
-               "emg": args.emg_weight if args.emg else None, "residuals": args.residuals}
+               "emg": args.emg_weight if args.emg else None, "residuals": args.residual_weight}
     summary = summary_of(result, args.model, args.coordinates, args.grf, weights, time.perf_counter() - started,
                          checked)
     write_outputs(folder, result, summary)
