@@ -55,7 +55,7 @@ def one_error_line(err: str) -> str:
 # --- 1. angles in the wrong unit ---------------------------------------------------------------------------------
 
 MOTION_TOOLS = [
-    ("inverse-dynamics", "{out}.sto"),
+    ("inverse-dynamics", "{out}"),
     ("static-optimization", "{out}"),
     ("muscle-analysis", "{out}"),
     ("muscle-inverse", "{out}"),
@@ -105,7 +105,7 @@ def test_degrees_without_indegrees_line_refused_by_fit_paths(tmp_path, capsys):
     t = np.linspace(0.0, 1.0, 101)
     motion = write_motion(tmp_path / "elbow.sto", t, {"r_shoulder_elev": 0.0, "r_elbow_flex": minimum_jerk(t, 90.0)},
                           header=("version=1",))
-    code, _, err = run(capsys, "fit-paths", ARM26, "--geometric", "--motion", motion, "--out", tmp_path / "p.json")
+    code, _, err = run(capsys, "fit-paths", ARM26, "--geometric", "--motion", motion, "--out", tmp_path / "p")
     line = one_error_line(err)
     assert code == 2
     assert "'r_elbow_flex' is 90 rad at time 1 s" in line and "no inDegrees line" in line
@@ -116,7 +116,7 @@ def test_small_degrees_refused_by_their_speed(tmp_path, capsys):
     t = np.linspace(0.0, 0.1, 11)
     motion = write_motion(tmp_path / "flick.mot", t, {"r_shoulder_elev": 0.0, "r_elbow_flex": minimum_jerk(t, 6.0)},
                           header=("version=1", "inDegrees=no"))
-    code, _, err = run(capsys, "inverse-dynamics", ARM26, motion, "--out", tmp_path / "id.sto")
+    code, _, err = run(capsys, "inverse-dynamics", ARM26, motion, "--out", tmp_path / "id")
     line = one_error_line(err)
     assert code == 2
     speed = float(line.split("moves at ")[1].split(" rad/s")[0])
@@ -133,7 +133,7 @@ def test_small_slow_degrees_outside_the_model_range_are_a_warning(tmp_path, caps
     t = np.linspace(0.0, 2.0, 21)
     motion = write_motion(tmp_path / "slow.mot", t, {"r_shoulder_elev": 0.0, "r_elbow_flex": minimum_jerk(t, 5.0)},
                           header=("version=1", "inDegrees=no"))
-    code, out, _ = run(capsys, "inverse-dynamics", ARM26, motion, "--out", tmp_path / "id.sto")
+    code, out, _ = run(capsys, "inverse-dynamics", ARM26, motion, "--out", tmp_path / "id")
     assert code == 0
     assert ("warning: " + str(motion) + ": column 'r_elbow_flex' is 5 rad at time 2 s, 2.73 rad outside its model "
             "range [0, 2.27] rad (header says inDegrees=no; degrees would need inDegrees=yes)") in out
@@ -143,7 +143,7 @@ def test_radians_labelled_degrees_is_a_warning_with_the_unit_read(tmp_path, caps
     t = np.linspace(0.0, 1.0, 11)
     motion = write_motion(tmp_path / "elbow.mot", t,
                           {"r_shoulder_elev": 0.0, "r_elbow_flex": minimum_jerk(t, np.pi / 2)})
-    code, out, _ = run(capsys, "inverse-dynamics", ARM26, motion, "--out", tmp_path / "id.sto")
+    code, out, _ = run(capsys, "inverse-dynamics", ARM26, motion, "--out", tmp_path / "id")
     assert code == 0
     # pi/2 read as degrees: 0.0274 rad at most, against arm26's shoulder range of 4.71 rad
     assert "warning: " in out and "within ±0.0274 rad" in out and "span up to 4.71 rad" in out
@@ -167,7 +167,7 @@ def short_loads(tmp_path: Path, rows: int = 10) -> tuple[Path, float]:
     return xml, float(data[-1].split()[0])
 
 
-@pytest.mark.parametrize("command,out", [("inverse-dynamics", "{out}.sto"), ("muscle-inverse", "{out}")])
+@pytest.mark.parametrize("command,out", [("inverse-dynamics", "{out}"), ("muscle-inverse", "{out}")])
 def test_loads_shorter_than_the_motion_refused(tmp_path, capsys, command, out):
     xml, last = short_loads(tmp_path)
     code, _, err = run(capsys, command, GAIT2D / "2D_gait.osim", GAIT2D / "referenceCoordinates.sto",
@@ -182,7 +182,7 @@ def test_loads_shorter_than_the_motion_refused(tmp_path, capsys, command, out):
 # --- 3. NaN in a motion ------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("value", [np.nan, np.inf])
-@pytest.mark.parametrize("command", [("fit-paths", ARM26, "--geometric", "--motion", "{motion}", "--out", "{out}.json"),
+@pytest.mark.parametrize("command", [("fit-paths", ARM26, "--geometric", "--motion", "{motion}", "--out", "{out}"),
                                      ("muscle-analysis", ARM26, "{motion}", "--out", "{out}")])
 def test_non_finite_motion_value_refused(tmp_path, capsys, command, value):
     t = np.linspace(0.0, 1.0, 11)
@@ -194,7 +194,7 @@ def test_non_finite_motion_value_refused(tmp_path, capsys, command, value):
     line = one_error_line(err)
     assert code == 2
     assert f"column 'r_elbow_flex' is {value} at time 0.5 s" in line and str(motion) in line
-    assert not (tmp_path / "out.json").exists()
+    assert not (tmp_path / "out" / "paths.json").exists()
 
 
 # --- 4. a mesh coarser than the motion ---------------------------------------------------------------------------
@@ -221,7 +221,7 @@ NO_MUSCLES = ROOT / "tests" / "data" / "osim" / "all_joints.osim"
 
 @pytest.mark.parametrize("sampler", [(), ("--geometric",)])
 def test_fit_paths_on_a_model_without_muscles(tmp_path, capsys, sampler):
-    code, _, err = run(capsys, "fit-paths", NO_MUSCLES, *sampler, "--out", tmp_path / "p.json")
+    code, _, err = run(capsys, "fit-paths", NO_MUSCLES, *sampler, "--out", tmp_path / "p")
     line = one_error_line(err)
     assert code == 2 and "all_joints.osim: the model has no muscles" in line
 
@@ -229,19 +229,19 @@ def test_fit_paths_on_a_model_without_muscles(tmp_path, capsys, sampler):
 @pytest.mark.parametrize("option,value,least", [("--samples", 0, 1), ("--samples-per-frame", 0, 1),
                                                 ("--heldout", -1, 0), ("--max-degree", 0, 1)])
 def test_fit_paths_counts_below_their_least(tmp_path, capsys, option, value, least):
-    code, _, err = run(capsys, "fit-paths", ARM26, "--geometric", option, value, "--out", tmp_path / "p.json")
+    code, _, err = run(capsys, "fit-paths", ARM26, "--geometric", option, value, "--out", tmp_path / "p")
     assert code == 2 and one_error_line(err).endswith(f"{option} {value}: must be at least {least}")
 
 
 def test_fit_paths_unwritable_out_refused_before_sampling(tmp_path, capsys):
     (tmp_path / "a_file").write_text("")
-    out = tmp_path / "a_file" / "p.json"
+    out = tmp_path / "a_file" / "p"
     code, stdout, err = run(capsys, "fit-paths", ARM26, "--geometric", "--out", out)
     line = one_error_line(err)
-    assert code == 2 and f"--out {out}: cannot create its folder {tmp_path / 'a_file'}" in line
+    assert code == 2 and f"cannot create its folder {out}" in line
     assert "sampling" not in stdout  # nothing was sampled or fitted
-    code, _, err = run(capsys, "fit-paths", ARM26, "--geometric", "--out", tmp_path)
-    assert code == 2 and f"--out {tmp_path}: is a folder" in one_error_line(err)
+    code, _, err = run(capsys, "fit-paths", ARM26, "--geometric", "--out", tmp_path / "a_file")
+    assert code == 2 and f"--out {tmp_path / 'a_file'}: is a file" in one_error_line(err)
 
 
 # --- 6. Ctrl-C during a solve -------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from trajopt.cli import main
 @pytest.mark.opensim
 def test_bench_dynamics_writes_results(tmp_path, opensim_task):
     output = tmp_path / "dynamics.json"
-    assert main(["bench", "dynamics", "--states", "3", "--no-codegen", "--output", str(output)]) == 0
+    assert main(["bench", "dynamics", "--states", "3", "--no-codegen", "--out", str(tmp_path)]) == 0
     report = json.loads(output.read_text())
     for name in ("arm26", "gait2d"):
         entry = report["models"][name]

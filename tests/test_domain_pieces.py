@@ -126,7 +126,7 @@ def test_saved_paths_and_their_function_agree(gait2d_fit, tmp_path):
     from trajopt.paths.refit import load_paths
 
     assert isinstance(load_paths(tmp_path / "pieces.json"), DomainPiecewisePaths)
-    from trajopt.tools.muscle_inverse import read_paths
+    from trajopt.paths.files import read_paths
 
     # the tools' --paths
     assert isinstance(read_paths(tmp_path / "pieces.json", load_osim(GAIT2D)), DomainPiecewisePaths)
@@ -197,11 +197,11 @@ def test_fit_paths_pieces_cli_writes_paths_the_tools_read(tmp_path):
     --paths."""
     from trajopt.tools.fit_paths import main
     from trajopt.paths.samples import PathSamples
-    from trajopt.tools.muscle_inverse import read_paths
+    from trajopt.paths.files import read_paths
 
-    out = tmp_path / "pieces.json"
+    out = tmp_path / "pieces" / "paths.json"
     assert main([str(GAIT2D), "--geometric", "--pieces", "--samples", "1000", "--heldout", "300",
-                 "--save-samples", str(tmp_path / "s"), "--out", str(out)]) == 0
+                 "--save-samples", str(tmp_path / "s"), "--out", str(out.parent)]) == 0
     paths = read_paths(out, load_osim(GAIT2D))
     heldout = PathSamples.from_csv(tmp_path / "s_heldout.csv.gz")
     for path in paths:
@@ -211,7 +211,7 @@ def test_fit_paths_pieces_cli_writes_paths_the_tools_read(tmp_path):
         assert np.sqrt(np.mean((lengths - true_lengths) ** 2)) < 5e-4, path.muscle
         assert np.sqrt(np.mean((arms - true_arms[:, columns]) ** 2)) < 1e-3, path.muscle
     assert len(paths["rect_fem_r"].pieces) == 2 and len(paths["vasti_l"].pieces) == 2
-    assert main([str(GAIT2D), "--cut-along", "knee_angle_r", "--out", str(out)]) == 2
+    assert main([str(GAIT2D), "--cut-along", "knee_angle_r", "--out", str(out.parent)]) == 2
     assert main([str(GAIT2D), "--geometric", "--pieces", "--cut-along", "no_such_coordinate", "--samples", "50",
-                 "--heldout", "20", "--out", str(tmp_path / "bad.json")]) == 2
-    assert not (tmp_path / "bad.json").exists()
+                 "--heldout", "20", "--out", str(tmp_path / "bad")]) == 2
+    assert not (tmp_path / "bad" / "paths.json").exists()

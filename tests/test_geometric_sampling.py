@@ -42,8 +42,8 @@ def test_torus_wrapped_samples_equal_opensims(opensim_task, tmp_path):
 def test_fit_paths_without_opensim(tmp_path, capsys):
     from trajopt.tools.fit_paths import main
 
-    out = tmp_path / "paths.json"
+    out = tmp_path / "fit" / "paths.json"
     assert main([str(ARM26), "--geometric", "--muscles", "BRA", "BICshort", "--samples", "200", "--heldout", "50",
-                 "--out", str(out)]) == 0
+                 "--out", str(out.parent)]) == 0
     printed = capsys.readouterr().out
     assert "sampling the model's geometric paths" in printed and out.is_file()

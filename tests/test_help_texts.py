@@ -6,7 +6,7 @@ import importlib
 import pytest
 
 from trajopt.cli import BENCHMARK_GROUP, COMMANDS, PROBLEM_GROUP, registered
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 
 MODULES = sorted({module for module, _ in (*registered(PROBLEM_GROUP).values(), *registered(BENCHMARK_GROUP).values(),
                                            *COMMANDS.values())})

@@ -90,12 +90,12 @@ def test_fit_paths_cells_cli_finds_the_conditional_point_jumps(tmp_path):
     --paths."""
     from trajopt.osim import load_osim
     from trajopt.tools.fit_paths import main
-    from trajopt.tools.muscle_inverse import read_paths
+    from trajopt.paths.files import read_paths
 
-    out = tmp_path / "cells.json"
+    out = tmp_path / "cells" / "paths.json"
     assert main([str(GAIT2D), "--geometric", "--cells", "--samples", "1000", "--heldout", "300", "--cells-samples",
                  "2000", "--muscles", "rect_fem_r", "vasti_r", "hamstrings_r", "--save-samples", str(tmp_path / "s"),
-                 "--out", str(out)]) == 0
+                 "--out", str(out.parent)]) == 0
     with pytest.warns(UserWarning):  # 2D_gait's contact derivative_smoothing, unused here
         paths = read_paths(out, load_osim(GAIT2D))
     heldout = PathSamples.from_csv(tmp_path / "s_heldout.csv.gz")
@@ -112,8 +112,8 @@ def test_fit_paths_cells_cli_finds_the_conditional_point_jumps(tmp_path):
         count, length, arm = pocket_rms(path, heldout)
         assert count == 0 and length < length_bound and arm < arm_bound, (muscle, length, arm)
     for bad in (["--cells", "--pieces"], ["--cells", "--opensim-xml", str(tmp_path / "x.xml")]):
-        assert main([str(GAIT2D), "--geometric", *bad, "--out", str(tmp_path / "bad.json")]) == 2
-    assert not (tmp_path / "bad.json").exists()
+        assert main([str(GAIT2D), "--geometric", *bad, "--out", str(tmp_path / "bad")]) == 2
+    assert not (tmp_path / "bad" / "paths.json").exists()
 
 
 def test_a_given_cut_with_few_samples_beyond_it_splits_with_cut_min_samples():
@@ -155,9 +155,10 @@ def test_fit_paths_cells_on_a_model_trajopt_cannot_read_fits_unscanned_trees(tmp
     model.write_text(text[:start] + '<Schutte1993Muscle_Deprecated name="TRIlong">'
                      + text[start + len('<Thelen2003Muscle name="TRIlong">'):end] + "</Schutte1993Muscle_Deprecated>"
                      + text[end + len("</Thelen2003Muscle>"):])
-    out = tmp_path / "cells.json"
+    out = tmp_path / "cells" / "paths.json"
     assert main([str(model), "--cells", "--samples", "400", "--heldout", "100", "--cells-samples", "1000",
-                 "--muscles", "TRIlong", "BIClong", "--save-samples", str(tmp_path / "s"), "--out", str(out)]) == 0
+                 "--muscles", "TRIlong", "BIClong", "--save-samples", str(tmp_path / "s"),
+                 "--out", str(out.parent)]) == 0
     printed = capsys.readouterr().out
     assert "unsupported component type 'Schutte1993Muscle_Deprecated'" in printed and "no jump or kink scan" in printed
     paths = DomainCellPaths.load(out)
@@ -167,10 +168,10 @@ def test_fit_paths_cells_on_a_model_trajopt_cannot_read_fits_unscanned_trees(tmp
         assert splits and all(c.source == "cell split" and not c.others for c in splits), splits
     _, _, arm = pocket_rms(paths["TRIlong"], heldout)
     assert arm < 1.5e-3, arm  # one polynomial: 1.833 mm
-    assert main([str(model), "--geometric", "--cells", "--out", str(tmp_path / "g.json")]) == 2
-    assert not (tmp_path / "g.json").exists()
+    assert main([str(model), "--geometric", "--cells", "--out", str(tmp_path / "g")]) == 2
+    assert not (tmp_path / "g" / "paths.json").exists()
     capsys.readouterr()
     # --pieces finds its cuts on trajopt's model: it stops before sampling
-    assert main([str(model), "--pieces", "--save-samples", str(tmp_path / "p"), "--out", str(tmp_path / "p.json")]) == 2
+    assert main([str(model), "--pieces", "--save-samples", str(tmp_path / "p"), "--out", str(tmp_path / "q")]) == 2
     assert not list(tmp_path.glob("p*"))
     assert "Schutte1993Muscle_Deprecated" in capsys.readouterr().err

@@ -255,7 +255,7 @@ def test_motion_inverse_dynamics_takes_passive_elements_off_as_opensim(opensim_t
 
 
 def test_muscle_driven_inverse_refuses_path_actuators(tmp_path):
-    from trajopt.tools.muscle_inverse import load_inverse
+    from trajopt.analysis.muscle_inverse_files import load_inverse
 
     with pytest.raises(TrajoptInputError, match="PathActuator 'cable': the muscle-driven inverse takes muscles"):
         load_inverse(CHAIN, tmp_path / "unused.sto")
@@ -270,9 +270,9 @@ def test_inverse_dynamics_command(tmp_path):
     times = np.linspace(0, 1, 51)
     motion = write_sto(tmp_path / "motion.sto", Table(times, ("rz", "tx", "ty"), np.column_stack(
         [np.zeros(51), 0.1 * times, np.full(51, 0.055)]), name="motion"))
-    assert main(["inverse-dynamics", str(BALL), str(motion), "--out", str(tmp_path / "id.sto")]) == 0
-    written = read_motion(tmp_path / "id.sto")
+    assert main(["inverse-dynamics", str(BALL), str(motion), "--out", str(tmp_path / "id")]) == 0
+    written = read_motion(tmp_path / "id" / "inverse_dynamics.sto")
     library = motion_inverse_dynamics(load_osim(BALL), read_motion(motion))
     assert np.abs(written.column("ty_force")).max() > 100
     np.testing.assert_allclose(written.data, library.generalized_forces, rtol=1e-12, atol=1e-9)
-    assert main(["inverse-dynamics", str(BLOCK), str(motion), "--out", str(tmp_path / "x.sto")]) == 2
+    assert main(["inverse-dynamics", str(BLOCK), str(motion), "--out", str(tmp_path / "x")]) == 2

@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT
 from trajopt.cli import PROBLEM_GROUP, registered
 from trajopt.io.output import MARKER, fresh_output
-from trajopt.cli.regenerate import commands
+from trajopt.cli.regenerate import outputs
 
 README = (ROOT / "README.md").read_text()
 RESULTS = ROOT / "results"
@@ -33,20 +33,19 @@ def _trajopt(cwd, *argv):
 def test_readme_commands_leave_the_committed_results_unchanged(tmp_path):
     """The cheap problems of README's table, run as a user would (no --out) from a fresh directory."""
     before = _hashes(RESULTS)
-    runs = {"muscle-curves": ("muscle_curves", "degroote2016.png"),
-            "das3-serratus": ("das3_serratus", "das3_serratus.md")}
-    for name, (folder, file) in runs.items():
+    runs = {"muscle-curves": "degroote2016.png", "das3-serratus": "das3_serratus.md"}
+    for name, file in runs.items():
         assert f"`trajopt run {name}" in README
         done = _trajopt(tmp_path, "run", name)
         assert done.returncode == 0, done.stderr
-        assert (tmp_path / "trajopt_results" / folder / file).exists()
+        assert (tmp_path / "trajopt_results" / name / file).exists()  # the folder is named after the command
     motion = ROOT / "trajopt" / "examples" / "arm26_static_optimization" / "arm26_InverseKinematics.mot"
     done = _trajopt(tmp_path, "run", "arm26-static-optimization", "--motion", str(motion), "--cutoff", "6")
     assert done.returncode == 0, done.stderr
     # --motion without --out: its own folder, not the main job's
-    summary = (tmp_path / "trajopt_results" / "arm26_static_optimization_arm26_InverseKinematics" / "summary.md")
+    summary = (tmp_path / "trajopt_results" / "arm26-static-optimization_arm26_InverseKinematics" / "summary.md")
     assert "arm26_InverseKinematics.mot" in summary.read_text().splitlines()[0]
-    assert not (tmp_path / "trajopt_results" / "arm26_static_optimization").exists()
+    assert not (tmp_path / "trajopt_results" / "arm26-static-optimization").exists()
     assert _hashes(RESULTS) == before
 
 
@@ -72,12 +71,12 @@ def test_readme_commands_table_writes_outside_results():
 
 
 def test_regenerate_results_covers_every_committed_result():
-    """Every folder and benchmark file in results/ is written by one of regenerate-results' commands, with --out."""
+    """Every folder and benchmark file in results/ is written by one of regenerate-results' commands, with --out
+    (a benchmark writes its report into its --out folder)."""
     targets = set()
-    for _, argv in commands(RESULTS):
-        out = argv[argv.index("--out") + 1]
-        targets.add(os.path.relpath(out, RESULTS).split(os.sep)[0] if not out.endswith(".json")
-                    else os.path.relpath(out, RESULTS))
+    for path in outputs(RESULTS).values():
+        relative = os.path.relpath(path, RESULTS)
+        targets.add(relative if path.suffix == ".json" else relative.split(os.sep)[0])
     committed = {p.name for p in RESULTS.iterdir() if p.is_dir() and p.name != "benchmarks"}
     committed |= {f"benchmarks/{p.name}" for p in (RESULTS / "benchmarks").glob("*.json")}
     assert committed <= targets, committed - targets

@@ -207,10 +207,10 @@ def test_fit_paths_on_committed_arm26_samples_meets_targets_on_heldout_opensim_s
 def test_fit_paths_command_from_committed_samples(tmp_path, capsys):
     from trajopt.cli import main
 
-    out = tmp_path / "paths.json"
+    out = tmp_path / "fit" / "paths.json"
     arm26 = ROOT / "trajopt" / "examples" / "arm26"
     code = main(["fit-paths", str(arm26 / "arm26.osim"), "--train-csv", str(arm26 / "path_samples_train.csv.gz"),
-                 "--heldout-csv", str(arm26 / "path_samples_heldout.csv.gz"), "--out", str(out)])
+                 "--heldout-csv", str(arm26 / "path_samples_heldout.csv.gz"), "--out", str(out.parent)])
     printed = capsys.readouterr().out
     assert code == 0 and "BICshort" in printed and "len held" in printed
     paths = PolynomialPaths.load(out)
@@ -220,12 +220,12 @@ def test_fit_paths_command_from_committed_samples(tmp_path, capsys):
 def test_fit_paths_command_in_quaternion_coordinates(tmp_path, capsys):
     from trajopt.cli import main
 
-    out = tmp_path / "serratus.json"
+    out = tmp_path / "serratus" / "paths.json"
     das3 = ROOT / "trajopt" / "examples" / "das3_serratus"
     code = main(["fit-paths", "das3.osim", "--train-csv", str(das3 / "train.csv.gz"), "--heldout-csv",
                  str(das3 / "heldout.csv.gz"), "--muscles", "serr_ant_5", "--das3-rules",
                  "--quaternion", "SC:YZX:SC_y,SC_z,SC_x", "AC:YZX:AC_y,AC_z,AC_x", "--min-improvement", "0.04",
-                 "--out", str(out)])
+                 "--out", str(out.parent)])
     assert code == 0
     path = PolynomialPaths.load(out)["serr_ant_5"]
     assert set(path.coordinates) <= {"SC_Q1", "SC_Q2", "SC_Q3", "AC_Q1", "AC_Q2", "AC_Q3"}
@@ -234,7 +234,7 @@ def test_fit_paths_command_in_quaternion_coordinates(tmp_path, capsys):
     assert path.report.heldout_samples >= 490
     assert path.report.heldout_length_rmse < 1.2e-3
     code = main(["fit-paths", "das3.osim", "--train-csv", str(das3 / "heldout.csv.gz"), "--quaternion", "SC:YZX:SC_y",
-                 "--out", str(out)])
+                 "--out", str(out.parent)])
     assert code == 2 and ("--quaternion 'SC:YZX:SC_y': a ball joint needs three Euler coordinates"
                           in capsys.readouterr().err)
 

@@ -125,7 +125,7 @@ def test_paths_over_a_ball_joints_quaternion_reach_a_models_dynamics(tmp_path):
     from trajopt.musculoskeletal import MusculoskeletalModel
     from trajopt.osim import load_osim
     from trajopt.paths.polynomial import PolynomialPath
-    from trajopt.tools.muscle_inverse import read_paths
+    from trajopt.paths.files import read_paths
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

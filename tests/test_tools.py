@@ -68,9 +68,9 @@ def test_inverse_dynamics_matches_opensims_tool(opensim_task, tmp_path, capsys):
         "model": str(MODEL), "coordinates": str(tmp_path / "assembled.sto"), "external_loads": str(LOADS),
         "initial_time": 0.45, "final_time": 1.799})
     code, out, _ = _run(capsys, "inverse-dynamics", MODEL, COORDINATES, "--external-loads", LOADS,
-                        "--out", tmp_path / "id.sto")
+                        "--out", tmp_path / "id")
     assert code == 0 and "knee_angle_r_beta" in out  # the note says the patella was assembled
-    ours = read_table(tmp_path / "id.sto")
+    ours = read_table(tmp_path / "id" / "inverse_dynamics.sto")
     np.testing.assert_allclose(ours.time, reference["time"], atol=1e-12)
     labels = list(reference["labels"])
     assert set(labels) == set(ours.labels)
@@ -81,10 +81,10 @@ def test_inverse_dynamics_matches_opensims_tool(opensim_task, tmp_path, capsys):
 
 
 def test_inverse_dynamics_bad_input_is_one_line(tmp_path, capsys):
-    code, _, err = _run(capsys, "inverse-dynamics", MODEL, COORDINATES, "--cutoff", "1000", "--out", tmp_path / "a.sto")
+    code, _, err = _run(capsys, "inverse-dynamics", MODEL, COORDINATES, "--cutoff", "1000", "--out", tmp_path / "a")
     assert code == 2 and err.count("\n") == 1 and "--cutoff 1000" in err and "Nyquist frequency 500 Hz" in err
     code, _, err = _run(capsys, "inverse-dynamics", MODEL, COORDINATES, "--external-loads", tmp_path / "none.xml",
-                        "--out", tmp_path / "a.sto")
+                        "--out", tmp_path / "a")
     assert code == 2 and err.count("\n") == 1 and "none.xml" in err
 
 
@@ -145,8 +145,8 @@ def test_walk3d_static_optimization_matches_opensims(opensim_task, tmp_path):
     the frames agree to 3e-4 except frames where OpenSim's optimizer stops early."""
     from trajopt.benchmarks.walk3d_static_optimization import main as bench
 
-    out = tmp_path / "bench.json"
-    assert bench(["--start", "0.6", "--end", "0.62", "--out", str(out)]) == 0
+    out = tmp_path / "walk3d_static_optimization.json"
+    assert bench(["--window", "0.6", "0.62", "--out", str(tmp_path)]) == 0
     import json
 
     report = json.loads(out.read_text())
@@ -158,11 +158,11 @@ def test_inverse_dynamics_forces_option_takes_passive_moments_off(capsys, tmp_pa
     """``--forces`` adds the ForceSet's ExpressionBasedCoordinateForces (Moco's example's passive joint moments):
     the coordinates they act on change, the others (pelvis) do not."""
     forces = WALK3D / "subject_walk_scaled_ExpressionBasedCoordinateForceSet.xml"
-    code, _, _ = _run(capsys, "inverse-dynamics", MODEL, COORDINATES, "--out", tmp_path / "bare.sto")
+    code, _, _ = _run(capsys, "inverse-dynamics", MODEL, COORDINATES, "--out", tmp_path / "bare")
     assert code == 0
     code, _, _ = _run(capsys, "inverse-dynamics", MODEL, COORDINATES, "--forces", forces,
-                      "--out", tmp_path / "passive.sto")
+                      "--out", tmp_path / "passive")
     assert code == 0
-    bare, passive = read_table(tmp_path / "bare.sto"), read_table(tmp_path / "passive.sto")
+    bare, passive = (read_table(tmp_path / name / "inverse_dynamics.sto") for name in ("bare", "passive"))
     assert np.max(np.abs(bare.column("elbow_flex_r_moment") - passive.column("elbow_flex_r_moment"))) > 0.1
     np.testing.assert_array_equal(bare.column("pelvis_tx_force"), passive.column("pelvis_tx_force"))

@@ -37,6 +37,7 @@ from trajopt.analysis.inverse_tendons import RigidTendons
 from trajopt.analysis.inverse_dynamics import MotionKinematics, read_model_motion, solve_inverse_dynamics
 from trajopt.errors import TrajoptInputError
 from trajopt.ocp import Effort, HermiteSimpson, Ipopt, Problem
+from trajopt.ocp.transcriptions import MOCO_MESH_INTERVAL
 from trajopt.io.signals import coordinate_splines
 
 if TYPE_CHECKING:
@@ -235,7 +236,7 @@ class MuscleDrivenInverse:
         from trajopt.analysis.muscle_inverse_solution import MuscleInverseSolution
 
         if transcription is None:
-            transcription = HermiteSimpson(mesh_intervals(self.duration, 0.02))
+            transcription = HermiteSimpson(mesh_intervals(self.duration, MOCO_MESH_INTERVAL))
         solver = Ipopt(tol=1e-6, print_level=5) if solver is None else solver
         variables = self.build(transcription)
         solution = variables.problem.solve(transcription, solver)

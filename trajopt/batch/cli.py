@@ -20,6 +20,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from trajopt.cli.options import add_no_progress, add_out, out_folder
+
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = 'one task over many trials, subjects or a parameter sweep, on Dask (TOML spec)'
 
@@ -29,7 +31,7 @@ INTERRUPTED = 130  # the shell's code for a process stopped by SIGINT
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt batch", description="Run one task over many inputs on Dask.")
     parser.add_argument("spec", help="batch spec (.toml, or .yaml with PyYAML)")
-    parser.add_argument("--out", help="output folder (default ./trajopt_results/<spec name>)")
+    add_out(parser, "<spec name>", "named after the spec")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--workers", type=int, help="LocalCluster worker processes (default: one per core)")
     where.add_argument("--scheduler", metavar="ADDRESS", help="an existing Dask scheduler, e.g. tcp://127.0.0.1:8786")
@@ -40,7 +42,7 @@ def main(argv=None) -> int:
                                                              "(spec values, file contents) changed since they finished")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="replace an [inputs] value of the spec (TOML value), e.g. --set intervals=20")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_no_progress(parser)
     args = parser.parse_args(argv)
     from trajopt.batch.aggregate import write_aggregate
     from trajopt.batch.lock import hold_output_folder
@@ -53,7 +55,7 @@ def main(argv=None) -> int:
         raise BatchSpecError("--force: goes with --resume (it recomputes the tasks whose inputs changed)")
     try:
         spec = load_spec(args.spec, args.set)
-        out = Path(args.out) if args.out else Path("trajopt_results") / spec.name
+        out = out_folder(args.out, create=False) if args.out else Path("trajopt_results") / spec.name
         with hold_output_folder(out):  # over the run and its aggregate
             report = run_batch(spec, out, scheduler=args.scheduler, workers=args.workers, serial=args.serial,
                                resume=args.resume, force=args.force, progress=not args.no_progress)

@@ -43,7 +43,7 @@ def inverse_dynamics(inputs: dict, context: TaskContext) -> TaskOutput:
 
     with tempfile.TemporaryDirectory(prefix="trajopt-batch-") as temporary:
         folder = Path(temporary)
-        code, log = _run_tool(tool, _common_arguments(inputs) + ["--out", str(folder / "inverse_dynamics.sto")])
+        code, log = _run_tool(tool, _common_arguments(inputs) + ["--out", str(folder)])
         table = read_table(folder / "inverse_dynamics.sto")
         files = {**_collect(folder), "log.txt": log.encode()}
     summary = {"frames": table.num_frames, "max_generalized_force": float(np.abs(table.data).max())}
@@ -94,7 +94,7 @@ def muscle_inverse(inputs: dict, context: TaskContext) -> TaskOutput:
     from trajopt.ocp import HermiteSimpson, Ipopt
     from trajopt.musculoskeletal.operators import AddReserves, DeGrooteMuscles
     from trajopt.reports.muscle_inverse import write_report
-    from trajopt.tools.muscle_inverse import load_inverse
+    from trajopt.analysis.muscle_inverse_files import load_inverse
 
     operators = [DeGrooteMuscles(False, 1.0)] + ([AddReserves(inputs["reserves"])] if inputs["reserves"] else [])
     inverse = load_inverse(inputs["model"], inputs["motion"], operators, inputs["external_loads"] or None,

@@ -20,7 +20,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_out, out_folder
 from trajopt.io.output import default_output
 
 # One line for `trajopt --help`, read from this file without importing it.
@@ -41,9 +42,7 @@ def main(argv=None) -> int:
     parser.add_argument("--spec", default=str(DEFAULT_SPEC), help="batch spec (default: the gait2d speed sweep)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="replace a spec input")
     parser.add_argument("--workers", type=int, default=2, help="LocalCluster workers (default 2)")
-    parser.add_argument("--out", default=str(default_output("batch")),
-                        help="where the report goes (default ./trajopt_results/batch; the committed one: "
-                             "--out results/batch)")
+    add_out(parser, "batch")
     parser.add_argument("--work", help="folder for the two runs (default: a temporary folder, removed)")
     parser.add_argument("--report-only", action="store_true",
                         help="no runs: write the report from the runs already in --work")
@@ -55,8 +54,7 @@ def main(argv=None) -> int:
     from trajopt.batch import load_spec, run_batch, write_aggregate
 
     spec = load_spec(args.spec, args.set)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = out_folder(args.out)
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="trajopt-bench-batch-"))
     runs = {}
     for mode in ("serial", "local"):

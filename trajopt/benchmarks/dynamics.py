@@ -23,8 +23,9 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
-from trajopt.reports.helptext import description
-from trajopt.io.output import add_report_argument, create_folder
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_hidden_alias, add_report_out, report_file
+from trajopt.io.output import create_folder
 from trajopt.multibody import forward_dynamics, inverse_dynamics
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
 from trajopt.osim import OsimIgnoredWarning, load_osim
@@ -86,9 +87,11 @@ def _trajopt_timings(model, q, u, udot, folder: Path | None) -> tuple[dict, np.n
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench dynamics", description=description(__doc__))
     parser.add_argument("--states", type=int, default=200, help="random states per model (default 200)")
-    add_report_argument(parser, "dynamics", "--output")
+    add_report_out(parser)
+    add_hidden_alias(parser, "--output", "out", type=Path)
     parser.add_argument("--no-codegen", action="store_true", help="skip the C-compiled variant")
     args = parser.parse_args(argv)
+    args.out = report_file(args.out, "dynamics")  # the report file inside the --out folder
     rng = np.random.default_rng(0)
     report = {"machine": platform.platform(), "processor": platform.processor(), "casadi": ca.__version__,
               "states": args.states, "models": {}}

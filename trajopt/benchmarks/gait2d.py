@@ -24,8 +24,9 @@ import platform
 import time
 from pathlib import Path
 
-from trajopt.reports.helptext import description
-from trajopt.io.output import add_report_argument, write_report
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_compiled, add_report_out, report_file
+from trajopt.io.output import write_report
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = '2D gait prediction: wall time and iterations vs Moco; 25/50/100 intervals'
@@ -78,9 +79,10 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=1, help="solves per mesh size (the best and median are kept)")
     parser.add_argument("--transcriptions", nargs="+", choices=["moco_terms", "free"], default=["moco_terms", "free"],
                         help="transcriptions to time: Moco's tied midpoint controls and/or free ones (default both)")
-    parser.add_argument("--uncompiled", action="store_true", help="evaluate the NLP in CasADi's virtual machine")
-    add_report_argument(parser, "gait2d")
+    add_compiled(parser, default=True)
+    add_report_out(parser)
     args = parser.parse_args(argv)
+    args.out = report_file(args.out, "gait2d")  # the report file inside the --out folder
     from trajopt.examples.gait2d.model import GaitModel
 
     moco = json.loads(MOCO_INFO.read_text())["prediction"]
@@ -88,10 +90,10 @@ def main(argv=None) -> int:
     runs, compilation = [], {}
     for name in args.transcriptions:
         for intervals in args.intervals:
-            if not args.uncompiled:
+            if args.compiled:
                 compilation[f"{name}_{intervals}"] = compile_once(intervals, name == "moco_terms", model)
             for _ in range(max(1, args.repeat)):
-                run = measure(intervals, name == "moco_terms", compiled=not args.uncompiled)
+                run = measure(intervals, name == "moco_terms", compiled=args.compiled)
                 runs.append(run)
                 print(f"{name:10s} {intervals:4d} intervals: {run['status']}, {run['iterations']} iterations, "
                       f"{run['wall_s']:.2f} s end to end (IPOPT {run['ipopt_s']:.2f} s = "
@@ -116,7 +118,7 @@ def main(argv=None) -> int:
                    "model loading + problem build + transcription + NLP construction (compiled functions loaded from "
                    "the cache) + "
                    "IPOPT; compile_s (once per mesh, cached on disk) is not included.",
-        "compiled": not args.uncompiled,
+        "compiled": args.compiled,
         "compilation": compilation,
         "runs": runs,
         "wall_s_by_transcription_and_intervals": best,

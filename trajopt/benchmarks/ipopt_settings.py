@@ -33,8 +33,9 @@ import os
 import time
 from pathlib import Path
 
-from trajopt.reports.helptext import description
-from trajopt.io.output import add_report_argument, write_report
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_report_out, report_file
+from trajopt.io.output import write_report
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = 'IPOPT settings on the gait2d prediction: speed at 25/50/100 intervals, robustness over 13 speeds'
@@ -161,8 +162,9 @@ def main(argv=None) -> int:
     parser.add_argument("--settings", nargs="+", choices=list(SETTINGS), default=list(SETTINGS),
                         metavar="SETTING", help="settings to study (default all: "
                         + "; ".join(f"{name} = {text}" for name, (text, _) in SETTINGS.items()) + ")")
-    add_report_argument(parser, "ipopt_settings")
+    add_report_out(parser)
     args = parser.parse_args(argv)
+    args.out = report_file(args.out, "ipopt_settings")  # the report file inside the --out folder
     from trajopt.examples.gait2d.model import GaitModel
 
     names = ["default", *[n for n in args.settings if n != "default"]]

@@ -30,8 +30,9 @@ import sys
 import time
 from pathlib import Path
 
-from trajopt.reports.helptext import description
-from trajopt.io.output import add_report_argument, write_report
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_report_out, report_file
+from trajopt.io.output import write_report
 from trajopt.ocp.linear_algebra import HSL_SOLVERS, hsl_library
 
 # One line for `trajopt --help`, read from this file without importing it.
@@ -202,8 +203,9 @@ def main(argv=None) -> int:
                              " (default mumps, spral and the in-core HSL ones when libhsl loads)")
     parser.add_argument("--no-walk3d", action="store_true", help="leave the 3D walking rows out of the scaling table")
     parser.add_argument("--child", help=argparse.SUPPRESS)
-    add_report_argument(parser, "linear_solvers")
+    add_report_out(parser)
     args = parser.parse_args(argv)
+    args.out = report_file(args.out, "linear_solvers")  # the report file inside the --out folder
     if args.child:
         print(RESULT_PREFIX + json.dumps(_solve(json.loads(args.child))), flush=True)
         return 0

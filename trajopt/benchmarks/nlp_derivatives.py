@@ -22,8 +22,9 @@ import time
 import casadi as ca
 import numpy as np
 
-from trajopt.reports.helptext import description
-from trajopt.io.output import add_report_argument, write_report
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_report_out, report_file
+from trajopt.io.output import write_report
 from trajopt.ocp import HermiteSimpson, Ipopt
 from trajopt.ocp.nlp import transcribe
 from trajopt.ocp.solver import initial_point
@@ -94,8 +95,9 @@ def main(argv=None) -> int:
     parser.add_argument("--gait-intervals", type=int, nargs="*", default=[25, 50],
                         help="2D gait mesh sizes to build (default 25 50)")
     parser.add_argument("--solve", action="store_true", help="also solve every problem both ways (slow for gait)")
-    add_report_argument(parser, "nlp_derivatives")
+    add_report_out(parser)
     args = parser.parse_args(argv)
+    args.out = report_file(args.out, "nlp_derivatives")  # the report file inside the --out folder
     from trajopt.examples.gait2d.main import PREDICTION_OBJECTIVE_SCALING, solver_settings
 
     cases = [("arm26 reaching (Moco problem), Hermite-Simpson 50", _reaching, Ipopt(tol=1e-6))]

@@ -22,8 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.reports.helptext import description
-from trajopt.io.output import add_report_argument, write_report
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_report_out, report_file
+from trajopt.io.output import write_report
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
 from trajopt.paths.fitting import StepwiseSettings, fit_paths
 from trajopt.paths.polynomial import PolynomialPaths
@@ -71,8 +72,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench paths", description=description(__doc__))
     parser.add_argument("--configurations", type=int, default=2000,
                         help="random arm26 configurations evaluated by both (default 2000)")
-    add_report_argument(parser, "paths")
+    add_report_out(parser)
     args = parser.parse_args(argv)
+    args.out = report_file(args.out, "paths")  # the report file inside the --out folder
 
     paths = PolynomialPaths.load(ARM26 / "paths.json")
     function = paths.lengths_and_moment_arms_function(COORDINATES)

@@ -21,8 +21,9 @@ import statistics
 import time
 from pathlib import Path
 
-from trajopt.reports.helptext import description
-from trajopt.io.output import add_report_argument, write_report
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_compiled, add_report_out, report_file
+from trajopt.io.output import write_report
 from trajopt.ocp import HermiteSimpson, Ipopt, Trapezoidal
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
 
@@ -73,16 +74,17 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench reaching", description=description(__doc__))
     parser.add_argument("--repeats", type=int, default=5, help="timed end-to-end runs per problem (default 5)")
     parser.add_argument("--no-moco", action="store_true", help="use Moco's recorded run even with opensim")
-    parser.add_argument("--uncompiled", action="store_true", help="evaluate the NLP in CasADi's virtual machine")
-    add_report_argument(parser, "reaching")
+    add_compiled(parser, default=True)
+    add_report_out(parser)
     args = parser.parse_args(argv)
+    args.out = report_file(args.out, "reaching")  # the report file inside the --out folder
     from trajopt.examples.arm26_reaching import reaching, static_arm
 
     load_at_start = list(os.getloadavg())
     reaching.load_model()  # file parsing is not part of a solve
     static_arm.load_model()
     trajopt_moco = _time_trajopt(reaching.moco_problem, reaching.moco_naive_guess, args.repeats,
-                                 compiled=not args.uncompiled)
+                                 compiled=args.compiled)
     if opensim_available() and not args.no_moco:
         moco = {**run_moco(), "source": "measured in this run (OpenSim child process)"}
         moco_seconds = moco["wall_seconds"]
@@ -92,9 +94,9 @@ def main(argv=None) -> int:
     # Trapezoidal: one state and control node per bioptim shooting node (an NLP of bioptim's size);
     # Hermite-Simpson adds midpoint states and controls (twice the variables).
     trajopt_arm = _time_trajopt(static_arm.static_arm_problem, static_arm.naive_guess, args.repeats, Trapezoidal(50),
-                                compiled=not args.uncompiled)
+                                compiled=args.compiled)
     trajopt_arm_hs = _time_trajopt(static_arm.static_arm_problem, static_arm.naive_guess, args.repeats,
-                                   compiled=not args.uncompiled)
+                                   compiled=args.compiled)
     bioptim = static_arm.BIOPTIM_RECORD
     report = {
         "machine": {"platform": platform.platform(), "processor": platform.processor(),

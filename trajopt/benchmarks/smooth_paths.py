@@ -19,8 +19,9 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
-from trajopt.reports.helptext import description
-from trajopt.io.output import add_report_argument, write_report
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_report_out, report_file
+from trajopt.io.output import write_report
 from trajopt.osim import OsimIgnoredWarning
 from trajopt.musculoskeletal.operators import load_processed
 from trajopt.paths.geometric import geometric_path
@@ -78,15 +79,17 @@ def compare_model(file: Path, smoothing: SmoothWrapping, count: int, seed: int) 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench smooth-paths", description=description(__doc__))
     parser.add_argument("--configurations", type=int, default=300, help="random configurations per model (default 300)")
-    parser.add_argument("--band", type=float, default=SmoothWrapping().band,
+    parser.add_argument("--smoothing-band", type=float, default=SmoothWrapping().band,
                         help="smooth mode's band (m; default %(default)s)")
-    add_report_argument(parser, "smooth_paths")
+    add_report_out(parser)
     args = parser.parse_args(argv)
-    if args.configurations < 1 or not args.band > 0:
-        parser.exit(2, f"{parser.prog}: error: --configurations must be >= 1 and --band > 0\n")
-    smoothing = SmoothWrapping(args.band)
+    args.out = report_file(args.out, "smooth_paths")  # the report file inside the --out folder
+    if args.configurations < 1 or not args.smoothing_band > 0:
+        parser.exit(2, f"{parser.prog}: error: --configurations must be >= 1 and --smoothing-band > 0\n")
+    smoothing = SmoothWrapping(args.smoothing_band)
     result = {"what": "smooth vs exact wrapped paths, random configurations over the full coordinate ranges",
-              "band_m": args.band, "blend_length_bound_m": smoothing.length_bound, "machine": platform.platform(),
+              "band_m": args.smoothing_band, "blend_length_bound_m": smoothing.length_bound,
+              "machine": platform.platform(),
               "models": {name: compare_model(file, smoothing, args.configurations, seed)
                          for seed, (name, file) in enumerate(MODELS.items(), start=18)}}
     for name, record in result["models"].items():

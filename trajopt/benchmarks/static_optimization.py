@@ -25,8 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.reports.helptext import description
-from trajopt.io.output import add_report_argument, write_report
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_report_out, report_file
+from trajopt.io.output import write_report
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
 
 # One line for `trajopt --help`, read from this file without importing it.
@@ -91,8 +92,9 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=5, help="timed runs of each side per round (default 5)")
     parser.add_argument("--rounds", type=int, default=2,
                         help="alternating rounds of trajopt and OpenSim runs, so both see the same machine load")
-    add_report_argument(parser, "static_optimization")
+    add_report_out(parser)
     args = parser.parse_args(argv)
+    args.out = report_file(args.out, "static_optimization")  # the report file inside the --out folder
     report = {
         "what": "arm26 static optimization, elbow flexion 0 -> 90 deg, 101 frames, FLV on, reserves 1 N·m, p = 2",
         "machine": platform.platform(),

@@ -18,9 +18,9 @@ import json
 import os
 import platform
 import time
-from pathlib import Path
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_intervals, add_max_iterations, add_report_out, report_file
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = ("3D predictive walking (quaternion pelvis): wall time, iterations at 25/50/100 intervals "
@@ -54,9 +54,8 @@ def measure(intervals: int, max_iterations: int, quaternion_pelvis: bool = True,
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench walk3d", description=description(__doc__))
-    parser.add_argument("--intervals", type=int, nargs="+", default=[25, 50, 100],
-                        help="mesh intervals of the half cycle to time (default 25 50 100)")
-    parser.add_argument("--max-iterations", type=int, default=3000, help="IPOPT iteration limit (default 3000)")
+    add_intervals(parser, [25, 50, 100], sweep=True)
+    add_max_iterations(parser, 3000)
     parser.add_argument("--euler-pelvis", action="store_true", help="also solve with the .osim's pelvis angles")
     parser.add_argument("--threads", type=int, default=1,
                         help="BLAS threads of the linear algebra (default 1; results differ in round-off, and so "
@@ -65,9 +64,9 @@ def main(argv=None) -> int:
                         help="start each case from a tracking solve's solution instead of coordinates.sto")
     parser.add_argument("--recipe", choices=("predsim", "moco-example"), default="predsim",
                         help="the problem: PredSim's recipe (default) or Moco's example3DWalking")
-    parser.add_argument("--out", type=Path, default=Path.cwd() / "trajopt_results" / "benchmarks" / "walk3d.json",
-                        help="the JSON report (default ./trajopt_results/benchmarks/walk3d.json)")
+    add_report_out(parser)
     args = parser.parse_args(argv)
+    args.out = report_file(args.out, "walk3d")  # the report file inside the --out folder
     runs = []
     cases = [(n, True) for n in args.intervals] + ([(n, False) for n in args.intervals] if args.euler_pelvis else [])
     for intervals, quaternion in cases:
@@ -78,7 +77,6 @@ def main(argv=None) -> int:
               f"(IPOPT {run['ipopt_s']:.1f} s, {run['ipopt_s_per_iteration']:.2f} s/iteration), "
               f"{run['variables']} variables, objective {run['objective']:.5g}, "
               f"load {run['loadavg_before']:.1f}->{run['loadavg_after']:.1f}", flush=True)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"benchmark": "walk3d", "runs": runs, "predsim_reference": PREDSIM,
                                     "target_wall_s": 300.0, "machine": platform.platform(),
                                     "cpu_count": os.cpu_count()}, indent=1))

@@ -21,8 +21,9 @@ import sys
 import time
 from pathlib import Path
 
-from trajopt.reports.helptext import description
-from trajopt.io.output import add_report_argument, write_report
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_report_out, report_file
+from trajopt.io.output import write_report
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
 
 # One line for `trajopt --help`, read from this file without importing it.
@@ -74,8 +75,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench walk3d-inverse", description=description(__doc__))
     parser.add_argument("--no-moco", action="store_true", help="do not run Moco (use its recorded run)")
     parser.add_argument("--moco-tight", action="store_true", help="also run Moco at tolerance 1e-5 (~1-2 min)")
-    add_report_argument(parser, "walk3d_inverse")
+    add_report_out(parser)
     args = parser.parse_args(argv)
+    args.out = report_file(args.out, "walk3d_inverse")  # the report file inside the --out folder
     print("trajopt, rigid tendons ...", flush=True)
     report = {"machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
                           "load_average": os.getloadavg()},

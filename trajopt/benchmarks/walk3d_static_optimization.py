@@ -36,8 +36,9 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.reports.helptext import description
-from trajopt.io.output import default_output, write_report
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_report_out, check_window, report_file
+from trajopt.io.output import write_report
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
 
 # One line for `trajopt --help`, read from this file without importing it.
@@ -49,13 +50,14 @@ MODEL = WALK3D / "subject_walk_scaled.osim"
 PATHS = WALK3D / "subject_walk_scaled_FunctionBasedPathSet.xml"
 LOADS = WALK3D / "grf_walk.xml"
 COORDINATES = WALK3D / "coordinates.sto"
+WINDOW = (0.6, 0.7)  # s: 101 frames of the stance
 
 
 def _trajopt(data, motion_file, start, end, physiology, correct_forces=None):
     from trajopt.analysis.static_optimization import Residuals, StaticOptimization
     from trajopt.analysis.external_loads_file import read_external_loads
     from trajopt.musculoskeletal import MusculoskeletalModel
-    from trajopt.tools.muscle_inverse import read_paths
+    from trajopt.paths.files import read_paths
 
     model = MusculoskeletalModel(data.osim, read_paths(PATHS, data.osim))
     loads = read_external_loads(LOADS)
@@ -100,14 +102,15 @@ def _opensim_rigid_body(inverse_dynamics):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench walk3d-static-optimization",
                                      description=description(__doc__))
-    parser.add_argument("--start", type=float, default=0.6, help="first time (s, default 0.6)")
-    parser.add_argument("--end", type=float, default=0.7, help="last time (s, default 0.7: 101 frames)")
+    parser.add_argument("--window", type=float, nargs=2, default=WINDOW, metavar=("T0", "T1"),
+                        help=f"time window in s (default {WINDOW[0]:g} {WINDOW[1]:g}: 101 frames)")
     parser.add_argument("--physiology", action="store_true", help="force-length-velocity on both sides")
     parser.add_argument("--convergence", type=float, default=1e-4,
                         help="OpenSim's convergence criterion (default 1e-4, OpenSim's own)")
-    parser.add_argument("--out", type=Path, default=default_output("benchmarks") / "walk3d_static_optimization.json",
-                        help="the JSON report (default ./trajopt_results/benchmarks/walk3d_static_optimization.json)")
+    add_report_out(parser)
     args = parser.parse_args(argv)
+    args.out = report_file(args.out, "walk3d_static_optimization")  # the report file inside the --out folder
+    args.start, args.end = check_window(args.window)
     from trajopt.io import write_sto
     from trajopt.tools.common import load_tool_input
 

@@ -11,16 +11,23 @@ committed summaries need the opensim extra (``pip install -e '.[opensim]'``); wi
 from __future__ import annotations
 
 import argparse
+import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 from trajopt.errors import TrajoptInputError
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = "rerun every problem and benchmark into the repository's committed results/"
+
+# A benchmark writes <name>.json into its --out folder; the walk3d variants below are kept under names of their own:
+# they run into this folder beside the reports, and their report is renamed (RENAMED) and the folder removed.
+SCRATCH = ".regenerate-scratch"
+RENAMED = {"bench walk3d from tracking": "walk3d_from_tracking.json", "bench walk3d idle": "walk3d_50_idle.json",
+           "bench walk3d two threads": "walk3d_50_threads2.json", "bench walk3d 100 intervals": "walk3d_100.json"}
 
 # (label, trajopt arguments with {results} for the results folder); in order (the gait2d prediction's summary
 # reads the mirrored-excitations record, so that variant runs first; the arm26 motion runs write inside the main
@@ -67,21 +74,19 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("walk3d-prediction euler pelvis", ("run", "walk3d-prediction", "--recipe", "moco-example", "--euler-pelvis",
                                         "--resimulate",
                                         "--out", "{results}/walk3d_prediction_euler")),
-    *((f"bench {name}", ("bench", name, "--out", f"{{results}}/benchmarks/{name.replace('-', '_')}.json"))
+    *((f"bench {name}", ("bench", name, "--out", "{results}/benchmarks"))
       for name in ("dynamics", "paths", "static-optimization", "reaching", "gait2d", "nlp-derivatives",
                    "walk3d-inverse", "walk3d-static-optimization", "smooth-paths", "ipopt-settings", "linear-solvers")),
     ("bench walk3d", ("bench", "walk3d", "--recipe", "moco-example", "--intervals", "50", "25", "--euler-pelvis",
-                      "--out", "{results}/benchmarks/walk3d.json")),
+                      "--out", "{results}/benchmarks")),
     ("bench walk3d from tracking", ("bench", "walk3d", "--recipe", "moco-example", "--intervals", "50",
-                                    "--euler-pelvis", "--from-tracking",
-                                    "--out", "{results}/benchmarks/walk3d_from_tracking.json")),
+                                    "--euler-pelvis", "--from-tracking", "--out", "{results}/benchmarks/" + SCRATCH)),
     ("bench walk3d idle", ("bench", "walk3d", "--recipe", "moco-example", "--intervals", "50",
-                           "--out", "{results}/benchmarks/walk3d_50_idle.json")),
+                           "--out", "{results}/benchmarks/" + SCRATCH)),
     ("bench walk3d two threads", ("bench", "walk3d", "--recipe", "moco-example", "--intervals", "50",
-                                  "--threads", "2",
-                                  "--out", "{results}/benchmarks/walk3d_50_threads2.json")),
+                                  "--threads", "2", "--out", "{results}/benchmarks/" + SCRATCH)),
     ("bench walk3d 100 intervals", ("bench", "walk3d", "--recipe", "moco-example", "--intervals", "100",
-                                    "--out", "{results}/benchmarks/walk3d_100.json")),
+                                    "--out", "{results}/benchmarks/" + SCRATCH)),
     ("bench batch", ("bench", "batch", "--out", "{results}/batch")),
 )
 
@@ -93,6 +98,30 @@ def commands(results: Path, only: tuple[str, ...] = ()) -> list[tuple[str, list[
     if only and not chosen:
         raise TrajoptInputError(f"--only {' '.join(only)}: matches none of {', '.join(label for label, _ in COMMANDS)}")
     return chosen
+
+
+def outputs(results: Path) -> dict[str, Path]:
+    """label -> what its command leaves in ``results``: a benchmark's report file (``<name>.json`` in its --out, or
+    its RENAMED name), or the folder a problem writes."""
+    left = {}
+    for label, argv in commands(results):
+        out = Path(argv[argv.index("--out") + 1])
+        if label in RENAMED:
+            left[label] = out.parent / RENAMED[label]
+        elif argv[0] == "bench" and argv[1] != "batch":
+            left[label] = out / f"{argv[1].replace('-', '_')}.json"
+        else:
+            left[label] = out
+    return left
+
+
+def _rename_report(results: Path, label: str) -> None:
+    """A walk3d variant's report from the scratch folder to its committed name; the scratch folder removed."""
+    scratch = results / "benchmarks" / SCRATCH
+    report = scratch / "walk3d.json"
+    if report.exists():
+        report.replace(outputs(results)[label])
+    shutil.rmtree(scratch, ignore_errors=True)
 
 
 def main(argv=None) -> int:
@@ -122,7 +151,11 @@ def main(argv=None) -> int:
     for k, (label, command) in enumerate(chosen, 1):
         print(f"[{k}/{len(chosen)}] {label}: trajopt {' '.join(command)}", flush=True)
         started = time.perf_counter()
+        if label in RENAMED:  # no stale report from an interrupted run
+            shutil.rmtree(args.results / "benchmarks" / SCRATCH, ignore_errors=True)
         code = subprocess.call([sys.executable, "-m", "trajopt", *command])
+        if label in RENAMED:
+            _rename_report(args.results, label)
         print(f"[{k}/{len(chosen)}] {label}: exit {code}, {time.perf_counter() - started:.0f} s", flush=True)
         if code != 0:
             failed.append(f"{label} (exit {code})")

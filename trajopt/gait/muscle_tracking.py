@@ -39,6 +39,7 @@ from trajopt.io.signals import coordinate_splines
 from trajopt.io.tables import read_table
 from trajopt.multibody.bodies import GROUND
 from trajopt.ocp import HermiteSimpson, Integral, Ipopt
+from trajopt.ocp.transcriptions import MOCO_MESH_INTERVAL
 from trajopt.prediction import (
     OPENSIM_ACTIVATION_SMOOTHING,
     MuscleDrivenProblem,
@@ -131,7 +132,7 @@ class MuscleDrivenTracking:
     emg: object = None
     weights: TrackingWeights = TrackingWeights()
     window: tuple[float, float] | None = None
-    mesh_interval: float = 0.02
+    mesh_interval: float = MOCO_MESH_INTERVAL
     lowpass_cutoff: float | None = None
     bounds: GaitBounds = GaitBounds()
     passive: ca.Function | None = None

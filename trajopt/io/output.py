@@ -24,9 +24,25 @@ def default_output(name: str) -> Path:
     return Path.cwd() / DEFAULT_PARENT / name
 
 
+# Suffixes of the files runs write: a folder named like one of them is a file name given where a folder is meant.
+FILE_SUFFIXES = (".json", ".sto", ".mot", ".csv", ".md", ".xml", ".png", ".gif")
+
+
+def folder_name(path, option: str = "--out") -> Path:
+    """``path`` if it can name a folder: not an existing file, not a new name ending in a file suffix
+    (``paths.json``: the runs write fixed file names inside their folder); one line otherwise."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise TrajoptInputError(f"{option} {path}: is a file; give a folder")
+    if not path.exists() and path.suffix.lower() in FILE_SUFFIXES:
+        raise TrajoptInputError(f"{option} {path}: give a folder (the files are written inside it), not a "
+                                f"'{path.suffix}' file name")
+    return path
+
+
 def create_folder(path, option: str = "--out") -> Path:
     """``path`` as an existing folder, or one line saying why it cannot be (a :class:`TrajoptInputError`)."""
-    folder = Path(path)
+    folder = folder_name(path, option)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -75,13 +91,6 @@ def fresh_output(path, owns: Callable[[str], bool] | None = None, option: str = 
         else:
             entry.unlink()
     return folder
-
-
-def add_report_argument(parser, name: str, *aliases: str) -> None:
-    """A benchmark's ``--out``: its JSON report, by default ``./trajopt_results/benchmarks/<name>.json``
-    (``trajopt regenerate-results`` passes ``--out results/benchmarks/<name>.json``)."""
-    parser.add_argument("--out", *aliases, dest="out", type=Path, default=default_output("benchmarks") / f"{name}.json",
-                        help=f"the JSON report (default ./trajopt_results/benchmarks/{name}.json)")
 
 
 def write_report(path, report: dict) -> Path:

@@ -18,6 +18,9 @@ import numpy as np
 
 from trajopt.errors import TrajoptInputError
 
+# Moco's default mesh interval in seconds (MocoInverse, MocoTrack): the studies' and the commands' default.
+MOCO_MESH_INTERVAL = 0.02
+
 
 @dataclass(frozen=True)
 class Grid:

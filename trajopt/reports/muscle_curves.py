@@ -7,8 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.reports.helptext import description
-from trajopt.io.output import default_output, fresh_output
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_out
+from trajopt.io.output import fresh_output
 
 from trajopt.muscles import (
     DEGROOTE2016_OPENSIM,
@@ -113,9 +114,7 @@ def _plot(figure_path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run muscle-curves", description=description(__doc__))
-    parser.add_argument("--out", type=Path, default=default_output("muscle_curves"),
-                        help="output folder, emptied of an earlier run's files "
-                             "(default ./trajopt_results/muscle_curves)")
+    add_out(parser, "muscle-curves")
     args = parser.parse_args(argv)
     figure_path = fresh_output(args.out) / "degroote2016.png"
     _plot(figure_path)

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.analysis.couplers import CouplerConstraints
+from trajopt.cli.options import out_folder
 from trajopt.errors import TrajoptInputError
 from trajopt.io import Table
 from trajopt.io.motion_units import AngleUnit, read_checked_motion, rotational_ranges
@@ -105,8 +106,8 @@ def forces_operators(args) -> list:
 
 def output_folder(path) -> Path:
     """``--out`` as a created folder (emptied of an earlier trajopt run's files), or one line saying why it
-    cannot be."""
-    return fresh_output(path)
+    cannot be (a file name among them: ``trajopt.cli.options.out_folder``)."""
+    return fresh_output(out_folder(path, create=False))
 
 
 class Phases:

@@ -1,4 +1,5 @@
-"""``trajopt fit-paths MODEL.osim ... --out paths.json``: sample a model with OpenSim and fit polynomial paths.
+"""``trajopt fit-paths MODEL.osim ... [--out DIR]``: sample a model with OpenSim and fit polynomial paths into
+``DIR/paths.json``.
 
 The domain is the model's coordinate ranges (``--range`` narrows one), or with ``--motion`` a band of
 ±``--band`` degrees around each frame (as OpenSim's PolynomialPathFitter); it is stored in the paths file.
@@ -32,9 +33,10 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.cli.options import add_out, out_folder
 from trajopt.errors import TrajoptInputError
 from trajopt.io.output import writable_file
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 from trajopt.paths.domain import PathDomain
 from trajopt.paths.fitting import ACCURATE, StepwiseSettings, fit_paths
 from trajopt.paths.jump_cells import SCAN_BUDGET
@@ -46,11 +48,13 @@ from trajopt.paths.samples import PathSamples
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = 'fit polynomial muscle-path surrogates to an OpenSim model'
 
+FILE = "paths.json"  # the fitted paths, inside --out
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="trajopt fit-paths", description=description(__doc__))
     parser.add_argument("model", type=Path, help=".osim model (read by OpenSim in a child process)")
-    parser.add_argument("--out", type=Path, required=True, help="JSON file for the fitted paths")
+    add_out(parser, "fit-paths")
     parser.add_argument("--coordinates", nargs="+", help="coordinates to sample (default: unlocked ones muscles cross)")
     parser.add_argument("--range", nargs="+", default=[], metavar="NAME=LOW:HIGH",
                         help="training range of a coordinate (degrees for rotational coordinates)")
@@ -65,11 +69,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0, help="random seed of the sampled configurations (default 0)")
     parser.add_argument("--max-degree", type=int, default=9, help="largest total degree the fit may grow to")
     parser.add_argument("--das3-rules", action="store_true",
-                        help="DAS3 stop rules: degree --degree, stop below --min-improvement or below --tolerance")
+                        help="DAS3 stop rules: degree --degree, stop below --min-improvement or below --rms-tolerance")
     parser.add_argument("--degree", type=int, default=4, help="largest total degree of a term (--das3-rules)")
     parser.add_argument("--min-improvement", type=float, default=0.05,
                         help="stop below this relative RMS improvement (--das3-rules)")
-    parser.add_argument("--tolerance", type=float,
+    parser.add_argument("--rms-tolerance", type=float, metavar="METRES",
                         help="stop below this RMS (metres; --das3-rules); "
                              "default max(10%% of largest moment arm, 2 mm)")
     parser.add_argument("--opensim-xml", type=Path, help="also write the paths as OpenSim's FunctionBasedPathSet")
@@ -163,7 +167,7 @@ def _table(paths: PolynomialPaths) -> str:
 def _settings(args) -> StepwiseSettings:
     if args.das3_rules:
         return StepwiseSettings(degree=args.degree, min_relative_improvement=args.min_improvement,
-                                tolerance=args.tolerance)
+                                tolerance=args.rms_tolerance)
     return replace(ACCURATE, max_degree=args.max_degree, degree=min(ACCURATE.degree, args.max_degree))
 
 
@@ -315,7 +319,7 @@ def _check_counts(args) -> None:
 
 def _check_outputs(args) -> None:
     """Every file the fit will write is writable, before any sampling or fitting."""
-    writable_file(args.out, "--out")
+    writable_file(out_folder(args.out, create=False) / FILE, "--out")
     if args.opensim_xml is not None:
         writable_file(args.opensim_xml, "--opensim-xml")
     if args.save_samples is not None:
@@ -372,11 +376,11 @@ def main(argv=None) -> int:
         print("moment-arm errors are about the fitted coordinates (constrained quaternions for the joints given)")
     print(f"fitting time: {sum(seconds.values()):.2f} s for {len(paths)} muscles")
     try:
-        paths.save(args.out)
+        paths.save(args.out / FILE)
     except OSError as error:
         print(f"trajopt fit-paths: error: --out {args.out}: cannot write ({error.strerror})", file=sys.stderr)
         return 2
-    print(f"wrote {args.out}" + (f" and {args.opensim_xml}" if args.opensim_xml else ""))
+    print(f"wrote {args.out / FILE}" + (f" and {args.opensim_xml}" if args.opensim_xml else ""))
     return 0
 
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 import argparse
 import numpy as np
 
+from trajopt.cli.options import add_out
 from trajopt.errors import TrajoptInputError
 from trajopt.io import Table, write_sto
 from trajopt.tools.common import add_model_and_motion, load_tool_input, output_folder
-from trajopt.tools.muscle_inverse import read_paths
+from trajopt.paths.files import read_paths
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = "muscle lengths and moment arms along a motion (OpenSim's MuscleAnalysis)"
@@ -32,7 +33,7 @@ def main(argv=None) -> int:
     add_model_and_motion(parser, loads=False)
     parser.add_argument("--paths", metavar="FILE", help="muscle paths: trajopt .json or OpenSim FunctionBasedPathSet "
                                                         ".xml (default: the model's geometric paths)")
-    parser.add_argument("--out", required=True, help="folder for the results (created)")
+    add_out(parser, "muscle-analysis")
     args = parser.parse_args(argv)
     folder = output_folder(args.out)
     data = load_tool_input(args.model, args.motion)

@@ -1,7 +1,7 @@
 """``trajopt muscle-inverse``: Moco's MocoInverse on any .osim and coordinates file, from the command line.
 
     trajopt muscle-inverse MODEL.osim COORDINATES.sto [--external-loads LOADS.xml] [--paths FILE]
-        [--emg FILE] [--mesh-interval S] --out DIR
+        [--emg FILE] [--window T0 T1] [--mesh-interval S] [--out DIR]
 
 The model is processed as Moco's examples do (muscles as DeGrooteFregly2016 with rigid tendons unless
 ``--elastic-tendons``; ``--weld``, ``--residuals``, ``--reserves``, ``--ignore-passive-fiber-force``,
@@ -18,94 +18,20 @@ import argparse
 import sys
 from pathlib import Path
 
-
-from trajopt.analysis.couplers import CouplerConstraints
-from trajopt.analysis.external_loads import AppliedExternalLoads
-from trajopt.analysis.inverse_goals import EmgTracking
 from trajopt.analysis.inverse_tendons import ElasticTendons, RigidTendons
-from trajopt.analysis.muscle_inverse import MuscleDrivenInverse, mesh_intervals
+from trajopt.analysis.muscle_inverse import mesh_intervals
+from trajopt.analysis.muscle_inverse_files import emg_goal, load_checked_inverse
 from trajopt.analysis.reaction_goal import JointReactionGoal
+from trajopt.cli.options import (add_max_iterations, add_mesh_interval, add_no_figures, add_out, add_tolerance,
+                                 add_window, check_mesh_interval, check_window, out_folder)
 from trajopt.errors import TrajoptInputError
-from trajopt.analysis.external_loads_file import read_external_loads
 from trajopt.io import read_motion, read_table
-from trajopt.io.motion_units import CheckedMotion, read_checked_motion, rotational_ranges
-from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.ocp import HermiteSimpson, Ipopt
-from trajopt.musculoskeletal.operators import AddReserves, AddResiduals, DeGrooteMuscles, WeldJoints, load_processed
+from trajopt.musculoskeletal.operators import AddReserves, AddResiduals, DeGrooteMuscles, WeldJoints
 from trajopt.tools.common import Phases, add_forces_option
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = "muscle-driven inverse simulation of a measured motion (Moco's MocoInverse)"
-
-
-def read_paths(path, osim, generalized_force_moment_arms: bool = False):
-    """Muscle paths from a file (.json: trajopt polynomial paths, piecewise or not, those over ``<joint>_Q1..Q3``
-    evaluated on the model's ball and free joints; .xml: FunctionBasedPathSet), or geometric (with
-    ``generalized_force_moment_arms`` OpenSim's computeMomentArm, else −∂l/∂q: ``trajopt.paths.geometric``)."""
-    from trajopt.paths.geometric import GeometricPaths
-
-    if path is None:
-        return GeometricPaths(osim, generalized_force_moment_arms=generalized_force_moment_arms)
-    path = Path(path)
-    if path.suffix.lower() == ".json":
-        from trajopt.paths.quaternion_paths import with_quaternion_joints
-        from trajopt.paths.refit import load_paths
-
-        # Polynomial, or piecewise along a motion or over the coordinate domain, by the file's format.
-        return with_quaternion_joints(load_paths(path), osim.multibody)
-    if path.suffix.lower() == ".xml":
-        from trajopt.paths.function_based_xml import read_function_based_path_set
-
-        return read_function_based_path_set(path)
-    raise TrajoptInputError(f"{path}: paths file must be .json (trajopt polynomial paths) or .xml "
-                            f"(OpenSim FunctionBasedPathSet), got '{path.suffix}'")
-
-
-def load_inverse(model_file, coordinates_file, operators=(), external_loads=None, paths=None, window=None,
-                 tendons=RigidTendons(), goals=()) -> MuscleDrivenInverse:
-    """A ``MuscleDrivenInverse`` from files: the model after ``operators``, its couplers as constraints (dependent
-    coordinates assembled from the motion), external loads applied, paths from ``read_paths``."""
-    return load_checked_inverse(model_file, coordinates_file, operators, external_loads, paths, window, tendons,
-                                goals)[0]
-
-
-def load_checked_inverse(model_file, coordinates_file, operators=(), external_loads=None, paths=None, window=None,
-                         tendons=RigidTendons(), goals=()) -> tuple[MuscleDrivenInverse, CheckedMotion]:
-    """``load_inverse`` and the motion as read (``trajopt.io.motion_units``: the unit its angles were read in and
-    caveats about it; implausible angles and non-finite values are refused)."""
-    osim, couplings = load_processed(model_file, operators)
-    if osim.spec.path_actuators:
-        raise TrajoptInputError(f"{osim.spec.file}: PathActuator '{osim.spec.path_actuators[0].name}': the "
-                                f"muscle-driven inverse takes muscles and coordinate actuators only (use "
-                                f"trajopt.prediction.muscle_driven_problem(path_actuators=...) for path actuators)")
-    checked = read_checked_motion(coordinates_file, rotational_ranges(osim))  # before the paths: bad data fail fast
-    model = MusculoskeletalModel(osim, read_paths(paths, osim))
-    constraints = CouplerConstraints(osim.multibody, couplings)
-    motion = constraints.assemble(checked.table)
-    from trajopt.osim.expression_forces import AppliedForceSum
-    from trajopt.musculoskeletal.model_forces import model_applied_forces
-
-    parts = [model_applied_forces(osim)]
-    loads = None if external_loads is None else read_external_loads(external_loads)
-    if loads is not None:
-        parts.append(AppliedExternalLoads(loads, osim.multibody))
-    parts = tuple(p for p in parts if p is not None)
-    applied = None if not parts else parts[0] if len(parts) == 1 else AppliedForceSum(parts)
-    inverse = MuscleDrivenInverse(model, motion, window=window, applied_forces=applied,
-                                  constraints=constraints if couplings else None, tendons=tendons, goals=list(goals))
-    if loads is not None:  # before any solve: the loads must span the window
-        loads.check_covers([inverse.initial_time, inverse.final_time])
-    return inverse, checked
-
-
-def emg_goal(path, muscles, weight: float) -> EmgTracking:
-    """Track every EMG column named after a model muscle with that muscle's excitation."""
-    emg = read_table(path)
-    columns = {m: m for m in muscles if m in emg.labels}
-    if not columns:
-        raise TrajoptInputError(f"{path}: no EMG column is named after a muscle of the model (columns: "
-                                f"{list(emg.labels)})")
-    return EmgTracking(emg, columns, weight=weight)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -123,10 +49,11 @@ def _parser() -> argparse.ArgumentParser:
                                                       "excitations")
     parser.add_argument("--emg-weight", type=float, default=50.0, help="weight of the EMG tracking term (default 50, "
                                                                        "as Moco's example)")
-    parser.add_argument("--mesh-interval", type=float, default=0.02,
-                        help="mesh interval in s (default 0.02); at least 4 intervals over the window")
-    parser.add_argument("--initial-time", type=float, help="start of the window (default: the motion's first time)")
-    parser.add_argument("--final-time", type=float, help="end of the window (default: the motion's last time)")
+    add_mesh_interval(parser)
+    add_window(parser)
+    # Earlier spellings of the window's two ends, each alone (the other end is the motion's).
+    parser.add_argument("--initial-time", type=float, help=argparse.SUPPRESS)
+    parser.add_argument("--final-time", type=float, help=argparse.SUPPRESS)
     parser.add_argument("--weld", nargs="+", default=(), metavar="JOINT", help="joints to replace with welds")
     parser.add_argument("--residuals", nargs=3, type=float, metavar=("ROT", "TRANS", "BOUND"),
                         help="residual actuators on the ground joint: optimal forces (N·m, N) and control bound")
@@ -140,10 +67,10 @@ def _parser() -> argparse.ArgumentParser:
                         help="also minimize the force (x, y in the parent frame) this joint applies to its parent "
                              "body, as Moco's MocoJointReactionGoal with measures force-x, force-y; needs geometric "
                              "paths (no --paths); repeat for several joints")
-    parser.add_argument("--tolerance", type=float, default=1e-6, help="IPOPT tolerance (default 1e-6)")
-    parser.add_argument("--max-iterations", type=int, default=3000, help="IPOPT iteration limit (default 3000)")
-    parser.add_argument("--out", required=True, help="folder for the results (created)")
-    parser.add_argument("--no-figures", action="store_true", help="write the tables and summary only, no PNG figures")
+    add_tolerance(parser, 1e-6)
+    add_max_iterations(parser, 3000)
+    add_out(parser, "muscle-inverse")
+    add_no_figures(parser)
     return parser
 
 
@@ -172,10 +99,12 @@ def main(argv=None) -> int:
     from trajopt.reports.muscle_inverse import write_report
 
     args = _parser().parse_args(argv)
-    if not (args.mesh_interval > 0):
-        raise TrajoptInputError(f"--mesh-interval must be > 0 s, got {args.mesh_interval}")
+    check_mesh_interval(args.mesh_interval)
+    out = out_folder(args.out, create=False)  # a file name is refused before the solve
     phases = Phases("trajopt muscle-inverse")
-    window = None
+    window = check_window(args.window)
+    if window is not None and (args.initial_time is not None or args.final_time is not None):
+        raise TrajoptInputError("--window: give the window once (not also --initial-time or --final-time)")
     if args.initial_time is not None or args.final_time is not None:
         table = read_table(args.coordinates)
         window = (table.time[0] if args.initial_time is None else args.initial_time,
@@ -214,7 +143,7 @@ def main(argv=None) -> int:
     if checked.caveats:
         motion_lines += ["**Warnings**", ""] + [f"- {w}" for w in checked.caveats] + [""]
     with phases.phase("write files", "tables" + ("" if args.no_figures else " and figures")):
-        folder = write_report(Path(args.out), solution,
+        folder = write_report(out, solution,
                               title=f"Muscle-driven inverse: {Path(args.coordinates).name}",
                               timings=dict(phases.seconds), caveats=caveats, sections=lambda folder: motion_lines,
                               figures=not args.no_figures)

@@ -1,7 +1,7 @@
 """``trajopt muscle-track``: muscle-driven tracking of measured walking with foot contact (Moco's MocoTrack).
 
     trajopt muscle-track MODEL.osim COORDINATES.sto [--grf GRF.mot [--grf-weight W]] [--contact CONTACT.xml]
-        [--emg FILE] [--states-weight W] [--window T0 T1] [--mesh-interval S] [--elastic-tendons] --out DIR
+        [--emg FILE] [--states-weight W] [--window T0 T1] [--mesh-interval S] [--elastic-tendons] [--out DIR]
 
 The model's muscles become DeGrooteFregly2016 muscles with rigid tendons (Moco's ModOps:
 ``--ignore-passive-fiber-force``, ``--active-force-width-scale``, ``--weld``); its SmoothSphereHalfSpaceForces, and
@@ -10,7 +10,7 @@ contacts; ExpressionBasedCoordinateForces of the model (and of ``--forces``) act
 ``trajopt.gait.muscle_tracking.MuscleDrivenTracking`` tracks the coordinates and their splined speeds over the
 window, the measured ground reactions (``--grf``, columns ``ground_force_{r,l}_v{x,y,z}``) through the contacts,
 EMG columns named after muscles, with excitation effort; residual actuators on the pelvis only with
-``--residuals W``. Writes to DIR: ``solution.sto`` (OpenSim labels), ``activations.sto``, ``ground_reactions.sto``
+``--residual-weight W``. Writes to DIR: ``solution.sto`` (OpenSim labels), ``activations.sto``, ``ground_reactions.sto``
 (contact forces beside the measured ones), ``summary.json`` and ``summary.md`` (status, objective, iterations, wall
 time, RMS tracking errors per coordinate and force).
 """
@@ -25,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.cli.options import (add_cutoff, add_max_iterations, add_mesh_interval, add_out, add_tolerance,
+                                 add_window, check_mesh_interval, check_window, out_folder)
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.muscle_tracking import GroundResiduals, MuscleDrivenTracking
 from trajopt.gait.tracking import TrackingWeights
@@ -41,7 +43,7 @@ from trajopt.ocp import Ipopt
 from trajopt.osim.expression_forces import generalized_forces_function
 from trajopt.table import Table
 from trajopt.tools.common import add_forces_option, forces_operators, output_folder
-from trajopt.tools.muscle_inverse import read_paths
+from trajopt.paths.files import read_paths
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = "muscle-driven tracking of measured walking with foot contact (Moco's MocoTrack)"
@@ -70,14 +72,12 @@ def _parser() -> argparse.ArgumentParser:
                         help="weight of the excitation effort (default 10)")
     parser.add_argument("--actuator-weight", type=float, default=1e-4,
                         help="weight of the coordinate actuators' controls (default 1e-4)")
-    parser.add_argument("--residuals", type=float, metavar="W",
+    parser.add_argument("--residual-weight", type=float, metavar="W",
                         help="residual actuators on the pelvis (joints attached to ground) with this weight "
                              "(default: none)")
-    parser.add_argument("--window", type=float, nargs=2, metavar=("T0", "T1"),
-                        help="tracked time window in s (default: the coordinates' span)")
-    parser.add_argument("--mesh-interval", type=float, default=0.02, help="mesh interval in s (default 0.02)")
-    parser.add_argument("--lowpass", type=float, metavar="HZ",
-                        help="low-pass filter the coordinates before splining (Moco's TabOpLowPassFilter)")
+    add_window(parser)
+    add_mesh_interval(parser)
+    add_cutoff(parser, "--lowpass")
     parser.add_argument("--paths", metavar="FILE", help="muscle paths: trajopt .json or OpenSim FunctionBasedPathSet "
                                                         ".xml (default: the model's geometric paths)")
     add_forces_option(parser)
@@ -86,9 +86,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--active-force-width-scale", type=float, default=1.0,
                         help="scale of the active force-length curve's width (Moco's example: 1.5)")
     parser.add_argument("--elastic-tendons", action="store_true", help="compliant tendons (not available yet)")
-    parser.add_argument("--tolerance", type=float, default=1e-4, help="IPOPT tolerance (default 1e-4)")
-    parser.add_argument("--max-iterations", type=int, default=1000, help="IPOPT iteration limit (default 1000)")
-    parser.add_argument("--out", required=True, help="folder for the results (created)")
+    add_tolerance(parser, 1e-4)
+    add_max_iterations(parser, 1000)
+    add_out(parser, "muscle-track")
     return parser
 
 
@@ -124,9 +124,10 @@ def load_checked_tracking(args) -> tuple[MuscleDrivenTracking, CheckedMotion]:
                               excitations=args.effort_weight, actuator_controls=args.actuator_weight,
                               emg=args.emg_weight)
     study = MuscleDrivenTracking(model, checked.table, ground_reactions=args.grf, grf_axes=axes, emg=args.emg,
-                                 weights=weights, window=None if args.window is None else tuple(args.window),
-                                 mesh_interval=args.mesh_interval, lowpass_cutoff=args.lowpass, passive=passive,
-                                 residuals=None if args.residuals is None else GroundResiduals(args.residuals))
+                                 weights=weights, window=check_window(args.window),
+                                 mesh_interval=check_mesh_interval(args.mesh_interval), lowpass_cutoff=args.cutoff,
+                                 passive=passive, residuals=None if args.residual_weight is None
+                                 else GroundResiduals(args.residual_weight))
     return study, checked
 
 
@@ -183,6 +184,7 @@ def write_outputs(folder: Path, result, summary: dict) -> None:
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    out_folder(args.out, create=False)  # a file name is refused before the model is read
     started = time.perf_counter()
     study, checked = load_checked_tracking(args)
     for warning in checked.caveats:
@@ -197,7 +199,7 @@ def main(argv=None) -> int:
     result = study.solve(transcription, solver)
     weights = {"states": args.states_weight, "grf": args.grf_weight if args.grf else None,
                "effort": args.effort_weight, "actuators": args.actuator_weight,
-               "emg": args.emg_weight if args.emg else None, "residuals": args.residuals}
+               "emg": args.emg_weight if args.emg else None, "residuals": args.residual_weight}
     summary = summary_of(result, args.model, args.coordinates, args.grf, weights, time.perf_counter() - started,
                          checked)
     write_outputs(folder, result, summary)

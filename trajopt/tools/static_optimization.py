@@ -21,11 +21,12 @@ import numpy as np
 from trajopt.analysis.static_optimization import (ReserveKind, Residuals, StaticOptimization,
                                                   StaticOptimizationWarning)
 from trajopt.analysis.external_loads_file import read_external_loads
+from trajopt.cli.options import add_cutoff, add_no_figures, add_out
 from trajopt.io import write_sto
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.tools.common import (Phases, add_model_and_motion, check_cutoff, forces_operators, load_tool_input,
                                   output_folder)
-from trajopt.tools.muscle_inverse import read_paths
+from trajopt.paths.files import read_paths
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = "static optimization of a motion with external loads (OpenSim's Static Optimization)"
@@ -55,10 +56,10 @@ def main(argv=None) -> int:
                              "along the fiber, without cos(pennation), as OpenSim's StaticOptimization computes it "
                              "for DeGroote muscles; use it to compare with OpenSim (default: the tendon force, "
                              "× cos(pennation))")
-    parser.add_argument("--cutoff", type=float, metavar="HZ", help="low-pass filter of the coordinates; default none")
+    add_cutoff(parser)
     parser.add_argument("--reserves", type=float, default=1.0, help="reserve actuators' optimal force (default 1)")
-    parser.add_argument("--out", required=True, help="folder for the results (created)")
-    parser.add_argument("--no-figures", action="store_true", help="write the tables and summary only, no PNG figures")
+    add_out(parser, "static-optimization")
+    add_no_figures(parser)
     args = parser.parse_args(argv)
     folder = output_folder(args.out)
     phases = Phases("trajopt static-optimization")

@@ -11,7 +11,7 @@ polynomial path surrogates of ``trajopt/examples/arm26/paths.json``):
 - ``static_arm.static_arm_problem``: bioptim's ``static_arm`` example set-up.
 
 ``trajopt run arm26-reaching [--target X Y Z] [--duration T|free]`` solves them and writes
-``./trajopt_results/arm26_reaching/`` (``--out`` another folder). ``--paths geometric`` solves the first two with
+``./trajopt_results/arm26-reaching/`` (``--out`` another folder). ``--paths geometric`` solves the first two with
 arm26's own geometric paths in smooth mode (``trajopt.paths.wrapping.smooth``) instead of the surrogates, and
 reports their deviation from the exact (OpenSim's) wrapped paths along each solution.
 """
@@ -27,9 +27,10 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_intervals, add_out, add_print_level
 from trajopt.errors import TrajoptInputError
-from trajopt.io.output import default_output, fresh_output
+from trajopt.io.output import fresh_output
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.ocp import Effort, FinalTime, Free, Guess, HermiteSimpson, Ipopt, ResidualPenalty
 from trajopt.osim import load_osim
@@ -249,10 +250,8 @@ def main(argv=None) -> int:
     parser.add_argument("--duration", default="0.5", help="seconds, or 'free' (0.2-2 s; add --final-time-weight)")
     parser.add_argument("--final-time-weight", type=float, default=0.0,
                         help="weight of the final time in the objective, with --duration free (default 0)")
-    parser.add_argument("--intervals", type=int, default=50, help="Hermite-Simpson mesh intervals (default 50)")
-    parser.add_argument("--out", type=Path, default=default_output("arm26_reaching"),
-                        help="results folder (default ./trajopt_results/arm26_reaching); a run replaces the "
-                             "subfolders it writes and adds its problems to summary.json")
+    add_intervals(parser, 50)
+    add_out(parser, "arm26-reaching")  # a run replaces the subfolders it writes and adds its problems to summary.json
     parser.add_argument("--skip-comparisons", action="store_true",
                         help="only the reaching problem (not Moco's problem nor bioptim's static_arm)")
     parser.add_argument("--no-animation", action="store_true", help="no arm.gif (saves a few seconds per problem)")
@@ -265,8 +264,7 @@ def main(argv=None) -> int:
                         help="with --paths geometric: smooth mode's band (m; default %(default)s): a wrap blends in "
                              "over its first band of extra length, each wrapped segment within 0.273 band of the "
                              "closed-form wrap")
-    parser.add_argument("--print-level", type=int, default=0,
-                        help="IPOPT print level: 0 (default) one progress line per solve, 5 also IPOPT's iterations")
+    add_print_level(parser, 0)
     args = parser.parse_args(argv)
     try:
         duration = _duration(args.duration)

@@ -27,7 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_cutoff, add_out
 from trajopt.analysis.figures import plot_joint_reactions, plot_series
 from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
 from trajopt.analysis.joint_reactions import muscle_joint_reactions
@@ -57,7 +58,7 @@ PATHS = ROOT / "trajopt" / "examples" / "arm26" / "paths.json"
 ELBOW_MOTION = HERE / "elbow_flex_0_90_minjerk.mot"
 IK_MOTION = HERE / "arm26_InverseKinematics.mot"
 REFERENCE = HERE / "reference"
-NAME = "arm26_static_optimization"
+COMMAND = "arm26-static-optimization"  # its default output folder is named after the command
 PAPER = "Appl. Sci. 2020, 10, 7760"  # the arm26 paper whose Figures 13-20 the figures follow
 
 
@@ -430,12 +431,8 @@ def _run_motion(motion: Path, out: Path, cutoff: float | None, with_opensim: boo
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run arm26-static-optimization", description=description(__doc__))
     parser.add_argument("--motion", type=Path, help="another arm26 motion file (default: the two reference motions)")
-    parser.add_argument("--out", type=Path, default=None,
-                        help=f"results folder, emptied of an earlier run's files (default ./trajopt_results/{NAME}, "
-                             f"with --motion ./trajopt_results/{NAME}_<motion file stem>)")
-    parser.add_argument("--cutoff", type=float, default=None,
-                        help="low-pass cutoff in Hz for --motion, > 0 and below the motion's Nyquist frequency "
-                             "(default: no filter)")
+    add_out(parser, COMMAND, f"with --motion ./trajopt_results/{COMMAND}_<motion file stem>")
+    add_cutoff(parser)  # for --motion only: the reference motions use OpenSim's settings
     parser.add_argument("--no-opensim", action="store_true",
                         help="skip the comparison with OpenSim's DeGroote static optimization "
                              "(run when opensim is installed)")
@@ -448,7 +445,7 @@ def main(argv: list[str] | None = None) -> int:
             raise TrajoptInputError("--cutoff applies to --motion; the reference motions use OpenSim's settings "
                                     "(none for the elbow flexion, 6 Hz for arm26_InverseKinematics.mot)")
         why = "skipped: --no-opensim" if args.no_opensim else "" if opensim_available() else "not installed"
-        return _run_references(fresh_output(args.out or default_output(NAME)), not why, args.paths == "geometric",
+        return _run_references(fresh_output(args.out or default_output(COMMAND)), not why, args.paths == "geometric",
                                why)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the loader lists optional elements it ignores
@@ -458,7 +455,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     motion = checked.table
     cutoff = check_cutoff(args.cutoff, motion)
-    out = fresh_output(args.out or default_output(f"{NAME}_{args.motion.stem}"))
+    out = fresh_output(args.out or default_output(f"{COMMAND}_{args.motion.stem}"))
     return _run_motion(args.motion, out, cutoff, opensim_available() and not args.no_opensim,
                        args.paths == "geometric", [checked.unit.describe(), *checked.caveats])
 

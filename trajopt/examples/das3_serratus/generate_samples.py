@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
 from trajopt.tools.path_sampling import read_motion, sample_paths
 
 HERE = Path(__file__).resolve().parent

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.reports.helptext import description
-from trajopt.io.output import default_output, fresh_output
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_out
+from trajopt.io.output import fresh_output
 from trajopt.paths.fitting import StepwiseSettings, fit_polynomial_path
 from trajopt.paths.polynomial import PolynomialPath
 from trajopt.paths.quaternion import constrained_quaternion_to_euler, euler_to_constrained_quaternion
@@ -169,9 +170,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run das3-serratus", description=description(__doc__))
     parser.add_argument("--muscle", default=DEFAULT_MUSCLE,
                         help=f"the muscle of the figure and the detailed rows (default {DEFAULT_MUSCLE})")
-    parser.add_argument("--out", type=Path, default=default_output("das3_serratus"),
-                        help="results folder (default ./trajopt_results/das3_serratus); the run replaces its "
-                             "das3_serratus.md and .png there")
+    add_out(parser, "das3-serratus")  # the run replaces its das3_serratus.md and .png there
     args = parser.parse_args(argv)
     train = PathSamples.from_csv(HERE / "train.csv.gz")
     heldout = PathSamples.from_csv(HERE / "heldout.csv.gz")

@@ -23,9 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_compiled, add_out, add_print_level, add_tolerance
 from trajopt.errors import TrajoptInputError
-from trajopt.io.output import default_output, fresh_output
+from trajopt.io.output import fresh_output
 from trajopt.ocp import HermiteSimpson, Ipopt
 
 from trajopt.examples.gait2d import outputs
@@ -353,16 +354,10 @@ def main(argv=None) -> int:
                         help="also map the excitations left<->right at the end (prediction; Moco leaves them free)")
     parser.add_argument("--elastic-tendons", action="store_true",
                         help="prediction with compliant tendons (tendon-force states, De Groote 2016 implicit form)")
-    parser.add_argument("--out", type=Path, default=default_output("gait2d"),
-                        help="results folder (default ./trajopt_results/gait2d); a variant replaces only its own files")
-    parser.add_argument("--tolerance", type=float, default=MOCO_TOLERANCE,
-                        help="IPOPT convergence and constraint tolerance, prediction only (default 1e-4 as Moco; "
-                             "1e-8 reaches the optimum 1e-4 stops about 1.6e-4 above)")
-    parser.add_argument("--print-level", type=int, default=5,
-                        help="IPOPT print level: 5 (default) shows one line per iteration, 0 nothing")
-    parser.add_argument("--compiled", action="store_true",
-                        help="prediction: compile the NLP functions to C and keep them in the disk cache (about 16 s "
-                             "the first time, then IPOPT about 25 %% faster for the same problem, same iterates)")
+    add_out(parser, "gait2d-prediction")  # a variant replaces only its own files
+    add_tolerance(parser, MOCO_TOLERANCE)  # the prediction's, also its constraint tolerance (Moco's)
+    add_print_level(parser, 5)
+    add_compiled(parser, default=False)  # the prediction's: C code kept in the disk cache, same iterates
     args = parser.parse_args(argv)
     intervals = args.intervals if args.intervals is not None else (24 if args.tracking else 50)
     if intervals < 2 or not 0.0 < args.speed < 3.0:

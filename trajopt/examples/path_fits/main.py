@@ -3,7 +3,7 @@ PolynomialPathFitter vs the FunctionBasedPathSet shipped with Moco's 3D walking 
 
 ``trajopt run path-fits`` (OpenSim needed) samples each model with OpenSim (child process) over its domain, fits
 with trajopt's defaults (``trajopt.paths.fitting.ACCURATE``), runs OpenSim 4.6's PolynomialPathFitter and writes
-``summary.md`` plus one table per case to ``--out`` (default ./trajopt_results/path_fits; the committed
+``summary.md`` plus one table per case to ``--out`` (default ./trajopt_results/path-fits; the committed
 results/path_fits/ is regenerated with ``--out results/path_fits``). Cases:
 
 - arm26 and 2D_gait (trajopt/examples/gait2d) over the model's coordinate ranges; OpenSim's fitter gets the very same
@@ -45,8 +45,8 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
-from trajopt.reports.helptext import description
-from trajopt.io.output import default_output
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_out
 from trajopt.io import read_table
 from trajopt.io.opensim_reference import run_opensim_task
 from trajopt.paths.function_based_xml import read_function_based_path_set
@@ -440,8 +440,7 @@ def _load() -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run path-fits", description=description(__doc__))
-    parser.add_argument("--out", type=Path, default=default_output("path_fits"),
-                        help="results folder (default ./trajopt_results/path_fits)")
+    add_out(parser, "path-fits")
     parser.add_argument("--cases", nargs="+", default=["arm26", "gait2d", "walk3d", "walk3d-band"],
                         help="cases to run ('none': only rewrite the summary from OUT/cases.json; also "
                              "'arm26-geometric', 'gait2d-geometric': sampled on trajopt's geometric paths; "

@@ -2,7 +2,7 @@
 
 Solves each from the naive guess and warm-started from a coarse-mesh solution, checks the solutions
 (quaternion norm, torque identity of Zoufaly et al. eqs. 4-16, distance from gimbal lock, KKT condition,
-forward re-simulation) and writes ``./trajopt_results/shoulder_reaching/`` (``--out`` another folder)
+forward re-simulation) and writes ``./trajopt_results/shoulder-reaching/`` (``--out`` another folder)
 (summary.md, summary.json, .sto, figures, GIF).
 """
 
@@ -12,12 +12,12 @@ import argparse
 import json
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 
-from trajopt.reports.helptext import description
-from trajopt.io.output import default_output, fresh_output
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_intervals, add_out, add_print_level
+from trajopt.io.output import fresh_output
 from trajopt.multibody import forward_dynamics, mass_matrix
 from trajopt.ocp import HermiteSimpson
 from trajopt.prediction import resimulate
@@ -173,16 +173,13 @@ def _markdown(report: dict) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run shoulder-reaching", description=description(__doc__))
-    parser.add_argument("--intervals", type=int, default=40, help="Hermite-Simpson mesh intervals (default 40)")
+    add_intervals(parser, 40)
     parser.add_argument("--coarse-intervals", type=int, default=20,
                         help="intervals of the coarse solve that warm-starts the second solve (default 20)")
-    parser.add_argument("--out", type=Path, default=default_output("shoulder_reaching"),
-                        help="results folder, emptied of an earlier run's files "
-                             "(default ./trajopt_results/shoulder_reaching)")
+    add_out(parser, "shoulder-reaching")
     parser.add_argument("--no-kkt", action="store_true", help="skip the KKT condition numbers (dense SVD)")
     parser.add_argument("--no-animation", action="store_true", help="no arm.gif")
-    parser.add_argument("--print-level", type=int, default=5,
-                        help="IPOPT print level: 5 (default) one line per iteration, 0 only a line per solve")
+    add_print_level(parser, 5)
     args = parser.parse_args(argv)
     if args.intervals < 2 or args.coarse_intervals < 2:
         parser.exit(2, f"{parser.prog}: error: --intervals and --coarse-intervals must be >= 2\n")

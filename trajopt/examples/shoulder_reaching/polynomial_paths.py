@@ -20,15 +20,14 @@ import argparse
 import time
 import warnings
 from dataclasses import replace
-from pathlib import Path
 
 import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_out
 from trajopt.io import write_sto
-from trajopt.io.output import default_output
 from trajopt.multibody import rotations
 from trajopt.ocp import HermiteSimpson
 from trajopt.paths.domain import PathDomain
@@ -345,8 +344,7 @@ def euler_section(euler: dict, naive, warm, quaternion: dict, reused: bool) -> l
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run shoulder-reaching-polynomial", description=description(__doc__))
-    parser.add_argument("--out", type=Path, default=default_output(NAME),
-                        help=f"results folder (default ./trajopt_results/{NAME})")
+    add_out(parser, "shoulder-reaching-polynomial")
     parser.add_argument("--samples", type=int, default=1500, help="training configurations (held-out: 600)")
     parser.add_argument("--reuse-fits", action="store_true", help="load the fits saved in --out by an earlier run")
     args = parser.parse_args(argv)

@@ -18,16 +18,18 @@ import json
 import time
 from pathlib import Path
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_mesh_interval, add_out
 from trajopt.analysis.inverse_goals import EmgTracking
 from trajopt.analysis.inverse_tendons import ElasticTendons, RigidTendons
 from trajopt.analysis.muscle_inverse import mesh_intervals
+from trajopt.ocp.transcriptions import MOCO_MESH_INTERVAL
 from trajopt.analysis.reaction_goal import JointReactionGoal
 from trajopt.io import read_table
 from trajopt.io.output import default_output, fresh_output
 from trajopt.ocp import HermiteSimpson, Ipopt
 from trajopt.musculoskeletal.operators import AddReserves, AddResiduals, DeGrooteMuscles, WeldJoints
-from trajopt.tools.muscle_inverse import load_inverse
+from trajopt.analysis.muscle_inverse_files import load_inverse
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = ("Moco's 3D walking MocoInverse (80 muscles, GRFs, function-based paths); "
@@ -41,7 +43,7 @@ PATHS = HERE / "subject_walk_scaled_FunctionBasedPathSet.xml"
 EMG = HERE / "electromyography.sto"
 REFERENCE = HERE / "moco_inverse_reference"
 WINDOW = (0.48, 1.61)
-MESH_INTERVAL = 0.02
+COMMAND = "walk3d-inverse"  # its default output folder is named after the command
 KNEES = ("walker_knee_r", "walker_knee_l")
 # Moco's example: right-leg excitations track EMG, scaled to peak levels (Perry and Burnfield 2010).
 EMG_COLUMNS = {"soleus_r": "soleus", "gasmed_r": "gastrocnemius", "gaslat_r": "gastrocnemius",
@@ -79,14 +81,14 @@ SETTINGS = [
 ]
 
 
-def build(emg: bool = False, elastic_tendons: bool = False, mesh_interval: float = MESH_INTERVAL):
+def build(emg=None, elastic_tendons: bool = False, mesh_interval: float = MOCO_MESH_INTERVAL):
     """The MuscleDrivenInverse of Moco's example (optionally with EMG tracking or elastic tendons)."""
-    goals = [EmgTracking(read_table(EMG), EMG_COLUMNS, EMG_SCALES, weight=50.0)] if emg else []
+    goals = [EmgTracking(read_table(emg), EMG_COLUMNS, EMG_SCALES, weight=50.0)] if emg else []
     return load_inverse(MODEL, COORDINATES, OPERATORS, LOADS, PATHS, WINDOW,
                         ElasticTendons() if elastic_tendons else RigidTendons(), goals)
 
 
-def solve(inverse, mesh_interval: float = MESH_INTERVAL, tolerance: float = 1e-6, print_level: int = 5):
+def solve(inverse, mesh_interval: float = MOCO_MESH_INTERVAL, tolerance: float = 1e-6, print_level: int = 5):
     return inverse.solve(HermiteSimpson(mesh_intervals(inverse.duration, mesh_interval)),
                          Ipopt(tol=tolerance, print_level=print_level))
 
@@ -95,18 +97,18 @@ def main(argv=None) -> int:
     from trajopt.reports.muscle_inverse import reaction_goal_section, write_report
 
     parser = argparse.ArgumentParser(prog="trajopt run walk3d-inverse", description=description(__doc__))
-    parser.add_argument("--emg", action="store_true", help="add Moco's EMG tracking goal (weight 50)")
+    parser.add_argument("--emg", nargs="?", const=str(EMG), metavar="FILE",
+                        help="add Moco's EMG tracking goal (weight 50) on this EMG table's soleus, gastrocnemius and "
+                             "tibialis_anterior columns (default: Moco's electromyography.sto)")
     parser.add_argument("--elastic-tendons", action="store_true", help="compliant tendons (implicit tendon force)")
     parser.add_argument("--knee-reaction", type=float, metavar="WEIGHT",
                         help="add Moco's MocoJointReactionGoal on both knees (walker_knee_r/l: force-x and force-y "
                              "on the femur, in its frame) with this weight beside the effort; also solves the effort "
-                             "alone to compare (default folder ./trajopt_results/walk3d_inverse_knee)")
-    parser.add_argument("--mesh-interval", type=float, default=MESH_INTERVAL, help="mesh interval in s (0.02)")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="results folder, emptied of an earlier run's files (default "
-                             "./trajopt_results/walk3d_inverse, with --emg ./trajopt_results/walk3d_inverse_emg)")
+                             "alone to compare (default folder ./trajopt_results/walk3d-inverse-knee)")
+    add_mesh_interval(parser)
+    add_out(parser, COMMAND, f"with --emg ./trajopt_results/{COMMAND}-emg, with --knee-reaction ...-knee")
     args = parser.parse_args(argv)
-    variant = "walk3d_inverse" + ("_emg" if args.emg else "") + ("_knee" if args.knee_reaction is not None else "")
+    variant = COMMAND + ("-emg" if args.emg else "") + ("-knee" if args.knee_reaction is not None else "")
     out = fresh_output(args.out or default_output(variant))
     started = time.perf_counter()
     inverse = build(args.emg, args.elastic_tendons, args.mesh_interval)
@@ -121,7 +123,7 @@ def main(argv=None) -> int:
     tight = read_table(REFERENCE / "MocoInverse_tol1e-5_solution.sto")
     default = json.loads((REFERENCE / "moco_inverse_info.json").read_text())
     tight_info = json.loads((REFERENCE / "moco_inverse_tol1e-5_info.json").read_text())
-    same_problem = not (args.emg or args.elastic_tendons or knee_goals) and args.mesh_interval == MESH_INTERVAL
+    same_problem = not (args.emg or args.elastic_tendons or knee_goals) and args.mesh_interval == MOCO_MESH_INTERVAL
     caveats = [] if same_problem else ["This variant is not Moco's problem: the comparison with Moco's solution shows "
                                        "how the variant changes activations, not agreement."]
     caveats.append(f"Moco's reference objective {default['objective']:.6g} (its default tolerance 1e-3, "

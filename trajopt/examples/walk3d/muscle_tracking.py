@@ -7,7 +7,7 @@ window 0.48-1.61 s (one gait cycle, free ends): coordinates.sto's coordinates (t
 belong to the welded joints, the toes have no column) and their splined speeds, grf_walk.mot's forces (x, y, z of
 both feet, / body weight), excitation and actuator effort. Moco's example weighs its terms differently (states 0.05,
 effort 0.1, contact 5e-3 over m g once) and adds initial-state bounds around the data; the weights here are
-``WEIGHTS``. Writes the files of ``trajopt muscle-track`` to ./trajopt_results/walk3d_tracking (or --out).
+``WEIGHTS``. Writes the files of ``trajopt muscle-track`` to ./trajopt_results/walk3d-tracking (or --out).
 """
 
 from __future__ import annotations
@@ -24,11 +24,12 @@ from trajopt.examples.walk3d.prediction import (
     load_model,
     solver_settings,
 )
+from trajopt.cli.options import add_max_iterations, add_mesh_interval, add_out, add_tolerance
 from trajopt.gait.muscle_tracking import MuscleDrivenTracking
 from trajopt.gait.study import GaitBounds
 from trajopt.gait.tracking import TrackingWeights
 from trajopt.io import read_motion
-from trajopt.io.output import default_output, fresh_output
+from trajopt.io.output import fresh_output
 from trajopt.tools.muscle_track import summary_of, write_outputs
 
 DESCRIPTION = "muscle-driven tracking of the full gait cycle of Moco's example3DWalking (coordinates and GRFs)"
@@ -50,14 +51,14 @@ def tracking_study(mesh_interval: float = 0.05, weights: TrackingWeights = WEIGH
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run walk3d-tracking", description=DESCRIPTION)
-    parser.add_argument("--mesh-interval", type=float, default=0.05, help="mesh interval in s (default 0.05)")
-    parser.add_argument("--tolerance", type=float, default=1e-4, help="IPOPT tolerance (default 1e-4)")
-    parser.add_argument("--max-iterations", type=int, default=1000, help="IPOPT iteration limit (default 1000)")
-    parser.add_argument("--out", default=None, help="results folder (default ./trajopt_results/walk3d_tracking)")
+    add_mesh_interval(parser, 0.05)  # coarser than Moco's: the example runs in minutes
+    add_tolerance(parser, 1e-4)
+    add_max_iterations(parser, 1000)
+    add_out(parser, "walk3d-tracking")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     study = tracking_study(args.mesh_interval)
-    folder = fresh_output(args.out or default_output("walk3d_tracking"))
+    folder = fresh_output(args.out)
     transcription = study.transcription()
     print(f"walk3d tracking: {len(study.model.muscle_names)} muscles, t = {study.initial_time:g}..{study.final_time:g} "
           f"s, {transcription.intervals} mesh intervals", flush=True)

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.reports.helptext import description
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_compiled, add_intervals, add_max_iterations, add_out, add_print_level, add_tolerance
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.expansion import full_cycle, table_mirror
 from trajopt.gait.ground_reactions import center_of_pressure
@@ -416,17 +417,15 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run walk3d-prediction", description=description(__doc__))
-    parser.add_argument("--intervals", type=int, default=50, help="mesh intervals of the half cycle (default 50)")
-    parser.add_argument("--max-iterations", type=int, default=1000, help="IPOPT iteration limit (default 1000)")
-    parser.add_argument("--tolerance", "--tol", dest="tol", type=float, default=1e-4,
-                        help="IPOPT tolerance (default 1e-4; --tol is the same option)")
-    parser.add_argument("--print-level", type=int, default=5, help="IPOPT print level (5: a line per iteration)")
+    add_intervals(parser, 50)  # of the half cycle
+    add_max_iterations(parser, 1000)
+    add_tolerance(parser, 1e-4)
+    add_print_level(parser, 5)
     parser.add_argument("--resimulate", action="store_true",
                         help="also re-simulate the controls with forward dynamics (per mesh interval)")
     parser.add_argument("--euler-pelvis", action="store_true",
                         help="the same problem with the .osim's pelvis angles instead of the quaternion (to compare)")
-    parser.add_argument("--out", type=Path, default=Path.cwd() / "trajopt_results" / "walk3d-prediction",
-                        help="results folder (default ./trajopt_results/walk3d-prediction)")
+    add_out(parser, "walk3d-prediction")
     parser.add_argument("--acceleration-weight", type=float, default=ACCELERATION_WEIGHT,
                         help=f"weight of ∫ Σ q̈² dt / distance beside the effort (default {ACCELERATION_WEIGHT:g})")
     parser.add_argument("--from-tracking", action="store_true",
@@ -435,13 +434,11 @@ def main(argv=None) -> int:
     parser.add_argument("--recipe", choices=("predsim", "moco-example"), default="predsim",
                         help="predsim (default): PredSim's cost, compliant tendons, passive forces and toes; "
                              "moco-example: Moco's example3DWalking problem (cubed effort, rigid tendons)")
-    parser.add_argument("--compiled", action="store_true",
-                        help="compile the NLP functions to C and keep them in the disk cache: about 5 min the first "
-                             "time, then about 0.33 s less per iteration for the same problem (same iterates)")
+    add_compiled(parser, default=False)  # C code kept in the disk cache; same iterates
     args = parser.parse_args(argv)
     if args.intervals < 2:
         raise TrajoptInputError(f"walk3d-prediction: --intervals must be >= 2, got {args.intervals}")
-    record = run(args.intervals, args.out, args.print_level, args.max_iterations, args.tol, not args.euler_pelvis,
+    record = run(args.intervals, args.out, args.print_level, args.max_iterations, args.tolerance, not args.euler_pelvis,
                  args.resimulate, args.acceleration_weight, args.from_tracking, compiled=args.compiled,
                  recipe=PREDSIM_RECIPE if args.recipe == "predsim" else MOCO_RECIPE)
     print(f"wrote {args.out}")
