@@ -11,6 +11,7 @@ from conftest import DATA, ROOT
 from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
 from trajopt.errors import MotionFileError
 from trajopt.io import Table, read_motion, read_table
+from trajopt.multibody import ReactionAxes
 from trajopt.osim import load_osim
 
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
@@ -41,7 +42,7 @@ def test_generalized_forces_equal_opensim_inverse_dynamics_tool(arm26, motion, s
 
 
 def test_reaction_moment_about_the_joint_axis_is_the_generalized_force(arm26):
-    result = motion_inverse_dynamics(arm26, IK, expressed_in="child")
+    result = motion_inverse_dynamics(arm26, IK, expressed_in=ReactionAxes.CHILD)
     joints = {joint.name: joint for joint in arm26.spec.joints}
     for name, coordinate in (("r_shoulder", "r_shoulder_elev"), ("r_elbow", "r_elbow_flex")):
         k = result.joint_names.index(name)

@@ -24,7 +24,7 @@ import numpy as np
 from trajopt.analysis.external_loads_file import external_loads_from
 from trajopt.errors import MotionFileError, TrajoptInputError
 from trajopt.io import Table, read_motion, write_csv, write_sto
-from trajopt.multibody import inverse_dynamics, joint_reaction_loads
+from trajopt.multibody import BodyAxes, ReactionAxes, inverse_dynamics, joint_reaction_loads
 from trajopt.io.signals import coordinate_splines, natural_spline
 
 
@@ -87,7 +87,7 @@ def motion_kinematics(
     return MotionKinematics(times, tuple(table.labels), q, u, udot, table.source)
 
 
-def _per_frame_function(multibody, expressed_in: str) -> ca.Function:
+def _per_frame_function(multibody, expressed_in) -> ca.Function:
     q = ca.SX.sym("q", multibody.nq)
     u = ca.SX.sym("u", multibody.nv)
     udot = ca.SX.sym("udot", multibody.nv)
@@ -112,7 +112,7 @@ class InverseDynamicsResult:
     child_bodies: tuple[str, ...]
     reaction_forces: np.ndarray
     reaction_moments: np.ndarray
-    expressed_in: str
+    expressed_in: ReactionAxes | BodyAxes
 
     @property
     def times(self) -> np.ndarray:
@@ -128,7 +128,7 @@ class InverseDynamicsResult:
         for k, (joint, child) in enumerate(zip(self.joint_names, self.child_bodies)):
             for kind, values in (("f", self.reaction_forces), ("m", self.reaction_moments)):
                 for axis in range(3):
-                    labels.append(f"{joint}_on_{child}_in_{self.expressed_in}_{kind}{'xyz'[axis]}")
+                    labels.append(f"{joint}_on_{child}_in_{self.expressed_in.label}_{kind}{'xyz'[axis]}")
                     columns.append(values[:, k, axis])
         return Table(self.times, tuple(labels), np.column_stack(columns), name="Joint Reactions")
 
@@ -144,7 +144,7 @@ class InverseDynamicsResult:
 
 
 def solve_inverse_dynamics(multibody, kinematics: MotionKinematics, rotational=(),
-                           expressed_in: str = "ground", external_loads=None,
+                           expressed_in: ReactionAxes | BodyAxes = ReactionAxes.GROUND, external_loads=None,
                            applied_forces=None) -> InverseDynamicsResult:
     """Generalized forces and joint reactions at every frame of ``kinematics`` (one mapped call), with
     ``external_loads`` (``trajopt.analysis.external_loads.ExternalLoads`` or the path of its OpenSim .xml) applied
@@ -190,7 +190,7 @@ def motion_inverse_dynamics(
     motion,
     cutoff_frequency: float | None = None,
     speed_spline_accelerations: bool = False,
-    expressed_in: str = "ground",
+    expressed_in: ReactionAxes | BodyAxes = ReactionAxes.GROUND,
     start_time: float | None = None,
     final_time: float | None = None,
     external_loads=None,

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.io import Table, write_csv, write_sto
+from trajopt.multibody import BodyAxes, ReactionAxes
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,7 @@ class MuscleInverseSolution:
                                   for q, f in zip(data.kinematics.q, error)])
         return DynamicsCheck(self.times, tuple(model.speed_names), error, accelerations)
 
-    def joint_reactions(self, expressed_in: str = "ground"):
+    def joint_reactions(self, expressed_in: ReactionAxes | BodyAxes = ReactionAxes.GROUND):
         """Joint reaction loads at the grid points with the muscle forces applied along their .osim paths and the
         applied loads' wrenches (``trajopt.analysis.joint_reactions``; it states which muscles' wrap objects it
         ignores). With function-based or polynomial paths the solve used other moment arms than these paths':

@@ -53,6 +53,7 @@ from trajopt.analysis.inverse_dynamics import (
 )
 from trajopt.errors import TrajoptInputError
 from trajopt.io import Table, write_csv, write_sto
+from trajopt.multibody import BodyAxes, ReactionAxes
 from trajopt.ocp import Ipopt
 from trajopt.musculoskeletal.operators import ground_coordinates
 
@@ -303,7 +304,8 @@ class StaticOptimization:
                       "residual_weight": self.residuals.weight},
         )
 
-    def joint_reactions(self, result: StaticOptimizationResult, expressed_in: str = "ground"):
+    def joint_reactions(self, result: StaticOptimizationResult,
+                        expressed_in: ReactionAxes | BodyAxes = ReactionAxes.GROUND):
         """Joint reactions with ``result``'s muscle forces applied along the .osim's paths (see module doc)."""
         from trajopt.analysis.joint_reactions import muscle_joint_reactions
 
