@@ -20,14 +20,13 @@ from pathlib import Path
 
 
 from trajopt.analysis.couplers import CouplerConstraints
-from trajopt.analysis.external_loads import AppliedExternalLoads
 from trajopt.analysis.inverse_goals import EmgTracking
 from trajopt.analysis.inverse_tendons import ElasticTendons, RigidTendons
 from trajopt.analysis.muscle_inverse import MuscleDrivenInverse, mesh_intervals
 from trajopt.analysis.reaction_goal import JointReactionGoal
 from trajopt.errors import TrajoptInputError
 from trajopt.analysis.external_loads_file import read_external_loads
-from trajopt.io import read_motion, read_table
+from trajopt.io import MotionProcessor, read_motion, read_table
 from trajopt.io.motion_units import CheckedMotion, read_checked_motion, rotational_ranges
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.ocp import HermiteSimpson, Ipopt
@@ -81,20 +80,12 @@ def load_checked_inverse(model_file, coordinates_file, operators=(), external_lo
     checked = read_checked_motion(coordinates_file, rotational_ranges(osim))  # before the paths: bad data fail fast
     model = MusculoskeletalModel(osim, read_paths(paths, osim))
     constraints = CouplerConstraints(osim.multibody, couplings)
-    motion = constraints.assemble(checked.table)
-    from trajopt.osim.expression_forces import AppliedForceSum
+    motion = MotionProcessor(constraints.assemble(checked.table), window=window)
     from trajopt.musculoskeletal.model_forces import model_applied_forces
 
-    parts = [model_applied_forces(osim)]
     loads = None if external_loads is None else read_external_loads(external_loads)
-    if loads is not None:
-        parts.append(AppliedExternalLoads(loads, osim.multibody))
-    parts = tuple(p for p in parts if p is not None)
-    applied = None if not parts else parts[0] if len(parts) == 1 else AppliedForceSum(parts)
-    inverse = MuscleDrivenInverse(model, motion, window=window, applied_forces=applied,
+    inverse = MuscleDrivenInverse(model, motion, external_loads=loads, applied_forces=model_applied_forces(osim),
                                   constraints=constraints if couplings else None, tendons=tendons, goals=list(goals))
-    if loads is not None:  # before any solve: the loads must span the window
-        loads.check_covers([inverse.initial_time, inverse.final_time])
     return inverse, checked
 
 

@@ -26,9 +26,10 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
-from trajopt.gait.muscle_tracking import GroundResiduals, MuscleDrivenTracking
+from trajopt.gait.muscle_tracking import MuscleDrivenTracking
 from trajopt.gait.tracking import TrackingWeights
 from trajopt.io.motion_units import CheckedMotion, read_checked_motion, rotational_ranges
+from trajopt.io.motion_processor import MotionProcessor
 from trajopt.io.tables import write_sto
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.musculoskeletal.operators import (
@@ -37,7 +38,7 @@ from trajopt.musculoskeletal.operators import (
     WeldJoints,
     load_processed,
 )
-from trajopt.ocp import Ipopt
+from trajopt.ocp import Ipopt, ResidualCoordinates, Residuals
 from trajopt.osim.expression_forces import generalized_forces_function
 from trajopt.table import Table
 from trajopt.tools.common import add_forces_option, forces_operators, output_folder
@@ -123,10 +124,12 @@ def load_checked_tracking(args) -> tuple[MuscleDrivenTracking, CheckedMotion]:
     weights = TrackingWeights(coordinates=args.states_weight, ground_reactions=args.grf_weight,
                               excitations=args.effort_weight, actuator_controls=args.actuator_weight,
                               emg=args.emg_weight)
-    study = MuscleDrivenTracking(model, checked.table, ground_reactions=args.grf, grf_axes=axes, emg=args.emg,
-                                 weights=weights, window=None if args.window is None else tuple(args.window),
-                                 mesh_interval=args.mesh_interval, lowpass_cutoff=args.lowpass, passive=passive,
-                                 residuals=None if args.residuals is None else GroundResiduals(args.residuals))
+    motion = MotionProcessor(checked.table, cutoff_frequency=args.lowpass,
+                             window=None if args.window is None else tuple(args.window))
+    study = MuscleDrivenTracking(model, motion, ground_reactions=args.grf, grf_axes=axes, emg=args.emg,
+                                 weights=weights, mesh_interval=args.mesh_interval, passive=passive,
+                                 residuals=None if args.residuals is None else Residuals(
+                                     100.0, 10.0, args.residuals, ResidualCoordinates.GROUND))
     return study, checked
 
 
