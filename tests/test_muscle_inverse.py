@@ -227,8 +227,8 @@ def test_walk3d_knee_reaction_goal(walk3d):
     np.testing.assert_allclose(on_parent, -direct_parent.forces[:, k], rtol=0, atol=5e-10)
 
     goals = [JointReactionGoal(joint, weight=0.1, forces=(0, 1), moments=()) for joint in KNEES]
-    knee = type(inverse)(inverse.model, inverse.motion, inverse.window, inverse.applied_forces, inverse.constraints,
-                         goals=goals)
+    knee = type(inverse)(inverse.model, inverse.motion, inverse.external_loads, inverse.applied_forces,
+                         inverse.constraints, goals=goals)
     solution = solve(knee, print_level=0)
     assert solution.success
     assert solution.dynamics_check().max_generalized_force_error < 1e-6
