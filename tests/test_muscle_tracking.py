@@ -18,6 +18,7 @@ from trajopt.examples.gait2d.model import GaitModel
 from trajopt.examples.gait2d.prediction import moco_tracking_study
 from trajopt.gait.muscle_tracking import MuscleDrivenTracking
 from trajopt.gait.tracking import TrackingWeights
+from trajopt.io.motion_processor import MotionProcessor
 from trajopt.io.tables import read_table, write_sto
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.musculoskeletal.operators import load_processed
@@ -77,8 +78,8 @@ def test_gait2d_tracks_its_own_motion_and_contact_forces():
     """A first tracking solve of referenceCoordinates.sto/referenceGRF.sto produces a motion the model can walk;
     tracking that motion and its contact forces (effort weights 1e-6 / 1e-9) gives them back."""
     model = GaitModel.load().musculoskeletal
-    first = MuscleDrivenTracking(model, GAIT2D / "referenceCoordinates.sto", grf_axes=("x", "y"),
-                                 ground_reactions=GAIT2D / "referenceGRF.sto", window=(0.0, 0.3), mesh_interval=0.05)
+    first = MuscleDrivenTracking(model, MotionProcessor(GAIT2D / "referenceCoordinates.sto", window=(0.0, 0.3)),
+                                 grf_axes=("x", "y"), ground_reactions=GAIT2D / "referenceGRF.sto", mesh_interval=0.05)
     produced = first.solve(solver=Ipopt(tol=1e-6, print_level=0))
     assert produced.success
     q = np.asarray(produced.solution.value(produced.tracking.muscle_driven.q)).T
