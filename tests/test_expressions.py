@@ -10,6 +10,7 @@ import pytest
 
 from conftest import ROOT
 from trajopt.errors import ModelFileError, TrajoptInputError
+from trajopt.io import MotionProcessor
 from trajopt.osim.expression_forces import generalized_forces_function, read_expression_forces
 from trajopt.osim.expressions import parse_expression
 
@@ -147,8 +148,9 @@ def test_inverse_dynamics_takes_the_expression_forces_off(tmp_path):
         from trajopt.tools.common import load_tool_input
 
         table = load_tool_input(model_file, motion).motion
-        without = motion_inverse_dynamics(bare, table, final_time=0.5)
-        with_forces = motion_inverse_dynamics(passive, table, final_time=0.5)
+        window = MotionProcessor(table, window=(table.time[0], 0.5))
+        without = motion_inverse_dynamics(bare, window)
+        with_forces = motion_inverse_dynamics(passive, window)
     k = without.kinematics
     applied = np.asarray(generalized_forces_function(passive.multibody, passive.spec.expression_forces)
                          .map(k.times.size)(k.q.T, k.u.T)).T

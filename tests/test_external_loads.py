@@ -12,7 +12,7 @@ from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
 from trajopt.analysis.static_optimization import StaticOptimization
 from trajopt.errors import TrajoptInputError
 from trajopt.examples.arm26_static_optimization.main import ELBOW_MOTION, load_model
-from trajopt.io import Table, read_table, write_sto
+from trajopt.io import MotionProcessor, Table, read_table, write_sto
 from trajopt.osim import load_osim
 from trajopt.musculoskeletal.operators import WeldJoints, load_processed
 
@@ -30,9 +30,9 @@ def _contribution(opensim_task, model_file, coordinates, loads_file, window, dis
 
 
 def _ours(osim, coordinates, loads, times):
-    with_loads = motion_inverse_dynamics(osim, coordinates, external_loads=loads, start_time=times[0],
-                                         final_time=times[-1])
-    without = motion_inverse_dynamics(osim, coordinates, start_time=times[0], final_time=times[-1])
+    motion = MotionProcessor(coordinates, window=(times[0], times[-1]))
+    with_loads = motion_inverse_dynamics(osim, motion, external_loads=loads)
+    without = motion_inverse_dynamics(osim, motion)
     assert np.allclose(with_loads.times, times, atol=1e-12)
     a, b = with_loads.generalized_forces_table(), without.generalized_forces_table()
     return {label: a.column(label) - b.column(label) for label in a.labels}
@@ -103,12 +103,11 @@ def test_a_path_and_the_object_give_the_same_inverse_dynamics():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         osim = load_osim(GAIT2D / "2D_gait.osim")
-    motion, window = GAIT2D / "referenceCoordinates.sto", {"start_time": 0.0, "final_time": 0.2}
-    from_path = motion_inverse_dynamics(osim, motion, external_loads=str(GAIT2D / "referenceGRF.xml"), **window)
-    from_object = motion_inverse_dynamics(osim, motion, external_loads=read_external_loads(GAIT2D / "referenceGRF.xml"),
-                                          **window)
+    motion = MotionProcessor(GAIT2D / "referenceCoordinates.sto", window=(0.0, 0.2))
+    from_path = motion_inverse_dynamics(osim, motion, external_loads=str(GAIT2D / "referenceGRF.xml"))
+    from_object = motion_inverse_dynamics(osim, motion, external_loads=read_external_loads(GAIT2D / "referenceGRF.xml"))
     np.testing.assert_array_equal(from_path.generalized_forces, from_object.generalized_forces)
-    without = motion_inverse_dynamics(osim, motion, **window).generalized_forces_table()
+    without = motion_inverse_dynamics(osim, motion).generalized_forces_table()
     contribution = from_path.generalized_forces_table().column("pelvis_ty_force") - without.column("pelvis_ty_force")
     grf = read_table(GAIT2D / "referenceGRF.sto")  # sampled at the motion's times
     vertical = np.interp(from_path.times, grf.time, grf.column("ground_force_r_vy") + grf.column("ground_force_l_vy"))

@@ -10,7 +10,8 @@ import pytest
 from conftest import DATA, ROOT
 from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
 from trajopt.errors import MotionFileError
-from trajopt.io import Table, read_motion, read_table
+from trajopt.io import MotionProcessor, Table, read_motion, read_table
+from trajopt.multibody import ReactionAxes
 from trajopt.osim import load_osim
 
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
@@ -33,7 +34,8 @@ def arm26():
 def test_generalized_forces_equal_opensim_inverse_dynamics_tool(arm26, motion, stored, cutoff):
     reference = read_table(DATA / "arm26" / stored)
     # OpenSim's filtered run reported frames into the padded range, up to 1.5 s
-    result = motion_inverse_dynamics(arm26, motion, cutoff, final_time=reference.time[-1])
+    result = motion_inverse_dynamics(arm26, MotionProcessor(motion, cutoff, window=(reference.time[0],
+                                                                                     reference.time[-1])))
     np.testing.assert_allclose(result.times, reference.time, rtol=0, atol=1e-8)  # printed with 8 decimals
     error = np.abs(result.generalized_forces - reference.select(result.generalized_force_labels).data).max()
     # .sto files print 8 decimals, the CSV ~10 significant digits
@@ -41,7 +43,7 @@ def test_generalized_forces_equal_opensim_inverse_dynamics_tool(arm26, motion, s
 
 
 def test_reaction_moment_about_the_joint_axis_is_the_generalized_force(arm26):
-    result = motion_inverse_dynamics(arm26, IK, expressed_in="child")
+    result = motion_inverse_dynamics(arm26, IK, expressed_in=ReactionAxes.CHILD)
     joints = {joint.name: joint for joint in arm26.spec.joints}
     for name, coordinate in (("r_shoulder", "r_shoulder_elev"), ("r_elbow", "r_elbow_flex")):
         k = result.joint_names.index(name)

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from trajopt.multibody import (
+    ReactionAxes,
     bias_forces,
     body_pose,
     body_torque,
@@ -148,7 +149,7 @@ def test_single_pendulum_matches_analytic_inverse_dynamics_and_reaction():
         assert np.abs(_v(forces) - mass * (a_com - np.array([0.0, -g, 0.0]))).max() < 1e-12
         assert np.abs(_v(moments) - [0.0, 0.0, tau]).max() < 1e-12
         # Expressed in the bob's frame: the same vector rotated by -theta about z.
-        forces_child, _ = joint_reaction_loads(model, [theta], [omega], [alpha], expressed_in="child")
+        forces_child, _ = joint_reaction_loads(model, [theta], [omega], [alpha], expressed_in=ReactionAxes.CHILD)
         c, s = np.cos(theta), np.sin(theta)
         assert np.abs(_v(forces_child) - np.array([[c, s, 0], [-s, c, 0], [0, 0, 1]]) @ _v(forces)).max() < 1e-12
 
@@ -159,7 +160,7 @@ def test_sliding_mass_on_a_ramp():
     for x, speed, accel in [(0.0, 0.0, 0.0), (0.5, -1.0, 2.0)]:
         force = float(inverse_dynamics(model, [x], [speed], [accel]))
         assert abs(force - mass * (accel + g * np.sin(incline))) < 1e-12
-        reaction, moment = joint_reaction_loads(model, [x], [speed], [accel], expressed_in="parent")
+        reaction, moment = joint_reaction_loads(model, [x], [speed], [accel], expressed_in=ReactionAxes.PARENT)
         # In the ramp frame: along-ramp force is the actuator's, normal force carries m g cos(incline).
         assert np.abs(_v(reaction) - [force, mass * g * np.cos(incline), 0.0]).max() < 1e-12
         assert np.abs(_v(moment)).max() < 1e-12

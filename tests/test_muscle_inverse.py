@@ -7,6 +7,7 @@ import pytest
 
 from conftest import DATA
 from trajopt.analysis.muscle_inverse import MuscleDrivenInverse, mesh_intervals
+from trajopt.io import MotionProcessor
 from trajopt.musculoskeletal import CoordinateActuatorSpec, MusculoskeletalModel
 from trajopt.ocp import HermiteSimpson, Ipopt
 from trajopt.osim import load_osim
@@ -26,7 +27,7 @@ def arm26_inverse():
     model.coordinate_actuators = tuple(
         CoordinateActuatorSpec(f"reserve_{c}", c, 1.0, -np.inf, np.inf)
         for c in model.coordinate_names)
-    inverse = MuscleDrivenInverse(model, MOTION, window=(0.0, 1.0))
+    inverse = MuscleDrivenInverse(model, MotionProcessor(MOTION, window=(0.0, 1.0)))
     solution = inverse.solve(HermiteSimpson(mesh_intervals(1.0, 0.02)), Ipopt(tol=1e-8))
     return inverse, solution
 
@@ -75,7 +76,8 @@ def test_stiff_elastic_tendons_reach_the_rigid_solution(arm26_inverse):
     stiff.coordinate_actuators = model.coordinate_actuators
     stiff.muscles = tuple(RigidTendonMuscle(dataclasses.replace(m.parameters, tendon_strain_at_one_norm_force=0.00049),
                                             m.constants) for m in model.muscles)
-    inverse = MuscleDrivenInverse(stiff, MOTION, window=(0.0, 1.0), tendons=ElasticTendons(derivative_weight=0.0))
+    inverse = MuscleDrivenInverse(stiff, MotionProcessor(MOTION, window=(0.0, 1.0)),
+                                  tendons=ElasticTendons(derivative_weight=0.0))
     solution = inverse.solve(HermiteSimpson(mesh_intervals(1.0, 0.02)), Ipopt(tol=1e-8))
     assert solution.success
     assert solution.dynamics_check().max_generalized_force_error < 1e-8
@@ -139,7 +141,7 @@ def test_joint_reaction_goal_matches_moco(arm26_inverse, opensim_task):
 
     rigid_inverse, plain = arm26_inverse
     goal = JointReactionGoal("r_elbow", weight=1e-4, forces=(0, 1), moments=())
-    inverse = MuscleDrivenInverse(rigid_inverse.model, MOTION, window=(0.0, 1.0), goals=[goal])
+    inverse = MuscleDrivenInverse(rigid_inverse.model, MotionProcessor(MOTION, window=(0.0, 1.0)), goals=[goal])
     solution = inverse.solve(HermiteSimpson(mesh_intervals(1.0, 0.02)), Ipopt(tol=1e-8, print_level=0))
     assert solution.success
     moco = opensim_task("moco_inverse", {"model": str(MODEL), "kinematics": str(MOTION), "initial_time": 0.0,
@@ -225,8 +227,8 @@ def test_walk3d_knee_reaction_goal(walk3d):
     np.testing.assert_allclose(on_parent, -direct_parent.forces[:, k], rtol=0, atol=5e-10)
 
     goals = [JointReactionGoal(joint, weight=0.1, forces=(0, 1), moments=()) for joint in KNEES]
-    knee = type(inverse)(inverse.model, inverse.motion, inverse.window, inverse.applied_forces, inverse.constraints,
-                         goals=goals)
+    knee = type(inverse)(inverse.model, inverse.motion, inverse.external_loads, inverse.applied_forces,
+                         inverse.constraints, goals=goals)
     solution = solve(knee, print_level=0)
     assert solution.success
     assert solution.dynamics_check().max_generalized_force_error < 1e-6

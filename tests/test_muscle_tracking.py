@@ -16,12 +16,13 @@ from trajopt.cli.main import main as cli
 from trajopt.examples.gait2d.model import HERE as GAIT2D
 from trajopt.examples.gait2d.model import GaitModel
 from trajopt.examples.gait2d.prediction import moco_tracking_study
-from trajopt.gait.muscle_tracking import GroundResiduals, MuscleDrivenTracking
+from trajopt.gait.muscle_tracking import MuscleDrivenTracking
 from trajopt.gait.tracking import TrackingWeights
+from trajopt.io.motion_processor import MotionProcessor
 from trajopt.io.tables import read_table, write_sto
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.musculoskeletal.operators import load_processed
-from trajopt.ocp import HermiteSimpson, Ipopt
+from trajopt.ocp import HermiteSimpson, Ipopt, ResidualCoordinates, Residuals
 from trajopt.paths.geometric import GeometricPaths
 from trajopt.table import Table
 
@@ -63,7 +64,8 @@ def test_emg_and_pelvis_residuals_weigh_as_the_objective_says():
     emg = Table(time, ("pull", "not_a_muscle"), np.column_stack([np.full(time.size, level), np.ones(time.size)]))
     weights = TrackingWeights(coordinates=100.0, excitations=1.0, actuator_controls=1e-4, emg=3.0)
     study = MuscleDrivenTracking(model, motion, emg=emg, weights=weights, mesh_interval=0.05,
-                                 residuals=GroundResiduals(weight=1.0, optimal_force=100.0, max_control=10.0))
+                                 residuals=Residuals(weight=1.0, optimal_force=100.0, max_control=10.0,
+                                                     coordinates=ResidualCoordinates.GROUND))
     result = study.solve(solver=Ipopt(tol=1e-10, print_level=0, options={"constr_viol_tol": 1e-10}))
     assert result.success
     built = result.tracking.muscle_driven
@@ -76,8 +78,8 @@ def test_gait2d_tracks_its_own_motion_and_contact_forces():
     """A first tracking solve of referenceCoordinates.sto/referenceGRF.sto produces a motion the model can walk;
     tracking that motion and its contact forces (effort weights 1e-6 / 1e-9) gives them back."""
     model = GaitModel.load().musculoskeletal
-    first = MuscleDrivenTracking(model, GAIT2D / "referenceCoordinates.sto", grf_axes=("x", "y"),
-                                 ground_reactions=GAIT2D / "referenceGRF.sto", window=(0.0, 0.3), mesh_interval=0.05)
+    first = MuscleDrivenTracking(model, MotionProcessor(GAIT2D / "referenceCoordinates.sto", window=(0.0, 0.3)),
+                                 grf_axes=("x", "y"), ground_reactions=GAIT2D / "referenceGRF.sto", mesh_interval=0.05)
     produced = first.solve(solver=Ipopt(tol=1e-6, print_level=0))
     assert produced.success
     q = np.asarray(produced.solution.value(produced.tracking.muscle_driven.q)).T

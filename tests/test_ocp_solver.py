@@ -8,7 +8,7 @@ import pytest
 from ocp_problems import double_integrator, pendulum_swing_up, sliding_mass
 from trajopt.errors import TrajoptInputError
 from trajopt.io import Table, read_table, write_csv, write_sto
-from trajopt.ocp import Effort, Guess, HermiteSimpson, Ipopt, Problem, Radau, Trapezoidal
+from trajopt.ocp import Effort, Guess, HermiteSimpson, Hessian, Ipopt, Problem, Radau, Trapezoidal
 
 
 def test_warm_start_from_solution_reduces_iterations():
@@ -75,7 +75,7 @@ def test_infeasible_problem_is_reported_with_its_worst_constraint():
 def test_limited_memory_hessian_and_option_pass_through_reach_the_same_optimum():
     ocp, *_ = pendulum_swing_up()
     exact = ocp.solve(HermiteSimpson(intervals=20), Ipopt(tol=1e-9))
-    quasi_newton = ocp.solve(HermiteSimpson(intervals=20), Ipopt(tol=1e-9, hessian="limited-memory"))
+    quasi_newton = ocp.solve(HermiteSimpson(intervals=20), Ipopt(tol=1e-9, hessian=Hessian.LIMITED_MEMORY))
     adaptive = ocp.solve(HermiteSimpson(intervals=20), Ipopt(tol=1e-9, options={"mu_strategy": "adaptive"}))
     assert quasi_newton.success and adaptive.success
     assert abs(quasi_newton.objective - exact.objective) < 1e-6

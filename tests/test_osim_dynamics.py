@@ -14,6 +14,7 @@ import pytest
 
 from conftest import DATA, ROOT
 from trajopt.multibody import (
+    ReactionAxes,
     body_poses,
     forward_dynamics,
     inverse_dynamics,
@@ -204,7 +205,7 @@ def test_arm26_joint_reactions_equal_opensim(opensim_task):
     moments = np.zeros_like(reference["moments"])
     for k in range(len(q)):
         f, m = (np.asarray(x) for x in joint_reaction_loads(multibody, q[k], u[k], udot[k],
-                                                            expressed_in="child"))
+                                                            expressed_in=ReactionAxes.CHILD))
         for j, name in enumerate(joints):
             forces[k, j], moments[k, j] = f[:, multibody.joint_index(name)], m[:, multibody.joint_index(name)]
     for name, ours, theirs in (("force", forces, reference["forces"]), ("moment", moments, reference["moments"])):

@@ -10,14 +10,13 @@ from trajopt.errors import TrajoptInputError
 from trajopt.io import read_table, write_sto
 from trajopt.multibody import body_torque, forward_dynamics, frame_jacobian
 from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.ocp import Effort, Guess, HermiteSimpson, Ipopt, Radau
+from trajopt.ocp import Effort, Guess, HermiteSimpson, Ipopt, Radau, Residuals
 from trajopt.osim import load_osim
 from trajopt.paths.polynomial import PolynomialPaths
 from trajopt.prediction import (
     OPENSIM_ACTIVATION_SMOOTHING,
     ExplicitDynamics,
     ImplicitDynamics,
-    ResidualActuators,
     StateBounds,
     VariableLabels,
     VariableScales,
@@ -44,7 +43,7 @@ def _flexion(model, dynamics, intervals=10, scales=VariableScales()):
 
 
 def test_variables_are_labelled_by_the_model(arm26):
-    built = muscle_driven_problem(arm26, 0.5, residuals=ResidualActuators())
+    built = muscle_driven_problem(arm26, 0.5, residuals=Residuals(max_control=1.0))
     built.problem.minimize(Effort(built.excitations))
     compiled = built.problem.compile()
     names = {v.name: v.labels for v in compiled.states + compiled.controls}
@@ -60,7 +59,7 @@ def test_variables_are_labelled_by_the_model(arm26):
 
 
 def test_generalized_forces_are_moment_arms_times_tendon_forces_plus_residuals(arm26):
-    built = muscle_driven_problem(arm26, 0.5, residuals=ResidualActuators(optimal_force=3.0))
+    built = muscle_driven_problem(arm26, 0.5, residuals=Residuals(optimal_force=3.0, max_control=1.0))
     f = ca.Function("f", [built.q, built.u, built.activations, built.residuals],
                     [built.generalized_forces, built.tendon_forces])
     q, u, a, r = np.array([0.1, 1.0]), np.array([0.5, -1.0]), np.linspace(0.1, 0.6, 6), np.array([0.2, -0.4])
@@ -186,8 +185,8 @@ def test_bad_input_raises_trajopt_errors(arm26):
         muscle_driven_problem(arm26, 0.5, extra_generalized_forces=lambda p, q, u: ca.SX.zeros(3))
     with pytest.raises(TrajoptInputError, match="external_wrenches returned shape"):
         muscle_driven_problem(arm26, 0.5, external_wrenches=lambda p, q, u: ca.SX.zeros(6, 1))
-    with pytest.raises(TrajoptInputError, match="ResidualActuators"):
-        ResidualActuators(optimal_force=0.0)
+    with pytest.raises(TrajoptInputError, match="Residuals"):
+        Residuals(optimal_force=0.0)
     with pytest.raises(TrajoptInputError, match="dynamics"):
         muscle_driven_problem(arm26, 0.5, dynamics="implicit")
 

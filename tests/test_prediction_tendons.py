@@ -11,13 +11,12 @@ from trajopt.errors import TrajoptInputError
 from trajopt.gait.guess import guess_from_coordinates
 from trajopt.muscles import DEGROOTE2016_PUBLISHED, ElasticTendonMuscle, tendon_force_length_degroote2016
 from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.ocp import Effort, Guess, HermiteSimpson, Ipopt
+from trajopt.ocp import Effort, Guess, HermiteSimpson, Ipopt, Residuals
 from trajopt.osim import load_osim
 from trajopt.paths.polynomial import PolynomialPaths
 from trajopt.prediction import (
     OPENSIM_ACTIVATION_SMOOTHING,
     ImplicitDynamics,
-    ResidualActuators,
     StateBounds,
     muscle_driven_problem,
     resimulate,
@@ -127,7 +126,7 @@ def test_isometric_tendon_force_is_the_muscle_equilibrium(arm26, opensim_task):
     built = muscle_driven_problem(
         arm26, 0.1, coordinates=StateBounds((pose, pose)), speeds=StateBounds((0.0, 0.0)),
         activations=StateBounds((0.3, 0.3)), excitation_bounds=(0.3, 0.3), dynamics=ImplicitDynamics(),
-        residuals=ResidualActuators(optimal_force=100.0, max_control=10.0), tendons=ElasticTendons())
+        residuals=Residuals(optimal_force=100.0, max_control=10.0), tendons=ElasticTendons())
     # at rest from t = 0 (df̃T/dt(0) = 0): the equilibrium then pins f̃T for all t whatever the residual effort wants
     built.problem.require(built.problem.initial(built.normalized_tendon_force_derivatives), equals=0.0)
     built.problem.minimize(Effort(built.residuals))

@@ -21,7 +21,9 @@ from conftest import ROOT
 from trajopt.examples.arm26_static_optimization.main import (ELBOW_MOTION, IK_MOTION, REFERENCE, build_problem,
                                                              load_model)
 from trajopt.paths.domain import PathDomainError
-from trajopt.analysis.static_optimization import Residuals, StaticOptimization, StaticOptimizationWarning
+from trajopt.analysis.frame_optimization import Frames
+from trajopt.analysis.static_optimization import StaticOptimization, StaticOptimizationWarning
+from trajopt.ocp import Residuals
 from trajopt.errors import MotionFileError
 from trajopt.io import Table, read_motion, read_table
 
@@ -84,7 +86,7 @@ def test_passive_force_lowers_reserve_free_activations_where_it_helps(model, elb
 
 
 def test_batched_and_sequential_solves_agree(model, elbow_flv):
-    sequential = build_problem(ELBOW_MOTION, model=model, batched=False).solve()
+    sequential = build_problem(ELBOW_MOTION, model=model).solve(Frames(batched=False))
     np.testing.assert_allclose(sequential.activations, elbow_flv.activations, atol=1e-7)
     np.testing.assert_allclose(sequential.residual_forces, elbow_flv.residual_forces, atol=1e-7)
 

@@ -9,9 +9,10 @@ optimization), ``trajopt.io`` (motion and table files).
 """
 
 from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
-from trajopt.analysis.static_optimization import Residuals, StaticOptimization, StaticOptimizationResult
+from trajopt.analysis.frame_optimization import Frames
+from trajopt.analysis.static_optimization import StaticOptimization, StaticOptimizationResult
 from trajopt.errors import ModelFileError, MotionFileError, TrajoptInputError
-from trajopt.io import Table, read_motion, read_table, write_csv, write_sto
+from trajopt.io import MotionProcessor, Table, read_motion, read_table, write_csv, write_sto
 from trajopt.muscles import (
     DEGROOTE2016_OPENSIM,
     DEGROOTE2016_PUBLISHED,
@@ -30,23 +31,26 @@ from trajopt.ocp import (
     Free,
     Guess,
     HermiteSimpson,
+    Hessian,
     Integral,
     Ipopt,
     Problem,
     Radau,
+    ResidualCoordinates,
     ResidualPenalty,
+    Residuals,
     Solution,
     Tracking,
     Trapezoidal,
 )
 from trajopt.musculoskeletal import MusculoskeletalModel
+from trajopt.multibody import BodyAxes, ReactionAxes
 from trajopt.osim import OsimModel, load_osim
 from trajopt.paths.polynomial import PolynomialPath, PolynomialPaths
 from trajopt.prediction import (
     ExplicitDynamics,
     ImplicitDynamics,
     MuscleDrivenProblem,
-    ResidualActuators,
     StateBounds,
     muscle_driven_problem,
 )
@@ -61,7 +65,8 @@ __all__ = [
     "MotionFileError", "MuscleParameters", "OsimModel", "PolynomialPath", "PolynomialPaths", "Problem", "Radau",
     "ResidualPenalty", "RigidTendonMuscle", "Solution", "Table", "Tracking", "Trapezoidal", "TrajoptInputError",
     "MusculoskeletalModel", "Residuals", "StaticOptimization", "StaticOptimizationResult", "motion_inverse_dynamics",
-    "ExplicitDynamics", "ImplicitDynamics", "MuscleDrivenProblem", "ResidualActuators", "StateBounds",
+    "ExplicitDynamics", "ImplicitDynamics", "MuscleDrivenProblem", "StateBounds", "Frames", "Hessian",
+    "MotionProcessor", "ReactionAxes", "BodyAxes", "ResidualCoordinates",
     "ElasticTendons", "RigidTendons",
     "muscle_driven_problem", "load_osim", "read_motion", "read_table", "write_csv",
     "write_sto",

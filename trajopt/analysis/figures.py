@@ -69,7 +69,7 @@ def plot_joint_reactions(path, inverse_dynamics, joints, title: str) -> Path:
             ax = axes[row, column]
             for axis in range(3):
                 ax.plot(result.times, values[:, k, axis], label="xyz"[axis])
-            ax.set_title(f"{joint} reaction {kind} on {result.child_bodies[k]} ({result.expressed_in} axes)",
+            ax.set_title(f"{joint} reaction {kind} on {result.child_bodies[k]} ({result.expressed_in.label} axes)",
                          fontsize=9)
             ax.set_xlabel("time [s]")
             ax.set_ylabel(unit)

@@ -108,6 +108,15 @@ MAX_FRAMES_PER_SOLVE = 101
 # (trajopt.ocp.compiled): later processes then build the solver in milliseconds (trajopt bench
 # static-optimization measures it on arm26).
 DEFAULT_SOLVER = Ipopt(tol=1e-10)
+
+
+@dataclass(frozen=True)
+class Frames:
+    """How static optimization solves the motion's frames: ``batched``, many frames in one IPOPT solve (at most
+    ``MAX_FRAMES_PER_SOLVE``; the frames are independent, so the optimum is the same); else one frame per solve,
+    each warm-started from the previous one."""
+
+    batched: bool = True
 COMPILED_SOLVER = Ipopt(tol=1e-10, compiled=True)
 
 

@@ -23,8 +23,8 @@ import numpy as np
 
 from trajopt.analysis.external_loads_file import external_loads_from
 from trajopt.errors import MotionFileError, TrajoptInputError
-from trajopt.io import Table, read_motion, write_csv, write_sto
-from trajopt.multibody import inverse_dynamics, joint_reaction_loads
+from trajopt.io import Table, motion_processor, write_csv, write_sto
+from trajopt.multibody import BodyAxes, ReactionAxes, inverse_dynamics, joint_reaction_loads
 from trajopt.io.signals import coordinate_splines, natural_spline
 
 
@@ -41,11 +41,12 @@ class MotionKinematics:
 
 
 def read_model_motion(motion, coordinate_names, rotational) -> Table:
-    """A motion (file path or ``Table`` in radians) with exactly the model's coordinate columns, checked.
+    """A motion (file path, ``Table`` in radians or ``MotionProcessor``: its source, unfiltered and whole) with
+    exactly the model's coordinate columns, checked.
 
     Raises ``MotionFileError`` naming every missing column, or the first non-finite value.
     """
-    table = motion if isinstance(motion, Table) else read_motion(motion, rotational=rotational)
+    table = motion_processor(motion).table(rotational)
     where = table.source or table.name or "motion"
     missing = [c for c in coordinate_names if c not in table.labels]
     if missing:
@@ -68,14 +69,12 @@ def motion_kinematics(
     table: Table,
     cutoff_frequency: float | None = None,
     speed_spline_accelerations: bool = False,
-    start_time: float | None = None,
-    final_time: float | None = None,
+    window: tuple[float, float] | None = None,
 ) -> MotionKinematics:
-    """q, u, udot at the frames OpenSim's tools report between ``start_time`` and ``final_time``
-    (default: the motion's first and last times; the filtered grid's frames when filtering)."""
+    """q, u, udot at the frames OpenSim's tools report in ``window`` (t0, t1) (default: the motion's first and
+    last times; the filtered grid's frames when filtering)."""
     splines = coordinate_splines(table, cutoff_frequency)
-    start = table.time[0] if start_time is None else start_time
-    final = table.time[-1] if final_time is None else final_time
+    start, final = (table.time[0], table.time[-1]) if window is None else window
     times = splines.output_times(start, final)
     q = splines.evaluate(times, 0)
     u = splines.evaluate(times, 1)
@@ -87,7 +86,18 @@ def motion_kinematics(
     return MotionKinematics(times, tuple(table.labels), q, u, udot, table.source)
 
 
-def _per_frame_function(multibody, expressed_in: str) -> ca.Function:
+def processed_kinematics(motion, coordinate_names, rotational, speed_spline_accelerations: bool = False,
+                         assemble=None) -> MotionKinematics:
+    """``motion_kinematics`` of ``motion`` (file, ``Table`` or ``MotionProcessor``) with the processor's filter and
+    window; ``assemble(table) -> table`` completes the columns first (e.g. couplers' dependent coordinates)."""
+    processor = motion_processor(motion)
+    table = read_model_motion(processor, coordinate_names, rotational)
+    if assemble is not None:
+        table = assemble(table)
+    return motion_kinematics(table, processor.cutoff_frequency, speed_spline_accelerations, processor.window)
+
+
+def _per_frame_function(multibody, expressed_in) -> ca.Function:
     q = ca.SX.sym("q", multibody.nq)
     u = ca.SX.sym("u", multibody.nv)
     udot = ca.SX.sym("udot", multibody.nv)
@@ -112,7 +122,7 @@ class InverseDynamicsResult:
     child_bodies: tuple[str, ...]
     reaction_forces: np.ndarray
     reaction_moments: np.ndarray
-    expressed_in: str
+    expressed_in: ReactionAxes | BodyAxes
 
     @property
     def times(self) -> np.ndarray:
@@ -128,7 +138,7 @@ class InverseDynamicsResult:
         for k, (joint, child) in enumerate(zip(self.joint_names, self.child_bodies)):
             for kind, values in (("f", self.reaction_forces), ("m", self.reaction_moments)):
                 for axis in range(3):
-                    labels.append(f"{joint}_on_{child}_in_{self.expressed_in}_{kind}{'xyz'[axis]}")
+                    labels.append(f"{joint}_on_{child}_in_{self.expressed_in.label}_{kind}{'xyz'[axis]}")
                     columns.append(values[:, k, axis])
         return Table(self.times, tuple(labels), np.column_stack(columns), name="Joint Reactions")
 
@@ -144,7 +154,7 @@ class InverseDynamicsResult:
 
 
 def solve_inverse_dynamics(multibody, kinematics: MotionKinematics, rotational=(),
-                           expressed_in: str = "ground", external_loads=None,
+                           expressed_in: ReactionAxes | BodyAxes = ReactionAxes.GROUND, external_loads=None,
                            applied_forces=None) -> InverseDynamicsResult:
     """Generalized forces and joint reactions at every frame of ``kinematics`` (one mapped call), with
     ``external_loads`` (``trajopt.analysis.external_loads.ExternalLoads`` or the path of its OpenSim .xml) applied
@@ -188,24 +198,18 @@ def solve_inverse_dynamics(multibody, kinematics: MotionKinematics, rotational=(
 def motion_inverse_dynamics(
     osim,
     motion,
-    cutoff_frequency: float | None = None,
-    speed_spline_accelerations: bool = False,
-    expressed_in: str = "ground",
-    start_time: float | None = None,
-    final_time: float | None = None,
     external_loads=None,
+    speed_spline_accelerations: bool = False,
+    expressed_in: ReactionAxes | BodyAxes = ReactionAxes.GROUND,
 ) -> InverseDynamicsResult:
-    """Inverse dynamics of a motion file (or radians ``Table``) for an ``OsimModel``, with ``external_loads``
-    (an ExternalLoads .xml file or ``ExternalLoads``, e.g. from ``read_external_loads``) applied when given.
-
-    Frames: those between ``start_time`` and ``final_time`` (default: the motion's range).
-    """
+    """Inverse dynamics of ``motion`` (file, radians ``Table`` or ``MotionProcessor``: filter and window) for an
+    ``OsimModel``, with ``external_loads`` (an ExternalLoads .xml file or ``ExternalLoads``, e.g. from
+    ``read_external_loads``) applied when given."""
     from trajopt.musculoskeletal.model_forces import model_applied_forces
 
     external_loads = external_loads_from(external_loads)
     applied = model_applied_forces(osim)
     rotational = tuple(c.name for c in osim.spec.coordinates if c.motion_type == "rotational")
     multibody = osim.multibody
-    table = read_model_motion(motion, multibody.coordinate_names, rotational)
-    kinematics = motion_kinematics(table, cutoff_frequency, speed_spline_accelerations, start_time, final_time)
+    kinematics = processed_kinematics(motion, multibody.coordinate_names, rotational, speed_spline_accelerations)
     return solve_inverse_dynamics(multibody, kinematics, rotational, expressed_in, external_loads, applied)

@@ -13,7 +13,7 @@ function-based paths) the joints transmit the difference as a generalized force,
 when the path models agree).
 
 Loads: for each joint, what its parent applies to its child body (moment about the child joint
-frame's origin), in ``expressed_in`` axes ('ground', 'child', 'parent' or a body name).
+frame's origin), in ``expressed_in`` axes (a ``ReactionAxes`` or ``BodyAxes``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import numpy as np
 from trajopt.analysis.inverse_dynamics import MotionKinematics
 from trajopt.errors import TrajoptInputError
 from trajopt.io import Table, write_csv, write_sto
-from trajopt.multibody import inverse_dynamics, joint_reaction_loads
+from trajopt.multibody import BodyAxes, ReactionAxes, inverse_dynamics, joint_reaction_loads
 from trajopt.paths.geometric import GeometricPaths, GeometricPathWarning, geometric_path
 
 
@@ -40,7 +40,7 @@ class MuscleJointReactions:
     times: np.ndarray
     joint_names: tuple[str, ...]
     child_bodies: tuple[str, ...]
-    expressed_in: str
+    expressed_in: ReactionAxes | BodyAxes
     forces: np.ndarray
     moments: np.ndarray
     speed_names: tuple[str, ...]
@@ -53,7 +53,7 @@ class MuscleJointReactions:
         for k, (joint, child) in enumerate(zip(self.joint_names, self.child_bodies)):
             for kind, values in (("f", self.forces), ("m", self.moments)):
                 for axis in range(3):
-                    labels.append(f"{joint}_on_{child}_in_{self.expressed_in}_{kind}{'xyz'[axis]}")
+                    labels.append(f"{joint}_on_{child}_in_{self.expressed_in.label}_{kind}{'xyz'[axis]}")
                     columns.append(values[:, k, axis])
         return Table(self.times, tuple(labels), np.column_stack(columns), name="Joint Reactions with muscles")
 
@@ -121,7 +121,7 @@ def muscle_unit_loads(model, q: np.ndarray, muscles=None) -> MuscleUnitLoads:
     return MuscleUnitLoads(names, wrenches, generalized, tuple(m for m in ignored if m in chosen))
 
 
-def reaction_function(multibody, expressed_in: str = "ground") -> ca.Function:
+def reaction_function(multibody, expressed_in: ReactionAxes | BodyAxes = ReactionAxes.GROUND) -> ca.Function:
     """(q, u, udot, wrenches 6 nb) -> (reaction forces 3 x joints, moments 3 x joints, inverse-dynamics generalized
     forces): affine in the wrenches."""
     q = ca.SX.sym("q", multibody.nq)
@@ -136,7 +136,8 @@ def reaction_function(multibody, expressed_in: str = "ground") -> ca.Function:
 
 
 def muscle_joint_reactions(model, kinematics: MotionKinematics, muscle_forces: np.ndarray,
-                           expressed_in: str = "ground", external_wrenches=None) -> MuscleJointReactions:
+                           expressed_in: ReactionAxes | BodyAxes = ReactionAxes.GROUND,
+                           external_wrenches=None) -> MuscleJointReactions:
     """Reactions of ``model`` (a ``MusculoskeletalModel``) along ``kinematics`` with ``muscle_forces``
     (frames x muscles, tensions in N) applied along the muscles' straight-line paths, and optional
     ``external_wrenches`` (frames x 6 x bodies, ground axes, as ``ExternalLoads.wrenches``)."""

@@ -14,7 +14,7 @@ at every grid point of the transcription, with e the excitations, a the activati
 the model's coordinate actuators (residuals and reserves: add them with the model operators), S their
 optimal forces, G the Jacobian of the model's kinematic constraints and λ their multipliers (free at each
 grid point, as Moco's). τ_applied are the loads the motion file does not carry: external loads (ground
-reactions) and other model forces; give them as ``applied_forces``.
+reactions, ``external_loads``) and other model forces (``applied_forces``).
 
 Because the kinematics are known, every model quantity (moment arms, musculotendon force terms, inverse
 dynamics, constraint Jacobian) is evaluated once, numerically, at the grid times; the NLP sees them as
@@ -33,12 +33,14 @@ from typing import TYPE_CHECKING, Protocol
 import casadi as ca
 import numpy as np
 
+from trajopt.analysis.external_loads import AppliedExternalLoads
+from trajopt.analysis.external_loads_file import external_loads_from
 from trajopt.analysis.inverse_tendons import RigidTendons
 from trajopt.analysis.inverse_dynamics import MotionKinematics, read_model_motion, solve_inverse_dynamics
 from trajopt.errors import TrajoptInputError
+from trajopt.io import motion_processor
 from trajopt.ocp import Effort, HermiteSimpson, Ipopt, Problem
 from trajopt.ocp.transcriptions import MOCO_MESH_INTERVAL
-from trajopt.io.signals import coordinate_splines
 
 if TYPE_CHECKING:
     from trajopt.analysis.muscle_inverse_solution import MuscleInverseSolution
@@ -119,8 +121,9 @@ class MuscleDrivenInverse:
     """MocoInverse: the problem of driving a prescribed motion with the model's muscles and actuators.
 
     ``model``: a ``MusculoskeletalModel`` (its coordinate actuators are the reserves and residuals);
-    ``motion``: file or radians ``Table`` with every coordinate; ``window``: (initial, final) time, default the
-    motion's; ``applied_forces``: external loads and other non-actuator model forces (``AppliedForces``);
+    ``motion``: file, radians ``Table`` or ``MotionProcessor`` (filter; window, default the motion's span) with every
+    coordinate; ``external_loads``: an ExternalLoads .xml file or ``ExternalLoads`` (e.g. ground reactions);
+    ``applied_forces``: other non-actuator model forces (``AppliedForces``);
     ``constraints``: the model's kinematic constraints (``KinematicConstraints``), with a multiplier each.
     ``reserve_weight`` weighs the actuator controls in the effort (Moco's ``reserves_weight``); ``tendons``:
     ``RigidTendons()`` or ``ElasticTendons()``; ``goals``: extra goals added to the effort (e.g. ``EmgTracking``).
@@ -128,7 +131,7 @@ class MuscleDrivenInverse:
 
     model: object
     motion: object
-    window: tuple[float, float] | None = None
+    external_loads: object = None
     applied_forces: AppliedForces | None = None
     constraints: KinematicConstraints | None = None
     reserve_weight: float = 1.0
@@ -137,16 +140,22 @@ class MuscleDrivenInverse:
     goals: list = field(default_factory=list)  # extra goals: objects with .goal(MuscleInverseVariables) -> Goal
 
     def __post_init__(self):
-        self._table = read_model_motion(self.motion, self.model.coordinate_names, self.model.rotational_coordinates)
-        self._splines = coordinate_splines(self._table)
+        processor = motion_processor(self.motion)
+        self._table = read_model_motion(processor, self.model.coordinate_names, self.model.rotational_coordinates)
+        self._splines = processor.splines(self._table)
         first, last = float(self._table.time[0]), float(self._table.time[-1])
-        start, final = (first, last) if self.window is None else (float(self.window[0]), float(self.window[1]))
+        start, final = processor.time_range(self._table)
         if not (first <= start < final <= last):
             raise TrajoptInputError(f"{self._table.source or 'motion'}: window ({start}, {final}) must lie within "
                                     f"the motion's time range ({first}, {last})")
         self.initial_time, self.final_time = start, final
         if not (np.isfinite(self.reserve_weight) and self.reserve_weight >= 0):
             raise TrajoptInputError(f"reserve_weight must be a finite number >= 0, got {self.reserve_weight!r}")
+        loads = external_loads_from(self.external_loads)
+        if loads is not None:  # before any solve: the loads must span the window
+            loads.check_covers([start, final])
+        self._applied = tuple(p for p in (self.applied_forces, None if loads is None else
+                                          AppliedExternalLoads(loads, self.model.multibody)) if p is not None)
 
     @property
     def duration(self) -> float:
@@ -165,8 +174,9 @@ class MuscleDrivenInverse:
         kinematics = self.kinematics_at(times)
         n = kinematics.times.size
         required = solve_inverse_dynamics(model.multibody, kinematics).generalized_forces
-        if self.applied_forces is not None:
-            required = required - np.asarray(self.applied_forces.generalized_forces(kinematics), dtype=float)
+        if self._applied:
+            applied = sum(np.asarray(p.generalized_forces(kinematics)) for p in self._applied)
+            required = required - np.asarray(applied, dtype=float)
         lengths, speeds, arms = model.musculotendon_kinematics.map(n)(kinematics.q.T, kinematics.u.T)
         arms = np.asarray(arms).reshape(len(model.muscles), n, -1).transpose(1, 0, 2)
         at_zero, per_activation = (np.asarray(x).T for x in model.tendon_force_affine.map(n)(kinematics.q.T,
@@ -177,6 +187,10 @@ class MuscleDrivenInverse:
             jacobian = np.zeros((n, 0, model.multibody.nv))
         return GridData(kinematics.times, kinematics, required, arms, np.asarray(lengths).T, np.asarray(speeds).T,
                         at_zero, per_activation, jacobian)
+
+    def applied_wrenches(self, kinematics: MotionKinematics) -> np.ndarray | None:
+        """(frames, 6, bodies) the external loads and applied forces as body wrenches (ground axes), None without."""
+        return sum(np.asarray(p.wrenches(kinematics)) for p in self._applied) if self._applied else None
 
     # -- the optimal-control problem ------------------------------------------------------------------------
     def build(self, transcription) -> MuscleInverseVariables:
@@ -224,22 +238,23 @@ class MuscleDrivenInverse:
             goal = goal + self.reserve_weight * Effort(c)
         if tendon_goal is not None:
             goal = goal + tendon_goal
-        wrenches = None if self.applied_forces is None else self.applied_forces.wrenches(data.kinematics)
+        wrenches = self.applied_wrenches(data.kinematics)
         variables = MuscleInverseVariables(problem, a, e, c, lam, forces, data, muscles, model, wrenches)
         for extra in self.goals:
             goal = goal + extra.goal(variables)
         problem.minimize(goal)
         return variables
 
-    def solve(self, transcription=None, solver: Ipopt | None = None) -> "MuscleInverseSolution":
-        """Solve on ``transcription`` (default Hermite-Simpson with Moco's 0.02 s mesh interval)."""
+    def solve(self, transcription=None, solver: Ipopt | None = None, guess=None) -> "MuscleInverseSolution":
+        """Solve on ``transcription`` (default Hermite-Simpson with Moco's 0.02 s mesh interval) with ``solver``
+        (default IPOPT at tolerance 1e-6) from ``guess`` (default the problem's)."""
         from trajopt.analysis.muscle_inverse_solution import MuscleInverseSolution
 
         if transcription is None:
             transcription = HermiteSimpson(mesh_intervals(self.duration, MOCO_MESH_INTERVAL))
         solver = Ipopt(tol=1e-6, print_level=5) if solver is None else solver
         variables = self.build(transcription)
-        solution = variables.problem.solve(transcription, solver)
+        solution = variables.problem.solve(transcription, solver, guess=guess)
         return MuscleInverseSolution(self, variables, solution)
 
 

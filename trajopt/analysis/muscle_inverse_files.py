@@ -5,18 +5,16 @@ batch tasks build their study with."""
 from __future__ import annotations
 
 from trajopt.analysis.couplers import CouplerConstraints
-from trajopt.analysis.external_loads import AppliedExternalLoads
 from trajopt.analysis.external_loads_file import read_external_loads
 from trajopt.analysis.inverse_goals import EmgTracking
 from trajopt.analysis.inverse_tendons import RigidTendons
 from trajopt.analysis.muscle_inverse import MuscleDrivenInverse
 from trajopt.errors import TrajoptInputError
-from trajopt.io import read_table
+from trajopt.io import MotionProcessor, read_table
 from trajopt.io.motion_units import CheckedMotion, read_checked_motion, rotational_ranges
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.musculoskeletal.model_forces import model_applied_forces
 from trajopt.musculoskeletal.operators import load_processed
-from trajopt.osim.expression_forces import AppliedForceSum
 from trajopt.paths.files import read_paths
 
 
@@ -40,18 +38,10 @@ def load_checked_inverse(model_file, coordinates_file, operators=(), external_lo
     checked = read_checked_motion(coordinates_file, rotational_ranges(osim))  # before the paths: bad data fail fast
     model = MusculoskeletalModel(osim, read_paths(paths, osim))
     constraints = CouplerConstraints(osim.multibody, couplings)
-    motion = constraints.assemble(checked.table)
-
-    parts = [model_applied_forces(osim)]
+    motion = MotionProcessor(constraints.assemble(checked.table), window=window)
     loads = None if external_loads is None else read_external_loads(external_loads)
-    if loads is not None:
-        parts.append(AppliedExternalLoads(loads, osim.multibody))
-    parts = tuple(p for p in parts if p is not None)
-    applied = None if not parts else parts[0] if len(parts) == 1 else AppliedForceSum(parts)
-    inverse = MuscleDrivenInverse(model, motion, window=window, applied_forces=applied,
+    inverse = MuscleDrivenInverse(model, motion, external_loads=loads, applied_forces=model_applied_forces(osim),
                                   constraints=constraints if couplings else None, tendons=tendons, goals=list(goals))
-    if loads is not None:  # before any solve: the loads must span the window
-        loads.check_covers([inverse.initial_time, inverse.final_time])
     return inverse, checked
 
 

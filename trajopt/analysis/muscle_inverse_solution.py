@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.io import Table, write_csv, write_sto
+from trajopt.multibody import BodyAxes, ReactionAxes
+from trajopt.ocp.solution import SolveStatus
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,7 @@ class DynamicsCheck:
         return float(np.max(np.abs(self.acceleration_error))) if self.acceleration_error.size else 0.0
 
 
-class MuscleInverseSolution:
+class MuscleInverseSolution(SolveStatus):
     """Values of a solved ``MuscleDrivenInverse`` on its grid (``solution``: the ``ocp.Solution``)."""
 
     def __init__(self, inverse, variables, solution):
@@ -47,28 +49,6 @@ class MuscleInverseSolution:
         self.variables = variables
         self.solution = solution
         self.times = np.asarray(solution.time, dtype=float)
-
-    # -- status ---------------------------------------------------------------------------------------
-    @property
-    def success(self) -> bool:
-        return bool(self.solution.success)
-
-    @property
-    def status(self) -> str:
-        return str(self.solution.status)
-
-    @property
-    def objective(self) -> float:
-        return float(self.solution.objective)
-
-    @property
-    def iterations(self) -> int:
-        return int(self.solution.iterations)
-
-    @property
-    def worst_constraint(self) -> str:
-        """The constraint furthest from satisfied at the last iterate (``ocp.Solution.worst_constraint``)."""
-        return self.solution.worst_constraint
 
     # -- values ---------------------------------------------------------------------------------------
     def _rows(self, expression) -> np.ndarray:
@@ -138,7 +118,7 @@ class MuscleInverseSolution:
                                   for q, f in zip(data.kinematics.q, error)])
         return DynamicsCheck(self.times, tuple(model.speed_names), error, accelerations)
 
-    def joint_reactions(self, expressed_in: str = "ground"):
+    def joint_reactions(self, expressed_in: ReactionAxes | BodyAxes = ReactionAxes.GROUND):
         """Joint reaction loads at the grid points with the muscle forces applied along their .osim paths and the
         applied loads' wrenches (``trajopt.analysis.joint_reactions``; it states which muscles' wrap objects it
         ignores). With function-based or polynomial paths the solve used other moment arms than these paths':
@@ -146,9 +126,8 @@ class MuscleInverseSolution:
         from trajopt.analysis.joint_reactions import muscle_joint_reactions
 
         kinematics = self.variables.data.kinematics
-        applied = self.inverse.applied_forces
         return muscle_joint_reactions(self.inverse.model, kinematics, self.muscle_forces, expressed_in,
-                                      None if applied is None else applied.wrenches(kinematics))
+                                      self.inverse.applied_wrenches(kinematics))
 
     # -- tables and files ---------------------------------------------------------------------------------
     def table(self) -> Table:

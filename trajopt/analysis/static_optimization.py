@@ -44,16 +44,12 @@ import casadi as ca
 import numpy as np
 
 from trajopt.analysis.external_loads_file import external_loads_from
-from trajopt.analysis.frame_optimization import DEFAULT_SOLVER, FrameLoads, optimize_frames
-from trajopt.analysis.inverse_dynamics import (
-    InverseDynamicsResult,
-    motion_kinematics,
-    read_model_motion,
-    solve_inverse_dynamics,
-)
+from trajopt.analysis.frame_optimization import DEFAULT_SOLVER, FrameLoads, Frames, optimize_frames
+from trajopt.analysis.inverse_dynamics import InverseDynamicsResult, processed_kinematics, solve_inverse_dynamics
 from trajopt.errors import TrajoptInputError
-from trajopt.io import Table, write_csv, write_sto
-from trajopt.ocp import Ipopt
+from trajopt.io import Table, motion_processor, write_csv, write_sto
+from trajopt.multibody import BodyAxes, ReactionAxes
+from trajopt.ocp import Ipopt, ResidualCoordinates, Residuals
 from trajopt.musculoskeletal.operators import ground_coordinates
 
 
@@ -75,24 +71,6 @@ class ReserveKind(enum.Enum):
     @property
     def meaning(self) -> str:
         return self.value[1]
-
-
-@dataclass(frozen=True)
-class Residuals:
-    """Residual actuators on every coordinate: force = control * optimal_force; cost weight * control².
-
-    Frames where a residual force exceeds ``warn_above`` (N·m or N) are reported in a warning.
-    """
-
-    optimal_force: float = 1.0
-    weight: float = 1.0
-    warn_above: float = 1.0
-
-    def __post_init__(self):
-        for name in ("optimal_force", "weight", "warn_above"):
-            value = getattr(self, name)
-            if not (np.isfinite(value) and value > 0):
-                raise TrajoptInputError(f"Residuals.{name} must be a finite number > 0, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -173,13 +151,16 @@ class StaticOptimizationResult:
 
 
 class StaticOptimization:
-    """Static optimization of ``motion`` (file or radians ``Table``) for a ``MusculoskeletalModel``.
+    """Static optimization (the problem: what) of ``motion`` for a ``MusculoskeletalModel``; ``solve(frames,
+    solver)`` says how.
 
-    ``minimum_activation``: None uses each muscle's ``min_control`` (as OpenSim), a number sets
-    all lower bounds. ``cutoff_frequency``: low-pass filter of the coordinates in Hz (None: none).
-    ``batched``: all frames in one IPOPT solve (else frame by frame, warm-started).
+    ``motion``: a file, a radians ``Table`` or a ``MotionProcessor`` (low-pass filter, time window).
     ``external_loads``: an ExternalLoads .xml file or ``ExternalLoads`` applied in inverse dynamics (e.g. ground
-    reactions).
+    reactions). ``residuals``: the reserve actuators on every coordinate (``trajopt.ocp.Residuals``: optimal force,
+    weight, ``warn_above``; unbounded).
+    ``minimum_activation``: None uses each muscle's ``min_control`` (as OpenSim), a number sets all lower bounds.
+    ``speed_spline_accelerations``: accelerations from a spline through the speeds, as OpenSim's Static
+    Optimization (else the coordinates' splines' second derivative).
     ``constraints``: the model's couplers (``trajopt.analysis.couplers.CouplerConstraints``): the dependent
     coordinates are assembled from the motion and the balance is written about the independent coordinates
     (Cᵀ τ with moment arms R C: the constraint forces drop out, as with their multipliers).
@@ -189,20 +170,17 @@ class StaticOptimization:
         self,
         model,
         motion,
+        *,
+        external_loads=None,
         residuals: Residuals = Residuals(),
         activation_exponent: float = 2.0,
         force_length_velocity: bool = True,
         passive_force: bool = True,
+        capacity_along_fiber: bool = False,
         minimum_activation: float | None = None,
-        cutoff_frequency: float | None = None,
-        batched: bool = True,
         speed_spline_accelerations: bool = True,
-        start_time: float | None = None,
-        final_time: float | None = None,
-        external_loads=None,
         constraints=None,
         applied_forces=None,
-        capacity_along_fiber: bool = False,
     ):
         if not (np.isfinite(activation_exponent) and activation_exponent >= 1):
             raise TrajoptInputError(f"activation_exponent must be >= 1, got {activation_exponent!r}")
@@ -210,21 +188,22 @@ class StaticOptimization:
             raise TrajoptInputError(f"{model.osim.spec.file}: static optimization shares the load among muscles and "
                                     f"model '{model.osim.name}' has none (its inverse dynamics: "
                                     f"trajopt.analysis.inverse_dynamics.motion_inverse_dynamics)")
+        residuals.require("static optimization", coordinates=(ResidualCoordinates.ALL,), bounded=False,
+                          mapped=False)
         external_loads = external_loads_from(external_loads)
+        processor = motion_processor(motion)
         self.model = model
+        self.motion = processor
         self.residuals = residuals
         self.activation_exponent = float(activation_exponent)
         self.force_length_velocity = force_length_velocity
         self.passive_force = passive_force
         self.capacity_along_fiber = capacity_along_fiber
         self.minimum_activation = minimum_activation
-        self.cutoff_frequency = cutoff_frequency
-        self.batched = batched
         self.constraints = constraints if constraints is not None and constraints.count else None
-        table = read_model_motion(motion, model.coordinate_names, model.rotational_coordinates)
-        if self.constraints is not None:
-            table = self.constraints.assemble(table)
-        kinematics = motion_kinematics(table, cutoff_frequency, speed_spline_accelerations, start_time, final_time)
+        kinematics = processed_kinematics(processor, model.coordinate_names, model.rotational_coordinates,
+                                          speed_spline_accelerations,
+                                          None if self.constraints is None else self.constraints.assemble)
         if applied_forces is None:
             from trajopt.musculoskeletal.model_forces import model_applied_forces
 
@@ -233,7 +212,7 @@ class StaticOptimization:
                                                        external_loads=external_loads, applied_forces=applied_forces)
         # Paths are never extrapolated: a frame outside their domain is an error (refit them for the motion
         # with trajopt.paths.refit.paths_for_motion).
-        model.check_path_domain(kinematics.q, kinematics.times, table.source or "motion")
+        model.check_path_domain(kinematics.q, kinematics.times, kinematics.source or processor.where)
 
     def activation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         lower = self.model.min_activations if self.minimum_activation is None else \
@@ -266,16 +245,18 @@ class StaticOptimization:
         """The coordinates the balance is written about: the independent ones when the model has couplers."""
         return self.model.speed_names if self.constraints is None else self.constraints.independent_speeds
 
-    def solve(self, solver: Ipopt | None = None) -> StaticOptimizationResult:
-        """Solve every frame with ``solver``'s IPOPT settings (default: ``frame_optimization.DEFAULT_SOLVER``,
-        tolerance 1e-10); the problem is this object, the settings are the solver's (as Moco's split)."""
+    def solve(self, transcription: Frames | None = None, solver: Ipopt | None = None) -> StaticOptimizationResult:
+        """Solve every frame: ``transcription`` says how frames share solves (default ``Frames()``: in batches),
+        ``solver`` the IPOPT settings (default ``frame_optimization.DEFAULT_SOLVER``, tolerance 1e-10). The
+        studies' solve: ``solve(transcription, solver)``, the problem is this object."""
+        transcription = Frames() if transcription is None else transcription
         loads = self.frame_loads()
         nv = len(self.speed_names)
         solution = optimize_frames(
             loads, self.activation_bounds(),
             residual_optimal_forces=np.full(nv, self.residuals.optimal_force),
             residual_weights=np.full(nv, self.residuals.weight),
-            exponent=self.activation_exponent, batched=self.batched,
+            exponent=self.activation_exponent, batched=transcription.batched,
             solver=DEFAULT_SOLVER if solver is None else solver,
         )
         frames = self._report_weak_frames(solution.residual_forces, solution.activations, loads.moment_arms)
@@ -298,12 +279,13 @@ class StaticOptimization:
                       "force_length_velocity": self.force_length_velocity,
                       "passive_force": self.passive_force,
                       "capacity_along_fiber": self.capacity_along_fiber,
-                      "cutoff_frequency": self.cutoff_frequency,
+                      "cutoff_frequency": self.motion.cutoff_frequency,
                       "residual_optimal_force": self.residuals.optimal_force,
                       "residual_weight": self.residuals.weight},
         )
 
-    def joint_reactions(self, result: StaticOptimizationResult, expressed_in: str = "ground"):
+    def joint_reactions(self, result: StaticOptimizationResult,
+                        expressed_in: ReactionAxes | BodyAxes = ReactionAxes.GROUND):
         """Joint reactions with ``result``'s muscle forces applied along the .osim's paths (see module doc)."""
         from trajopt.analysis.joint_reactions import muscle_joint_reactions
 

@@ -52,7 +52,7 @@ def _trajopt_times(repeats: int) -> dict:
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        build_problem(ELBOW_MOTION, model=model).solve(frame_optimization.COMPILED_SOLVER)
+        build_problem(ELBOW_MOTION, model=model).solve(solver=frame_optimization.COMPILED_SOLVER)
     cache_fill = time.perf_counter() - start
     frame_optimization._solver.cache_clear()
     totals, solves, iterations = [], [], 0
@@ -60,7 +60,7 @@ def _trajopt_times(repeats: int) -> dict:
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            result = build_problem(ELBOW_MOTION, model=model).solve(frame_optimization.COMPILED_SOLVER)
+            result = build_problem(ELBOW_MOTION, model=model).solve(solver=frame_optimization.COMPILED_SOLVER)
         totals.append(time.perf_counter() - start)
         solves.append(result.solve_time)
         iterations = result.iterations

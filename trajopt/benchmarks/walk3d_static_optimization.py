@@ -54,7 +54,9 @@ WINDOW = (0.6, 0.7)  # s: 101 frames of the stance
 
 
 def _trajopt(data, motion_file, start, end, physiology, correct_forces=None):
-    from trajopt.analysis.static_optimization import Residuals, StaticOptimization
+    from trajopt.analysis.static_optimization import StaticOptimization
+    from trajopt.ocp import Residuals
+    from trajopt.io import MotionProcessor
     from trajopt.analysis.external_loads_file import read_external_loads
     from trajopt.musculoskeletal import MusculoskeletalModel
     from trajopt.paths.files import read_paths
@@ -64,9 +66,10 @@ def _trajopt(data, motion_file, start, end, physiology, correct_forces=None):
     started = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        problem = StaticOptimization(model, motion_file, Residuals(optimal_force=1.0), passive_force=False,
-                                     force_length_velocity=physiology, start_time=start, final_time=end,
-                                     external_loads=loads, constraints=data.constraints)
+        problem = StaticOptimization(model, MotionProcessor(motion_file, window=(start, end)),
+                                     residuals=Residuals(optimal_force=1.0), passive_force=False,
+                                     force_length_velocity=physiology, external_loads=loads,
+                                     constraints=data.constraints)
         if correct_forces is not None:
             problem.inverse_dynamics = correct_forces(problem.inverse_dynamics)
         result = problem.solve()

@@ -1,6 +1,6 @@
 """Muscle-driven tracking of measured walking with foot contact, for any model: OpenSim Moco's ``MocoTrack``.
 
-``MuscleDrivenTracking(model, coordinates, ...)`` is the problem (what), ``solve(transcription, solver, guess)`` its
+``MuscleDrivenTracking(model, motion, ...)`` is the problem (what), ``solve(transcription, solver, guess)`` its
 solution (how); nothing is written. Over a window (t0, t1) of the measured coordinates (a full gait cycle, half a
 cycle, a step: any window; the ends are free unless ``symmetry`` asks for a mirrored half cycle):
 
@@ -12,10 +12,11 @@ cycle, a step: any window; the ends are free unless ``symmetry`` asks for a mirr
   after an optional low-pass filter as Moco's ``TabOpLowPassFilter``), the measured ground reactions through the
   contact forces (per foot, divided by the body weight), excitation effort, EMG, actuator controls;
 - residual actuators on the coordinates of the joints attached to ground (the pelvis): none unless
-  ``GroundResiduals`` asks for them, with their own weight in the objective.
+  ``residuals=Residuals(..., coordinates=ResidualCoordinates.GROUND)`` asks for them, with their own weight in the
+  objective.
 
-Files or objects: ``coordinates``, ``ground_reactions`` and ``emg`` are ``Table`` objects or paths to .sto/.mot
-files (coordinates in degrees are converted as their header says).
+Files or objects: ``motion``, ``ground_reactions`` and ``emg`` are ``Table`` objects or paths to .sto/.mot
+files (coordinates in degrees are converted as their header says); ``motion`` may also be a ``MotionProcessor``.
 """
 
 from __future__ import annotations
@@ -34,11 +35,11 @@ from trajopt.gait.guess import guess_from_coordinates
 from trajopt.gait.study import GaitBounds, walking_problem
 from trajopt.gait.symmetry import BilateralSymmetry, require_symmetric_ends
 from trajopt.gait.tracking import GroundReactionReference, TrackingWeights, track
-from trajopt.io.motion import read_motion
-from trajopt.io.signals import coordinate_splines
+from trajopt.io.motion_processor import motion_processor
 from trajopt.io.tables import read_table
 from trajopt.multibody.bodies import GROUND
-from trajopt.ocp import HermiteSimpson, Integral, Ipopt
+from trajopt.ocp import HermiteSimpson, Integral, Ipopt, ResidualCoordinates, Residuals
+from trajopt.ocp.solution import SolveStatus
 from trajopt.ocp.transcriptions import MOCO_MESH_INTERVAL
 from trajopt.prediction import (
     OPENSIM_ACTIVATION_SMOOTHING,
@@ -50,22 +51,6 @@ from trajopt.table import Table
 GRF_LABEL = "ground_force_{side}_v{axis}"  # OpenSim's gait GRF columns (createExternalLoadsTableForGait)
 SIDES = ("r", "l")
 _EDGE = 1e-9  # s: a reference that ends this close to the window still covers it
-
-
-@dataclass(frozen=True)
-class GroundResiduals:
-    """Residual actuators on every coordinate of the joints attached to ground: generalized force
-    ``optimal_force * control`` (N·m or N), ``|control| <= max_control``, ``weight * ∫ Σ control² dt`` in the
-    objective (Moco's ModOpAddResiduals with a MocoControlGoal weight)."""
-
-    weight: float = 1.0
-    optimal_force: float = 100.0
-    max_control: float = 10.0
-
-    def __post_init__(self):
-        if not (self.weight >= 0 and self.optimal_force > 0 and self.max_control > 0):
-            raise TrajoptInputError(f"GroundResiduals: weight >= 0, optimal_force > 0 and max_control > 0 needed, "
-                                    f"got {self.weight}, {self.optimal_force}, {self.max_control}")
 
 
 def ground_coordinates(multibody) -> tuple[int, ...]:
@@ -109,34 +94,33 @@ def rms(times, error) -> np.ndarray:
 class MuscleDrivenTracking:
     """MocoTrack with foot contact (module docstring).
 
-    ``model``: a ``MusculoskeletalModel`` (an .osim with paths, after its operators); ``coordinates``: a motion
-    (file or radians ``Table``) whose columns are coordinates of the model (``.../speed`` columns are ignored: the
+    ``model``: a ``MusculoskeletalModel`` (an .osim with paths, after its operators); ``motion``: the tracked
+    coordinates (file, radians ``Table`` or ``MotionProcessor``: low-pass filter before splining; window (t0, t1) s,
+    default the motion's span), columns that are coordinates of the model (``.../speed`` columns are ignored: the
     speeds come from the splines); ``contacts``: the sphere contacts (default the model's SmoothSphereHalfSpaceForces);
     ``ground_reactions``: measured ground reactions (file or ``Table``) with columns ``ground_force_{r,l}_v{x,y,z}``
     for ``grf_axes``, tracked through the contacts of each foot, divided by ``grf_normalization`` (default the body
     weight m g; sqrt(m g) is Moco's MocoContactTrackingGoal); ``emg``: normalized EMG whose columns named after
-    muscles are tracked by their excitations; ``window``: (t0, t1) s, default the motion's span; ``mesh_interval``
-    (s) sets the default transcription; ``lowpass_cutoff`` (Hz) filters the coordinates before splining;
-    ``passive(q, u)``: generalized forces beside muscles and actuators; ``residuals``: ``GroundResiduals`` or None;
+    muscles are tracked by their excitations; ``mesh_interval`` (s) sets the default transcription;
+    ``passive(q, u)``: generalized forces beside muscles and actuators; ``residuals``: ``trajopt.ocp.Residuals``
+    (on every coordinate or those of the ground's joints) or None;
     ``symmetry``: a ``BilateralSymmetry`` to make the window a half gait cycle with mirrored ends (``progression``
     excluded), or None (free ends); ``start_at_zero``: a coordinate fixed to 0 at t0 (e.g. the walking direction's
     translation of a half cycle that starts there), or None.
     """
 
     model: object
-    coordinates: object
+    motion: object
     contacts: tuple | None = None
     ground_reactions: object = None
     grf_axes: tuple[str, ...] = ("x", "y", "z")
     grf_normalization: float | None = None
     emg: object = None
     weights: TrackingWeights = TrackingWeights()
-    window: tuple[float, float] | None = None
     mesh_interval: float = MOCO_MESH_INTERVAL
-    lowpass_cutoff: float | None = None
     bounds: GaitBounds = GaitBounds()
     passive: ca.Function | None = None
-    residuals: GroundResiduals | None = None
+    residuals: Residuals | None = None
     symmetry: BilateralSymmetry | None = None
     progression: str = "pelvis_tx"
     start_at_zero: str | None = None
@@ -144,9 +128,12 @@ class MuscleDrivenTracking:
     activation_smoothing: float = OPENSIM_ACTIVATION_SMOOTHING
 
     def __post_init__(self):
+        if self.residuals is not None:
+            self.residuals.require("muscle-driven tracking", mapped=False)
         model = self.model
         names = tuple(model.coordinate_names)
-        motion = _table(self.coordinates, lambda p: read_motion(p, rotational=model.rotational_coordinates))
+        processor = motion_processor(self.motion)
+        motion = processor.table(model.rotational_coordinates)
         unknown = [label for label in motion.labels if label not in names and not label.endswith("/speed")]
         if unknown:
             shown = ", ".join(unknown[:4]) + (f" (+{len(unknown) - 4} more)" if len(unknown) > 4 else "")
@@ -157,10 +144,7 @@ class MuscleDrivenTracking:
             raise TrajoptInputError(f"{motion.source or 'coordinates table'}: no column names a coordinate of the "
                                     f"model (coordinates: {', '.join(names)})")
         motion = motion.select(tracked)
-        first, last = float(motion.time[0]), float(motion.time[-1])
-        window = (first, last) if self.window is None else (float(self.window[0]), float(self.window[1]))
-        if not (window[0] < window[1]):
-            raise TrajoptInputError(f"tracking window ({window[0]}, {window[1]}): the start must be before the end")
+        window = processor.time_range(motion)
         _check_covers(motion, window, "coordinates")
         mesh_intervals(window[1] - window[0], self.mesh_interval)  # refuses <= 0 s or < 4 intervals
         grf = None
@@ -189,7 +173,8 @@ class MuscleDrivenTracking:
         object.__setattr__(self, "_grf", grf)
         object.__setattr__(self, "_emg", emg)
         object.__setattr__(self, "_contacts", contacts)
-        object.__setattr__(self, "_splines", coordinate_splines(motion, self.lowpass_cutoff))
+        object.__setattr__(self, "_filtered", processor.cutoff_frequency is not None)
+        object.__setattr__(self, "_splines", processor.splines(motion))
 
     # -- what is tracked -------------------------------------------------------------------------------------------
     @property
@@ -221,8 +206,8 @@ class MuscleDrivenTracking:
 
     def reference_coordinates(self, times=None) -> Table:
         """The tracked coordinates at ``times`` (default the motion's frames in the window and its ends): the splines
-        (through the filtered motion when ``lowpass_cutoff`` is set); the motion's own frames when unfiltered."""
-        if times is None and self.lowpass_cutoff is None:
+        (through the filtered motion when the processor filters); the motion's own frames when unfiltered."""
+        if times is None and not self._filtered:
             return _in_window(self._motion, self._window)
         times = self.reference_times() if times is None else np.asarray(times, dtype=float)
         return Table(times, self.tracked_coordinates, self._splines.evaluate(times, 0), False, "reference_coordinates")
@@ -252,7 +237,8 @@ class MuscleDrivenTracking:
         """The muscle-driven problem with the tracking goals (free of any transcription)."""
         model, multibody = self.model, self.model.multibody
         contact_loads = contact_loads_function(multibody, self._contacts)
-        residual_rows = ground_coordinates(multibody) if self.residuals is not None else ()
+        residual_rows = () if self.residuals is None else ground_coordinates(multibody) \
+            if self.residuals.coordinates is ResidualCoordinates.GROUND else tuple(range(multibody.nv))
         holder = {}
 
         def generalized_forces(problem, q, u):
@@ -330,7 +316,7 @@ class TrackingProblem:
 
 
 @dataclass(frozen=True, eq=False)
-class MuscleTrackingResult:
+class MuscleTrackingResult(SolveStatus):
     """A solved tracking study: the ``ocp`` solution and what it tracked, evaluated on the solution's grid."""
 
     tracking: TrackingProblem
@@ -339,22 +325,6 @@ class MuscleTrackingResult:
     @property
     def study(self) -> MuscleDrivenTracking:
         return self.tracking.study
-
-    @property
-    def success(self) -> bool:
-        return bool(self.solution.success)
-
-    @property
-    def status(self) -> str:
-        return str(self.solution.status)
-
-    @property
-    def objective(self) -> float:
-        return float(self.solution.objective)
-
-    @property
-    def iterations(self) -> int:
-        return int(self.solution.iterations)
 
     @property
     def time(self) -> np.ndarray:

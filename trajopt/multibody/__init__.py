@@ -24,6 +24,8 @@ from trajopt.multibody.constraints import (
 )
 from trajopt.multibody.coordinates import Coordinate
 from trajopt.multibody.dynamics import (
+    BodyAxes,
+    ReactionAxes,
     bias_forces,
     body_torque,
     forward_dynamics,
@@ -81,7 +83,8 @@ __all__ = [
     "CoordinateFunction", "Constant", "Linear", "Polynomial", "SimmSpline", "NaturalCubicSpline", "Multiplier",
     "body_pose", "body_poses", "point_position", "point_velocity", "point_acceleration", "frame_jacobian",
     "coordinate_rates", "coordinate_rates_matrix", "integrate", "difference",
-    "mass_matrix", "bias_forces", "inverse_dynamics", "joint_reaction_loads", "forward_dynamics",
+    "mass_matrix", "bias_forces", "inverse_dynamics", "joint_reaction_loads", "ReactionAxes", "BodyAxes",
+    "forward_dynamics",
     "kinetic_energy", "potential_energy", "point_force", "body_torque", "zero_wrenches",
     "convert_ball_joint_motion",
     "CoordinateCoupler", "PointConstraint", "WeldConstraint", "constraint_errors", "constraint_jacobian",

@@ -10,6 +10,7 @@ Each public function evaluates a named casadi.Function built once in SX and cach
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 import casadi as ca
@@ -20,6 +21,30 @@ from trajopt.multibody import spatial
 from trajopt.multibody.bodies import GROUND
 from trajopt.multibody.joints import WeldJoint
 from trajopt.multibody.kinematics import FUNCTION_OPTIONS, body_pose, cached_function, symbols, tree_pass
+
+
+class ReactionAxes(enum.Enum):
+    """The axes joint reaction loads are expressed in: ground's, each joint's child frame's or its parent frame's
+    (``BodyAxes(name)`` for one body's axes)."""
+
+    GROUND = GROUND
+    CHILD = "child"
+    PARENT = "parent"
+
+    @property
+    def label(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class BodyAxes:
+    """Joint reaction loads expressed in the axes of the body named ``body``."""
+
+    body: str
+
+    @property
+    def label(self) -> str:
+        return self.body
 
 
 def _gravity_acceleration(model):
@@ -118,16 +143,16 @@ def _reaction_axes(model, option, states):
     """Rotation from ground axes into the axes reactions are expressed in, per joint."""
     rotations = []
     for k, joint in enumerate(model.joints):
-        if option == GROUND:
+        if option == ReactionAxes.GROUND:
             rotations.append(ca.DM.eye(3))
-        elif option == "child":
+        elif option == ReactionAxes.CHILD:
             rotations.append(ca.mtimes(states[k].rotation, ca.DM(joint.child.rotation)).T)
-        elif option == "parent":
+        elif option == ReactionAxes.PARENT:
             p = model.body_index(joint.parent.body)
             r_parent = states[p].rotation if p >= 0 else ca.DM.eye(3)
             rotations.append(ca.mtimes(r_parent, ca.DM(joint.parent.rotation)).T)
         else:
-            b = model.body_index(option)
+            b = model.body_index(option.body)
             rotations.append(states[b].rotation.T if b >= 0 else ca.DM.eye(3))
     return rotations
 
@@ -169,7 +194,7 @@ def _build_joint_reaction_loads(model, option):
         reaction_moments.append(ca.mtimes(axes[k], ca.mtimes(s.rotation, moment_at_joint)))
     empty = ca.SX.zeros(3, 0)
     return ca.Function(
-        "joint_reaction_loads" if option == GROUND else f"joint_reaction_loads_in_{_safe(option)}",
+        "joint_reaction_loads" if option == ReactionAxes.GROUND else f"joint_reaction_loads_in_{_safe(option.label)}",
         inputs,
         [ca.horzcat(*reaction_forces) if reaction_forces else empty,
          ca.horzcat(*reaction_moments) if reaction_moments else empty],
@@ -200,15 +225,18 @@ def inverse_dynamics(model, q, u, udot, wrenches=None):
     return _call(model, "inverse_dynamics", _build_inverse_dynamics, (q, u, udot), wrenches)
 
 
-def joint_reaction_loads(model, q, u, udot, wrenches=None, expressed_in=GROUND):
+def joint_reaction_loads(model, q, u, udot, wrenches=None,
+                         expressed_in: ReactionAxes | BodyAxes = ReactionAxes.GROUND):
     """(forces 3 x nj, moments 3 x nj): for joint k (model.joints order), the load the parent
     applies to the child body through the joint, moment about the joint's child-frame origin
     (OpenSim's JointReaction convention, on the child). The load includes the generalized force
-    the joint transmits along its free directions. `expressed_in`: 'ground' (default), 'child'
-    (each joint's child frame), 'parent' (each joint's parent frame) or a body name."""
-    option = expressed_in if isinstance(expressed_in, str) else expressed_in.name
-    if option not in (GROUND, "child", "parent"):
-        model.body_index(option)  # raises for an unknown body
+    the joint transmits along its free directions. `expressed_in`: a ``ReactionAxes`` (ground's, the default;
+    each joint's child or parent frame) or ``BodyAxes(name)``."""
+    option = expressed_in
+    if type(option) is BodyAxes:
+        model.body_index(option.body)  # raises for an unknown body
+    elif type(option) is not ReactionAxes:
+        raise TrajoptInputError(f"expressed_in must be a ReactionAxes or BodyAxes, got {option!r}")
     f = cached_function(model, ("joint_reaction_loads", option), lambda m: _build_joint_reaction_loads(m, option))
     return f(q, u, udot, zero_wrenches(model) if wrenches is None else wrenches)
 

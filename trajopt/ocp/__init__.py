@@ -2,12 +2,13 @@
 
 from trajopt.ocp.goals import Effort, Endpoint, FinalTime, Goal, Integral, ResidualPenalty, Tracking
 from trajopt.ocp.problem import Problem
+from trajopt.ocp.residuals import ResidualCoordinates, Residuals
 from trajopt.ocp.solution import Solution
-from trajopt.ocp.solver import Guess, Ipopt
+from trajopt.ocp.solver import Guess, Hessian, Ipopt
 from trajopt.ocp.transcriptions import HermiteSimpson, Radau, Trapezoidal
 from trajopt.ocp.variables import Free
 from trajopt.ocp.verification import Verification, verify
 
-__all__ = ["Effort", "Endpoint", "FinalTime", "Free", "Goal", "Guess", "HermiteSimpson", "Integral", "Ipopt",
-           "Problem", "Radau", "ResidualPenalty", "Solution", "Tracking", "Trapezoidal", "Verification",
-           "verify"]
+__all__ = ["Effort", "Endpoint", "FinalTime", "Free", "Goal", "Guess", "Hessian", "HermiteSimpson", "Integral",
+           "Ipopt", "Problem", "Radau", "ResidualCoordinates", "ResidualPenalty", "Residuals", "Solution", "Tracking",
+           "Trapezoidal", "Verification", "verify"]

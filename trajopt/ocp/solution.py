@@ -125,3 +125,31 @@ class Solution:
         from trajopt.ocp.verification import verify
 
         return verify(self, **options)
+
+
+class SolveStatus:
+    """How a study's solve ended, read from its ``solution`` (an ``ocp.Solution``): the properties every study
+    result shares."""
+
+    solution: Solution
+
+    @property
+    def success(self) -> bool:
+        return bool(self.solution.success)
+
+    @property
+    def status(self) -> str:
+        return str(self.solution.status)
+
+    @property
+    def objective(self) -> float:
+        return float(self.solution.objective)
+
+    @property
+    def iterations(self) -> int:
+        return int(self.solution.iterations)
+
+    @property
+    def worst_constraint(self) -> str:
+        """The constraint furthest from satisfied at the last iterate (``ocp.Solution.worst_constraint``)."""
+        return self.solution.worst_constraint

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import enum
 import time as wallclock
 from dataclasses import dataclass, field
 
@@ -112,6 +113,13 @@ def initial_point(discrete: DiscreteProblem, guess) -> tuple[np.ndarray, dict]:
     return w0, multipliers
 
 
+class Hessian(enum.Enum):
+    """How IPOPT gets the Lagrangian's Hessian: exact second derivatives or its limited-memory (L-BFGS) estimate."""
+
+    EXACT = "exact"
+    LIMITED_MEMORY = "limited-memory"
+
+
 @dataclass(frozen=True)
 class Ipopt:
     """IPOPT settings; `options` passes any IPOPT option through (e.g. {"mu_strategy": "adaptive"}).
@@ -124,7 +132,7 @@ class Ipopt:
 
     tol: float = 1e-8
     max_iterations: int = 3000
-    hessian: str = "exact"  # or "limited-memory"
+    hessian: Hessian = Hessian.EXACT
     linear_solver: str = "mumps"
     threads: int = 1
     print_level: int = 0
@@ -141,8 +149,9 @@ class Ipopt:
     compiled: bool = False
 
     def __post_init__(self):
-        if self.hessian not in ("exact", "limited-memory"):
-            raise TrajoptInputError(f"Ipopt hessian must be 'exact' or 'limited-memory', got {self.hessian!r}")
+        if type(self.hessian) is not Hessian:
+            raise TrajoptInputError(f"Ipopt hessian must be a trajopt.ocp.Hessian (EXACT or LIMITED_MEMORY), got "
+                                    f"{self.hessian!r}")
         if int(self.threads) != self.threads or self.threads < 0:
             raise TrajoptInputError(f"Ipopt threads must be an integer >= 0, got {self.threads!r}")
         if not self.tol > 0 or int(self.max_iterations) != self.max_iterations or self.max_iterations < 0:
@@ -151,7 +160,7 @@ class Ipopt:
 
     def nlpsol_options(self, warm: bool) -> dict:
         ipopt = {"tol": self.tol, "max_iter": int(self.max_iterations),
-                 "hessian_approximation": self.hessian, **linear_solver_options(self.linear_solver),
+                 "hessian_approximation": self.hessian.value, **linear_solver_options(self.linear_solver),
                  "print_level": int(self.print_level), "sb": "yes"}
         if warm:
             ipopt.update({"warm_start_init_point": "yes", "warm_start_bound_push": 1e-9,
@@ -177,12 +186,12 @@ class Ipopt:
         if self.compiled and discrete.outer is not None:
             from trajopt.ocp.compiled import compiled_nlp
 
-            compiled = compiled_nlp(discrete, hessian=self.hessian == "exact")
+            compiled = compiled_nlp(discrete, hessian=self.hessian is Hessian.EXACT)
             if compiled is not None:
                 nlp, extra = compiled.nlpsol_problem()
                 return ca.nlpsol("trajopt", "ipopt", nlp, {**options, **extra})
         if self.point_derivatives and discrete.outer is not None:
-            options.update(discrete.derivative_functions(hessian=self.hessian == "exact"), expand=False)
+            options.update(discrete.derivative_functions(hessian=self.hessian is Hessian.EXACT), expand=False)
         return ca.nlpsol("trajopt", "ipopt", discrete.nlp, options)
 
     def solve(self, discrete: DiscreteProblem, guess=None) -> Solution:

@@ -7,7 +7,6 @@ from trajopt.prediction.problem import (
     ExplicitDynamics,
     ImplicitDynamics,
     MuscleDrivenProblem,
-    ResidualActuators,
     StateBounds,
     VariableLabels,
     VariableScales,
@@ -17,5 +16,5 @@ from trajopt.prediction.problem import (
 )
 
 __all__ = ["ConstrainedAccelerations", "ExplicitDynamics", "ImplicitDynamics", "MuscleDrivenProblem",
-           "OPENSIM_ACTIVATION_SMOOTHING", "ResidualActuators", "StateBounds", "VariableLabels", "VariableScales",
+           "OPENSIM_ACTIVATION_SMOOTHING", "StateBounds", "VariableLabels", "VariableScales",
            "constrained_accelerations", "muscle_driven_problem", "quaternion_slices", "resimulate"]

@@ -45,7 +45,7 @@ from trajopt.paths.domain import PathDomainError
 from trajopt.prediction.kinematic_constraints import ConstrainedAccelerations, constrained_accelerations
 from trajopt.multibody import forward_dynamics, inverse_dynamics, point_position, point_velocity
 from trajopt.musculoskeletal import MUSCLE_DRIVEN_MODEL_MEMBERS, MuscleDrivenModel
-from trajopt.ocp import Problem, Verification
+from trajopt.ocp import Problem, ResidualCoordinates, Residuals, Verification
 from trajopt.ocp.verification import simulate
 from trajopt.prediction.tendon_dynamics import ElasticTendons, RigidTendons, TendonVariables
 
@@ -93,24 +93,6 @@ class VariableLabels:
     excitations: tuple[str, ...] | None = None
     actuator_controls: tuple[str, ...] | None = None
     accelerations: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class ResidualActuators:
-    """Residual generalized forces on every speed: force = optimal_force * control, |control| <= max_control.
-
-    ``generalized_forces(q, forces) -> nv``, when given, maps ``optimal_force * control`` to generalized
-    forces (e.g. torques about body axes of an Euler-angle joint, Jᵀ r); default: the identity.
-    """
-
-    optimal_force: float = 1.0
-    max_control: float = 1.0
-    generalized_forces: Callable | None = None
-
-    def __post_init__(self):
-        if not (self.optimal_force > 0 and self.max_control > 0):
-            raise TrajoptInputError(f"ResidualActuators: optimal_force and max_control must be > 0, got "
-                                    f"{self.optimal_force}, {self.max_control}")
 
 
 @dataclass(frozen=True)
@@ -252,7 +234,7 @@ def muscle_driven_problem(
     excitation_bounds: tuple[float, float] = (0.0, 1.0),
     activation_dynamics: bool = True,
     activation_smoothing: float = 10.0,
-    residuals: ResidualActuators | None = None,
+    residuals: Residuals | None = None,
     dynamics=ExplicitDynamics(),
     external_wrenches: LoadsHook | None = None,
     extra_generalized_forces: LoadsHook | None = None,
@@ -333,6 +315,7 @@ def muscle_driven_problem(
         problem.minimize(declared.goal)
     r = None
     if residuals is not None:
+        residuals.require("muscle_driven_problem", coordinates=(ResidualCoordinates.ALL,))
         r = problem.control("residuals", multibody.nv, bounds=(-residuals.max_control, residuals.max_control),
                             guess=0.0, labels=tuple(f"{n}_residual" for n in model.speed_names))
         forces_r = residuals.optimal_force * r

@@ -28,9 +28,10 @@ import numpy as np
 from trajopt.cli.options import (add_cutoff, add_max_iterations, add_mesh_interval, add_out, add_tolerance,
                                  add_window, check_mesh_interval, check_window, out_folder)
 from trajopt.errors import TrajoptInputError
-from trajopt.gait.muscle_tracking import GroundResiduals, MuscleDrivenTracking
+from trajopt.gait.muscle_tracking import MuscleDrivenTracking
 from trajopt.gait.tracking import TrackingWeights
 from trajopt.io.motion_units import CheckedMotion, read_checked_motion, rotational_ranges
+from trajopt.io.motion_processor import MotionProcessor
 from trajopt.io.tables import write_sto
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.musculoskeletal.operators import (
@@ -39,7 +40,7 @@ from trajopt.musculoskeletal.operators import (
     WeldJoints,
     load_processed,
 )
-from trajopt.ocp import Ipopt
+from trajopt.ocp import Ipopt, ResidualCoordinates, Residuals
 from trajopt.osim.expression_forces import generalized_forces_function
 from trajopt.table import Table
 from trajopt.tools.common import add_forces_option, forces_operators, output_folder
@@ -123,11 +124,13 @@ def load_checked_tracking(args) -> tuple[MuscleDrivenTracking, CheckedMotion]:
     weights = TrackingWeights(coordinates=args.states_weight, ground_reactions=args.grf_weight,
                               excitations=args.effort_weight, actuator_controls=args.actuator_weight,
                               emg=args.emg_weight)
-    study = MuscleDrivenTracking(model, checked.table, ground_reactions=args.grf, grf_axes=axes, emg=args.emg,
-                                 weights=weights, window=check_window(args.window),
-                                 mesh_interval=check_mesh_interval(args.mesh_interval), lowpass_cutoff=args.cutoff,
-                                 passive=passive, residuals=None if args.residual_weight is None
-                                 else GroundResiduals(args.residual_weight))
+    window = check_window(args.window)
+    motion = MotionProcessor(checked.table, cutoff_frequency=args.cutoff,
+                             window=None if window is None else tuple(window))
+    study = MuscleDrivenTracking(model, motion, ground_reactions=args.grf, grf_axes=axes, emg=args.emg,
+                                 weights=weights, mesh_interval=check_mesh_interval(args.mesh_interval),
+                                 passive=passive, residuals=None if args.residual_weight is None else Residuals(
+                                     100.0, 10.0, args.residual_weight, ResidualCoordinates.GROUND))
     return study, checked
 
 

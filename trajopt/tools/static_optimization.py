@@ -18,11 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.analysis.static_optimization import (ReserveKind, Residuals, StaticOptimization,
+from trajopt.ocp import Residuals
+from trajopt.analysis.static_optimization import (ReserveKind, StaticOptimization,
                                                   StaticOptimizationWarning)
 from trajopt.analysis.external_loads_file import read_external_loads
 from trajopt.cli.options import add_cutoff, add_no_figures, add_out
-from trajopt.io import write_sto
+from trajopt.io import MotionProcessor, write_sto
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.tools.common import (Phases, add_model_and_motion, check_cutoff, forces_operators, load_tool_input,
                                   output_folder)
@@ -80,9 +81,10 @@ def main(argv=None) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", StaticOptimizationWarning)
         with phases.phase("inverse dynamics", f"{data.motion.num_frames} frames"):
-            problem = StaticOptimization(model, data.motion, Residuals(optimal_force=args.reserves),
-                                         passive_force=False, cutoff_frequency=cutoff, external_loads=loads,
-                                         constraints=data.constraints, capacity_along_fiber=args.capacity_along_fiber)
+            problem = StaticOptimization(model, MotionProcessor(data.motion, cutoff_frequency=cutoff),
+                                         residuals=Residuals(optimal_force=args.reserves), passive_force=False,
+                                         external_loads=loads, constraints=data.constraints,
+                                         capacity_along_fiber=args.capacity_along_fiber)
         with phases.phase("muscle loads and IPOPT", f"lengths, moment arms and forces at "
                                                                   f"{problem.inverse_dynamics.times.size} frames"):
             result = problem.solve()

@@ -32,7 +32,7 @@ from trajopt.cli.options import add_intervals, add_out, add_print_level
 from trajopt.errors import TrajoptInputError
 from trajopt.io.output import fresh_output
 from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.ocp import Effort, FinalTime, Free, Guess, HermiteSimpson, Ipopt, ResidualPenalty
+from trajopt.ocp import Effort, FinalTime, Free, Guess, HermiteSimpson, Ipopt, ResidualPenalty, Residuals
 from trajopt.osim import load_osim
 from trajopt.paths.polynomial import PolynomialPaths
 from trajopt.paths.wrapping.smooth import SmoothWrapping
@@ -41,7 +41,6 @@ from trajopt.prediction import (
     ExplicitDynamics,
     ImplicitDynamics,
     MuscleDrivenProblem,
-    ResidualActuators,
     StateBounds,
     muscle_driven_problem,
 )
@@ -102,7 +101,7 @@ def build_problem(target=DEFAULT_TARGET, duration=0.5, start=START, final_time_w
         coordinates=StateBounds(path_box(model), initial=np.asarray(start, dtype=float)),
         speeds=StateBounds(MOCO_SPEED_BOUNDS, initial=0.0, final=0.0),
         activations=StateBounds((0.0, 1.0)),
-        residuals=ResidualActuators(optimal_force=1.0, max_control=1.0),
+        residuals=Residuals(optimal_force=1.0, max_control=1.0),
         # With a sharp switch between activation and deactivation time constants (b = 10) a chattering
         # excitation buys mean activation more cheaply than a smooth one, and IPOPT finds that; OpenSim's
         # b = 0.1 blends the time constants and gives smooth optima (Moco's choice, too).

@@ -24,7 +24,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.ocp import Effort, Endpoint, Guess
+from trajopt.ocp import Effort, Endpoint, Guess, Residuals
 from trajopt.osim import load_osim
 from trajopt.errors import TrajoptInputError
 from trajopt.multibody import GROUND, body_poses
@@ -33,7 +33,6 @@ from trajopt.prediction import (
     ExplicitDynamics,
     ImplicitDynamics,
     MuscleDrivenProblem,
-    ResidualActuators,
     StateBounds,
     muscle_driven_problem,
 )
@@ -114,7 +113,7 @@ def static_arm_problem(implicit: bool = True) -> MuscleDrivenProblem:
         speeds=StateBounds((-10 * np.pi, 10 * np.pi), initial=0.0),
         activations=StateBounds((0.0, 1.0)),
         activation_dynamics=False,
-        residuals=ResidualActuators(optimal_force=1.0, max_control=1.0),
+        residuals=Residuals(optimal_force=1.0, max_control=1.0),
         dynamics=ImplicitDynamics() if implicit else ExplicitDynamics(),
     )
     problem = built.problem

@@ -32,10 +32,11 @@ from trajopt.cli.options import add_cutoff, add_out
 from trajopt.analysis.figures import plot_joint_reactions, plot_series
 from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
 from trajopt.analysis.joint_reactions import muscle_joint_reactions
-from trajopt.analysis.static_optimization import (Residuals, StaticOptimization, StaticOptimizationResult,
+from trajopt.ocp import Residuals
+from trajopt.analysis.static_optimization import (StaticOptimization, StaticOptimizationResult,
                                                   StaticOptimizationWarning)
 from trajopt.errors import TrajoptInputError
-from trajopt.io import Table, read_motion, read_table, write_csv
+from trajopt.io import MotionProcessor, Table, read_motion, read_table, write_csv
 from trajopt.io.motion_units import read_checked_motion, rotational_ranges
 from trajopt.io.output import default_output, fresh_output
 from trajopt.musculoskeletal import MusculoskeletalModel
@@ -113,13 +114,14 @@ def _paths_description(geometric: bool, refitted: bool = False) -> str:
 
 def build_problem(motion=ELBOW_MOTION, force_length_velocity: bool = True, passive_force: bool = False,
                   cutoff_frequency: float | None = None, model: MusculoskeletalModel | None = None,
-                  batched: bool = True, capacity_along_fiber: bool = False) -> StaticOptimization:
+                  capacity_along_fiber: bool = False) -> StaticOptimization:
     """Static optimization of an arm26 motion with OpenSim's reference settings (reserves 1 N·m, p = 2);
     ``capacity_along_fiber``: OpenSim's DeGroote capacity, the active fiber force without cos α."""
     return StaticOptimization(
-        model or load_model(), motion, residuals=Residuals(optimal_force=1.0, weight=1.0),
-        activation_exponent=2.0, force_length_velocity=force_length_velocity, passive_force=passive_force,
-        cutoff_frequency=cutoff_frequency, batched=batched, capacity_along_fiber=capacity_along_fiber,
+        model or load_model(), MotionProcessor(motion, cutoff_frequency=cutoff_frequency),
+        residuals=Residuals(optimal_force=1.0, weight=1.0), activation_exponent=2.0,
+        force_length_velocity=force_length_velocity, passive_force=passive_force,
+        capacity_along_fiber=capacity_along_fiber,
     )
 
 
@@ -292,7 +294,8 @@ def _references(out: Path, with_opensim: bool, caught: list, geometric: bool = F
     id_notes = []
     for cutoff, name in ((None, "arm26_ID_nofilter.sto"), (6.0, "arm26_ID_filter6Hz.sto")):
         reference = _reference(name)
-        inverse = motion_inverse_dynamics(model.osim, IK_MOTION, cutoff)  # the motion's frames only
+        # the motion's frames only
+        inverse = motion_inverse_dynamics(model.osim, MotionProcessor(IK_MOTION, cutoff_frequency=cutoff))
         inverse.write(ik, f"inverse_dynamics_{'filter6Hz' if cutoff else 'nofilter'}")
         compared = reference.time <= inverse.times[-1] + 1e-6
         if not np.allclose(reference.time[compared], inverse.times, atol=1e-6):

@@ -31,6 +31,7 @@ import numpy as np
 
 from trajopt.errors import TrajoptInputError
 from trajopt.io.motion import read_motion
+from trajopt.io.motion_processor import MotionProcessor
 from trajopt.gait.guess import guess_from_coordinates
 from trajopt.gait.study import GaitBounds, half_gait_cycle
 from trajopt.gait.muscle_tracking import MuscleDrivenTracking
@@ -148,18 +149,21 @@ def build_problem(intervals: int = 50, speed: float = 1.2, model: GaitModel | No
 
 
 def tracking_study(model: GaitModel | None = None, grf_weight: float = 1.0,
-                   duration: float = MOCO_TRACKING_FINAL_TIME, **options) -> MuscleDrivenTracking:
+                   duration: float = MOCO_TRACKING_FINAL_TIME, cutoff_frequency: float | None = None,
+                   **options) -> MuscleDrivenTracking:
     """Moco's example2DWalking tracking step as a ``MuscleDrivenTracking``: referenceCoordinates.sto and the
     vertical and fore-aft forces of referenceGRF.sto over (0, duration), mirrored ends, Moco's bounds, pelvis_tx(0) = 0;
-    ``options`` replace the study's other fields (e.g. ``weights``, ``lowpass_cutoff``, ``grf_normalization``)."""
+    ``cutoff_frequency`` low-pass filters the coordinates; ``options`` replace the study's other fields (e.g.
+    ``weights``, ``grf_normalization``)."""
     model = model if model is not None else GaitModel.load()
     fields = {"contacts": model.contacts, "ground_reactions": REFERENCE_GRF, "grf_axes": ("x", "y"),
-              "weights": TrackingWeights(ground_reactions=grf_weight, speeds=0.0), "window": (0.0, float(duration)),
+              "weights": TrackingWeights(ground_reactions=grf_weight, speeds=0.0),
               "bounds": GaitBounds(MOCO_STATE_BOUNDS, MOCO_SPEED_BOUNDS, MAX_ACCELERATION),
               "scales": VariableScales(speeds=5.0, actuator_controls=10.0, accelerations=50.0),
               "symmetry": model.symmetry, "start_at_zero": "pelvis_tx",
               "activation_smoothing": model.activation_smoothing}
-    return MuscleDrivenTracking(model.musculoskeletal, REFERENCE_COORDINATES, **{**fields, **options})
+    motion = MotionProcessor(REFERENCE_COORDINATES, cutoff_frequency=cutoff_frequency, window=(0.0, float(duration)))
+    return MuscleDrivenTracking(model.musculoskeletal, motion, **{**fields, **options})
 
 
 def moco_tracking_study(model: GaitModel | None = None) -> MuscleDrivenTracking:
@@ -170,7 +174,7 @@ def moco_tracking_study(model: GaitModel | None = None) -> MuscleDrivenTracking:
     model = model if model is not None else GaitModel.load()
     weights = TrackingWeights(coordinates=1.0, speeds=1.0, ground_reactions=1.0, excitations=10.0,
                               actuator_controls=10.0)
-    return tracking_study(model, weights=weights, lowpass_cutoff=6.0, start_at_zero=None,
+    return tracking_study(model, weights=weights, cutoff_frequency=6.0, start_at_zero=None,
                           grf_normalization=float(np.sqrt(model.multibody_weight)))
 
 

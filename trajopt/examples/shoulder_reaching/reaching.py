@@ -36,12 +36,11 @@ import numpy as np
 
 from trajopt.errors import TrajoptInputError
 from trajopt.multibody import point_position, rotations
-from trajopt.ocp import Effort, Guess, HermiteSimpson, Ipopt, ResidualPenalty
+from trajopt.ocp import Effort, Guess, HermiteSimpson, Ipopt, ResidualPenalty, Residuals
 from trajopt.prediction import (
     ExplicitDynamics,
     ImplicitDynamics,
     MuscleDrivenProblem,
-    ResidualActuators,
     StateBounds,
     muscle_driven_problem,
 )
@@ -110,7 +109,8 @@ def build_problem(euler_sequence: str | None = None, target=None, duration: floa
         speeds=StateBounds((-SPEED_BOUND, SPEED_BOUND), initial=0.0, final=0.0),
         activations=StateBounds((0.0, 1.0), guess=0.1),
         activation_smoothing=ACTIVATION_SMOOTHING,
-        residuals=ResidualActuators(1.0, 1.0, lambda q, r: residual_generalized_forces(arm, q, r, in_humerus_axes)),
+        residuals=Residuals(1.0, 1.0, generalized_forces=lambda q, r: residual_generalized_forces(arm, q, r,
+                                                                                              in_humerus_axes)),
         dynamics=ExplicitDynamics() if explicit_dynamics else ImplicitDynamics(ACCELERATION_BOUND),
         quaternion_norm_stabilization=norm_stabilization if euler_sequence is None else 0.0)
     problem, q, udot, rates = built.problem, built.q, built.accelerations, built.activation_rates

@@ -28,7 +28,7 @@ from trajopt.cli.options import add_max_iterations, add_mesh_interval, add_out, 
 from trajopt.gait.muscle_tracking import MuscleDrivenTracking
 from trajopt.gait.study import GaitBounds
 from trajopt.gait.tracking import TrackingWeights
-from trajopt.io import read_motion
+from trajopt.io import MotionProcessor, read_motion
 from trajopt.io.output import fresh_output
 from trajopt.tools.muscle_track import summary_of, write_outputs
 
@@ -44,7 +44,8 @@ def tracking_study(mesh_interval: float = 0.05, weights: TrackingWeights = WEIGH
     motion = read_motion(COORDINATES, rotational=musculoskeletal.rotational_coordinates)
     motion = motion.select([n for n in motion.labels if n in musculoskeletal.coordinate_names])
     return MuscleDrivenTracking(
-        musculoskeletal, motion, contacts=model.contacts, ground_reactions=GRF, weights=weights, window=window,
+        musculoskeletal, MotionProcessor(motion, window=window), contacts=model.contacts, ground_reactions=GRF,
+        weights=weights,
         mesh_interval=mesh_interval, passive=model.passive,
         bounds=GaitBounds({"pelvis_tx": (-1.0, 5.0)}, (-SPEED_BOUND, SPEED_BOUND), MAX_ACCELERATION, (0.0, 1.0)))
 
