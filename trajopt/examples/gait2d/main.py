@@ -192,7 +192,7 @@ def _written_by(stem: str, name: str) -> bool:
 
 def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level: int = 0,
         mirror_excitations: bool = False, tolerance: float = MOCO_TOLERANCE, elastic_tendons: bool = False,
-        compiled: bool = False) -> dict:
+        compiled: bool = False, animate: bool = False) -> dict:
     if tracking and (mirror_excitations or elastic_tendons):
         raise TrajoptInputError("gait2d: --mirror-excitations and --elastic-tendons apply to the prediction, "
                                 "not to --tracking")
@@ -220,8 +220,9 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
         outputs.write_stride(full, folder, f"{stem}_full_stride")
     written += [outputs.plot_joint_angles(gait, full, moco, folder / f"{stem}_joint_angles.png"),
                 outputs.plot_grfs(full, moco, folder / f"{stem}_grfs.png"),
-                outputs.plot_activations(gait, half, moco, folder / f"{stem}_activations.png"),
-                outputs.stick_figure_animation(gait, full, folder / f"{stem}_stick_figure.gif")]
+                outputs.plot_activations(gait, half, moco, folder / f"{stem}_activations.png")]
+    if animate:
+        written.append(outputs.stick_figure_animation(gait, full, folder / f"{stem}_stick_figure.gif"))
     from trajopt.examples.gait2d.simulate import resimulate
 
     nq, muscles = model.multibody.nq, len(model.muscle_names)
@@ -363,6 +364,7 @@ def main(argv=None) -> int:
     parser.add_argument("--compiled", action="store_true",
                         help="prediction: compile the NLP functions to C and keep them in the disk cache (about 16 s "
                              "the first time, then IPOPT about 25 %% faster for the same problem, same iterates)")
+    parser.add_argument("--animate", action="store_true", help="also write the stick-figure GIF")
     args = parser.parse_args(argv)
     intervals = args.intervals if args.intervals is not None else (24 if args.tracking else 50)
     if intervals < 2 or not 0.0 < args.speed < 3.0:
@@ -376,7 +378,7 @@ def main(argv=None) -> int:
     if not 0.0 < args.tolerance < 1.0:
         parser.error(f"need 0 < --tolerance < 1, got {args.tolerance}")
     record = run(intervals, args.speed, args.tracking, args.out, args.print_level, args.mirror_excitations,
-                 args.tolerance, args.elastic_tendons, args.compiled)
+                 args.tolerance, args.elastic_tendons, args.compiled, args.animate)
     if not record["success"]:
         print(f"{parser.prog}: IPOPT did not converge ({record['status']}, {record['iterations']} iterations); "
               f"worst constraint {record['worst_constraint']}; partial result in {args.out}", file=sys.stderr)
