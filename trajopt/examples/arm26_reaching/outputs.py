@@ -10,7 +10,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.analysis.figures import pyplot, save_figure, write_animation
-from trajopt.io.tables import Table, read_table, write_csv, write_sto
+from trajopt.io.tables import Table, read_table, write_sto
 from trajopt.multibody import point_position
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
 from trajopt.prediction import MuscleDrivenProblem
@@ -44,11 +44,10 @@ SOLUTION_UNITS = {"q": "rad", "u": "rad/s", "accelerations": "rad/s²", "activat
 
 def write_results(built: MuscleDrivenProblem, solution, folder, animate: bool = True, hand=None, target=None,
                   moco: Table | None = None, animation_frames: int = 26) -> Path:
-    """Write the solution (.sto/.csv), OpenSim states/controls, muscle forces, figures and a GIF to ``folder``."""
+    """Write the solution (.sto), OpenSim states/controls, muscle forces, figures and a GIF to ``folder``."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     write_sto(folder / "solution.sto", solution.table())
-    write_csv(folder / "solution.csv", solution.table())
     data = trajectories(built, solution)
     q_labels, u_labels, a_labels = opensim_state_labels(built)
     states = np.hstack([data["q"], data["u"], data["activations"]])
