@@ -171,6 +171,7 @@ def test_unreachable_target_exits_nonzero_with_status_and_worst_constraint(tmp_p
     assert not summary["success"] and summary["worst_constraint"] != "none"
 
 
+@pytest.mark.slow
 def test_moco_problem_with_smooth_geometric_paths_follows_mocos_solution():
     """Moco's problem with arm26's own geometric paths in smooth mode (default band 0.1 mm), Moco's mesh: converges
     and follows Moco's solution (Moco used OpenSim's exact wrapped paths) within 0.025 activation and 0.08 rad

@@ -230,6 +230,7 @@ def test_walk3d_quaternion_symmetry(walk3d):
                                    atol=5e-4 * np.abs(mass).max())
 
 
+@pytest.mark.slow
 def test_walk3d_prediction_command_writes_its_files_also_unconverged(tmp_path):
     """`trajopt run walk3d-prediction` on a coarse mesh, 1 iteration: not converged (exit 1), every file written,
     the summary says so; the full cycle's coordinates are OpenSim's labels with pelvis angles."""

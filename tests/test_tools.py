@@ -118,6 +118,7 @@ def _motion_window(path, start: float, end: float, out):
     return out, int(rows.sum())
 
 
+@pytest.mark.slow
 def test_static_optimization_with_ground_reactions(tmp_path, capsys):
     """51 frames (0.60-0.65 s) of the walking motion with its ground reactions (all 1350 frames took 135 s)."""
     motion, frames = _motion_window(COORDINATES, 0.6, 0.65, tmp_path / "coordinates.sto")

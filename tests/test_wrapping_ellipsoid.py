@@ -94,6 +94,7 @@ def _assert_report(report):
 
 
 @pytest.mark.opensim
+@pytest.mark.slow
 def test_arm26_ellipsoid_moment_arms(opensim_task):
     report = _moment_arm_report(opensim_task, 30, seed=152)
     _assert_report(report)
