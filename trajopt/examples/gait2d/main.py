@@ -378,7 +378,7 @@ def main(argv=None) -> int:
     if not 0.0 < args.tolerance < 1.0:
         parser.error(f"need 0 < --tolerance < 1, got {args.tolerance}")
     record = run(intervals, args.speed, args.tracking, args.out, args.print_level, args.mirror_excitations,
-                 args.tolerance, args.elastic_tendons, args.compiled, args.animate)
+                 args.tolerance, args.elastic_tendons, args.compiled, animate=args.animate)
     if not record["success"]:
         print(f"{parser.prog}: IPOPT did not converge ({record['status']}, {record['iterations']} iterations); "
               f"worst constraint {record['worst_constraint']}; partial result in {args.out}", file=sys.stderr)
