@@ -164,6 +164,7 @@ def test_degroote_static_optimization_matches_opensim(opensim_task, model, motio
     assert np.abs(result.equality_error).max() <= 1e-12
 
 
+@pytest.mark.slow
 def test_main_job_runs_another_motion(tmp_path):
     from trajopt.examples.arm26_static_optimization.main import main
 

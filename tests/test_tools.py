@@ -155,6 +155,7 @@ def test_walk3d_static_optimization_matches_opensims(opensim_task, tmp_path):
     assert report["max_activation_difference"]["value"] < 3e-3
 
 
+@pytest.mark.slow
 def test_inverse_dynamics_forces_option_takes_passive_moments_off(capsys, tmp_path):
     """``--forces`` adds the ForceSet's ExpressionBasedCoordinateForces (Moco's example's passive joint moments):
     the coordinates they act on change, the others (pelvis) do not."""
