@@ -146,11 +146,12 @@ def test_moco_comparison_50_intervals():
 
 
 def test_cli_writes_results(tmp_path):
-    assert reaching.main(["--skip-comparisons", "--intervals", "8", "--no-animation", "--out", str(tmp_path)]) == 0
+    assert reaching.main(["--skip-comparisons", "--intervals", "8", "--out", str(tmp_path)]) == 0
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["reaching"]["naive"]["success"] and summary["reaching"]["warm"]["success"]
     np.testing.assert_allclose(summary["reaching"]["final_hand"][:2], reaching.DEFAULT_TARGET[:2], atol=1e-6)
     assert (tmp_path / "reaching" / "states.sto").exists()
+    assert not (tmp_path / "reaching" / "arm.gif").exists()  # GIFs are written with --animate only
     with pytest.raises(SystemExit) as exit_info:
         reaching.main(["--duration", "-1", "--out", str(tmp_path)])
     assert exit_info.value.code == 2
@@ -159,7 +160,7 @@ def test_cli_writes_results(tmp_path):
 def test_unreachable_target_exits_nonzero_with_status_and_worst_constraint(tmp_path, capsys):
     """A target 7 m away: IPOPT reports infeasibility; the run says so in one line (status, worst constraint:
     the hand's final x), exits 1, and still writes the partial result."""
-    code = reaching.main(["--target", "5", "5", "5", "--skip-comparisons", "--intervals", "8", "--no-animation",
+    code = reaching.main(["--target", "5", "5", "5", "--skip-comparisons", "--intervals", "8",
                           "--out", str(tmp_path)])
     assert code == 1
     error = capsys.readouterr().err.strip().splitlines()
@@ -170,6 +171,7 @@ def test_unreachable_target_exits_nonzero_with_status_and_worst_constraint(tmp_p
     assert not summary["success"] and summary["worst_constraint"] != "none"
 
 
+@pytest.mark.slow
 def test_moco_problem_with_smooth_geometric_paths_follows_mocos_solution():
     """Moco's problem with arm26's own geometric paths in smooth mode (default band 0.1 mm), Moco's mesh: converges
     and follows Moco's solution (Moco used OpenSim's exact wrapped paths) within 0.025 activation and 0.08 rad

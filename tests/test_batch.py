@@ -175,6 +175,7 @@ def test_warm_start_passes_the_neighbours_solution_and_resume_keeps_it(tmp_path)
     assert table[0].startswith("value,status,attempts,square") and table[4].split(",")[3] == "16.0"
 
 
+@pytest.mark.slow
 def test_static_optimization_task_on_a_few_arm26_frames(tmp_path):
     """The task runs the static-optimization tool: 8 frames of the elbow flexion, reserves as the tool's."""
     spec_file = write_toml(tmp_path / "so.toml", f"""

@@ -35,6 +35,7 @@ def check_nothing_lost(out: Path, count: int) -> list[dict]:
     return records
 
 
+@pytest.mark.slow
 def test_worker_that_dies_mid_task_is_retried_on_local_cluster(tmp_path):
     rows = [{"value": 1.0}, {"value": 2.0, "exit_until_attempt": 1}, {"value": 3.0}, {"value": 4.0}]
     spec = parse_spec(spec_with_rows(rows, seconds=0.2), "dies.toml")

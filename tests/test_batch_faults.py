@@ -108,6 +108,7 @@ def test_input_file_deleted_mid_run_fails_that_task_in_one_line_and_the_aggregat
 
 # --- 2. one run per output folder ----------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_second_run_into_the_same_folder_refuses_at_once_and_a_dead_holder_does_not_block(tmp_path):
     spec = tmp_path / "s.toml"
     spec.write_text('task = "sleep"\n[[table]]\nvalue = 1.0\nseconds = 6.0\n[[table]]\nvalue = 2.0\nseconds = 0.0\n')
@@ -209,6 +210,7 @@ def test_trial_file_edited_after_its_task_finished_refuses_resume_unless_forced(
     assert any("data=b.txt,value=2: inputs changed" in note for note in forced.notes)
 
 
+@pytest.mark.slow
 def test_resume_with_another_set_refuses_naming_the_change_and_force_recomputes(tmp_path):
     spec_file = write_spec(tmp_path / "s.toml", [1, 2, 3])
     out = tmp_path / "out"
@@ -262,6 +264,7 @@ def test_sigint_stops_the_batch_marks_the_running_task_interrupted_and_resume_fi
     assert sorted(r["summary"]["square"] for r in finished.values()) == [1, 4, 9, 16, 25, 36]
 
 
+@pytest.mark.slow
 def test_sigint_on_a_local_cluster_interrupts_only_the_running_tasks(tmp_path):
     pytest.importorskip("distributed")
     spec = write_spec(tmp_path / "s.toml", [1, 2, 3, 4, 5], seconds=1.0)
@@ -284,6 +287,7 @@ def test_sigint_on_a_local_cluster_interrupts_only_the_running_tasks(tmp_path):
 
 # --- 7. a dying Dask worker ----------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_worker_death_is_recorded_as_worker_died_resumable_and_batch_json_counts_workers(tmp_path):
     pytest.importorskip("distributed")
     flag = tmp_path / "die"
@@ -344,6 +348,7 @@ def test_default_batch_of_short_tasks_runs_serially_and_says_so(tmp_path):
     assert written["scheduler"].startswith(f"serial (fallback: {reason.rstrip(';')}") and written["mode"] == "serial"
 
 
+@pytest.mark.slow
 def test_default_times_a_first_task_then_sends_the_rest_to_a_cluster_when_it_pays(tmp_path, monkeypatch):
     """A task kind with no estimate: the first task runs here; 3 more of 1 s each save 1.5 s on 2 workers, more than
     a start-up of 0.5 s (the cost set low so the test stays short), so they go to a LocalCluster."""

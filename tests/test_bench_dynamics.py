@@ -8,6 +8,7 @@ from trajopt.cli import main
 
 
 @pytest.mark.opensim
+@pytest.mark.slow
 def test_bench_dynamics_writes_results(tmp_path, opensim_task):
     output = tmp_path / "dynamics.json"
     assert main(["bench", "dynamics", "--states", "3", "--no-codegen", "--out", str(tmp_path)]) == 0

@@ -80,6 +80,7 @@ def test_malformed_trees_are_one_line_errors():
                      (piece, piece))
 
 
+@pytest.mark.slow
 def test_walk3d_vaslat_cells_reach_the_targets_at_opensims_samples():
     """walk3d's vaslat_r over the knee's range (OpenSim 4.6 lengths and computeMomentArm, tests/data/paths): its
     moment arm flips from -24 to +23 mm across 138.4 deg knee flexion (its wrap switching sides)."""

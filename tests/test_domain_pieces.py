@@ -149,6 +149,7 @@ def test_saved_paths_and_their_function_agree(gait2d_fit, tmp_path):
     with pytest.raises(TrajoptInputError, match="cuts must share one coordinate"):
         DomainPiecewisePath("x", ("a", "b"), (Cut.at("a", 0.5), Cut.at("b", 0.5)), pieces)
 
+@pytest.mark.slow
 def test_biclong_wrap_switch_is_where_opensims_length_jumps(opensim_task):
     from trajopt.tools.path_sampling import sample_paths
 
@@ -190,6 +191,7 @@ def test_walk3d_vaslat_kink_is_where_opensims_moment_arm_flips(opensim_task):
     assert abs(lengths[2] - lengths[1]) < 1e-6
 
 
+@pytest.mark.slow
 def test_fit_paths_pieces_cli_writes_paths_the_tools_read(tmp_path):
     """`trajopt fit-paths --geometric --pieces` on 2D_gait (1000 training / 300 held-out configurations over the
     ranges): every muscle within the issue's targets at the held-out samples (0.5 mm length, 1 mm moment arm RMS;

@@ -52,6 +52,7 @@ def test_gait2d_ground_reactions_match_opensim(opensim_task):
 
 
 @pytest.mark.opensim
+@pytest.mark.slow
 def test_walk3d_ground_reactions_match_opensim(opensim_task):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

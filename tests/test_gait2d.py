@@ -271,7 +271,7 @@ def test_compiled_option_reaches_the_solver_settings(monkeypatch, tmp_path):
     import trajopt.examples.gait2d.main as gait2d_main
 
     calls = []
-    monkeypatch.setattr(gait2d_main, "run", lambda *args: calls.append(args) or {"success": True})
+    monkeypatch.setattr(gait2d_main, "run", lambda *args, **options: calls.append(args) or {"success": True})
     assert gait2d_main.main(["--compiled", "--out", str(tmp_path)]) == 0
     assert gait2d_main.main(["--out", str(tmp_path)]) == 0
     assert [call[-1] for call in calls] == [True, False]
@@ -283,7 +283,7 @@ def test_elastic_tendons_option_reaches_the_run_and_is_refused_with_tracking(mon
     import trajopt.examples.gait2d.main as gait2d_main
 
     calls = []
-    monkeypatch.setattr(gait2d_main, "run", lambda *args: calls.append(args) or {"success": True})
+    monkeypatch.setattr(gait2d_main, "run", lambda *args, **options: calls.append(args) or {"success": True})
     assert gait2d_main.main(["--elastic-tendons", "--out", str(tmp_path)]) == 0
     assert calls[0][-2] is True
     for argv in (["--tracking", "--elastic-tendons"], ["--mirror-excitations", "--elastic-tendons"]):

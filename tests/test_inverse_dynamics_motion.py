@@ -57,7 +57,7 @@ def test_reaction_moment_about_the_joint_axis_is_the_generalized_force(arm26):
 def test_written_tables_read_back(arm26, tmp_path):
     result = motion_inverse_dynamics(arm26, ELBOW)
     written = result.write(tmp_path, "elbow")
-    assert {p.name for p in written} >= {"elbow_generalized_forces.sto", "elbow_joint_reactions.csv"}
+    assert {p.name for p in written} >= {"elbow_generalized_forces.sto", "elbow_joint_reactions.sto"}
     table = read_table(tmp_path / "elbow_generalized_forces.sto")
     np.testing.assert_array_equal(table.data, result.generalized_forces)
     reactions = read_table(tmp_path / "elbow_joint_reactions.sto")

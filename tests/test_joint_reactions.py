@@ -110,6 +110,7 @@ def test_wrapped_muscle_reactions_equal_opensim_joint_reaction(setup, opensim_ta
 
 
 @pytest.mark.opensim
+@pytest.mark.slow
 def test_all_six_muscles_reactions_equal_opensim_joint_reaction(setup, opensim_task):
     """TRIlong and BIClong wrap over ellipsoids (and TRIlong over two cylinders): with all six muscles pulling,
     the reactions equal OpenSim's JointReaction."""

@@ -30,6 +30,7 @@ def _trajopt(cwd, *argv):
                           text=True, timeout=600)
 
 
+@pytest.mark.slow
 def test_readme_commands_leave_the_committed_results_unchanged(tmp_path):
     """The cheap problems of README's table, run as a user would (no --out) from a fresh directory."""
     before = _hashes(RESULTS)

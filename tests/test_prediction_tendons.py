@@ -106,6 +106,7 @@ def test_stiff_tendons_approach_the_rigid_optimum(arm26):
     assert np.max(np.abs(solution.value(built.activations) - rigid.value(rigid_built.activations))) < 1e-3
 
 
+@pytest.mark.slow
 def test_resimulation_integrates_the_equilibrium(arm26, elastic_flexion):
     built, solution = elastic_flexion
     local = resimulate(built, solution, restart_each_interval=True)

@@ -96,9 +96,9 @@ def test_write_produces_opensim_style_tables(elbow_flv, tmp_path):
     activation = read_table(tmp_path / "so_activation.sto")
     assert activation.labels == elbow_flv.muscle_names + ("reserve_r_shoulder_elev", "reserve_r_elbow_flex")
     np.testing.assert_array_equal(activation.data[:, :6], elbow_flv.activations)
-    force = read_table(tmp_path / "so_force.csv")
+    force = read_table(tmp_path / "so_force.sto")
     np.testing.assert_array_equal(force.data[:, :6], elbow_flv.muscle_forces)
-    for name in ("so_residuals.sto", "so_equality_error.csv", "so_inverse_dynamics_joint_reactions.sto"):
+    for name in ("so_residuals.sto", "so_equality_error.sto", "so_inverse_dynamics_joint_reactions.sto"):
         assert (tmp_path / name).exists()
 
 
@@ -166,6 +166,7 @@ def test_degroote_static_optimization_matches_opensim(opensim_task, model, motio
     assert np.abs(result.equality_error).max() <= 1e-12
 
 
+@pytest.mark.slow
 def test_main_job_runs_another_motion(tmp_path):
     from trajopt.examples.arm26_static_optimization.main import main
 

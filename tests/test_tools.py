@@ -118,6 +118,7 @@ def _motion_window(path, start: float, end: float, out):
     return out, int(rows.sum())
 
 
+@pytest.mark.slow
 def test_static_optimization_with_ground_reactions(tmp_path, capsys):
     """51 frames (0.60-0.65 s) of the walking motion with its ground reactions (all 1350 frames took 135 s)."""
     motion, frames = _motion_window(COORDINATES, 0.6, 0.65, tmp_path / "coordinates.sto")
@@ -154,6 +155,7 @@ def test_walk3d_static_optimization_matches_opensims(opensim_task, tmp_path):
     assert report["max_activation_difference"]["value"] < 3e-3
 
 
+@pytest.mark.slow
 def test_inverse_dynamics_forces_option_takes_passive_moments_off(capsys, tmp_path):
     """``--forces`` adds the ForceSet's ExpressionBasedCoordinateForces (Moco's example's passive joint moments):
     the coordinates they act on change, the others (pelvis) do not."""

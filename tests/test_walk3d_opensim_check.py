@@ -98,6 +98,7 @@ def test_opensims_walker_knee_does_not_conserve_energy(opensim_task):
     assert np.abs(result["rate"][2:]).min() > 1e-4  # knees moving: measured 1.6e-3 and 0.14 W
 
 
+@pytest.mark.slow
 def test_walk3d_euler_pelvis_variant_equals_opensims(opensim_task):
     """The ``--euler-pelvis`` variant (the .osim's pelvis angles, no conversion) at three reference states with the
     knees still: the same agreement as the quaternion model."""

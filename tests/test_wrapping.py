@@ -99,6 +99,7 @@ def _walk3d_check(opensim_task, count, seed):
 
 
 @pytest.mark.opensim
+@pytest.mark.slow
 def test_walk3d_all_muscles_match_opensim(opensim_task):
     _walk3d_check(opensim_task, 30, seed=17)
 
@@ -110,6 +111,7 @@ def test_walk3d_all_muscles_match_opensim_300(opensim_task):
 
 
 @pytest.mark.opensim
+@pytest.mark.slow
 def test_muscle_analysis_without_paths_reports_opensims_values(opensim_task, tmp_path, capsys):
     """`trajopt muscle-analysis` without --paths: wrapped geometric paths, computeMomentArm moment arms."""
     from trajopt.cli import main

@@ -94,6 +94,7 @@ def _assert_report(report):
 
 
 @pytest.mark.opensim
+@pytest.mark.slow
 def test_arm26_ellipsoid_moment_arms(opensim_task):
     report = _moment_arm_report(opensim_task, 30, seed=152)
     _assert_report(report)
@@ -117,6 +118,7 @@ def test_arm26_geometric_paths_wrap_every_muscle():
 
 @pytest.mark.opensim
 @pytest.mark.parametrize("method, tolerance", [("midpoint", 1e-12), ("axial", 1e-8)])
+@pytest.mark.slow
 def test_midpoint_and_axial_methods_match_opensim(opensim_task, tmp_path, method, tolerance):
     """arm26 with every PathWrap's method set to midpoint or axial (only the ellipsoids use it). Measured at 300
     configurations: midpoint 4.4e-16 m (BIClong), 2.5e-15 m (TRIlong); axial 2.5e-15 m but for one BIClong sample

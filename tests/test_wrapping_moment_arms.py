@@ -108,6 +108,7 @@ def test_arm26_cylinder_moment_arms(opensim_task):
 
 
 @pytest.mark.opensim
+@pytest.mark.slow
 def test_walk3d_moment_arms(opensim_task):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OsimIgnoredWarning)
@@ -121,6 +122,7 @@ def test_walk3d_moment_arms(opensim_task):
         assert worst <= 1e-6, (name, worst)
 
 
+@pytest.mark.slow
 def test_wrapped_unit_tension_loads_give_the_generalized_force_moment_arms():
     """The body wrenches of a wrapped path's tension (at the path and tangent points) are OpenSim's point forces:
     their generalized forces Σ J_bᵀ w_b (plus moving points') must equal the generalized-force moment arms."""

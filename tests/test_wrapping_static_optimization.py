@@ -67,6 +67,7 @@ def test_elbow_flexion_matches_opensim(opensim_task, no_ellipsoids):
 
 
 @pytest.mark.opensim
+@pytest.mark.slow
 def test_shoulder_elbow_reach(opensim_task, no_ellipsoids):
     """Shoulder -30 -> 130 deg (160 of the 270 deg range) and elbow 10 -> 90 deg in 4 s: the shoulder needs
     reserves up to 8.9 N·m and several muscles saturate."""
@@ -81,6 +82,7 @@ def test_shoulder_elbow_reach(opensim_task, no_ellipsoids):
 
 
 @pytest.mark.opensim
+@pytest.mark.slow
 def test_elbow_flexion_with_ellipsoids_matches_opensim(opensim_task):
     """arm26 as it is: TRIlong and BIClong over their ellipsoids (tests/test_wrapping_ellipsoid.py)."""
     difference, _ = _compare(opensim_task, ARM26, ELBOW_MOTION, True, fiber=VARIANTS["fiber"])

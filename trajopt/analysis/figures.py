@@ -1,7 +1,9 @@
-"""Figures of inverse dynamics and static optimization results, optionally against a reference (OpenSim).
+"""The figure and animation module every command and example draws with: matplotlib's pyplot on the Agg backend,
+saving a figure, writing a GIF from a per-frame drawing function, and the curve figures of inverse dynamics and static
+optimization results (optionally against a reference such as OpenSim).
 
-Curves: trajopt solid, reference dashed in the same colour. Matplotlib is imported lazily with the
-Agg backend, so importing this module costs nothing.
+Curves: trajopt solid, reference dashed in the same colour. Matplotlib is imported lazily, so importing this module
+costs nothing.
 """
 
 from __future__ import annotations
@@ -11,13 +13,42 @@ from pathlib import Path
 import numpy as np
 
 
-def _pyplot():
+def pyplot():
+    """matplotlib.pyplot on the Agg backend (files only, no window), imported on first use."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def save_figure(figure, path, dpi: int = 110, tight: bool = True) -> Path:
+    """Lay out (``tight``), save ``figure`` to ``path`` (folders made) and close it."""
+    plt = pyplot()
+    if tight:
+        figure.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=dpi)
+    plt.close(figure)
+    return path
+
+
+def write_animation(figure, draw, frames: int, path, fps: int = 12, dpi: int = 70) -> Path:
+    """A GIF of ``figure`` redrawn by ``draw(frame)`` for frame = 0 .. frames-1 (Pillow); closes the figure."""
+    plt = pyplot()
+    from matplotlib.animation import PillowWriter
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    writer = PillowWriter(fps=fps)
+    with writer.saving(figure, str(path), dpi=dpi):
+        for frame in range(frames):
+            draw(frame)
+            writer.grab_frame()
+    plt.close(figure)
+    return path
 
 
 def plot_series(path, title: str, ylabel: str, times, labels, values, reference_times=None,
@@ -27,7 +58,7 @@ def plot_series(path, title: str, ylabel: str, times, labels, values, reference_
 
     ``extra``: optional (name, times, values) drawn dotted (e.g. another trajopt variant).
     """
-    plt = _pyplot()
+    plt = pyplot()
     figure, axes = plt.subplots(figsize=(7.5, 4.5))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     values = np.asarray(values)
@@ -49,17 +80,12 @@ def plot_series(path, title: str, ylabel: str, times, labels, values, reference_
     axes.set_xlabel("time [s]")
     axes.set_ylabel(ylabel)
     axes.grid(alpha=0.3)
-    figure.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    return path
+    return save_figure(figure, path, dpi=110)
 
 
 def plot_joint_reactions(path, inverse_dynamics, joints, title: str) -> Path:
     """Forces and moments of ``joints`` (names), one row per joint (Figure 20 of the arm26 paper)."""
-    plt = _pyplot()
+    plt = pyplot()
     result = inverse_dynamics
     figure, axes = plt.subplots(len(joints), 2, figsize=(9, 3.2 * len(joints)), squeeze=False)
     for row, joint in enumerate(joints):
@@ -76,9 +102,4 @@ def plot_joint_reactions(path, inverse_dynamics, joints, title: str) -> Path:
             ax.grid(alpha=0.3)
             ax.legend(fontsize=8)
     figure.suptitle(title, fontsize=10)
-    figure.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    return path
+    return save_figure(figure, path, dpi=110)

@@ -23,7 +23,7 @@ import numpy as np
 
 from trajopt.analysis.external_loads_file import external_loads_from
 from trajopt.errors import MotionFileError, TrajoptInputError
-from trajopt.io import Table, motion_processor, write_csv, write_sto
+from trajopt.io import Table, motion_processor, write_sto
 from trajopt.multibody import BodyAxes, ReactionAxes, inverse_dynamics, joint_reaction_loads
 from trajopt.io.signals import coordinate_splines, natural_spline
 
@@ -143,13 +143,12 @@ class InverseDynamicsResult:
         return Table(self.times, tuple(labels), np.column_stack(columns), name="Joint Reactions")
 
     def write(self, folder, prefix: str = "inverse_dynamics") -> list[Path]:
-        """``<prefix>_generalized_forces`` and ``<prefix>_joint_reactions`` as .sto and .csv."""
+        """``<prefix>_generalized_forces`` and ``<prefix>_joint_reactions`` as .sto."""
         folder = Path(folder)
         written = []
         for name, table in (("generalized_forces", self.generalized_forces_table()),
                             ("joint_reactions", self.reactions_table())):
             written.append(write_sto(folder / f"{prefix}_{name}.sto", table))
-            written.append(write_csv(folder / f"{prefix}_{name}.csv", table))
         return written
 
 

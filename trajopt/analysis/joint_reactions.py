@@ -28,7 +28,7 @@ import numpy as np
 
 from trajopt.analysis.inverse_dynamics import MotionKinematics
 from trajopt.errors import TrajoptInputError
-from trajopt.io import Table, write_csv, write_sto
+from trajopt.io import Table, write_sto
 from trajopt.multibody import BodyAxes, ReactionAxes, inverse_dynamics, joint_reaction_loads
 from trajopt.paths.geometric import GeometricPaths, GeometricPathWarning, geometric_path
 
@@ -59,7 +59,7 @@ class MuscleJointReactions:
 
     def write(self, folder, prefix: str = "joint_reactions_with_muscles") -> list[Path]:
         folder = Path(folder)
-        return [write_sto(folder / f"{prefix}.sto", self.table()), write_csv(folder / f"{prefix}.csv", self.table())]
+        return [write_sto(folder / f"{prefix}.sto", self.table())]
 
 
 _GEOMETRIC_PATHS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

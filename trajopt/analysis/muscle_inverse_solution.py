@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.io import Table, write_csv, write_sto
+from trajopt.io import Table, write_sto
 from trajopt.multibody import BodyAxes, ReactionAxes
 from trajopt.ocp.solution import SolveStatus
 
@@ -153,11 +153,10 @@ class MuscleInverseSolution(SolveStatus):
         }
 
     def write(self, folder) -> list[Path]:
-        """Each table as .sto (OpenSim reads them) and .csv in ``folder``; written for failed solves too."""
+        """Each table as .sto (OpenSim reads them) in ``folder``; written for failed solves too."""
         folder = Path(folder)
         written = []
         for name, table in self.named_tables().items():
             written.append(write_sto(folder / f"{name}.sto", table))
-            written.append(write_csv(folder / f"{name}.csv", table))
         written += self.joint_reactions().write(folder, "joint_reactions")
         return written

@@ -47,7 +47,7 @@ from trajopt.analysis.external_loads_file import external_loads_from
 from trajopt.analysis.frame_optimization import DEFAULT_SOLVER, FrameLoads, Frames, optimize_frames
 from trajopt.analysis.inverse_dynamics import InverseDynamicsResult, processed_kinematics, solve_inverse_dynamics
 from trajopt.errors import TrajoptInputError
-from trajopt.io import Table, motion_processor, write_csv, write_sto
+from trajopt.io import Table, motion_processor, write_sto
 from trajopt.multibody import BodyAxes, ReactionAxes
 from trajopt.ocp import Ipopt, ResidualCoordinates, Residuals
 from trajopt.musculoskeletal.operators import ground_coordinates
@@ -119,14 +119,14 @@ class StaticOptimizationResult:
                      self.equality_error, name="Equality error")
 
     def write(self, folder, prefix: str = "static_optimization", figures: bool = False) -> list[Path]:
-        """Activations, forces, residuals, equality error, ID forces and reactions as .sto and .csv;
-        with ``figures``, PNGs of each in ``folder/figures``."""
+        """Activations, forces, residuals, equality error, ID forces and reactions as .sto (OpenSim reads them;
+        ``trajopt.io.write_csv`` writes any table as CSV on demand); with ``figures``, PNGs of each in
+        ``folder/figures``."""
         folder = Path(folder)
         written = []
         for name, table in (("activation", self.activations_table()), ("force", self.forces_table()),
                             ("residuals", self.residuals_table()), ("equality_error", self.equality_error_table())):
             written.append(write_sto(folder / f"{prefix}_{name}.sto", table))
-            written.append(write_csv(folder / f"{prefix}_{name}.csv", table))
         written += self.inverse_dynamics.write(folder, f"{prefix}_inverse_dynamics")
         if figures:
             written += self._figures(folder / "figures", prefix)

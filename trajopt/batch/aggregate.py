@@ -7,6 +7,7 @@ import csv
 import math
 from pathlib import Path
 
+from trajopt.analysis.figures import pyplot, save_figure
 from trajopt.batch.manifest import Manifest, input_key, task_identity
 from trajopt.batch.spec import BatchSpec
 from trajopt.batch.tasks import task_definition
@@ -86,11 +87,7 @@ def write_aggregate(spec: BatchSpec, out) -> list[Path]:
 
 
 def plot(records: list[dict], x: str, ys, path: Path, units=None) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     figure, axes = plt.subplots(1, len(ys), figsize=(3.6 * len(ys), 3.2), squeeze=False)
     for axis, y in zip(axes[0], ys):
         for status, style in (("done", "o-"), ("failed", "x")):
@@ -104,7 +101,4 @@ def plot(records: list[dict], x: str, ys, path: Path, units=None) -> Path:
         axis.grid(alpha=0.3)
     if any(r["status"] == "failed" for r in records):
         axes[0, 0].legend(fontsize=8)
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    return path
+    return save_figure(figure, path, dpi=100)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.analysis.figures import pyplot, save_figure
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_out
 from trajopt.io.output import fresh_output
@@ -33,11 +34,7 @@ STYLES = {
 
 
 def _plot(figure_path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     tendon_length = np.linspace(0.95, 1.07, 300)
     tendon_force = np.linspace(-0.15, 2.0, 300)
     fiber_length = np.linspace(0.2, 1.8, 300)
@@ -106,10 +103,7 @@ def _plot(figure_path: Path) -> None:
     figure.suptitle(
         "DeGroote et al. (2016) musculotendon curves: OpenSim's DeGrooteFregly2016Muscle vs published constants"
     )
-    figure.tight_layout()
-    figure_path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(figure_path, dpi=110)
-    plt.close(figure)
+    save_figure(figure, figure_path, dpi=110)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.analysis.figures import _pyplot
+from trajopt.analysis.figures import pyplot, save_figure
 from trajopt.analysis.reaction_goal import affine_value
 
 
@@ -46,7 +46,7 @@ def compare_activations(solution, reference) -> ActivationComparison:
 def plot_activations(path, solution, reference=None, reference_name: str = "Moco", emg=None,
                      title: str = "Muscle activations") -> Path:
     """One small axes per muscle: trajopt solid, reference dashed, tracked EMG (``EmgTracking``) dotted."""
-    plt = _pyplot()
+    plt = pyplot()
     names = solution.muscle_names
     columns = 8 if len(names) > 16 else 4
     rows = int(np.ceil(len(names) / columns))
@@ -74,11 +74,7 @@ def plot_activations(path, solution, reference=None, reference_name: str = "Moco
     figure.suptitle(f"{title} (activation, 0-1; time in s)", fontsize=10)
     figure.subplots_adjust(left=0.04, right=0.98, bottom=0.04, top=1 - 0.9 / (1.5 * rows + 0.6), hspace=0.45,
                            wspace=0.12)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    return path
+    return save_figure(figure, path, dpi=100, tight=False)
 
 
 def summary_lines(solution, title: str, settings: list[tuple[str, str, str]] | None = None,
@@ -149,7 +145,7 @@ def write_report(folder, solution, title: str, reference=None, reference_name: s
 def reaction_goal_section(folder, goals, solution, baseline, baseline_name: str = "effort only") -> list[str]:
     """Markdown lines and a figure (``figures/joint_reactions_goal.png``) comparing the loads the
     ``JointReactionGoal``s minimize at ``solution`` with those at ``baseline`` (the same problem without them)."""
-    plt = _pyplot()
+    plt = pyplot()
     inverse = solution.inverse
     kinematics = solution.variables.data.kinematics
     wrenches = solution.variables.external_wrenches
@@ -171,10 +167,7 @@ def reaction_goal_section(folder, goals, solution, baseline, baseline_name: str 
         axis.set_ylabel(f"{goal.joint} (N)")
         axis.legend(fontsize=7)
     axes[-1, 0].set_xlabel("time (s)")
-    figure.tight_layout()
-    (Path(folder) / "figures").mkdir(parents=True, exist_ok=True)
-    figure.savefig(Path(folder) / "figures" / "joint_reactions_goal.png", dpi=110)
-    plt.close(figure)
+    save_figure(figure, Path(folder) / "figures" / "joint_reactions_goal.png", dpi=110)
     effort = solution.effort_terms()
     lines += ["", "Effort terms with the goals: " + ", ".join(f"{k} {v:.6g}" for k, v in effort.items())
               + "; without: " + ", ".join(f"{k} {v:.6g}" for k, v in baseline.effort_terms().items()) + ".",

@@ -9,21 +9,13 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
-from trajopt.io.tables import Table, read_table, write_csv, write_sto
+from trajopt.analysis.figures import pyplot, save_figure, write_animation
+from trajopt.io.tables import Table, read_table, write_sto
 from trajopt.multibody import point_position
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
 from trajopt.prediction import MuscleDrivenProblem
 
 HERE = Path(__file__).resolve().parent
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def opensim_state_labels(built: MuscleDrivenProblem) -> tuple[list[str], list[str], list[str]]:
@@ -52,11 +44,10 @@ SOLUTION_UNITS = {"q": "rad", "u": "rad/s", "accelerations": "rad/s²", "activat
 
 def write_results(built: MuscleDrivenProblem, solution, folder, animate: bool = True, hand=None, target=None,
                   moco: Table | None = None, animation_frames: int = 26) -> Path:
-    """Write the solution (.sto/.csv), OpenSim states/controls, muscle forces, figures and a GIF to ``folder``."""
+    """Write the solution (.sto), OpenSim states/controls, muscle forces, figures and a GIF to ``folder``."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     write_sto(folder / "solution.sto", solution.table())
-    write_csv(folder / "solution.csv", solution.table())
     data = trajectories(built, solution)
     q_labels, u_labels, a_labels = opensim_state_labels(built)
     states = np.hstack([data["q"], data["u"], data["activations"]])
@@ -81,7 +72,7 @@ def read_moco_solution(path) -> Table:
 
 def plot_muscles(built: MuscleDrivenProblem, data: dict, path, moco: Table | None = None) -> None:
     """Coordinates, muscle controls/activations and tendon forces; Moco's solution dashed when given."""
-    plt = _plt()
+    plt = pyplot()
     figure, axes = plt.subplots(1, 3, figsize=(13, 3.8))
     names = built.model.coordinate_names
     colours = plt.cm.tab10(np.arange(len(built.model.muscle_names)))
@@ -106,9 +97,7 @@ def plot_muscles(built: MuscleDrivenProblem, data: dict, path, moco: Table | Non
         axis.set_xlabel("time (s)")
     if moco is not None:
         axes[1].set_title("dashed: Moco (OpenSim 4.6)", fontsize="small")
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    save_figure(figure, path, dpi=110)
 
 
 def _muscle_points(built: MuscleDrivenProblem):
@@ -142,33 +131,31 @@ def _drawing_points(built: MuscleDrivenProblem, hand) -> tuple[ca.Function, list
 
 def animate_arm(built: MuscleDrivenProblem, data: dict, path, hand=None, target=None, frames: int = 26) -> None:
     """GIF of the arm in the sagittal (x, y) plane, muscle lines coloured by activation (PillowWriter)."""
-    plt = _plt()
-    from matplotlib.animation import PillowWriter
-
+    plt = pyplot()
     function, sizes = _drawing_points(built, hand)
     chosen = np.linspace(0, data["time"].size - 1, frames).round().astype(int)
     colormap = plt.cm.plasma
     figure, axis = plt.subplots(figsize=(3.6, 3.6))
-    writer = PillowWriter(fps=12)
-    with writer.saving(figure, str(path), dpi=80):
-        for index in chosen:
-            points = np.asarray(function(data["q"][index]))
-            axis.clear()
-            axis.plot(points[0, :3], points[1, :3], "-o", color="0.3", lw=4, ms=5)
-            start = 3
-            for k, size in enumerate(sizes):
-                line = points[:, start:start + size]
-                start += size
-                axis.plot(line[0], line[1], color=colormap(float(data["activations"][index, k])), lw=2)
-            if target is not None:
-                axis.plot(target[0], target[1], "x", color="red", ms=10, mew=2)
-            axis.set_xlim(-0.25, 0.45)
-            axis.set_ylim(0.2, 0.9)
-            axis.set_aspect("equal")
-            axis.set_title(f"t = {data['time'][index]:.2f} s (colour: activation 0-1)", fontsize=7)
-            axis.tick_params(labelsize=6)
-            writer.grab_frame()
-    plt.close(figure)
+
+    def draw(frame):
+        index = chosen[frame]
+        points = np.asarray(function(data["q"][index]))
+        axis.clear()
+        axis.plot(points[0, :3], points[1, :3], "-o", color="0.3", lw=4, ms=5)
+        start = 3
+        for k, size in enumerate(sizes):
+            line = points[:, start:start + size]
+            start += size
+            axis.plot(line[0], line[1], color=colormap(float(data["activations"][index, k])), lw=2)
+        if target is not None:
+            axis.plot(target[0], target[1], "x", color="red", ms=10, mew=2)
+        axis.set_xlim(-0.25, 0.45)
+        axis.set_ylim(0.2, 0.9)
+        axis.set_aspect("equal")
+        axis.set_title(f"t = {data['time'][index]:.2f} s (colour: activation 0-1)", fontsize=7)
+        axis.tick_params(labelsize=6)
+
+    write_animation(figure, draw, chosen.size, path, fps=12, dpi=80)
 
 
 def compare_with_moco(built: MuscleDrivenProblem, solution, moco: Table) -> dict:

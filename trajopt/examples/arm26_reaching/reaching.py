@@ -253,7 +253,8 @@ def main(argv=None) -> int:
     add_out(parser, "arm26-reaching")  # a run replaces the subfolders it writes and adds its problems to summary.json
     parser.add_argument("--skip-comparisons", action="store_true",
                         help="only the reaching problem (not Moco's problem nor bioptim's static_arm)")
-    parser.add_argument("--no-animation", action="store_true", help="no arm.gif (saves a few seconds per problem)")
+    parser.add_argument("--animate", action="store_true", help="also write each problem's arm.gif")
+    parser.add_argument("--no-animation", dest="animate", action="store_false", help=argparse.SUPPRESS)
     parser.add_argument("--paths", choices=("polynomial", "geometric"), default="polynomial",
                         help="muscle paths: the polynomial surrogates of trajopt/examples/arm26/paths.json "
                              "(default), or "
@@ -290,7 +291,7 @@ def main(argv=None) -> int:
     report[name] = {"target": list(args.target), "duration": args.duration,
                     "final_time_weight": args.final_time_weight, "naive": summary(built, solution),
                     "warm": summary(built, warm), "final_hand": final_hand.tolist()}
-    outputs.write_results(built, solution, out / name, animate=not args.no_animation, hand=HAND,
+    outputs.write_results(built, solution, out / name, animate=args.animate, hand=HAND,
                           target=args.target)
     if geometric:
         report[name]["paths"] = outputs.smooth_paths_check(built, solution, out / name)
@@ -305,7 +306,7 @@ def main(argv=None) -> int:
                           "moco_objective": info["objective"],
                           "relative_difference": solution.objective / info["objective"] - 1.0,
                           **outputs.compare_with_moco(built, solution, reference)}
-        outputs.write_results(built, solution, out / "moco_comparison", animate=not args.no_animation,
+        outputs.write_results(built, solution, out / "moco_comparison", animate=args.animate,
                               moco=reference)
         report["moco"].update(outputs.opensim_muscle_check(built, solution, out / "moco_comparison"))
         if geometric:
@@ -317,7 +318,7 @@ def main(argv=None) -> int:
                                               print_level=args.print_level, label="bioptim static_arm")
         report["static_arm"] = {"naive": summary(built, solution), "warm": summary(built, warm),
                                 **static_arm.describe(built, solution)}
-        outputs.write_results(built, solution, out / "static_arm", animate=not args.no_animation,
+        outputs.write_results(built, solution, out / "static_arm", animate=args.animate,
                               hand=None, target=static_arm.TARGET)
         failed += [] if solution.success else [("static_arm", solution)]
     if geometric:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.analysis.figures import pyplot, save_figure
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_out
 from trajopt.io.output import fresh_output
@@ -140,11 +141,7 @@ def _table(results: dict, primary: str, no_tolerance: dict, outside: float) -> s
 
 
 def _figure(muscle: str, rows: dict, rhythm: PathSamples, elevation: np.ndarray, file: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     lengths, arms = rhythm.muscle(muscle)
     figure, axes = plt.subplots(2, 4, figsize=(14, 6.5), sharex=True)
     panels = [("length (mm)", lengths, None)] + [(f"MA {name} (mm)", arms[:, j], j) for j, name in enumerate(EULER)]
@@ -160,10 +157,7 @@ def _figure(muscle: str, rows: dict, rhythm: PathSamples, elevation: np.ndarray,
     for axis in axes[1]:
         axis.set_xlabel("humerothoracic elevation (deg)")
     figure.suptitle(f"DAS3 {muscle} during abduction in the scapular plane: OpenSim vs polynomial approximations")
-    figure.tight_layout()
-    file.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(file, dpi=130)
-    plt.close(figure)
+    save_figure(figure, file, dpi=130)
 
 
 def main(argv=None) -> int:

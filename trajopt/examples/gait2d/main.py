@@ -193,7 +193,7 @@ def _written_by(stem: str, name: str) -> bool:
 
 def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level: int = 0,
         mirror_excitations: bool = False, tolerance: float = MOCO_TOLERANCE, elastic_tendons: bool = False,
-        compiled: bool = False) -> dict:
+        compiled: bool = False, animate: bool = False) -> dict:
     if tracking and (mirror_excitations or elastic_tendons):
         raise TrajoptInputError("gait2d: --mirror-excitations and --elastic-tendons apply to the prediction, "
                                 "not to --tracking")
@@ -221,8 +221,9 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
         outputs.write_stride(full, folder, f"{stem}_full_stride")
     written += [outputs.plot_joint_angles(gait, full, moco, folder / f"{stem}_joint_angles.png"),
                 outputs.plot_grfs(full, moco, folder / f"{stem}_grfs.png"),
-                outputs.plot_activations(gait, half, moco, folder / f"{stem}_activations.png"),
-                outputs.stick_figure_animation(gait, full, folder / f"{stem}_stick_figure.gif")]
+                outputs.plot_activations(gait, half, moco, folder / f"{stem}_activations.png")]
+    if animate:
+        written.append(outputs.stick_figure_animation(gait, full, folder / f"{stem}_stick_figure.gif"))
     from trajopt.examples.gait2d.simulate import resimulate
 
     nq, muscles = model.multibody.nq, len(model.muscle_names)
@@ -358,6 +359,7 @@ def main(argv=None) -> int:
     add_tolerance(parser, MOCO_TOLERANCE)  # the prediction's, also its constraint tolerance (Moco's)
     add_print_level(parser, 5)
     add_compiled(parser, default=False)  # the prediction's: C code kept in the disk cache, same iterates
+    parser.add_argument("--animate", action="store_true", help="also write the stick-figure GIF")
     args = parser.parse_args(argv)
     intervals = args.intervals if args.intervals is not None else (24 if args.tracking else 50)
     if intervals < 2 or not 0.0 < args.speed < 3.0:
@@ -371,7 +373,7 @@ def main(argv=None) -> int:
     if not 0.0 < args.tolerance < 1.0:
         parser.error(f"need 0 < --tolerance < 1, got {args.tolerance}")
     record = run(intervals, args.speed, args.tracking, args.out, args.print_level, args.mirror_excitations,
-                 args.tolerance, args.elastic_tendons, args.compiled)
+                 args.tolerance, args.elastic_tendons, args.compiled, animate=args.animate)
     if not record["success"]:
         print(f"{parser.prog}: IPOPT did not converge ({record['status']}, {record['iterations']} iterations); "
               f"worst constraint {record['worst_constraint']}; partial result in {args.out}", file=sys.stderr)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.analysis.figures import pyplot, save_figure, write_animation
 from trajopt.gait.expansion import full_cycle, table_mirror
 from trajopt.gait.ground_reactions import mirror_ground_reactions
 from trajopt.io.motion import read_motion
@@ -98,18 +99,9 @@ def moco_objective(moco: dict, model) -> float:
     return float(10.0 * np.trapezoid(np.sum(np.abs(controls) ** 3, axis=1), table.time) / (tx[-1] - tx[0]))
 
 
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def plot_joint_angles(gait, full: Stride, moco: dict, path: Path) -> Path:
     """Coordinates over the full stride (% of stride): trajopt, Moco, and the reference half cycle."""
-    plt = _plt()
+    plt = pyplot()
     model = gait.model
     reference = read_motion(REFERENCE_COORDINATES, coordinates=model.coordinate_names)
     moco_full = full_stride(gait, Stride(moco["solution"], *(np.zeros((moco["solution"].time.size, 3)),) * 4))
@@ -127,15 +119,12 @@ def plot_joint_angles(gait, full: Stride, moco: dict, path: Path) -> Path:
     axes[0, 0].legend(fontsize=7)
     for axis in axes[-1]:
         axis.set_xlabel("% stride")
-    figure.tight_layout()
-    figure.savefig(path, dpi=90)
-    plt.close(figure)
-    return path
+    return save_figure(figure, path, dpi=90)
 
 
 def plot_grfs(full: Stride, moco: dict, path: Path) -> Path:
     """Right-foot ground reactions over the stride: trajopt, Moco, and the reference half cycle."""
-    plt = _plt()
+    plt = pyplot()
     reference = read_table(REFERENCE_GRF)
     figure, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     for axis, component, name in ((axes[0], 0, "fore-aft"), (axes[1], 1, "vertical")):
@@ -149,15 +138,12 @@ def plot_grfs(full: Stride, moco: dict, path: Path) -> Path:
         axis.set_title(f"right foot, {name} (N)")
         axis.set_xlabel("% stride")
     axes[0].legend(fontsize=8)
-    figure.tight_layout()
-    figure.savefig(path, dpi=90)
-    plt.close(figure)
-    return path
+    return save_figure(figure, path, dpi=90)
 
 
 def plot_activations(gait, half: Stride, moco: dict, path: Path) -> Path:
     """Muscle activations over the half stride: trajopt vs Moco (the reference data has none)."""
-    plt = _plt()
+    plt = pyplot()
     names = gait.model.muscle_names
     figure, axes = plt.subplots(3, 6, figsize=(14, 7), sharex=True, sharey=True)
     moco_solution = moco["solution"]
@@ -169,17 +155,12 @@ def plot_activations(gait, half: Stride, moco: dict, path: Path) -> Path:
     axes[0, 0].legend(fontsize=7)
     for axis in axes[-1]:
         axis.set_xlabel("time (s)")
-    figure.tight_layout()
-    figure.savefig(path, dpi=80)
-    plt.close(figure)
-    return path
+    return save_figure(figure, path, dpi=80)
 
 
 def stick_figure_animation(gait, full: Stride, path: Path, frames: int = 40) -> Path:
     """A small GIF of the body origins (pelvis, hips, knees, ankles, heels, toes, torso) over the stride."""
-    plt = _plt()
-    from matplotlib.animation import FuncAnimation, PillowWriter
-
+    plt = pyplot()
     from trajopt.multibody import body_poses
 
     mb = gait.model.multibody
@@ -212,12 +193,8 @@ def stick_figure_animation(gait, full: Stride, path: Path, frames: int = 40) -> 
         for line, chain in zip(lines, chains):
             line.set_data([p[0, index[b]] for b in chain], [p[1, index[b]] for b in chain])
         title.set_text(f"t = {full.time[picks[frame]]:.3f} s")
-        return lines + [title]
 
-    animation = FuncAnimation(figure, draw, frames=len(picks), blit=False)
-    animation.save(path, writer=PillowWriter(fps=15), dpi=60)
-    plt.close(figure)
-    return path
+    return write_animation(figure, draw, len(picks), path, fps=15, dpi=60)
 
 
 def tracking_errors(gait, half: Stride) -> dict[str, float]:

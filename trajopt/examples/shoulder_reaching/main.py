@@ -166,8 +166,8 @@ def _markdown(report: dict) -> str:
               f"{report['explicit_dynamics']['quaternion']['status']}, "
               f"{report['explicit_dynamics']['quaternion']['iterations']} "
               f"iterations, objective {report['explicit_dynamics']['quaternion']['objective']:.4g}",
-              "", "Files: `*/solution.sto`, `*/solution.png`, `comparison.png`, `torque_identity.png`, `arm.gif`,",
-              "`summary.json` (all numbers, also for the warm and coarse solves)."]
+              "", "Files: `*/solution.sto`, `*/solution.png`, `comparison.png`, `torque_identity.png`,",
+              "`arm.gif` (with --animate), `summary.json` (all numbers, also for the warm and coarse solves)."]
     return "\n".join(lines) + "\n"
 
 
@@ -178,7 +178,8 @@ def main(argv=None) -> int:
                         help="intervals of the coarse solve that warm-starts the second solve (default 20)")
     add_out(parser, "shoulder-reaching")
     parser.add_argument("--no-kkt", action="store_true", help="skip the KKT condition numbers (dense SVD)")
-    parser.add_argument("--no-animation", action="store_true", help="no arm.gif")
+    parser.add_argument("--animate", action="store_true", help="also write arm.gif")
+    parser.add_argument("--no-animation", dest="animate", action="store_false", help=argparse.SUPPRESS)
     add_print_level(parser, 5)
     args = parser.parse_args(argv)
     if args.intervals < 2 or args.coarse_intervals < 2:
@@ -229,7 +230,7 @@ def main(argv=None) -> int:
               "euler_yzy_humerus_axes_residuals": describe(humerus_built, humerus, kkt)}
     outputs.plot_comparison((qb, qs), (eb, es), out / "comparison.png")
     outputs.plot_torque_identity(qb, qs, out / "torque_identity.png")
-    if not args.no_animation:
+    if args.animate:
         outputs.animate_arm(qb, qs, out / "arm.gif")
     (out / "summary.json").write_text(json.dumps(report, indent=1) + "\n")
     (out / "summary.md").write_text(_markdown(report))

@@ -6,19 +6,11 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.analysis.figures import pyplot, save_figure, write_animation
 from trajopt.io import write_sto
 from trajopt.multibody import point_position
 from trajopt.examples.shoulder_reaching.analysis import shoulder_torques, yzy_middle_angle
 from trajopt.examples.shoulder_reaching.reaching import ReachingProblem
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def write_solution(built: ReachingProblem, solution, folder: Path) -> None:
@@ -36,7 +28,7 @@ def plot_comparison(quaternion: tuple[ReachingProblem, object], euler: tuple[Rea
     """YZY middle angle, quaternion norm error, shoulder residuals (as humerus-axes torques) and activations."""
     from trajopt.examples.shoulder_reaching.analysis import euler_residuals_as_spatial_torques
 
-    plt = _plt()
+    plt = pyplot()
     (qb, qs), (eb, es) = quaternion, euler
     fig, axes = plt.subplots(2, 2, figsize=(10, 7))
     ax = axes[0, 0]
@@ -63,14 +55,12 @@ def plot_comparison(quaternion: tuple[ReachingProblem, object], euler: tuple[Rea
         ax.plot(qs.time, activations[k], label=name)
     ax.set(title="quaternion solution: activations", xlabel="time (s)")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
 
 
 def plot_torque_identity(built: ReachingProblem, solution, path: Path) -> None:
     """Shoulder muscle torques along the solution by the three routes of ``analysis``."""
-    plt = _plt()
+    plt = pyplot()
     torques = shoulder_torques(built.model, solution.value(built.q), solution.value(built.tendon_forces))
     fig, ax = plt.subplots(figsize=(7, 4))
     for k, axis in enumerate("xyz"):
@@ -79,16 +69,12 @@ def plot_torque_identity(built: ReachingProblem, solution, path: Path) -> None:
         ax.plot(solution.time, torques["constrained"][k], ":", color="k", lw=1)
     ax.set(title="shoulder muscle torque (humerus axes); dotted: (Eᵀ)⁻¹ R_Q* (eq. 15)", xlabel="time (s)", ylabel="N·m")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
 
 
 def animate_arm(built: ReachingProblem, solution, path: Path, frames: int = 30) -> None:
     """GIF of the arm in 3D (oblique and front views), muscle lines coloured by activation (blue 0, red max)."""
-    plt = _plt()
-    from matplotlib.animation import PillowWriter
-
+    plt = pyplot()
     arm = built.model
     model = arm.multibody
     times = np.linspace(solution.initial_time, solution.initial_time + solution.duration, frames)
@@ -107,25 +93,24 @@ def animate_arm(built: ReachingProblem, solution, path: Path, frames: int = 30) 
     fig = plt.figure(figsize=(7.0, 3.8))
     views = [fig.add_subplot(1, 2, i + 1, projection="3d") for i in range(2)]
     fig.subplots_adjust(left=0.0, right=1.0, bottom=0.0, top=0.86, wspace=0.05)
-    writer = PillowWriter(fps=10)
-    with writer.saving(fig, str(path), dpi=70):
-        for k in range(frames):
-            for ax, (elevation, azimuth), name in zip(views, ((20, -50), (5, 0)),
-                                                      ("oblique view", "front view (x toward the viewer)")):
-                ax.cla()
-                bones = np.array([shoulder, position(k, "r_humerus", elbow.translation), position(k, *arm.hand)])
-                # Axes: ground x (forward), z (lateral), y (up).
-                ax.plot(bones[:, 0], bones[:, 2], bones[:, 1], "k-", lw=4)
-                for m, muscle_path in enumerate(arm.paths):
-                    points = np.array([position(k, p.body, p.location) for p in muscle_path.points])
-                    ax.plot(points[:, 0], points[:, 2], points[:, 1], color=colormap(activations[m, k] / top), lw=2)
-                ax.scatter([built.target[0]], [built.target[2]], [built.target[1]], color="g", s=25)
-                ax.set(xlim=shoulder[0] + np.array([-0.3, 0.4]), ylim=shoulder[2] + np.array([-0.25, 0.45]),
-                       zlim=shoulder[1] + np.array([-0.6, 0.1]), xticks=[], yticks=[], zticks=[])
-                ax.set_box_aspect((0.7, 0.7, 0.7), zoom=1.1)
-                ax.set_title(name, fontsize=8)
-                ax.view_init(elevation, azimuth)
-            fig.suptitle(f"t = {times[k]:.2f} s; muscle colour: activation 0 (blue) to {top:.2f} (red); green: target",
-                         fontsize=8)
-            writer.grab_frame()
-    plt.close(fig)
+
+    def draw(k):
+        for ax, (elevation, azimuth), name in zip(views, ((20, -50), (5, 0)),
+                                                  ("oblique view", "front view (x toward the viewer)")):
+            ax.cla()
+            bones = np.array([shoulder, position(k, "r_humerus", elbow.translation), position(k, *arm.hand)])
+            # Axes: ground x (forward), z (lateral), y (up).
+            ax.plot(bones[:, 0], bones[:, 2], bones[:, 1], "k-", lw=4)
+            for m, muscle_path in enumerate(arm.paths):
+                points = np.array([position(k, p.body, p.location) for p in muscle_path.points])
+                ax.plot(points[:, 0], points[:, 2], points[:, 1], color=colormap(activations[m, k] / top), lw=2)
+            ax.scatter([built.target[0]], [built.target[2]], [built.target[1]], color="g", s=25)
+            ax.set(xlim=shoulder[0] + np.array([-0.3, 0.4]), ylim=shoulder[2] + np.array([-0.25, 0.45]),
+                   zlim=shoulder[1] + np.array([-0.6, 0.1]), xticks=[], yticks=[], zticks=[])
+            ax.set_box_aspect((0.7, 0.7, 0.7), zoom=1.1)
+            ax.set_title(name, fontsize=8)
+            ax.view_init(elevation, azimuth)
+        fig.suptitle(f"t = {times[k]:.2f} s; muscle colour: activation 0 (blue) to {top:.2f} (red); green: target",
+                     fontsize=8)
+
+    write_animation(fig, draw, frames, path, fps=10, dpi=70)

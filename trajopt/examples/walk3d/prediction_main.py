@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.analysis.figures import pyplot, save_figure, write_animation
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_compiled, add_intervals, add_max_iterations, add_out, add_print_level, add_tolerance
 from trajopt.errors import TrajoptInputError
@@ -61,12 +62,6 @@ def _percent_of_cycle(time):
     """A predicted full cycle's times in percent of its duration."""
     return 100 * (time - time[0]) / (time[-1] - time[0])
 
-
-def _save(plt, figure, path, dpi: int):
-    figure.tight_layout()
-    figure.savefig(path, dpi=dpi)
-    plt.close(figure)
-    return path
 
 def solve(intervals: int, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4,
           quaternion_pelvis: bool = True, acceleration_weight: float = ACCELERATION_WEIGHT,
@@ -110,18 +105,9 @@ def full_cycle_tables(walk, solution):
     return full, coordinates, grf
 
 
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def plot_comparisons(walk, full: Table, coordinates: Table, grf: Table, folder: Path) -> list[Path]:
     """GRFs vs grf_walk.mot, joint angles vs coordinates.sto, activations vs electromyography.sto (% gait cycle)."""
-    plt = _plt()
+    plt = pyplot()
     written = []
     percent = _percent_of_cycle(full.time)
     measured_grf = read_table(GRF)
@@ -134,7 +120,7 @@ def plot_comparisons(walk, full: Table, coordinates: Table, grf: Table, folder: 
             axes[row, col].plot(measured_percent, measured_grf.column(label)[window], "k:", label="grf_walk.mot")
             axes[row, col].set_title(f"{label} (N)", fontsize=9)
     axes[0, 0].legend(fontsize=7)
-    written.append(_save(plt, figure, folder / "grfs.png", 80))
+    written.append(save_figure(figure, folder / "grfs.png", dpi=80))
     reference = read_table(COORDINATES)
     window, reference_percent = _gait_cycle_percent(reference.time)
     translations = ("pelvis_tx", "pelvis_ty", "pelvis_tz")
@@ -148,7 +134,7 @@ def plot_comparisons(walk, full: Table, coordinates: Table, grf: Table, folder: 
     for axis in list(axes.flat)[len(shown):]:
         axis.set_visible(False)
     axes[0, 0].legend(fontsize=7)
-    written.append(_save(plt, figure, folder / "joint_angles.png", 70))
+    written.append(save_figure(figure, folder / "joint_angles.png", dpi=70))
     emg = read_table(EMG)
     window, emg_percent = _gait_cycle_percent(emg.time)
     figure, axes = plt.subplots(2, 5, figsize=(15, 6), sharex=True, sharey=True)
@@ -158,15 +144,13 @@ def plot_comparisons(walk, full: Table, coordinates: Table, grf: Table, folder: 
         axis.plot(emg_percent, emg.column(column)[window], "k:", label="EMG (normalized)")
         axis.set_title(f"{column} / {muscle}", fontsize=8)
     axes[0, 0].legend(fontsize=7)
-    written.append(_save(plt, figure, folder / "activations.png", 70))
+    written.append(save_figure(figure, folder / "activations.png", dpi=70))
     return written
 
 
 def stick_figure(walk, full: Table, path: Path, frames: int = 30) -> Path:
     """A 3D GIF of the body origins (pelvis, legs, torso, arms) over the gait cycle."""
-    plt = _plt()
-    from matplotlib.animation import FuncAnimation, PillowWriter
-
+    plt = pyplot()
     from trajopt.multibody import body_poses
 
     mb = walk.model.musculoskeletal.multibody
@@ -191,11 +175,8 @@ def stick_figure(walk, full: Table, path: Path, frames: int = 30) -> Path:
             # OpenSim's y is up: plot (x, -z, y).
             line.set_data_3d([o[0, index[b]] for b in chain], [-o[2, index[b]] for b in chain],
                              [o[1, index[b]] for b in chain])
-        return lines
 
-    FuncAnimation(figure, draw, frames=len(picks)).save(path, writer=PillowWriter(fps=12), dpi=60)
-    plt.close(figure)
-    return path
+    return write_animation(figure, draw, len(picks), path, fps=12, dpi=60)
 
 
 def objective_terms(walk, solution, acceleration_weight: float) -> dict:
@@ -331,7 +312,8 @@ def recipe_rows(recipe: Recipe) -> list[str]:
 
 def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4,
         quaternion_pelvis: bool = True, resimulate: bool = False, acceleration_weight: float = ACCELERATION_WEIGHT,
-        from_tracking: bool = False, compiled: bool = False, recipe: Recipe = PREDSIM_RECIPE) -> dict:
+        from_tracking: bool = False, compiled: bool = False, recipe: Recipe = PREDSIM_RECIPE,
+        animate: bool = False) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     walk, solution, seconds = solve(intervals, print_level, max_iterations, tol, quaternion_pelvis,
                                     acceleration_weight, from_tracking, compiled=compiled, recipe=recipe)
@@ -343,7 +325,8 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
     write_sto(folder / "full_cycle_coordinates.sto", coordinates)
     write_sto(folder / "full_cycle_ground_reactions.sto", grf)
     figures = plot_comparisons(walk, full, coordinates, grf, folder)
-    figures.append(stick_figure(walk, full, folder / "stick_figure.gif"))
+    if animate:
+        figures.append(stick_figure(walk, full, folder / "stick_figure.gif"))
     built = walk.muscle_driven
     q = solution.value(built.q)
     pelvis = walk.model.musculoskeletal.multibody.q_slice(PELVIS)
@@ -435,12 +418,13 @@ def main(argv=None) -> int:
                         help="predsim (default): PredSim's cost, compliant tendons, passive forces and toes; "
                              "moco-example: Moco's example3DWalking problem (cubed effort, rigid tendons)")
     add_compiled(parser, default=False)  # C code kept in the disk cache; same iterates
+    parser.add_argument("--animate", action="store_true", help="also write stick_figure.gif")
     args = parser.parse_args(argv)
     if args.intervals < 2:
         raise TrajoptInputError(f"walk3d-prediction: --intervals must be >= 2, got {args.intervals}")
     record = run(args.intervals, args.out, args.print_level, args.max_iterations, args.tolerance, not args.euler_pelvis,
                  args.resimulate, args.acceleration_weight, args.from_tracking, compiled=args.compiled,
-                 recipe=PREDSIM_RECIPE if args.recipe == "predsim" else MOCO_RECIPE)
+                 recipe=PREDSIM_RECIPE if args.recipe == "predsim" else MOCO_RECIPE, animate=args.animate)
     print(f"wrote {args.out}")
     return 0 if record["success"] else 1
 
