@@ -1,5 +1,6 @@
 """Optimal-control core: symbolic Problem, goals, transcriptions, IPOPT solver, Solution, verification."""
 
+from trajopt.ocp.continuation import MeshContinuation
 from trajopt.ocp.goals import Effort, Endpoint, FinalTime, Goal, Integral, ResidualPenalty, Tracking
 from trajopt.ocp.problem import Problem
 from trajopt.ocp.solution import Solution
@@ -9,5 +10,5 @@ from trajopt.ocp.variables import Free
 from trajopt.ocp.verification import Verification, verify
 
 __all__ = ["Effort", "Endpoint", "FinalTime", "Free", "Goal", "Guess", "HermiteSimpson", "Integral", "Ipopt",
-           "Problem", "Radau", "ResidualPenalty", "Solution", "Tracking", "Trapezoidal", "Verification",
-           "verify"]
+           "MeshContinuation", "Problem", "Radau", "ResidualPenalty", "Solution", "Tracking", "Trapezoidal",
+           "Verification", "verify"]

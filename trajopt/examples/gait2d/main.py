@@ -19,6 +19,7 @@ import argparse
 import json
 import sys
 import time
+from enum import Enum
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +27,7 @@ import numpy as np
 from trajopt.reports.helptext import description
 from trajopt.errors import TrajoptInputError
 from trajopt.io.output import default_output, fresh_output
-from trajopt.ocp import HermiteSimpson, Ipopt
+from trajopt.ocp import HermiteSimpson, Ipopt, MeshContinuation
 
 from trajopt.examples.gait2d import outputs
 from trajopt.examples.gait2d.model import MODEL_FILE, GaitModel
@@ -52,6 +53,23 @@ PREDICTION_OBJECTIVE_SCALING = 100.0
 MOCO_TOLERANCE = 1e-4  # convergence and constraint tolerance of Moco's example
 
 
+class SolverRoute(Enum):
+    """How the prediction is solved: IPOPT on the requested mesh from the guess, or mesh continuation (IPOPT on half
+    the mesh from the guess, then on the requested mesh from that solution; trajopt.ocp.MeshContinuation)."""
+
+    IPOPT = "ipopt"
+    MESH_CONTINUATION = "mesh-continuation"
+
+
+# The prediction's route (`trajopt bench solver-routes` measures both).
+DEFAULT_ROUTE = SolverRoute.IPOPT
+
+
+def prediction_solver(settings: Ipopt, route: SolverRoute = DEFAULT_ROUTE) -> Ipopt | MeshContinuation:
+    """The solver of the prediction: `settings` themselves, or mesh continuation with them."""
+    return settings if route is SolverRoute.IPOPT else MeshContinuation(settings)
+
+
 def solver_settings(print_level: int = 0, max_iterations: int = 1000, objective_scaling: float = 1.0,
                     compiled: bool = False, tolerance: float = MOCO_TOLERANCE) -> Ipopt:
     """Moco's tolerances for the example (convergence and constraint tolerance 1e-4) unless `tolerance` says
@@ -62,19 +80,19 @@ def solver_settings(print_level: int = 0, max_iterations: int = 1000, objective_
 
 def solve_prediction(intervals: int = 50, speed: float = 1.2, print_level: int = 0, model=None,
                      mirror_excitations: bool = False, moco_terms: bool = False, compiled: bool = False,
-                     tolerance: float = MOCO_TOLERANCE, tendons=RigidTendons()):
+                     tolerance: float = MOCO_TOLERANCE, tendons=RigidTendons(), route: SolverRoute = DEFAULT_ROUTE):
     """(gait problem, solution, seconds including NLP construction) from the reference-coordinates guess.
 
     `moco_terms`: midpoint controls tied to the mean of the mesh points' (Moco's transcription) instead of free;
     `tolerance`: IPOPT's convergence and constraint tolerance (Moco's 1e-4 stops about 1.6e-4 above the optimum
-    that 1e-8 reaches; `trajopt bench ipopt-settings`).
+    that 1e-8 reaches; `trajopt bench ipopt-settings`); `route`: IPOPT directly or mesh continuation.
     """
     started = time.perf_counter()
     gait = build_problem(intervals, speed, model=model, mirror_excitations=mirror_excitations, tendons=tendons)
     settings = solver_settings(print_level, objective_scaling=PREDICTION_OBJECTIVE_SCALING, compiled=compiled,
                                tolerance=tolerance)
     transcription = HermiteSimpson(intervals, interpolate_control_midpoints=moco_terms)
-    solution = gait.problem.solve(transcription, settings, guess=gait.reference_guess())
+    solution = gait.problem.solve(transcription, prediction_solver(settings, route), guess=gait.reference_guess())
     return gait, solution, time.perf_counter() - started
 
 
@@ -192,7 +210,7 @@ def _written_by(stem: str, name: str) -> bool:
 
 def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level: int = 0,
         mirror_excitations: bool = False, tolerance: float = MOCO_TOLERANCE, elastic_tendons: bool = False,
-        compiled: bool = False) -> dict:
+        compiled: bool = False, route: SolverRoute = DEFAULT_ROUTE) -> dict:
     if tracking and (mirror_excitations or elastic_tendons):
         raise TrajoptInputError("gait2d: --mirror-excitations and --elastic-tendons apply to the prediction, "
                                 "not to --tracking")
@@ -209,7 +227,8 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
     else:
         gait, solution, seconds = solve_prediction(intervals, speed, print_level, model, mirror_excitations,
                                                    tolerance=tolerance, compiled=compiled,
-                                                   tendons=ELASTIC_TENDONS if elastic_tendons else RigidTendons())
+                                                   tendons=ELASTIC_TENDONS if elastic_tendons else RigidTendons(),
+                                                   route=route)
     if not tracking and moco_info["prediction"]["num_mesh_intervals"] != intervals:
         print(f"note: Moco used {moco_info['prediction']['num_mesh_intervals']} intervals")
     print(f"{stem}: {solution.status} after {solution.iterations} iterations, {seconds:.1f} s "
@@ -246,6 +265,7 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
               "objective": solution.objective, "final_time": solution.duration, "seconds": seconds,
               "ipopt_seconds": solution.wall_time, "intervals": intervals, "speed": speed,
               "mirror_excitations": mirror_excitations, "elastic_tendons": elastic_tendons, "tolerance": tolerance,
+              "solver": None if tracking else route.value,
               "worst_constraint": solution.worst_constraint, "resimulation": drift, "opensim_check": check}
     moco_speed = 1.2  # Moco's example2DWalking: average speed 1.2 m/s
     same_problem = tracking or abs(speed - moco_speed) < 1e-9
@@ -256,7 +276,8 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
              f"Command: `trajopt run gait2d-prediction --intervals {intervals} --speed {speed}"
              f"{' --tracking' if tracking else ''}{' --mirror-excitations' if mirror_excitations else ''}"
              f"{' --elastic-tendons' if elastic_tendons else ''}"
-             f"{f' --tolerance {tolerance:g}' if tolerance != MOCO_TOLERANCE else ''}`. "
+             f"{f' --tolerance {tolerance:g}' if tolerance != MOCO_TOLERANCE else ''}"
+             f"{f' --solver {route.value}' if route is not DEFAULT_ROUTE and not tracking else ''}`. "
              f"Guess: trajopt/examples/gait2d/referenceCoordinates.sto.", ""]
     if not solution.success:
         lines += [f"**The solve did not converge: IPOPT status {solution.status} after {solution.iterations} "
@@ -363,20 +384,24 @@ def main(argv=None) -> int:
     parser.add_argument("--compiled", action="store_true",
                         help="prediction: compile the NLP functions to C and keep them in the disk cache (about 16 s "
                              "the first time, then IPOPT about 25 %% faster for the same problem, same iterates)")
+    parser.add_argument("--solver", choices=[route.value for route in SolverRoute], default=DEFAULT_ROUTE.value,
+                        help="prediction: 'ipopt' (IPOPT on the full mesh from the guess) or 'mesh-continuation' "
+                             "(IPOPT on half the mesh, then on the full mesh from that solution); default "
+                             f"{DEFAULT_ROUTE.value}")
     args = parser.parse_args(argv)
     intervals = args.intervals if args.intervals is not None else (24 if args.tracking else 50)
     if intervals < 2 or not 0.0 < args.speed < 3.0:
         parser.error(f"need --intervals >= 2 and 0 < --speed < 3 m/s, got {intervals} and {args.speed}")
     if args.tracking and (args.mirror_excitations or args.tolerance != MOCO_TOLERANCE or args.compiled
-                          or args.elastic_tendons):
-        parser.error("--mirror-excitations, --elastic-tendons, --tolerance and --compiled apply to the prediction, "
-                     "not to --tracking")
+                          or args.elastic_tendons or args.solver != DEFAULT_ROUTE.value):
+        parser.error("--mirror-excitations, --elastic-tendons, --tolerance, --compiled and --solver apply to the "
+                     "prediction, not to --tracking")
     if args.mirror_excitations and args.elastic_tendons:
         parser.error("give --mirror-excitations or --elastic-tendons, not both")
     if not 0.0 < args.tolerance < 1.0:
         parser.error(f"need 0 < --tolerance < 1, got {args.tolerance}")
     record = run(intervals, args.speed, args.tracking, args.out, args.print_level, args.mirror_excitations,
-                 args.tolerance, args.elastic_tendons, args.compiled)
+                 args.tolerance, args.elastic_tendons, args.compiled, SolverRoute(args.solver))
     if not record["success"]:
         print(f"{parser.prog}: IPOPT did not converge ({record['status']}, {record['iterations']} iterations); "
               f"worst constraint {record['worst_constraint']}; partial result in {args.out}", file=sys.stderr)
