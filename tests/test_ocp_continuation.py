@@ -39,3 +39,14 @@ def test_nonlinear_swing_up_same_optimum_and_iterations_count_both_solves():
 def test_coarsening_below_two_is_refused_in_one_line():
     with pytest.raises(TrajoptInputError, match="coarsening"):
         MeshContinuation(coarsening=1)
+
+
+def test_gait2d_prediction_route_reaches_the_analytic_optimum_on_a_tiny_problem():
+    # The shipped gait2d route (adaptive barrier on the half mesh, then the full mesh) on the double integrator.
+    from trajopt.examples.gait2d.main import SolverRoute, prediction_solver
+
+    ocp, *_ = double_integrator()
+    for route in SolverRoute:
+        solution = ocp.solve(HermiteSimpson(intervals=16), prediction_solver(Ipopt(tol=1e-10), route))
+        assert solution.success
+        assert solution.objective == pytest.approx(12.0, rel=1e-8)
