@@ -314,6 +314,9 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
         lines += summary_table(gait, solution, full, seconds, moco_info, moco,
                                None if mirror_excitations or elastic_tendons else folder,
                                "Moco" if same_problem else f"Moco at {moco_speed:g} m/s (another problem)") + [""]
+        if route is SolverRoute.MESH_CONTINUATION:
+            lines += [f"Solved by mesh continuation (`--solver {route.value}`): IPOPT on {intervals // 2} intervals "
+                      "from the guess, then on the full mesh from that solution; the iterations count both.", ""]
         if not (mirror_excitations or elastic_tendons):
             lines += mirrored_excitations_note(folder, *excitation_mirror_gap(gait, solution), solution.objective)
         lines += ["Same objective function: Moco's own trajectory scores "
