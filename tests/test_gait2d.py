@@ -278,6 +278,20 @@ def test_compiled_option_reaches_the_solver_settings(monkeypatch, tmp_path):
     assert gait2d_main.solver_settings(compiled=True).compiled and not gait2d_main.solver_settings().compiled
 
 
+def test_solver_option_reaches_the_run_and_is_refused_with_tracking(monkeypatch, tmp_path, capsys):
+    """--solver picks the prediction's route (mesh continuation by default); with --tracking it is refused."""
+    import trajopt.examples.gait2d.main as gait2d_main
+
+    routes = []
+    monkeypatch.setattr(gait2d_main, "run", lambda *args, route: routes.append(route) or {"success": True})
+    assert gait2d_main.main(["--out", str(tmp_path)]) == 0
+    assert gait2d_main.main(["--solver", "ipopt", "--out", str(tmp_path)]) == 0
+    assert routes == [gait2d_main.SolverRoute.MESH_CONTINUATION, gait2d_main.SolverRoute.IPOPT]
+    with pytest.raises(SystemExit) as stop:
+        gait2d_main.main(["--tracking", "--solver", "ipopt"])
+    assert stop.value.code == 2 and "--solver" in capsys.readouterr().err
+
+
 def test_elastic_tendons_option_reaches_the_run_and_is_refused_with_tracking(monkeypatch, tmp_path, capsys):
     """--elastic-tendons asks run() for compliant tendons; with --tracking or --mirror-excitations it is refused."""
     import trajopt.examples.gait2d.main as gait2d_main

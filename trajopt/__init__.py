@@ -34,6 +34,7 @@ from trajopt.ocp import (
     Hessian,
     Integral,
     Ipopt,
+    MeshContinuation,
     Problem,
     Radau,
     ResidualCoordinates,
@@ -61,7 +62,8 @@ __version__ = "0.1.0"
 __all__ = [
     "Bhargava2004Constants", "Bhargava2004MuscleConstants", "metabolics_bhargava2004_function",
     "DEGROOTE2016_OPENSIM", "DEGROOTE2016_PUBLISHED", "Effort", "ElasticTendonMuscle", "Endpoint", "FinalTime",
-    "FirstOrderActivationDeGroote2016", "Free", "Guess", "HermiteSimpson", "Integral", "Ipopt", "ModelFileError",
+    "FirstOrderActivationDeGroote2016", "Free", "Guess", "HermiteSimpson", "Integral", "Ipopt", "MeshContinuation",
+    "ModelFileError",
     "MotionFileError", "MuscleParameters", "OsimModel", "PolynomialPath", "PolynomialPaths", "Problem", "Radau",
     "ResidualPenalty", "RigidTendonMuscle", "Solution", "Table", "Tracking", "Trapezoidal", "TrajoptInputError",
     "MusculoskeletalModel", "Residuals", "StaticOptimization", "StaticOptimizationResult", "motion_inverse_dynamics",

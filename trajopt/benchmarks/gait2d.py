@@ -6,6 +6,8 @@ Hermite-Simpson mesh intervals (implicit multibody dynamics, exact Hessian, MUMP
 - "moco_terms": midpoint controls tied to the mean of the mesh points' (Moco's MocoCasADiSolver default),
   the figure to compare with Moco's;
 - "free": midpoint controls free variables (trajopt's default, `trajopt run gait2d-prediction`).
+Both are solved by the command's default route (mesh continuation: half the mesh, then the full mesh; the
+iterations count both solves).
 Each run records wall time end to end (model loading + problem build + transcription + NLP construction,
 which loads the compiled NLP functions from the disk cache, + IPOPT), the construction and IPOPT parts, seconds per
 IPOPT iteration, process CPU time, iterations and status, against Moco's recorded run for 50 intervals on this

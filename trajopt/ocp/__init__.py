@@ -1,5 +1,6 @@
 """Optimal-control core: symbolic Problem, goals, transcriptions, IPOPT solver, Solution, verification."""
 
+from trajopt.ocp.continuation import MeshContinuation
 from trajopt.ocp.goals import Effort, Endpoint, FinalTime, Goal, Integral, ResidualPenalty, Tracking
 from trajopt.ocp.problem import Problem
 from trajopt.ocp.residuals import ResidualCoordinates, Residuals
@@ -10,5 +11,5 @@ from trajopt.ocp.variables import Free
 from trajopt.ocp.verification import Verification, verify
 
 __all__ = ["Effort", "Endpoint", "FinalTime", "Free", "Goal", "Guess", "Hessian", "HermiteSimpson", "Integral",
-           "Ipopt", "Problem", "Radau", "ResidualCoordinates", "ResidualPenalty", "Residuals", "Solution", "Tracking",
-           "Trapezoidal", "Verification", "verify"]
+           "Ipopt", "MeshContinuation", "Problem", "Radau", "ResidualCoordinates", "ResidualPenalty", "Residuals",
+           "Solution", "Tracking", "Trapezoidal", "Verification", "verify"]

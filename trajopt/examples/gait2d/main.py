@@ -11,14 +11,18 @@ files with the stem ``prediction_mirror_excitations``; summary.md lists its obje
 ``--elastic-tendons`` solves the prediction with compliant tendons (``ELASTIC_TENDONS``: De Groote 2016's implicit
 tendon-force states, PredSim's derivative bounds and weight) and writes its files with the stem
 ``prediction_elastic_tendons`` (no OpenSim cross-check: 2D_gait.osim's muscles have rigid tendons).
+``--solver`` picks how the prediction is solved: mesh continuation (the default: half the mesh first, its solution
+the full mesh's guess; the iterations reported count both solves) or IPOPT on the full mesh from the guess.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
+from enum import Enum
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +31,7 @@ from trajopt.cli.helptext import description
 from trajopt.cli.options import add_compiled, add_out, add_print_level, add_tolerance
 from trajopt.errors import TrajoptInputError
 from trajopt.io.output import fresh_output
-from trajopt.ocp import HermiteSimpson, Ipopt
+from trajopt.ocp import HermiteSimpson, Ipopt, MeshContinuation
 
 from trajopt.examples.gait2d import outputs
 from trajopt.examples.gait2d.model import MODEL_FILE, GaitModel
@@ -53,6 +57,32 @@ PREDICTION_OBJECTIVE_SCALING = 100.0
 MOCO_TOLERANCE = 1e-4  # convergence and constraint tolerance of Moco's example
 
 
+class SolverRoute(Enum):
+    """How the prediction is solved: IPOPT on the requested mesh from the guess, or mesh continuation (IPOPT on half
+    the mesh from the guess, then on the requested mesh from that solution; trajopt.ocp.MeshContinuation)."""
+
+    IPOPT = "ipopt"
+    MESH_CONTINUATION = "mesh-continuation"
+
+
+# The prediction's route: the same optimum with fewer full-mesh factorizations (`trajopt bench solver-routes`).
+DEFAULT_ROUTE = SolverRoute.MESH_CONTINUATION
+
+
+# The half-mesh solve of the continuation starts from the rough reference guess: the adaptive barrier takes fewer
+# iterations there than the monotone one (which can stall on a coarse mesh).
+COARSE_MESH_OPTIONS = {"mu_strategy": "adaptive", "adaptive_mu_globalization": "never-monotone-mode"}
+
+
+def prediction_solver(settings: Ipopt, route: SolverRoute = DEFAULT_ROUTE) -> Ipopt | MeshContinuation:
+    """The solver of the prediction: `settings` themselves, or mesh continuation with them (the half mesh with the
+    adaptive barrier, the full mesh from its solution with a small initial barrier)."""
+    if route is SolverRoute.IPOPT:
+        return settings
+    coarse = dataclasses.replace(settings, options={**settings.options, **COARSE_MESH_OPTIONS})
+    return MeshContinuation(settings, coarse=coarse)
+
+
 def solver_settings(print_level: int = 0, max_iterations: int = 1000, objective_scaling: float = 1.0,
                     compiled: bool = False, tolerance: float = MOCO_TOLERANCE) -> Ipopt:
     """Moco's tolerances for the example (convergence and constraint tolerance 1e-4) unless `tolerance` says
@@ -63,19 +93,19 @@ def solver_settings(print_level: int = 0, max_iterations: int = 1000, objective_
 
 def solve_prediction(intervals: int = 50, speed: float = 1.2, print_level: int = 0, model=None,
                      mirror_excitations: bool = False, moco_terms: bool = False, compiled: bool = False,
-                     tolerance: float = MOCO_TOLERANCE, tendons=RigidTendons()):
+                     tolerance: float = MOCO_TOLERANCE, tendons=RigidTendons(), route: SolverRoute = DEFAULT_ROUTE):
     """(gait problem, solution, seconds including NLP construction) from the reference-coordinates guess.
 
     `moco_terms`: midpoint controls tied to the mean of the mesh points' (Moco's transcription) instead of free;
     `tolerance`: IPOPT's convergence and constraint tolerance (Moco's 1e-4 stops about 1.6e-4 above the optimum
-    that 1e-8 reaches; `trajopt bench ipopt-settings`).
+    that 1e-8 reaches; `trajopt bench ipopt-settings`); `route`: IPOPT directly or mesh continuation.
     """
     started = time.perf_counter()
     gait = build_problem(intervals, speed, model=model, mirror_excitations=mirror_excitations, tendons=tendons)
     settings = solver_settings(print_level, objective_scaling=PREDICTION_OBJECTIVE_SCALING, compiled=compiled,
                                tolerance=tolerance)
     transcription = HermiteSimpson(intervals, interpolate_control_midpoints=moco_terms)
-    solution = gait.problem.solve(transcription, settings, guess=gait.reference_guess())
+    solution = gait.problem.solve(transcription, prediction_solver(settings, route), guess=gait.reference_guess())
     return gait, solution, time.perf_counter() - started
 
 
@@ -193,7 +223,7 @@ def _written_by(stem: str, name: str) -> bool:
 
 def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level: int = 0,
         mirror_excitations: bool = False, tolerance: float = MOCO_TOLERANCE, elastic_tendons: bool = False,
-        compiled: bool = False, animate: bool = False) -> dict:
+        compiled: bool = False, animate: bool = False, route: SolverRoute = DEFAULT_ROUTE) -> dict:
     if tracking and (mirror_excitations or elastic_tendons):
         raise TrajoptInputError("gait2d: --mirror-excitations and --elastic-tendons apply to the prediction, "
                                 "not to --tracking")
@@ -210,7 +240,8 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
     else:
         gait, solution, seconds = solve_prediction(intervals, speed, print_level, model, mirror_excitations,
                                                    tolerance=tolerance, compiled=compiled,
-                                                   tendons=ELASTIC_TENDONS if elastic_tendons else RigidTendons())
+                                                   tendons=ELASTIC_TENDONS if elastic_tendons else RigidTendons(),
+                                                   route=route)
     if not tracking and moco_info["prediction"]["num_mesh_intervals"] != intervals:
         print(f"note: Moco used {moco_info['prediction']['num_mesh_intervals']} intervals")
     print(f"{stem}: {solution.status} after {solution.iterations} iterations, {seconds:.1f} s "
@@ -248,6 +279,7 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
               "objective": solution.objective, "final_time": solution.duration, "seconds": seconds,
               "ipopt_seconds": solution.wall_time, "intervals": intervals, "speed": speed,
               "mirror_excitations": mirror_excitations, "elastic_tendons": elastic_tendons, "tolerance": tolerance,
+              "solver": None if tracking else route.value,
               "worst_constraint": solution.worst_constraint, "resimulation": drift, "opensim_check": check}
     moco_speed = 1.2  # Moco's example2DWalking: average speed 1.2 m/s
     same_problem = tracking or abs(speed - moco_speed) < 1e-9
@@ -258,7 +290,8 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
              f"Command: `trajopt run gait2d-prediction --intervals {intervals} --speed {speed}"
              f"{' --tracking' if tracking else ''}{' --mirror-excitations' if mirror_excitations else ''}"
              f"{' --elastic-tendons' if elastic_tendons else ''}"
-             f"{f' --tolerance {tolerance:g}' if tolerance != MOCO_TOLERANCE else ''}`. "
+             f"{f' --tolerance {tolerance:g}' if tolerance != MOCO_TOLERANCE else ''}"
+             f"{f' --solver {route.value}' if route is not DEFAULT_ROUTE and not tracking else ''}`. "
              f"Guess: trajopt/examples/gait2d/referenceCoordinates.sto.", ""]
     if not solution.success:
         lines += [f"**The solve did not converge: IPOPT status {solution.status} after {solution.iterations} "
@@ -283,6 +316,9 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
         lines += summary_table(gait, solution, full, seconds, moco_info, moco,
                                None if mirror_excitations or elastic_tendons else folder,
                                "Moco" if same_problem else f"Moco at {moco_speed:g} m/s (another problem)") + [""]
+        if route is SolverRoute.MESH_CONTINUATION:
+            lines += [f"Solved by mesh continuation (`--solver {route.value}`): IPOPT on {intervals // 2} intervals "
+                      "from the guess, then on the full mesh from that solution; the iterations count both.", ""]
         if not (mirror_excitations or elastic_tendons):
             lines += mirrored_excitations_note(folder, *excitation_mirror_gap(gait, solution), solution.objective)
         lines += ["Same objective function: Moco's own trajectory scores "
@@ -360,20 +396,25 @@ def main(argv=None) -> int:
     add_print_level(parser, 5)
     add_compiled(parser, default=False)  # the prediction's: C code kept in the disk cache, same iterates
     parser.add_argument("--animate", action="store_true", help="also write the stick-figure GIF")
+    parser.add_argument("--solver", choices=[route.value for route in SolverRoute], default=DEFAULT_ROUTE.value,
+                        help="prediction: 'ipopt' (IPOPT on the full mesh from the guess) or 'mesh-continuation' "
+                             "(IPOPT on half the mesh, then on the full mesh from that solution); default "
+                             f"{DEFAULT_ROUTE.value}")
     args = parser.parse_args(argv)
     intervals = args.intervals if args.intervals is not None else (24 if args.tracking else 50)
     if intervals < 2 or not 0.0 < args.speed < 3.0:
         parser.error(f"need --intervals >= 2 and 0 < --speed < 3 m/s, got {intervals} and {args.speed}")
     if args.tracking and (args.mirror_excitations or args.tolerance != MOCO_TOLERANCE or args.compiled
-                          or args.elastic_tendons):
-        parser.error("--mirror-excitations, --elastic-tendons, --tolerance and --compiled apply to the prediction, "
-                     "not to --tracking")
+                          or args.elastic_tendons or args.solver != DEFAULT_ROUTE.value):
+        parser.error("--mirror-excitations, --elastic-tendons, --tolerance, --compiled and --solver apply to the "
+                     "prediction, not to --tracking")
     if args.mirror_excitations and args.elastic_tendons:
         parser.error("give --mirror-excitations or --elastic-tendons, not both")
     if not 0.0 < args.tolerance < 1.0:
         parser.error(f"need 0 < --tolerance < 1, got {args.tolerance}")
     record = run(intervals, args.speed, args.tracking, args.out, args.print_level, args.mirror_excitations,
-                 args.tolerance, args.elastic_tendons, args.compiled, animate=args.animate)
+                 args.tolerance, args.elastic_tendons, args.compiled, animate=args.animate,
+                 route=SolverRoute(args.solver))
     if not record["success"]:
         print(f"{parser.prog}: IPOPT did not converge ({record['status']}, {record['iterations']} iterations); "
               f"worst constraint {record['worst_constraint']}; partial result in {args.out}", file=sys.stderr)
