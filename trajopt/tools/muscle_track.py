@@ -3,7 +3,8 @@
     trajopt muscle-track MODEL.osim COORDINATES.sto [--grf GRF.mot [--grf-weight W]] [--contact CONTACT.xml]
         [--emg FILE] [--states-weight W] [--window T0 T1] [--mesh-interval S] [--elastic-tendons] --out DIR
 
-The model's muscles become DeGrooteFregly2016 muscles with rigid tendons (Moco's ModOps:
+The model's muscles become DeGrooteFregly2016 muscles with rigid tendons, or compliant ones with
+``--elastic-tendons`` (Moco's ModOps:
 ``--ignore-passive-fiber-force``, ``--active-force-width-scale``, ``--weld``); its SmoothSphereHalfSpaceForces, and
 those of ``--contact`` files (a ContactGeometrySet and a ForceSet, or one file holding both), are the feet's
 contacts; ExpressionBasedCoordinateForces of the model (and of ``--forces``) act as passive moments.
@@ -39,6 +40,7 @@ from trajopt.musculoskeletal.operators import (
 )
 from trajopt.ocp import Ipopt
 from trajopt.osim.expression_forces import generalized_forces_function
+from trajopt.prediction.tendon_dynamics import ElasticTendons, RigidTendons
 from trajopt.table import Table
 from trajopt.tools.common import add_forces_option, forces_operators, output_folder
 from trajopt.tools.muscle_inverse import read_paths
@@ -85,7 +87,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--ignore-passive-fiber-force", action="store_true", help="muscles without passive fiber force")
     parser.add_argument("--active-force-width-scale", type=float, default=1.0,
                         help="scale of the active force-length curve's width (Moco's example: 1.5)")
-    parser.add_argument("--elastic-tendons", action="store_true", help="compliant tendons (not available yet)")
+    parser.add_argument("--elastic-tendons", action="store_true",
+                        help="compliant tendons (implicit normalized tendon force, the model's tendon strain; "
+                             "default rigid)")
     parser.add_argument("--tolerance", type=float, default=1e-4, help="IPOPT tolerance (default 1e-4)")
     parser.add_argument("--max-iterations", type=int, default=1000, help="IPOPT iteration limit (default 1000)")
     parser.add_argument("--out", required=True, help="folder for the results (created)")
@@ -100,9 +104,6 @@ def load_tracking(args) -> MuscleDrivenTracking:
 def load_checked_tracking(args) -> tuple[MuscleDrivenTracking, CheckedMotion]:
     """``load_tracking`` and the coordinates as read (``trajopt.io.motion_units``: the unit the angles were read in
     and caveats about it; implausible angles and non-finite values are refused before the paths are built)."""
-    if args.elastic_tendons:
-        raise TrajoptInputError("--elastic-tendons: muscle-driven tracking with elastic tendons is not available yet "
-                                "(rigid tendons only)")
     if len(args.contact) > 2:
         raise TrajoptInputError(f"--contact: give at most two files (geometry and forces), got {len(args.contact)}")
     axes = tuple(args.grf_axes)
@@ -126,7 +127,8 @@ def load_checked_tracking(args) -> tuple[MuscleDrivenTracking, CheckedMotion]:
     study = MuscleDrivenTracking(model, checked.table, ground_reactions=args.grf, grf_axes=axes, emg=args.emg,
                                  weights=weights, window=None if args.window is None else tuple(args.window),
                                  mesh_interval=args.mesh_interval, lowpass_cutoff=args.lowpass, passive=passive,
-                                 residuals=None if args.residuals is None else GroundResiduals(args.residuals))
+                                 residuals=None if args.residuals is None else GroundResiduals(args.residuals),
+                                 tendons=ElasticTendons() if args.elastic_tendons else RigidTendons())
     return study, checked
 
 
