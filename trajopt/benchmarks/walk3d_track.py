@@ -171,9 +171,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench walk3d-track", description=description(__doc__))
     parser.add_argument("--mesh-interval", type=float, default=None,
                         help="mesh interval in s (default: walk3d-tracking's)")
-    parser.add_argument("--guess", choices=("coordinates", "inverse"), default="coordinates",
-                        help="the first guess: the tracked coordinates with activations 0.05 (MocoTrack's; default), "
-                             "or with the activations of a muscle inverse of the measured motion")
+    parser.add_argument("--guess", choices=("inverse", "coordinates"), default="inverse",
+                        help="the first guess: the tracked coordinates with the activations of a muscle inverse of the "
+                             "measured motion (default), or with activations 0.05 (MocoTrack's)")
     parser.add_argument("--tolerance", type=float, default=1e-4, help="IPOPT tolerance (default 1e-4)")
     parser.add_argument("--max-iterations", type=int, default=1000, help="IPOPT iteration limit (default 1000)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -188,7 +188,7 @@ def main(argv=None) -> int:
             "guess": args.guess, "tolerance": args.tolerance, "max_iterations": args.max_iterations}
     command = "trajopt bench walk3d-track" + "".join(
         f" --{key.replace('_', '-')} {value}" for key, value in (
-            ("mesh_interval", args.mesh_interval), ("guess", None if args.guess == "coordinates" else args.guess),
+            ("mesh_interval", args.mesh_interval), ("guess", None if args.guess == "inverse" else args.guess),
             ("tolerance", None if args.tolerance == 1e-4 else args.tolerance),
             ("max_iterations", None if args.max_iterations == 1000 else args.max_iterations)) if value is not None)
     report = {"benchmark": "walk3d-track", "command": command, "spec": spec,

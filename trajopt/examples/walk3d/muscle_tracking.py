@@ -7,7 +7,10 @@ window 0.48-1.61 s (one gait cycle, free ends): coordinates.sto's coordinates (t
 belong to the welded joints, the toes have no column) and their splined speeds, grf_walk.mot's forces (x, y, z of
 both feet, / body weight), excitation and actuator effort. Moco's example weighs its terms differently (states 0.05,
 effort 0.1, contact 5e-3 over m g once) and adds initial-state bounds around the data; the weights here are
-``WEIGHTS``. Writes the files of ``trajopt muscle-track`` to ./trajopt_results/walk3d_tracking (or --out).
+``WEIGHTS``. First guess: the coordinates with the activations of the walk3d inverse of the same motion (a muscle
+inverse solves in seconds and starts the muscles where the measured motion needs them), or activations 0.05 as
+MocoTrack's (``--guess coordinates``). Writes the files of ``trajopt muscle-track`` to
+./trajopt_results/walk3d_tracking (or --out).
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ WEIGHTS = TrackingWeights(coordinates=10.0, speeds=1.0, ground_reactions=10.0, e
                           coordinate_scales=(("pelvis_tx", 100.0), ("pelvis_ty", 100.0), ("pelvis_tz", 100.0),
                                              ("arm_rot_r", 20.0), ("arm_rot_l", 20.0)))
 MESH_INTERVAL = 0.05  # s
-GUESSES = ("coordinates", "inverse")
+GUESSES = ("inverse", "coordinates")
 
 
 def tracking_study(mesh_interval: float = MESH_INTERVAL, weights: TrackingWeights = WEIGHTS,
@@ -70,7 +73,7 @@ def inverse_activations(study: MuscleDrivenTracking) -> Table:
                  "walk3d inverse activations")
 
 
-def guess_for(study: MuscleDrivenTracking, built, kind: str = "coordinates"):
+def guess_for(study: MuscleDrivenTracking, built, kind: str = "inverse"):
     """The first guess: the tracked coordinates with the activations of ``inverse_activations`` ("inverse"), or
     with activations 0.05 ("coordinates", MocoTrack's)."""
     activations = inverse_activations(study) if kind == "inverse" else None
@@ -86,9 +89,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run walk3d-tracking", description=DESCRIPTION)
     parser.add_argument("--mesh-interval", type=float, default=MESH_INTERVAL,
                         help=f"mesh interval in s (default {MESH_INTERVAL:g})")
-    parser.add_argument("--guess", choices=GUESSES, default="coordinates",
-                        help="first guess: the coordinates with activations 0.05 (MocoTrack's; default), or with a "
-                             "muscle inverse's activations")
+    parser.add_argument("--guess", choices=GUESSES, default="inverse",
+                        help="first guess: the coordinates with a muscle inverse's activations (default), or with "
+                             "activations 0.05 (MocoTrack's)")
     parser.add_argument("--tolerance", type=float, default=1e-4, help="IPOPT tolerance (default 1e-4)")
     parser.add_argument("--max-iterations", type=int, default=1000, help="IPOPT iteration limit (default 1000)")
     parser.add_argument("--out", default=None, help="results folder (default ./trajopt_results/walk3d_tracking)")
