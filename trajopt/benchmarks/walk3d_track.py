@@ -1,5 +1,5 @@
 """Benchmark ``trajopt bench walk3d-track``: muscle-driven tracking of a full gait cycle of Moco's example3DWalking,
-end to end, against the issue's criteria and Moco's recorded times.
+end to end, against the tracking criteria and Moco's recorded times.
 
 The problem is ``trajopt run walk3d-tracking``'s (``trajopt/examples/walk3d/muscle_tracking.py``): 80 DeGroote
 rigid-tendon muscles, function-based paths, 12 contact spheres, coordinates.sto's coordinates and splined speeds and
