@@ -150,7 +150,7 @@ def markdown(report: dict) -> str:
               f"| of which imports and model processing (s) | {r['load_s']:.1f} |",
               f"| of which IPOPT (s) | {r['ipopt_s']:.1f} ({r['ipopt_s'] / max(r['iterations'], 1):.2f} per "
               f"iteration) |",
-              *([f"| CPU time of the solving process (s; about its wall time on an idle core) | {r['cpu_s']:.1f} |"]
+              *([f"| CPU time of the solving process (s; one BLAS thread) | {r['cpu_s']:.1f} |"]
                 if "cpu_s" in r else []), "",
               "## Criteria", "", "| criterion | measured | met |", "|---|---|---|",
               *[f"| {name} | {_shown(name, row)} | {'yes' if row['met'] else '**no**'} |"
