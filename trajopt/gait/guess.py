@@ -26,8 +26,9 @@ def speeds_from_coordinates(multibody, time, q) -> np.ndarray:
                       for k in range(len(time))])
 
 
-def guess_from_coordinates(built, time, q, muscle_level: float = 0.05) -> Guess:
-    """A ``Guess`` for a ``MuscleDrivenProblem`` from q (frames x nq, model coordinate order) on ``time``."""
+def guess_from_coordinates(built, time, q, muscle_level=0.05) -> Guess:
+    """A ``Guess`` for a ``MuscleDrivenProblem`` from q (frames x nq, model coordinate order) on ``time``;
+    ``muscle_level``: the activations and excitations, one value or frames x muscles."""
     time, q = np.asarray(time, dtype=float), np.atleast_2d(np.asarray(q, dtype=float))
     multibody = built.model.multibody
     if q.shape != (time.size, multibody.nq):
@@ -37,7 +38,7 @@ def guess_from_coordinates(built, time, q, muscle_level: float = 0.05) -> Guess:
     guess.set(built.q, q).set(built.u, u)
     if built.accelerations is not None and built.accelerations.is_symbolic():
         guess.set(built.accelerations, np.gradient(u, time, axis=0))
-    muscles = np.full((time.size, len(built.model.muscle_names)), muscle_level)
+    muscles = np.broadcast_to(np.asarray(muscle_level, dtype=float), (time.size, len(built.model.muscle_names)))
     guess.set(built.activations, muscles)
     if built.excitations is not None:
         guess.set(built.excitations, muscles)

@@ -46,6 +46,7 @@ from trajopt.prediction import (
     MuscleDrivenProblem,
     VariableScales,
 )
+from trajopt.prediction.tendon_dynamics import RigidTendons
 from trajopt.table import Table
 
 GRF_LABEL = "ground_force_{side}_v{axis}"  # OpenSim's gait GRF columns (createExternalLoadsTableForGait)
@@ -106,7 +107,10 @@ class MuscleDrivenTracking:
     (on every coordinate or those of the ground's joints) or None;
     ``symmetry``: a ``BilateralSymmetry`` to make the window a half gait cycle with mirrored ends (``progression``
     excluded), or None (free ends); ``start_at_zero``: a coordinate fixed to 0 at t0 (e.g. the walking direction's
-    translation of a half cycle that starts there), or None.
+    translation of a half cycle that starts there), or None; ``quaternion_norm_stabilization`` (1/s): as the gait
+    study's, for a model with a quaternion joint (whose components are then tracked as coordinates); ``tendons``:
+    ``RigidTendons()`` or ``ElasticTendons(...)`` (``trajopt.prediction.tendon_dynamics``: compliant tendons with
+    implicit normalized tendon-force states, started in fiber-tendon equilibrium by the guess).
     """
 
     model: object
@@ -126,6 +130,8 @@ class MuscleDrivenTracking:
     start_at_zero: str | None = None
     scales: VariableScales = VariableScales(speeds=5.0, accelerations=50.0)
     activation_smoothing: float = OPENSIM_ACTIVATION_SMOOTHING
+    quaternion_norm_stabilization: float = 0.0
+    tendons: object = RigidTendons()
 
     def __post_init__(self):
         if self.residuals is not None:
@@ -259,7 +265,9 @@ class MuscleDrivenTracking:
         built = walking_problem(model, contact_loads, duration=self.duration, bounds=self.bounds,
                                 generalized_forces=hook, initial_time=self.initial_time, scales=self.scales,
                                 start_at_zero=self.start_at_zero,
-                                activation_smoothing=self.activation_smoothing)
+                                activation_smoothing=self.activation_smoothing,
+                                quaternion_norm_stabilization=self.quaternion_norm_stabilization,
+                                tendons=self.tendons)
         if self.symmetry is not None:
             require_symmetric_ends(built, self.symmetry, exclude=(self.progression,))
         grf = None
@@ -280,23 +288,34 @@ class MuscleDrivenTracking:
         """Hermite-Simpson with ``mesh_interval`` (Moco's number of intervals: ceil(duration / mesh_interval))."""
         return HermiteSimpson(mesh_intervals(self.duration, self.mesh_interval))
 
-    def guess(self, built: MuscleDrivenProblem):
+    def guess(self, built: MuscleDrivenProblem, activations: Table | None = None):
         """MocoTrack's ``apply_tracked_states_to_guess``: the tracked coordinates (others at their default), speeds
-        by finite differences, activations and excitations 0.05, actuator controls and residuals 0."""
+        by finite differences, activations and excitations 0.05, actuator controls and residuals 0.
+        ``activations``: a table with a column per muscle of the model (e.g. a muscle inverse's solution of the
+        same motion), interpolated in time, for the activations and excitations instead of 0.05."""
         times = self.reference_times()
+        level = 0.05
+        if activations is not None:
+            missing = [name for name in self.model.muscle_names if name not in activations.labels]
+            if missing:
+                raise TrajoptInputError(f"tracking guess: the activations table has no column {missing[0]!r}")
+            level = np.column_stack([np.interp(times, activations.time, activations.column(name))
+                                     for name in self.model.muscle_names])
         multibody = self.model.multibody
         q = np.tile(multibody.default_q(), (times.size, 1))
         reference = self.reference_coordinates(times)
         names = tuple(self.model.coordinate_names)
         for k, name in enumerate(reference.labels):
             q[:, names.index(name)] = reference.data[:, k]
-        return guess_from_coordinates(built, times, q)
+        return guess_from_coordinates(built, times, q, level)
 
-    def solve(self, transcription=None, solver: Ipopt | None = None, guess=None) -> MuscleTrackingResult:
-        """Solve on ``transcription`` (default ``self.transcription()``) from ``guess`` (default ``self.guess``)."""
+    def solve(self, transcription=None, solver: Ipopt | None = None, guess=None,
+              built: TrackingProblem | None = None) -> MuscleTrackingResult:
+        """Solve on ``transcription`` (default ``self.transcription()``) from ``guess`` (default ``self.guess``);
+        ``built``: the problem of ``self.build()`` when the caller built it already (e.g. to make the guess)."""
         transcription = self.transcription() if transcription is None else transcription
         solver = Ipopt(tol=1e-4, print_level=5, options={"constr_viol_tol": 1e-4}) if solver is None else solver
-        problem = self.build()
+        problem = self.build() if built is None else built
         guess = self.guess(problem.muscle_driven) if guess is None else guess
         solution = problem.muscle_driven.problem.solve(transcription, solver, guess=guess)
         return MuscleTrackingResult(problem, solution)

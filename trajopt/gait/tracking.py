@@ -38,6 +38,15 @@ class TrackingWeights:
     actuator_controls: float = 1e-4
     speeds: float | None = None  # None: the coordinates' weight (MocoTrack's one weight for values and speeds)
     emg: float = 1.0
+    # (coordinate, relative weight) pairs scaling single coordinates' value and speed terms (MocoTrack's
+    # states_weight_set: 0 leaves one untracked); coordinates not named keep 1.
+    coordinate_scales: tuple[tuple[str, float], ...] = ()
+    speed_scales: tuple[tuple[str, float], ...] = ()
+
+    def __post_init__(self):
+        negative = [(name, w) for name, w in self.coordinate_scales + self.speed_scales if not w >= 0]
+        if negative:
+            raise TrajoptInputError(f"tracking weights: {negative[0][0]} has weight {negative[0][1]}, not >= 0")
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,6 +89,16 @@ def _selected(symbol, rows: list[int]):
     return symbol if rows == list(range(symbol.numel())) else ca.vertcat(*[symbol[i] for i in rows])
 
 
+def _column_weights(table: Table, scales: tuple[tuple[str, float], ...], what: str) -> np.ndarray:
+    """Per-column relative weights of ``table`` (1 unless ``scales`` names the column)."""
+    given = dict(scales)
+    unknown = sorted(set(given) - set(table.labels))
+    if unknown:
+        raise TrajoptInputError(f"tracking weights: {unknown[0]!r} is not a tracked {what} "
+                                f"({', '.join(table.labels)})")
+    return np.array([given.get(label, 1.0) for label in table.labels])
+
+
 def track(built, coordinates: Table, ground_reactions: GroundReactionReference | None = None,
           weights: TrackingWeights = TrackingWeights(), speeds: Table | None = None,
           emg: Table | None = None) -> None:
@@ -88,12 +107,15 @@ def track(built, coordinates: Table, ground_reactions: GroundReactionReference |
     model = built.model
     rows = _rows(coordinates, model.coordinate_names, "coordinates")
     problem = built.problem
-    problem.minimize(weights.coordinates * Tracking(_selected(built.q, rows), coordinates.time, coordinates.data))
+    problem.minimize(weights.coordinates * Tracking(_selected(built.q, rows), coordinates.time, coordinates.data,
+                                                    _column_weights(coordinates, weights.coordinate_scales,
+                                                                    "coordinate")))
     if speeds is not None:
         weight = weights.coordinates if weights.speeds is None else weights.speeds
         rows = _rows(speeds, model.speed_names, "speeds")
         if weight:
-            problem.minimize(weight * Tracking(_selected(built.u, rows), speeds.time, speeds.data))
+            problem.minimize(weight * Tracking(_selected(built.u, rows), speeds.time, speeds.data,
+                                               _column_weights(speeds, weights.speed_scales, "speed")))
     if ground_reactions is not None:
         forces, reference = ground_reactions.expressions_and_reference(built.q, built.u)
         problem.minimize(weights.ground_reactions * Tracking(forces, ground_reactions.table.time, reference))

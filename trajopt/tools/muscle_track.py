@@ -3,7 +3,8 @@
     trajopt muscle-track MODEL.osim COORDINATES.sto [--grf GRF.mot [--grf-weight W]] [--contact CONTACT.xml]
         [--emg FILE] [--states-weight W] [--window T0 T1] [--mesh-interval S] [--elastic-tendons] [--out DIR]
 
-The model's muscles become DeGrooteFregly2016 muscles with rigid tendons (Moco's ModOps:
+The model's muscles become DeGrooteFregly2016 muscles with rigid tendons, or compliant ones with
+``--elastic-tendons`` (Moco's ModOps:
 ``--ignore-passive-fiber-force``, ``--active-force-width-scale``, ``--weld``); its SmoothSphereHalfSpaceForces, and
 those of ``--contact`` files (a ContactGeometrySet and a ForceSet, or one file holding both), are the feet's
 contacts; ExpressionBasedCoordinateForces of the model (and of ``--forces``) act as passive moments.
@@ -42,6 +43,7 @@ from trajopt.musculoskeletal.operators import (
 )
 from trajopt.ocp import Ipopt, ResidualCoordinates, Residuals
 from trajopt.osim.expression_forces import generalized_forces_function
+from trajopt.prediction.tendon_dynamics import ElasticTendons, RigidTendons
 from trajopt.table import Table
 from trajopt.tools.common import add_forces_option, forces_operators, output_folder
 from trajopt.paths.files import read_paths
@@ -86,7 +88,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--ignore-passive-fiber-force", action="store_true", help="muscles without passive fiber force")
     parser.add_argument("--active-force-width-scale", type=float, default=1.0,
                         help="scale of the active force-length curve's width (Moco's example: 1.5)")
-    parser.add_argument("--elastic-tendons", action="store_true", help="compliant tendons (not available yet)")
+    parser.add_argument("--elastic-tendons", action="store_true",
+                        help="compliant tendons (implicit normalized tendon force, the model's tendon strain; "
+                             "default rigid)")
     add_tolerance(parser, 1e-4)
     add_max_iterations(parser, 1000)
     add_out(parser, "muscle-track")
@@ -101,9 +105,6 @@ def load_tracking(args) -> MuscleDrivenTracking:
 def load_checked_tracking(args) -> tuple[MuscleDrivenTracking, CheckedMotion]:
     """``load_tracking`` and the coordinates as read (``trajopt.io.motion_units``: the unit the angles were read in
     and caveats about it; implausible angles and non-finite values are refused before the paths are built)."""
-    if args.elastic_tendons:
-        raise TrajoptInputError("--elastic-tendons: muscle-driven tracking with elastic tendons is not available yet "
-                                "(rigid tendons only)")
     if len(args.contact) > 2:
         raise TrajoptInputError(f"--contact: give at most two files (geometry and forces), got {len(args.contact)}")
     axes = tuple(args.grf_axes)
@@ -130,7 +131,8 @@ def load_checked_tracking(args) -> tuple[MuscleDrivenTracking, CheckedMotion]:
     study = MuscleDrivenTracking(model, motion, ground_reactions=args.grf, grf_axes=axes, emg=args.emg,
                                  weights=weights, mesh_interval=check_mesh_interval(args.mesh_interval),
                                  passive=passive, residuals=None if args.residual_weight is None else Residuals(
-                                     100.0, 10.0, args.residual_weight, ResidualCoordinates.GROUND))
+                                     100.0, 10.0, args.residual_weight, ResidualCoordinates.GROUND),
+                                 tendons=ElasticTendons() if args.elastic_tendons else RigidTendons())
     return study, checked
 
 

@@ -39,6 +39,7 @@ import numpy as np
 
 from trajopt.contact import contact_loads_function, osim_contacts
 from trajopt.gait.ground_reactions import foot_ground_reactions
+from trajopt.gait.muscle_tracking import MuscleDrivenTracking
 from trajopt.gait.guess import free_joint_motion, guess_from_coordinates
 from trajopt.gait.passive_joint_torques import FALISSE2022, passive_joint_torques
 from trajopt.gait.predsim_cost import PREDSIM_WEIGHTS, PredSimWeights, predsim_cost, total
@@ -59,6 +60,7 @@ from trajopt.musculoskeletal.operators import (
     load_processed,
 )
 from trajopt.prediction import MuscleDrivenProblem
+from trajopt.table import Table
 from trajopt.prediction.tendon_dynamics import (
     PREDSIM_DERIVATIVE_BOUNDS,
     PREDSIM_DERIVATIVE_SCALE,
@@ -224,6 +226,10 @@ class Walk3dProblem:
     def quaternion_pelvis(self) -> bool:
         return self.model.musculoskeletal.multibody.nq != self.model.musculoskeletal.multibody.nv
 
+    @property
+    def bounds(self) -> GaitBounds:
+        return gait_bounds(self.model, self.recipe or MOCO_RECIPE)
+
     def reference_guess(self) -> Guess:
         time, q = reference_motion(quaternion_pelvis=self.quaternion_pelvis)
         return guess_from_coordinates(self.muscle_driven, time, q)
@@ -304,6 +310,13 @@ def _predsim_bounds(model: Walk3dModel) -> dict:
             for k, name in enumerate(names) if _base(name) in PREDSIM_COORDINATE_BOUNDS}
 
 
+def gait_bounds(model: Walk3dModel, recipe: Recipe) -> GaitBounds:
+    """The bounds of the recipe's prediction: PredSim's coordinate bounds with its cost, the walking direction's
+    translation, speeds, accelerations and the recipe's least activation."""
+    return GaitBounds({**(_predsim_bounds(model) if recipe.predsim_cost else {}), "pelvis_tx": (-1.0, 5.0)},
+                      (-SPEED_BOUND, SPEED_BOUND), MAX_ACCELERATION, (recipe.min_activation, 1.0))
+
+
 def build_problem(intervals: int = 50, speed: float | None = None, duration=Free(0.4, 0.8),
                   effort: bool = True, quaternion_pelvis: bool = True,
                   acceleration_weight: float = ACCELERATION_WEIGHT, recipe: Recipe = MOCO_RECIPE) -> Walk3dProblem:
@@ -315,8 +328,7 @@ def build_problem(intervals: int = 50, speed: float | None = None, duration=Free
     walk = half_gait_cycle(
         model.musculoskeletal, model.contacts, duration=duration, symmetry=model.symmetry,
         passive=model.passive, quaternion_norm_stabilization=NORM_STABILIZATION,
-        bounds=GaitBounds({**(_predsim_bounds(model) if recipe.predsim_cost else {}), "pelvis_tx": (-1.0, 5.0)},
-                          (-SPEED_BOUND, SPEED_BOUND), MAX_ACCELERATION, (recipe.min_activation, 1.0)),
+        bounds=gait_bounds(model, recipe),
         tendons=dataclasses.replace(PREDSIM_TENDONS, tendon_stiffness=dict(recipe.tendon_stiffness))
         if recipe.elastic_tendons else RigidTendons())
     built = walk.muscle_driven
@@ -341,29 +353,31 @@ def build_problem(intervals: int = 50, speed: float | None = None, duration=Free
     return Walk3dProblem(built, model, speed, int(intervals), recipe, terms)
 
 
-def build_tracking_problem(intervals: int = 50, duration: float | None = None,
-                           quaternion_pelvis: bool = True) -> Walk3dProblem:
-    """Track coordinates.sto's first half cycle (q with the quaternion pelvis, or the .osim's pelvis angles) and
-    grf_walk.mot's forces (x, y, z, both feet, / body weight) with ``trajopt.gait.track``, same model, symmetry and
-    bounds: a guess for the prediction that already walks on the contact model."""
-    from trajopt.gait.tracking import GroundReactionReference, TrackingWeights, track
-    from trajopt.io import read_table
-    from trajopt.table import Table
+def tracking_study(walk: Walk3dProblem) -> MuscleDrivenTracking:
+    """``trajopt.gait.muscle_tracking.MuscleDrivenTracking`` of coordinates.sto's first half cycle (times and
+    pelvis_tx from 0, the pelvis as ``walk``'s model has it) and grf_walk.mot's forces (x, y, z, both feet, / body
+    weight) on ``walk``'s model with its contacts, passive moments, bounds and symmetric ends, rigid tendons: its
+    solution on ``walk.transcription`` is a guess for the prediction that already walks on the contact model."""
+    from trajopt.gait.tracking import TrackingWeights
+    from trajopt.io import MotionProcessor, read_table
 
     half = (GAIT_CYCLE[1] - GAIT_CYCLE[0]) / 2
-    duration = half if duration is None else float(duration)
-    walk = build_problem(intervals, duration=duration, effort=False, quaternion_pelvis=quaternion_pelvis)
-    model, built = walk.model, walk.muscle_driven
-    time, q = reference_motion(duration=duration, quaternion_pelvis=quaternion_pelvis)
+    model = walk.model
+    time, q = reference_motion(duration=half + _MARGIN, quaternion_pelvis=walk.quaternion_pelvis)
     mb = model.musculoskeletal.multibody
     grf = read_table(HERE / "grf_walk.mot")
-    keep = (grf.time >= GAIT_CYCLE[0] - 0.02) & (grf.time <= GAIT_CYCLE[0] + duration + 0.02)
+    keep = (grf.time >= GAIT_CYCLE[0] - _MARGIN) & (grf.time <= GAIT_CYCLE[0] + half + _MARGIN)
     grf = Table(grf.time[keep] - GAIT_CYCLE[0], grf.labels, grf.data[keep], name="grf_walk")
-    weight = float(sum(b.mass for b in mb.bodies) * np.linalg.norm(mb.gravity))
-    reactions = GroundReactionReference(grf, model.ground_reactions, weight, axes=("x", "y", "z"))
-    track(built, Table(time, tuple(mb.coordinate_names), q), reactions,
-          TrackingWeights(coordinates=10.0, ground_reactions=1.0, excitations=1.0, actuator_controls=1.0))
-    return walk
+    weights = TrackingWeights(coordinates=10.0, speeds=0.0, ground_reactions=1.0, excitations=1.0,
+                              actuator_controls=1.0)
+    return MuscleDrivenTracking(
+        model.musculoskeletal, MotionProcessor(Table(time, tuple(mb.coordinate_names), q), window=(0.0, half)),
+        contacts=model.contacts, ground_reactions=grf, weights=weights, mesh_interval=half / walk.intervals,
+        bounds=walk.bounds, passive=model.passive, symmetry=model.symmetry, start_at_zero="pelvis_tx",
+        quaternion_norm_stabilization=NORM_STABILIZATION if walk.quaternion_pelvis else 0.0)
+
+
+_MARGIN = 0.02  # s of data beyond the tracked half cycle, so that it covers the window
 
 
 # IPOPT's adaptive barrier update: with the default monotone update the solve from the coordinates.sto guess stalls

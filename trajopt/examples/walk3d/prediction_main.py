@@ -37,7 +37,7 @@ from trajopt.table import Table
 from trajopt.examples.walk3d.opensim_check import solution_check
 from trajopt.examples.walk3d.gait_report import criteria_rows, walking_criteria
 from trajopt.examples.walk3d.prediction import (ACCELERATION_WEIGHT, COORDINATES, GAIT_CYCLE, HERE, MOCO_RECIPE, PELVIS,
-                                                PREDSIM_RECIPE, Recipe, build_problem, build_tracking_problem,
+                                                PREDSIM_RECIPE, Recipe, build_problem, tracking_study,
                                                 solver_settings)
 
 # One line for `trajopt --help`, read from this file without importing it.
@@ -67,16 +67,17 @@ def solve(intervals: int, print_level: int = 5, max_iterations: int = 1000, tol:
           quaternion_pelvis: bool = True, acceleration_weight: float = ACCELERATION_WEIGHT,
           from_tracking: bool = False, threads: int = 1, compiled: bool = False, recipe: Recipe = PREDSIM_RECIPE):
     """(walk3d problem, solution, seconds including the model build and NLP construction); with
-    ``from_tracking`` the guess is the solution of the tracking problem (``build_tracking_problem``)."""
+    ``from_tracking`` the guess is the solution of ``prediction.tracking_study`` on the same mesh."""
     started = time.perf_counter()
     walk = build_problem(intervals, quaternion_pelvis=quaternion_pelvis, acceleration_weight=acceleration_weight,
                          recipe=recipe)
     settings = solver_settings(print_level, max_iterations, tol, threads=threads, compiled=compiled)
     guess = walk.reference_guess()
     if from_tracking:
-        tracking = build_tracking_problem(intervals, quaternion_pelvis=quaternion_pelvis)
-        guess = tracking.problem.solve(tracking.transcription, settings, guess=tracking.reference_guess())
-        print(f"walk3d tracking: {guess.status} after {guess.iterations} iterations, objective {guess.objective:.6g}")
+        tracked = tracking_study(walk).solve(walk.transcription, settings)
+        guess = tracked.solution
+        print(f"walk3d tracking: {tracked.status} after {tracked.iterations} iterations, objective "
+              f"{tracked.objective:.6g}")
     solution = walk.problem.solve(walk.transcription, settings, guess=guess)
     return walk, solution, time.perf_counter() - started
 
