@@ -82,6 +82,7 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                                   "--out", "{results}/benchmarks/walk3d_50_threads2.json")),
     ("bench walk3d 100 intervals", ("bench", "walk3d", "--recipe", "moco-example", "--intervals", "100",
                                     "--out", "{results}/benchmarks/walk3d_100.json")),
+    ("bench walk3d-ablation", ("bench", "walk3d-ablation", "--out", "{results}/benchmarks/walk3d_ablation")),
     ("bench batch", ("bench", "batch", "--out", "{results}/batch")),
 )
 

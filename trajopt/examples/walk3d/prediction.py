@@ -40,6 +40,8 @@ import numpy as np
 from trajopt.contact import contact_loads_function, osim_contacts
 from trajopt.gait.ground_reactions import foot_ground_reactions
 from trajopt.gait.guess import free_joint_motion, guess_from_coordinates
+from trajopt.examples.walk3d.muscle_physiology import predsim_muscle_constants
+from trajopt.gait.body_distances import BodyDistance, require_body_distances
 from trajopt.gait.passive_joint_torques import FALISSE2022, passive_joint_torques
 from trajopt.gait.predsim_cost import PREDSIM_WEIGHTS, PredSimWeights, predsim_cost, total
 from trajopt.gait.study import GaitBounds, half_gait_cycle
@@ -87,17 +89,20 @@ class ModelChoices:
     ``passive_toes``: the mtp joints are passive (PredSim's spring 25 N·m/rad, damping 2 N·m·s/rad, Falisse et al.
     2022) instead of driven by 50 N·m actuators; ``predsim_passive_torques``: PredSim's limit torques and damping
     (0.1 N·m·s/rad) on every joint (``trajopt.gait.passive_joint_torques``) instead of Moco's
-    ExpressionBasedCoordinateForceSet with PredSim's lumbar torques.
+    ExpressionBasedCoordinateForceSet with PredSim's lumbar torques; ``weld_forearms``: the radioulnar joints welded
+    (PredSim's model has no forearm rotation, and this model's has no passive or muscle force to hold it).
     """
 
     passive_fiber_force: bool = False
     active_force_width_scale: float = 1.5
     passive_toes: bool = False
     predsim_passive_torques: bool = False
+    weld_forearms: bool = False
 
     def operators(self) -> tuple:
         toes = () if self.passive_toes else (AddCoordinateActuators(("mtp_angle_r", "mtp_angle_l"), 50.0, 1.0),)
-        return (WeldJoints(("patellofemoral_r", "patellofemoral_l")),
+        forearms = ("radioulnar_r", "radioulnar_l") if self.weld_forearms else ()
+        return (WeldJoints(("patellofemoral_r", "patellofemoral_l") + forearms),
                 DeGrooteMuscles(ignore_passive_fiber_force=not self.passive_fiber_force,
                                 active_force_width_scale=self.active_force_width_scale),
                 *toes,
@@ -176,10 +181,12 @@ def load_model(quaternion_pelvis: bool = True, choices: ModelChoices = MOCO_MODE
                        bilateral_symmetry(model, contacts=contacts))
 
 
-def reference_motion(start: float = GAIT_CYCLE[0], duration: float | None = None, quaternion_pelvis: bool = True):
+def reference_motion(start: float = GAIT_CYCLE[0], duration: float | None = None, quaternion_pelvis: bool = True,
+                     choices: ModelChoices = MOCO_MODEL):
     """(time from 0, q) of coordinates.sto from ``start`` over ``duration`` (default half the gait cycle), pelvis_tx
-    shifted to start at 0, in the model's coordinates (pelvis angles converted to the quaternion)."""
-    model = load_model(quaternion_pelvis)
+    shifted to start at 0, in the coordinates of the model processed as ``choices`` say (pelvis angles converted to
+    the quaternion)."""
+    model = load_model(quaternion_pelvis, choices)
     mb = model.musculoskeletal.multibody
     duration = (GAIT_CYCLE[1] - GAIT_CYCLE[0]) / 2 if duration is None else duration
     motion = read_motion(COORDINATES)
@@ -225,7 +232,8 @@ class Walk3dProblem:
         return self.model.musculoskeletal.multibody.nq != self.model.musculoskeletal.multibody.nv
 
     def reference_guess(self) -> Guess:
-        time, q = reference_motion(quaternion_pelvis=self.quaternion_pelvis)
+        time, q = reference_motion(quaternion_pelvis=self.quaternion_pelvis,
+                                   choices=MOCO_MODEL if self.recipe is None else self.recipe.model)
         return guess_from_coordinates(self.muscle_driven, time, q)
 
 
@@ -248,6 +256,12 @@ class Recipe:
     weights: PredSimWeights = PREDSIM_WEIGHTS
     min_activation: float = 0.0
     tendon_stiffness: tuple[tuple[str, float], ...] = ()  # (muscle, kT) overrides of compliant tendons
+    body_distances: tuple[BodyDistance, ...] = ()  # PredSim's distance constraints (trajopt.gait.body_distances)
+    predsim_muscle_physiology: bool = False  # PredSim's specific tensions and slow-twitch ratios (else 0.25 MPa, 0.5)
+
+    def metabolic_constants(self, muscle_names) -> tuple | None:
+        """Per-muscle Bhargava 2004 constants of the metabolic rates (None: OpenSim's defaults for every muscle)."""
+        return predsim_muscle_constants(muscle_names) if self.predsim_muscle_physiology else None
 
 
 MOCO_RECIPE = Recipe()
@@ -320,6 +334,7 @@ def build_problem(intervals: int = 50, speed: float | None = None, duration=Free
         tendons=dataclasses.replace(PREDSIM_TENDONS, tendon_stiffness=dict(recipe.tendon_stiffness))
         if recipe.elastic_tendons else RigidTendons())
     built = walk.muscle_driven
+    require_body_distances(built, recipe.body_distances)
     distance = walk.walk_at(speed)
     terms = {}
     if effort and recipe.predsim_cost:
@@ -331,7 +346,8 @@ def build_problem(intervals: int = 50, speed: float | None = None, duration=Free
                              passive_torques=None if model.limit_torques is None else
                              model.limit_torques(built.q, built.u),
                              actuator_excitations=torques / PREDSIM_ACTUATOR_TORQUE,
-                             slack_controls=built.excitations, weights=recipe.weights)
+                             slack_controls=built.excitations, weights=recipe.weights,
+                             metabolics=recipe.metabolic_constants(built.model.muscle_names))
         built.problem.minimize(total(terms))
     elif effort:
         controls = ca.vertcat(built.excitations, built.actuator_controls)

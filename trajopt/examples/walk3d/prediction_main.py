@@ -291,7 +291,8 @@ def metabolic_cost_of_transport(walk, solution) -> float:
     from scipy.integrate import simpson
 
     built = walk.muscle_driven
-    rate = np.atleast_1d(solution.value(whole_body_metabolic_rate(built)))
+    muscles = None if walk.recipe is None else walk.recipe.metabolic_constants(built.model.muscle_names)
+    rate = np.atleast_1d(solution.value(whole_body_metabolic_rate(built, muscles)))
     tx = solution.value(built.q)[walk.model.musculoskeletal.multibody.coordinate_index("pelvis_tx")]
     return cost_of_transport(float(simpson(rate, x=solution.time)), body_mass(built.model), float(tx[-1] - tx[0]))
 
