@@ -41,7 +41,7 @@ from trajopt.contact import contact_loads_function, osim_contacts
 from trajopt.gait.ground_reactions import foot_ground_reactions
 from trajopt.gait.guess import free_joint_motion, guess_from_coordinates
 from trajopt.examples.walk3d.muscle_physiology import predsim_muscle_constants
-from trajopt.gait.body_distances import BodyDistance, require_body_distances
+from trajopt.gait.body_distances import BodyDistance, predsim_body_distances, require_body_distances
 from trajopt.gait.passive_joint_torques import FALISSE2022, passive_joint_torques
 from trajopt.gait.predsim_cost import PREDSIM_WEIGHTS, PredSimWeights, predsim_cost, total
 from trajopt.gait.study import GaitBounds, half_gait_cycle
@@ -114,7 +114,7 @@ MOCO_MODEL = ModelChoices()
 # negative).
 PREDSIM_PASSIVE = dataclasses.replace(FALISSE2022, mirrored=("knee_angle",))
 PREDSIM_MODEL = ModelChoices(passive_fiber_force=True, active_force_width_scale=1.0, passive_toes=True,
-                             predsim_passive_torques=True)
+                             predsim_passive_torques=True, weld_forearms=True)
 COMMON_OPERATORS = MOCO_MODEL.operators()
 OPERATORS = COMMON_OPERATORS + (FreeJointInQuaternions(PELVIS),)
 # Passive lumbar torques, which Moco's ExpressionBasedCoordinateForceSet lacks: PredSim's exponential limit torques
@@ -246,8 +246,10 @@ class Recipe:
     its cost terms and weights (``trajopt.gait.predsim_cost``: metabolic energy rate squared per muscle over body
     mass, activations squared, joint accelerations of the legs, pelvis and trunk, passive limit torques, actuator
     excitations, slack controls), compliant tendons (De Groote's implicit normalized tendon force, PredSim's
-    stiffness kT 35 and derivative bounds), passive fiber forces, passive joint torques and passive toes, and
-    activations from PredSim's 0.05.
+    stiffness kT 35 and derivative bounds), passive fiber forces, passive joint torques and passive toes,
+    activations from PredSim's 0.05, its distance constraints between the feet, tibias, toes and hands and thighs,
+    its per-muscle specific tensions and slow-twitch ratios in the metabolic rates, and no forearm rotation (its
+    model has none).
     """
 
     model: ModelChoices = MOCO_MODEL
@@ -258,6 +260,7 @@ class Recipe:
     tendon_stiffness: tuple[tuple[str, float], ...] = ()  # (muscle, kT) overrides of compliant tendons
     body_distances: tuple[BodyDistance, ...] = ()  # PredSim's distance constraints (trajopt.gait.body_distances)
     predsim_muscle_physiology: bool = False  # PredSim's specific tensions and slow-twitch ratios (else 0.25 MPa, 0.5)
+    coordinate_bounds: tuple[tuple[str, tuple[float, float]], ...] = ()  # (name without side, bounds) over PredSim's
 
     def metabolic_constants(self, muscle_names) -> tuple | None:
         """Per-muscle Bhargava 2004 constants of the metabolic rates (None: OpenSim's defaults for every muscle)."""
@@ -265,7 +268,8 @@ class Recipe:
 
 
 MOCO_RECIPE = Recipe()
-PREDSIM_RECIPE = Recipe(PREDSIM_MODEL, elastic_tendons=True, predsim_cost=True, min_activation=0.05)
+PREDSIM_RECIPE = Recipe(PREDSIM_MODEL, elastic_tendons=True, predsim_cost=True, min_activation=0.05,
+                        body_distances=predsim_body_distances(), predsim_muscle_physiology=True)
 # A compliant triceps surae: half PredSim's default tendon stiffness (kT 17.5), as PredSim's gait1018 settings
 # (Subjects/gait1018/settings_gait1018.m).
 COMPLIANT_TRICEPS_SURAE = tuple((f"{muscle}_{side}", 17.5) for muscle in ("soleus", "gasmed", "gaslat")
@@ -292,6 +296,9 @@ PREDSIM_COORDINATE_BOUNDS = {
     "elbow_flex": (0.0, 2.0064), "arm_add": (-0.6, 0.6), "arm_rot": (-0.6, 0.6)}
 # This model's arm adduction and rotation are zero elsewhere than in PredSim's model (the subject's arm rotation
 # lies at -0.43 to -0.02 rad, outside PredSim's -0.23 to 0.34): they get +-0.6 rad, about PredSim's widths.
+# PREDSIM_ARM_WIDTHS: PredSim's widths (0.51 rad of adduction, 0.57 of rotation) about this model's hanging arm
+# (the subject's arm adduction -0.14 to -0.05 rad, rotation -0.43 to -0.02).
+PREDSIM_ARM_WIDTHS = (("arm_add", (-0.35, 0.16)), ("arm_rot", (-0.5, 0.07)))
 # The quaternion pelvis's angular velocity components (pelvis frame): about x the list, y the rotation, z the tilt.
 PELVIS_ANGULAR_SPEEDS = {"ground_pelvis_wx": "pelvis_list", "ground_pelvis_wy": "pelvis_rotation",
                          "ground_pelvis_wz": "pelvis_tilt"}
@@ -309,13 +316,14 @@ def _scaled_leg_and_trunk_accelerations(built) -> ca.SX:
                         for k, name in enumerate(names) if _base(name) in PREDSIM_ACCELERATION_SCALES])
 
 
-def _predsim_bounds(model: Walk3dModel) -> dict:
-    """PredSim's coordinate bounds within the model's ranges, by model coordinate name."""
+def _predsim_bounds(model: Walk3dModel, overrides: dict) -> dict:
+    """PredSim's coordinate bounds (and ``overrides``, by name without side) within the model's ranges, by model
+    coordinate name."""
     lower, upper = model.musculoskeletal.coordinate_bounds
     names = model.musculoskeletal.coordinate_names
-    return {name: (max(lower[k], PREDSIM_COORDINATE_BOUNDS[_base(name)][0]),
-                   min(upper[k], PREDSIM_COORDINATE_BOUNDS[_base(name)][1]))
-            for k, name in enumerate(names) if _base(name) in PREDSIM_COORDINATE_BOUNDS}
+    bounds = {**PREDSIM_COORDINATE_BOUNDS, **overrides}
+    return {name: (max(lower[k], bounds[_base(name)][0]), min(upper[k], bounds[_base(name)][1]))
+            for k, name in enumerate(names) if _base(name) in bounds}
 
 
 def build_problem(intervals: int = 50, speed: float | None = None, duration=Free(0.4, 0.8),
@@ -329,7 +337,8 @@ def build_problem(intervals: int = 50, speed: float | None = None, duration=Free
     walk = half_gait_cycle(
         model.musculoskeletal, model.contacts, duration=duration, symmetry=model.symmetry,
         passive=model.passive, quaternion_norm_stabilization=NORM_STABILIZATION,
-        bounds=GaitBounds({**(_predsim_bounds(model) if recipe.predsim_cost else {}), "pelvis_tx": (-1.0, 5.0)},
+        bounds=GaitBounds({**(_predsim_bounds(model, dict(recipe.coordinate_bounds)) if recipe.predsim_cost else {}),
+                           "pelvis_tx": (-1.0, 5.0)},
                           (-SPEED_BOUND, SPEED_BOUND), MAX_ACCELERATION, (recipe.min_activation, 1.0)),
         tendons=dataclasses.replace(PREDSIM_TENDONS, tendon_stiffness=dict(recipe.tendon_stiffness))
         if recipe.elastic_tendons else RigidTendons())

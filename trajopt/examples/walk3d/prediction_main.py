@@ -326,7 +326,11 @@ def recipe_rows(recipe: Recipe) -> list[str]:
                 "passive toes (mtp spring 25 N·m/rad, damping 2)" if choices.passive_toes else "toe actuators",
                 "PredSim's limit torques and damping on every joint instead of Moco's passive forces"
                 if choices.predsim_passive_torques else "Moco's passive joint forces",
-                f"activations from {recipe.min_activation:g}"])) + ".", ""]
+                f"activations from {recipe.min_activation:g}",
+                "PredSim's distance constraints (feet, tibias, toes apart; hands away from the thighs)"
+                if recipe.body_distances else "",
+                "PredSim's specific tensions and slow-twitch ratios in the metabolic rates"
+                if recipe.predsim_muscle_physiology else ""])) + ".", ""]
 
 
 def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4,
@@ -406,8 +410,12 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
              + ("the objective adds the actuator controls' cubes and w ∫ Σ q̈² dt / distance to the excitations' "
                 "cubes, and passive lumbar torques (PredSim's, `LUMBAR_PASSIVE`) join Moco's passive moments "
                 "(documented extras, trajopt/examples/walk3d/prediction.py); " if not recipe.predsim_cost else
-                "PredSim's slack controls are trajopt's excitations (PredSim has activation derivatives), slow-twitch "
-                "ratios 0.5 for every muscle; ")
+                "PredSim's slack controls are trajopt's excitations (PredSim has activation derivatives); "
+                + ("PredSim's specific tensions and slow-twitch ratios (trajopt/examples/walk3d/muscle_physiology.py)"
+                   if recipe.predsim_muscle_physiology else "specific tension 0.25 MPa and slow-twitch ratio 0.5")
+                + " in the metabolic rates; "
+                + ("the radioulnar joints are welded (PredSim's model has no forearm rotation); "
+                   if recipe.model.weld_forearms else ""))
              + "the gait is predicted, not tracked: it is not the measured one (tables above). "
              + ("" if solution.success else "The solve did not converge: the files hold its last iterate."), "",
              "Files: " + ", ".join(p.name for p in sorted(folder.iterdir()) if p.is_file())]
