@@ -89,6 +89,7 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("bench walk3d 100 intervals", ("bench", "walk3d", "--recipe", "moco-example", "--intervals", "100",
                                     "--out", "{results}/benchmarks/" + SCRATCH)),
     ("bench walk3d-track", ("bench", "walk3d-track", "--out", "{results}/benchmarks")),
+    ("bench walk3d-ablation", ("bench", "walk3d-ablation", "--out", "{results}/benchmarks")),
     ("bench batch", ("bench", "batch", "--out", "{results}/batch")),
 )
 

@@ -41,6 +41,8 @@ from trajopt.contact import contact_loads_function, osim_contacts
 from trajopt.gait.ground_reactions import foot_ground_reactions
 from trajopt.gait.muscle_tracking import MuscleDrivenTracking
 from trajopt.gait.guess import free_joint_motion, guess_from_coordinates
+from trajopt.examples.walk3d.muscle_physiology import predsim_muscle_constants
+from trajopt.gait.body_distances import BodyDistance, predsim_body_distances, require_body_distances
 from trajopt.gait.passive_joint_torques import FALISSE2022, passive_joint_torques
 from trajopt.gait.predsim_cost import PREDSIM_WEIGHTS, PredSimWeights, predsim_cost, total
 from trajopt.gait.study import GaitBounds, half_gait_cycle
@@ -89,17 +91,20 @@ class ModelChoices:
     ``passive_toes``: the mtp joints are passive (PredSim's spring 25 N·m/rad, damping 2 N·m·s/rad, Falisse et al.
     2022) instead of driven by 50 N·m actuators; ``predsim_passive_torques``: PredSim's limit torques and damping
     (0.1 N·m·s/rad) on every joint (``trajopt.gait.passive_joint_torques``) instead of Moco's
-    ExpressionBasedCoordinateForceSet with PredSim's lumbar torques.
+    ExpressionBasedCoordinateForceSet with PredSim's lumbar torques; ``weld_forearms``: the radioulnar joints welded
+    (PredSim's model has no forearm rotation, and this model's has no passive or muscle force to hold it).
     """
 
     passive_fiber_force: bool = False
     active_force_width_scale: float = 1.5
     passive_toes: bool = False
     predsim_passive_torques: bool = False
+    weld_forearms: bool = False
 
     def operators(self) -> tuple:
         toes = () if self.passive_toes else (AddCoordinateActuators(("mtp_angle_r", "mtp_angle_l"), 50.0, 1.0),)
-        return (WeldJoints(("patellofemoral_r", "patellofemoral_l")),
+        forearms = ("radioulnar_r", "radioulnar_l") if self.weld_forearms else ()
+        return (WeldJoints(("patellofemoral_r", "patellofemoral_l") + forearms),
                 DeGrooteMuscles(ignore_passive_fiber_force=not self.passive_fiber_force,
                                 active_force_width_scale=self.active_force_width_scale),
                 *toes,
@@ -111,7 +116,7 @@ MOCO_MODEL = ModelChoices()
 # negative).
 PREDSIM_PASSIVE = dataclasses.replace(FALISSE2022, mirrored=("knee_angle",))
 PREDSIM_MODEL = ModelChoices(passive_fiber_force=True, active_force_width_scale=1.0, passive_toes=True,
-                             predsim_passive_torques=True)
+                             predsim_passive_torques=True, weld_forearms=True)
 COMMON_OPERATORS = MOCO_MODEL.operators()
 OPERATORS = COMMON_OPERATORS + (FreeJointInQuaternions(PELVIS),)
 # Passive lumbar torques, which Moco's ExpressionBasedCoordinateForceSet lacks: PredSim's exponential limit torques
@@ -178,10 +183,12 @@ def load_model(quaternion_pelvis: bool = True, choices: ModelChoices = MOCO_MODE
                        bilateral_symmetry(model, contacts=contacts))
 
 
-def reference_motion(start: float = GAIT_CYCLE[0], duration: float | None = None, quaternion_pelvis: bool = True):
+def reference_motion(start: float = GAIT_CYCLE[0], duration: float | None = None, quaternion_pelvis: bool = True,
+                     choices: ModelChoices = MOCO_MODEL):
     """(time from 0, q) of coordinates.sto from ``start`` over ``duration`` (default half the gait cycle), pelvis_tx
-    shifted to start at 0, in the model's coordinates (pelvis angles converted to the quaternion)."""
-    model = load_model(quaternion_pelvis)
+    shifted to start at 0, in the coordinates of the model processed as ``choices`` say (pelvis angles converted to
+    the quaternion)."""
+    model = load_model(quaternion_pelvis, choices)
     mb = model.musculoskeletal.multibody
     duration = (GAIT_CYCLE[1] - GAIT_CYCLE[0]) / 2 if duration is None else duration
     motion = read_motion(COORDINATES)
@@ -231,7 +238,8 @@ class Walk3dProblem:
         return gait_bounds(self.model, self.recipe or MOCO_RECIPE)
 
     def reference_guess(self) -> Guess:
-        time, q = reference_motion(quaternion_pelvis=self.quaternion_pelvis)
+        time, q = reference_motion(quaternion_pelvis=self.quaternion_pelvis,
+                                   choices=MOCO_MODEL if self.recipe is None else self.recipe.model)
         return guess_from_coordinates(self.muscle_driven, time, q)
 
 
@@ -244,8 +252,10 @@ class Recipe:
     its cost terms and weights (``trajopt.gait.predsim_cost``: metabolic energy rate squared per muscle over body
     mass, activations squared, joint accelerations of the legs, pelvis and trunk, passive limit torques, actuator
     excitations, slack controls), compliant tendons (De Groote's implicit normalized tendon force, PredSim's
-    stiffness kT 35 and derivative bounds), passive fiber forces, passive joint torques and passive toes, and
-    activations from PredSim's 0.05.
+    stiffness kT 35 and derivative bounds), passive fiber forces, passive joint torques and passive toes,
+    activations from PredSim's 0.05, its distance constraints between the feet, tibias, toes and hands and thighs,
+    its per-muscle specific tensions and slow-twitch ratios in the metabolic rates, and no forearm rotation (its
+    model has none).
     """
 
     model: ModelChoices = MOCO_MODEL
@@ -254,10 +264,18 @@ class Recipe:
     weights: PredSimWeights = PREDSIM_WEIGHTS
     min_activation: float = 0.0
     tendon_stiffness: tuple[tuple[str, float], ...] = ()  # (muscle, kT) overrides of compliant tendons
+    body_distances: tuple[BodyDistance, ...] = ()  # PredSim's distance constraints (trajopt.gait.body_distances)
+    predsim_muscle_physiology: bool = False  # PredSim's specific tensions and slow-twitch ratios (else 0.25 MPa, 0.5)
+    coordinate_bounds: tuple[tuple[str, tuple[float, float]], ...] = ()  # (name without side, bounds) over PredSim's
+
+    def metabolic_constants(self, muscle_names) -> tuple | None:
+        """Per-muscle Bhargava 2004 constants of the metabolic rates (None: OpenSim's defaults for every muscle)."""
+        return predsim_muscle_constants(muscle_names) if self.predsim_muscle_physiology else None
 
 
 MOCO_RECIPE = Recipe()
-PREDSIM_RECIPE = Recipe(PREDSIM_MODEL, elastic_tendons=True, predsim_cost=True, min_activation=0.05)
+PREDSIM_RECIPE = Recipe(PREDSIM_MODEL, elastic_tendons=True, predsim_cost=True, min_activation=0.05,
+                        body_distances=predsim_body_distances(), predsim_muscle_physiology=True)
 # A compliant triceps surae: half PredSim's default tendon stiffness (kT 17.5), as PredSim's gait1018 settings
 # (Subjects/gait1018/settings_gait1018.m).
 COMPLIANT_TRICEPS_SURAE = tuple((f"{muscle}_{side}", 17.5) for muscle in ("soleus", "gasmed", "gaslat")
@@ -284,6 +302,9 @@ PREDSIM_COORDINATE_BOUNDS = {
     "elbow_flex": (0.0, 2.0064), "arm_add": (-0.6, 0.6), "arm_rot": (-0.6, 0.6)}
 # This model's arm adduction and rotation are zero elsewhere than in PredSim's model (the subject's arm rotation
 # lies at -0.43 to -0.02 rad, outside PredSim's -0.23 to 0.34): they get +-0.6 rad, about PredSim's widths.
+# PREDSIM_ARM_WIDTHS: PredSim's widths (0.51 rad of adduction, 0.57 of rotation) about this model's hanging arm
+# (the subject's arm adduction -0.14 to -0.05 rad, rotation -0.43 to -0.02).
+PREDSIM_ARM_WIDTHS = (("arm_add", (-0.35, 0.16)), ("arm_rot", (-0.5, 0.07)))
 # The quaternion pelvis's angular velocity components (pelvis frame): about x the list, y the rotation, z the tilt.
 PELVIS_ANGULAR_SPEEDS = {"ground_pelvis_wx": "pelvis_list", "ground_pelvis_wy": "pelvis_rotation",
                          "ground_pelvis_wz": "pelvis_tilt"}
@@ -301,19 +322,21 @@ def _scaled_leg_and_trunk_accelerations(built) -> ca.SX:
                         for k, name in enumerate(names) if _base(name) in PREDSIM_ACCELERATION_SCALES])
 
 
-def _predsim_bounds(model: Walk3dModel) -> dict:
-    """PredSim's coordinate bounds within the model's ranges, by model coordinate name."""
+def _predsim_bounds(model: Walk3dModel, overrides: dict) -> dict:
+    """PredSim's coordinate bounds (and ``overrides``, by name without side) within the model's ranges, by model
+    coordinate name."""
     lower, upper = model.musculoskeletal.coordinate_bounds
     names = model.musculoskeletal.coordinate_names
-    return {name: (max(lower[k], PREDSIM_COORDINATE_BOUNDS[_base(name)][0]),
-                   min(upper[k], PREDSIM_COORDINATE_BOUNDS[_base(name)][1]))
-            for k, name in enumerate(names) if _base(name) in PREDSIM_COORDINATE_BOUNDS}
+    bounds = {**PREDSIM_COORDINATE_BOUNDS, **overrides}
+    return {name: (max(lower[k], bounds[_base(name)][0]), min(upper[k], bounds[_base(name)][1]))
+            for k, name in enumerate(names) if _base(name) in bounds}
 
 
 def gait_bounds(model: Walk3dModel, recipe: Recipe) -> GaitBounds:
     """The bounds of the recipe's prediction: PredSim's coordinate bounds with its cost, the walking direction's
     translation, speeds, accelerations and the recipe's least activation."""
-    return GaitBounds({**(_predsim_bounds(model) if recipe.predsim_cost else {}), "pelvis_tx": (-1.0, 5.0)},
+    return GaitBounds({**(_predsim_bounds(model, dict(recipe.coordinate_bounds)) if recipe.predsim_cost else {}),
+                       "pelvis_tx": (-1.0, 5.0)},
                       (-SPEED_BOUND, SPEED_BOUND), MAX_ACCELERATION, (recipe.min_activation, 1.0))
 
 
@@ -332,6 +355,7 @@ def build_problem(intervals: int = 50, speed: float | None = None, duration=Free
         tendons=dataclasses.replace(PREDSIM_TENDONS, tendon_stiffness=dict(recipe.tendon_stiffness))
         if recipe.elastic_tendons else RigidTendons())
     built = walk.muscle_driven
+    require_body_distances(built, recipe.body_distances)
     distance = walk.walk_at(speed)
     terms = {}
     if effort and recipe.predsim_cost:
@@ -343,7 +367,8 @@ def build_problem(intervals: int = 50, speed: float | None = None, duration=Free
                              passive_torques=None if model.limit_torques is None else
                              model.limit_torques(built.q, built.u),
                              actuator_excitations=torques / PREDSIM_ACTUATOR_TORQUE,
-                             slack_controls=built.excitations, weights=recipe.weights)
+                             slack_controls=built.excitations, weights=recipe.weights,
+                             metabolics=recipe.metabolic_constants(built.model.muscle_names))
         built.problem.minimize(total(terms))
     elif effort:
         controls = ca.vertcat(built.excitations, built.actuator_controls)
@@ -363,7 +388,8 @@ def tracking_study(walk: Walk3dProblem) -> MuscleDrivenTracking:
 
     half = (GAIT_CYCLE[1] - GAIT_CYCLE[0]) / 2
     model = walk.model
-    time, q = reference_motion(duration=half + _MARGIN, quaternion_pelvis=walk.quaternion_pelvis)
+    time, q = reference_motion(duration=half + _MARGIN, quaternion_pelvis=walk.quaternion_pelvis,
+                               choices=MOCO_MODEL if walk.recipe is None else walk.recipe.model)
     mb = model.musculoskeletal.multibody
     grf = read_table(HERE / "grf_walk.mot")
     keep = (grf.time >= GAIT_CYCLE[0] - _MARGIN) & (grf.time <= GAIT_CYCLE[0] + half + _MARGIN)

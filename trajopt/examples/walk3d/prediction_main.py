@@ -65,12 +65,14 @@ def _percent_of_cycle(time):
 
 def solve(intervals: int, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4,
           quaternion_pelvis: bool = True, acceleration_weight: float = ACCELERATION_WEIGHT,
-          from_tracking: bool = False, threads: int = 1, compiled: bool = False, recipe: Recipe = PREDSIM_RECIPE):
+          from_tracking: bool = False, threads: int = 1, compiled: bool = False, recipe: Recipe = PREDSIM_RECIPE,
+          speed: float | None = None):
     """(walk3d problem, solution, seconds including the model build and NLP construction); with
-    ``from_tracking`` the guess is the solution of ``prediction.tracking_study`` on the same mesh."""
+    ``from_tracking`` the guess is the solution of ``prediction.tracking_study`` on the same mesh; ``speed``: the
+    average walking speed (m/s; None: the subject's, coordinates.sto's gait cycle)."""
     started = time.perf_counter()
-    walk = build_problem(intervals, quaternion_pelvis=quaternion_pelvis, acceleration_weight=acceleration_weight,
-                         recipe=recipe)
+    walk = build_problem(intervals, speed=speed, quaternion_pelvis=quaternion_pelvis,
+                         acceleration_weight=acceleration_weight, recipe=recipe)
     settings = solver_settings(print_level, max_iterations, tol, threads=threads, compiled=compiled)
     guess = walk.reference_guess()
     if from_tracking:
@@ -274,7 +276,8 @@ def metabolic_cost_of_transport(walk, solution) -> float:
     from scipy.integrate import simpson
 
     built = walk.muscle_driven
-    rate = np.atleast_1d(solution.value(whole_body_metabolic_rate(built)))
+    muscles = None if walk.recipe is None else walk.recipe.metabolic_constants(built.model.muscle_names)
+    rate = np.atleast_1d(solution.value(whole_body_metabolic_rate(built, muscles)))
     tx = solution.value(built.q)[walk.model.musculoskeletal.multibody.coordinate_index("pelvis_tx")]
     return cost_of_transport(float(simpson(rate, x=solution.time)), body_mass(built.model), float(tx[-1] - tx[0]))
 
@@ -308,16 +311,20 @@ def recipe_rows(recipe: Recipe) -> list[str]:
                 "passive toes (mtp spring 25 N·m/rad, damping 2)" if choices.passive_toes else "toe actuators",
                 "PredSim's limit torques and damping on every joint instead of Moco's passive forces"
                 if choices.predsim_passive_torques else "Moco's passive joint forces",
-                f"activations from {recipe.min_activation:g}"])) + ".", ""]
+                f"activations from {recipe.min_activation:g}",
+                "PredSim's distance constraints (feet, tibias, toes apart; hands away from the thighs)"
+                if recipe.body_distances else "",
+                "PredSim's specific tensions and slow-twitch ratios in the metabolic rates"
+                if recipe.predsim_muscle_physiology else ""])) + ".", ""]
 
 
 def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4,
         quaternion_pelvis: bool = True, resimulate: bool = False, acceleration_weight: float = ACCELERATION_WEIGHT,
         from_tracking: bool = False, compiled: bool = False, recipe: Recipe = PREDSIM_RECIPE,
-        animate: bool = False) -> dict:
+        animate: bool = False, speed: float | None = None) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     walk, solution, seconds = solve(intervals, print_level, max_iterations, tol, quaternion_pelvis,
-                                    acceleration_weight, from_tracking, compiled=compiled, recipe=recipe)
+                                    acceleration_weight, from_tracking, compiled=compiled, recipe=recipe, speed=speed)
     print(f"walk3d-prediction: {solution.status} after {solution.iterations} iterations, {seconds:.1f} s "
           f"(IPOPT {solution.wall_time:.1f} s), objective {solution.objective:.6g}, tf {solution.duration:.4f} s")
     write_sto(folder / "half_cycle_solution.sto", solution.table())
@@ -355,8 +362,10 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
     pelvis_kind = "quaternion" if walk.quaternion_pelvis else "Euler-angle (.osim CustomJoint)"
     weight_option = ("" if acceleration_weight == ACCELERATION_WEIGHT
                      else f" --acceleration-weight {acceleration_weight:g}")
+    speed_source = "from coordinates.sto's gait cycle" if speed is None else "given by --speed"
     lines = [f"# 3D predictive walking (trajopt): half gait cycle, {pelvis_kind} pelvis", "", *recipe_rows(recipe),
              f"Command: `trajopt run walk3d-prediction --intervals {intervals}"
+             f"{'' if speed is None else f' --speed {speed:g}'}"
              f"{'' if walk.quaternion_pelvis else ' --euler-pelvis'}{' --from-tracking' if from_tracking else ''}"
              f"{'' if recipe.predsim_cost else ' --recipe moco-example'}"
              f"{weight_option}"
@@ -370,7 +379,7 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
              f"| stride length (m), cadence (steps/min) | {record['stride_length']:.3f}, {record['cadence']:.1f} |",
              f"| metabolic cost of transport (Bhargava 2004, basal included) | {cot:.2f} J/(kg·m); published: "
              f"{PUBLISHED_COST_OF_TRANSPORT} |",
-             f"| average speed (m/s, from coordinates.sto's gait cycle) | {walk.speed:.4f} |",
+             f"| average speed (m/s, {speed_source}) | {walk.speed:.4f} |",
              f"| wall time: model, NLP construction and IPOPT (s) | {seconds:.1f} (IPOPT {solution.wall_time:.1f}) |",
              f"| NLP variables | {record['variables']} |",
              f"| worst constraint | {solution.worst_constraint} |",
@@ -390,8 +399,12 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
              + ("the objective adds the actuator controls' cubes and w ∫ Σ q̈² dt / distance to the excitations' "
                 "cubes, and passive lumbar torques (PredSim's, `LUMBAR_PASSIVE`) join Moco's passive moments "
                 "(documented extras, trajopt/examples/walk3d/prediction.py); " if not recipe.predsim_cost else
-                "PredSim's slack controls are trajopt's excitations (PredSim has activation derivatives), slow-twitch "
-                "ratios 0.5 for every muscle; ")
+                "PredSim's slack controls are trajopt's excitations (PredSim has activation derivatives); "
+                + ("PredSim's specific tensions and slow-twitch ratios (trajopt/examples/walk3d/muscle_physiology.py)"
+                   if recipe.predsim_muscle_physiology else "specific tension 0.25 MPa and slow-twitch ratio 0.5")
+                + " in the metabolic rates; "
+                + ("the radioulnar joints are welded (PredSim's model has no forearm rotation); "
+                   if recipe.model.weld_forearms else ""))
              + "the gait is predicted, not tracked: it is not the measured one (tables above). "
              + ("" if solution.success else "The solve did not converge: the files hold its last iterate."), "",
              "Files: " + ", ".join(p.name for p in sorted(folder.iterdir()) if p.is_file())]
@@ -420,12 +433,19 @@ def main(argv=None) -> int:
                              "moco-example: Moco's example3DWalking problem (cubed effort, rigid tendons)")
     add_compiled(parser, default=False)  # C code kept in the disk cache; same iterates
     parser.add_argument("--animate", action="store_true", help="also write stick_figure.gif")
+    parser.add_argument("--speed", type=float, default=None,
+                        help="average walking speed in m/s (default: the subject's, about 1.26); the walking "
+                             "criteria still compare with the subject's cycle at its own speed")
     args = parser.parse_args(argv)
     if args.intervals < 2:
         raise TrajoptInputError(f"walk3d-prediction: --intervals must be >= 2, got {args.intervals}")
+    if args.speed is not None and not 0.3 <= args.speed <= 2.5:
+        raise TrajoptInputError(f"walk3d-prediction: --speed {args.speed:g} m/s is not a walking speed "
+                                f"(0.3 to 2.5 m/s)")
     record = run(args.intervals, args.out, args.print_level, args.max_iterations, args.tolerance, not args.euler_pelvis,
                  args.resimulate, args.acceleration_weight, args.from_tracking, compiled=args.compiled,
-                 recipe=PREDSIM_RECIPE if args.recipe == "predsim" else MOCO_RECIPE, animate=args.animate)
+                 recipe=PREDSIM_RECIPE if args.recipe == "predsim" else MOCO_RECIPE, animate=args.animate,
+                 speed=args.speed)
     print(f"wrote {args.out}")
     return 0 if record["success"] else 1
 
