@@ -20,6 +20,8 @@ import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
+from trajopt.paths.domain import PathDomain
+from trajopt.paths.domain_report import PathsWithDomain
 
 
 def polynomial_exponents(dimension: int, order: int) -> np.ndarray:
@@ -74,7 +76,7 @@ class FunctionBasedPath:
     length: MultivariatePolynomial
 
 
-class FunctionBasedPaths:
+class FunctionBasedPaths(PathsWithDomain):
     """A set of function-based paths, usable wherever polynomial paths are (``MusclePaths``)."""
 
     def __init__(self, paths, source: str = ""):
@@ -104,6 +106,12 @@ class FunctionBasedPaths:
 
     def check_domain(self, q, coordinates, times=None, where: str = "motion") -> None:
         """OpenSim's FunctionBasedPathSet stores no domain: nothing to check against (accepted as given)."""
+
+    @property
+    def domain(self) -> PathDomain:
+        """Not declared: OpenSim's FunctionBasedPathSet stores no domain, and none is invented here."""
+        return PathDomain.not_declared(f"{self.source or 'function-based paths'}: OpenSim's FunctionBasedPath "
+                                       f"stores no fitted ranges")
 
     @cached_property
     def coordinates(self) -> tuple[str, ...]:

@@ -145,7 +145,8 @@ def polynomial_arm(arm: ShoulderArm, paths: QuaternionBallPaths) -> ShoulderArm:
     """The arm with its muscle paths replaced by the quaternion polynomial paths (same muscles)."""
     lengths = paths.lengths_function(arm.multibody.coordinate_names)
     order = list(paths.muscles)
-    return replace(arm, paths=tuple(_PolynomialPath(name, order.index(name), lengths) for name in arm.muscle_names))
+    return replace(arm, paths=tuple(_PolynomialPath(name, order.index(name), lengths) for name in arm.muscle_names),
+                   fitted_paths=paths)
 
 
 def euler_polynomial_arm(arm: ShoulderArm, paths: PolynomialPaths, names: dict[str, str] | None = None) -> ShoulderArm:
@@ -168,7 +169,9 @@ def euler_polynomial_arm(arm: ShoulderArm, paths: PolynomialPaths, names: dict[s
                           [inner(ca.vertcat(*[q[coordinates.index(names[v])] for v in paths.coordinates]))[0]],
                           ["q"], ["lengths"])
     order = list(paths.muscles)
-    return replace(arm, paths=tuple(_PolynomialPath(name, order.index(name), lengths) for name in arm.muscle_names))
+    fitted_names = {coordinate: variable for variable, coordinate in names.items()}
+    return replace(arm, paths=tuple(_PolynomialPath(name, order.index(name), lengths) for name in arm.muscle_names),
+                   fitted_paths=paths, fitted_coordinates=tuple(fitted_names.get(c, c) for c in coordinates))
 
 
 def moment_arm_check(polynomial: ShoulderArm, geometric: ShoulderArm, q: np.ndarray, forces: np.ndarray):
