@@ -95,3 +95,11 @@ class PathsWithDomain:
     def domain_bounds(self, coordinates) -> tuple[np.ndarray, np.ndarray]:
         """(lower, upper) per name of ``coordinates``: the box holding the paths' domain; -inf/inf elsewhere."""
         return self.domain.bounds_over(coordinates)
+
+
+def print_path_domain_warning(report: PathDomainReport) -> PathDomainReport:
+    """Print the report's one-line warning when the motion leaves the domain; returns the report."""
+    line = report.warning()
+    if line is not None:
+        print(line, flush=True)
+    return report

@@ -27,6 +27,7 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
+from trajopt.paths.domain_report import print_path_domain_warning
 from trajopt.reports.helptext import description
 from trajopt.errors import TrajoptInputError
 from trajopt.io.output import default_output, fresh_output
@@ -216,15 +217,12 @@ def summary(built: MuscleDrivenProblem, solution) -> dict:
     """Status, objective, iterations, times, forward re-simulation drift of one solve, and whether it stays in the
     domain its muscle paths were fitted on (a warning line when it does not)."""
     drift = built.resimulate(solution)
-    outside = built.path_domain_violation(solution)
-    if outside is not None:
-        print(f"warning: the solution leaves the domain of its fitted muscle paths (extrapolated): {outside}",
-              flush=True)
+    domain = print_path_domain_warning(built.path_domain_report(solution))
     return {"status": solution.status, "success": bool(solution.success), "objective": float(solution.objective),
             "iterations": int(solution.iterations), "ipopt_seconds": float(solution.wall_time),
             "worst_constraint": solution.worst_constraint,
             "duration_s": float(solution.duration), "max_resimulation_drift": drift.max_drift,
-            "worst_drift": drift.worst(), "path_domain": outside or "inside the paths' fitted domain"}
+            "worst_drift": drift.worst(), "path_domain": domain.to_json()}
 
 
 def _duration(text: str):

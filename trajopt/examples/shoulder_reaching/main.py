@@ -49,7 +49,8 @@ def describe(built: ReachingProblem, solution, kkt: bool = False) -> dict:
            "max_abs_residual_control": float(np.max(np.abs(solution.value(built.residuals)))),
            "min_abs_sin_yzy_middle_angle": float(np.min(np.abs(np.sin(analysis.yzy_middle_angle(arm, q))))),
            "min_abs_sin_yzy_middle_angle_after_start":
-               float(np.min(np.abs(np.sin(analysis.yzy_middle_angle(arm, q)[1:]))))}
+               float(np.min(np.abs(np.sin(analysis.yzy_middle_angle(arm, q)[1:])))),
+           "path_domain": built.path_domain_report(solution).to_json()}
     drift = None
     if np.all(np.isfinite(np.asarray(forward_dynamics(arm.multibody, q[:, 0], np.zeros(arm.multibody.nv),
                                                            np.zeros(arm.multibody.nv))))):
