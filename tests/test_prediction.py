@@ -279,7 +279,7 @@ def _narrowed(arm26, elbow_limit):
 
 
 def _reach_towards(model, elbow_target, bound_by_path_domain=True, intervals=8):
-    """From rest at q = 0 to rest anywhere, pulled hard towards elbow ``elbow_target``: ∫ Σ e² + 100 (q_end - target)²."""
+    """From rest at q = 0 to rest anywhere, pulled hard to ``elbow_target``: ∫ Σ e² + 100 (q_end - target)²."""
     built = muscle_driven_problem(
         model, 0.5, coordinates=StateBounds(initial=[0.0, 0.0]),
         speeds=StateBounds((-20.0, 20.0), initial=0.0, final=0.0), activations=StateBounds((0.0, 1.0), initial=0.0),
