@@ -162,6 +162,9 @@ class MuscleDrivenInverse:
     def grid_data(self, times) -> GridData:
         model = self.model
         kinematics = self.kinematics_at(times)
+        # Paths are never extrapolated: a prescribed frame outside their domain is an error, as in static
+        # optimization (refit the paths for the motion: trajopt.paths.refit).
+        model.check_path_domain(kinematics.q, kinematics.times, self._table.source or "motion")
         n = kinematics.times.size
         required = solve_inverse_dynamics(model.multibody, kinematics).generalized_forces
         if self.applied_forces is not None:

@@ -44,7 +44,7 @@ class PathDomainReport:
     def sentence(self) -> str:
         """One line for a summary, whatever the outcome."""
         if not self.declared:
-            return f"muscle paths' domain not declared ({self.domain}): the solution could not be checked against it"
+            return f"muscle paths' {self.domain}: the motion could not be checked against it"
         if not self.frames_outside:
             return f"all {self.frames} frames inside the muscle paths' domain ({self.domain})"
         when = "" if self.worst_time is None else f" at t = {self.worst_time:.4g} s"

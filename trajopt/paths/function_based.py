@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from math import comb
+from pathlib import Path
 
 import casadi as ca
 import numpy as np
@@ -110,8 +111,8 @@ class FunctionBasedPaths(PathsWithDomain):
     @property
     def domain(self) -> PathDomain:
         """Not declared: OpenSim's FunctionBasedPathSet stores no domain, and none is invented here."""
-        return PathDomain.not_declared(f"{self.source or 'function-based paths'}: OpenSim's FunctionBasedPath "
-                                       f"stores no fitted ranges")
+        return PathDomain.not_declared(f"{Path(self.source).name or 'function-based paths'}: OpenSim's "
+                                       f"FunctionBasedPath stores no fitted ranges")
 
     @cached_property
     def coordinates(self) -> tuple[str, ...]:
