@@ -127,7 +127,8 @@ def build_problem(target=DEFAULT_TARGET, duration=0.5, start=START, final_time_w
 def moco_problem(implicit: bool = True, duration: float = 0.5, geometric: bool = False,
                  model: MusculoskeletalModel | None = None) -> MuscleDrivenProblem:
     """The Moco reference study (bounds and goal as listed in its .omoco; its duration is 0.5 s); `geometric`: with
-    arm26's geometric paths (see `load_model`); `model`: another arm26 model (e.g. other paths) instead."""
+    arm26's geometric paths (see `load_model`); `model`: another arm26 model (e.g. other paths) instead. Moco's
+    bounds are kept as they are (not cut to the fitted paths' domain); ``summary`` checks the solution against it."""
     model = load_model(geometric) if model is None else model
     built = muscle_driven_problem(
         model, duration,
@@ -138,6 +139,7 @@ def moco_problem(implicit: bool = True, duration: float = 0.5, geometric: bool =
         excitation_bounds=(0.0, 1.0),
         activation_smoothing=OPENSIM_ACTIVATION_SMOOTHING,
         dynamics=ImplicitDynamics() if implicit else ExplicitDynamics(),
+        bound_by_path_domain=False,
     )
     built.problem.minimize(Effort(built.excitations))
     return built
