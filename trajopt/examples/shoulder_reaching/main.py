@@ -92,6 +92,8 @@ def _run(name, build, intervals, coarse_intervals, folder, kkt, print_level=0):
     built = build()
     started = time.perf_counter()
     naive, warm, coarse = solve_naive_and_warm(built, intervals, coarse_intervals, print_level=print_level)
+    checks = "re-simulation, KKT condition number (a dense SVD)" if kkt else "re-simulation"
+    _progress(f"{name}: checks of the three solutions ({checks}) ...")
     report = {"naive": describe(built, naive, kkt), "warm": describe(built, warm), "coarse": describe(built, coarse),
               "total_seconds": time.perf_counter() - started}
     outputs.write_solution(built, naive, folder / name)
