@@ -144,6 +144,10 @@ class MuscleDrivenInverse:
             raise TrajoptInputError(f"{self._table.source or 'motion'}: window ({start}, {final}) must lie within "
                                     f"the motion's time range ({first}, {last})")
         self.initial_time, self.final_time = start, final
+        # Paths are never extrapolated: a frame of the motion's window outside their domain is an error, as in static
+        # optimization (refit the paths for the motion: trajopt.paths.refit).
+        frames = (self._table.time >= start - 1e-12) & (self._table.time <= final + 1e-12)
+        self.model.check_path_domain(self._table.data[frames], self._table.time[frames], self._table.source or "motion")
         if not (np.isfinite(self.reserve_weight) and self.reserve_weight >= 0):
             raise TrajoptInputError(f"reserve_weight must be a finite number >= 0, got {self.reserve_weight!r}")
 
@@ -162,9 +166,6 @@ class MuscleDrivenInverse:
     def grid_data(self, times) -> GridData:
         model = self.model
         kinematics = self.kinematics_at(times)
-        # Paths are never extrapolated: a prescribed frame outside their domain is an error, as in static
-        # optimization (refit the paths for the motion: trajopt.paths.refit).
-        model.check_path_domain(kinematics.q, kinematics.times, self._table.source or "motion")
         n = kinematics.times.size
         required = solve_inverse_dynamics(model.multibody, kinematics).generalized_forces
         if self.applied_forces is not None:
