@@ -210,6 +210,16 @@ def test_mesh_interval_coarser_than_the_window_refused(tmp_path, capsys, interva
     assert "at most 0.25 s" in line and not (tmp_path / "out").exists()
 
 
+def test_motion_outside_the_fitted_paths_domain_refused_by_muscle_inverse(tmp_path, capsys):
+    """arm26's paths were fitted for shoulder elevation up to 25 deg (0.436 rad); the minimum-jerk motion lifts it to
+    60 deg: 55 of its 101 frames lie above, the first at t = 0.46 s. Refused before any work, not extrapolated."""
+    motion = ARM26.parent.parent / "arm26_static_optimization" / "shoulder60_elbow90_minjerk.mot"
+    code, _, err = run(capsys, "muscle-inverse", ARM26, motion, "--paths", ARM26_PATHS, "--out", tmp_path / "out")
+    line = one_error_line(err)
+    assert code == 2 and "55 of 101 frames" in line and "t = 0.46 s" in line
+    assert not (tmp_path / "out").exists()
+
+
 def test_four_mesh_intervals_accepted():
     assert mesh_intervals(1.0, 0.25) == 4 and mesh_intervals(1.0, 0.3) == 4
 

@@ -10,7 +10,7 @@ from trajopt.errors import TrajoptInputError
 from trajopt.io import read_table, write_sto
 from trajopt.multibody import body_torque, forward_dynamics, frame_jacobian
 from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.ocp import Effort, Guess, HermiteSimpson, Ipopt, Radau, Residuals
+from trajopt.ocp import Effort, Endpoint, Guess, HermiteSimpson, Ipopt, Radau, Residuals
 from trajopt.osim import load_osim
 from trajopt.paths.polynomial import PolynomialPaths
 from trajopt.prediction import (
@@ -198,7 +198,7 @@ def test_labels_scales_and_per_element_initial_bounds(arm26):
         arm26, 0.5, coordinates=StateBounds((-1.0, 3.0), initial=(np.array([0.0, -1.0]), np.array([0.0, 3.0]))),
         dynamics=ImplicitDynamics(), scales=VariableScales(speeds=5.0, accelerations=50.0),
         labels=VariableLabels(coordinates=tuple(f"/{n}/value" for n in names),
-                              accelerations=tuple(f"/{n}/accel" for n in names)))
+                              accelerations=tuple(f"/{n}/accel" for n in names)), bound_by_path_domain=False)
     built.problem.minimize(Effort(built.excitations))
     compiled = built.problem.compile()
     q, u = compiled.states[0], compiled.states[1]
@@ -266,18 +266,72 @@ def test_hand_built_model_goes_through_the_builder():
                                atol=1e-12)
 
 
-def test_a_solution_beyond_the_fitted_path_domain_is_reported(arm26):
-    """The elbow flexes to 90 deg. Inside the domain paths.json was fitted on, no report; with the same paths said to
-    hold only up to 80 deg of elbow flexion, the report names the elbow and a value past 80 deg."""
+def _narrowed(arm26, elbow_limit):
+    """arm26 with its paths said to hold only up to ``elbow_limit`` rad of elbow flexion."""
     from trajopt.paths.domain import PathDomain
 
-    built, solution = _flexion(arm26, ImplicitDynamics(), intervals=6)
-    assert solution.success and built.path_domain_violation(solution) is None
     paths = arm26.paths
     narrow = PathDomain.box(paths.domain.coordinates,
-                            [[low, min(high, np.radians(80.0))] if name == "r_elbow_flex" else [low, high]
+                            [[low, min(high, elbow_limit)] if name == "r_elbow_flex" else [low, high]
                              for name, (low, high) in zip(paths.domain.coordinates, paths.domain.ranges)])
-    narrowed = MusculoskeletalModel(arm26.osim, PolynomialPaths(list(paths), paths.model, narrow))
-    built, solution = _flexion(narrowed, ImplicitDynamics(), intervals=6)
-    violation = built.path_domain_violation(solution)
-    assert violation is not None and "r_elbow_flex" in violation
+    return MusculoskeletalModel(arm26.osim, PolynomialPaths(list(paths), paths.model, narrow))
+
+
+def _reach_towards(model, elbow_target, bound_by_path_domain=True, intervals=8):
+    """From rest at q = 0 to rest anywhere, pulled hard to ``elbow_target``: ∫ Σ e² + 100 (q_end - target)²."""
+    built = muscle_driven_problem(
+        model, 0.5, coordinates=StateBounds(initial=[0.0, 0.0]),
+        speeds=StateBounds((-20.0, 20.0), initial=0.0, final=0.0), activations=StateBounds((0.0, 1.0), initial=0.0),
+        activation_smoothing=OPENSIM_ACTIVATION_SMOOTHING, dynamics=ImplicitDynamics(),
+        bound_by_path_domain=bound_by_path_domain)
+    final = built.problem.final(built.q)
+    built.problem.minimize(Effort(built.excitations) + 100.0 * Endpoint((final[1] - elbow_target) ** 2 + final[0] ** 2))
+    guess = Guess([0.0, 0.5]).set(built.q, [[0.0, 0.0], [0.0, elbow_target]])
+    return built, built.problem.solve(HermiteSimpson(intervals), Ipopt(tol=1e-8), guess=guess)
+
+
+def test_a_reach_past_the_fitted_path_domain_stops_at_its_edge_by_default(arm26):
+    """Pulled towards 90 deg of elbow flexion with paths said to hold up to 80 deg, the optimum is the domain's edge:
+    the bound is active, the elbow ends at 80 deg and no frame is extrapolated. Unbounded (opt-out), it ends near 90
+    deg and the report counts the frames past 80 deg, names the elbow and gives the largest excess and its time."""
+    limit, target = np.radians(80.0), np.radians(90.0)
+    narrowed = _narrowed(arm26, limit)
+    built, solution = _reach_towards(narrowed, target)
+    elbow = solution.value(built.q)[1]
+    assert solution.success
+    assert elbow[-1] == pytest.approx(limit, abs=1e-7) and elbow.max() <= limit + 1e-7
+    report = built.path_domain_report(solution)
+    assert report.declared and report.frames_outside == 0 and report.frames == len(solution.time)
+
+    built, solution = _reach_towards(narrowed, target, bound_by_path_domain=False)
+    elbow = solution.value(built.q)[1]
+    assert solution.success and elbow[-1] > np.radians(88.0)
+    report = built.path_domain_report(solution)
+    assert report.frames_outside == int(np.sum(elbow > limit + 1e-6)) > 0  # beyond IPOPT's bound relaxation
+    assert report.worst_coordinate == "r_elbow_flex"
+    assert report.worst_excess == pytest.approx(elbow.max() - limit, abs=1e-12)
+    assert report.worst_time == pytest.approx(solution.time[int(np.argmax(elbow))])
+    assert built.path_domain_violation(solution) is not None
+
+
+def test_a_fixed_end_outside_the_fitted_path_domain_is_refused(arm26):
+    """Moco's reach ends at elbow 90 deg: with paths said to hold up to 80 deg it is refused before any solve
+    (infeasible against the domain's bounds); the opt-out builds it."""
+    narrowed = _narrowed(arm26, np.radians(80.0))
+    with pytest.raises(TrajoptInputError):
+        _flexion(narrowed, ImplicitDynamics(), intervals=6)
+    muscle_driven_problem(narrowed, 0.5, coordinates=StateBounds(final=[0.0, np.pi / 2]), bound_by_path_domain=False)
+
+
+def test_coordinate_bounds_are_the_model_ranges_within_the_path_domain(arm26):
+    """The default bounds: each .osim range intersected with the fitted domain (arm26's paths were fitted on a
+    narrower shoulder range than the .osim's); the opt-out keeps the .osim ranges."""
+    lower, upper = (np.asarray(b) for b in arm26.coordinate_bounds)
+    domain = arm26.paths.domain
+    for bound, expected in ((True, (np.maximum(lower, domain.ranges[:, 0]), np.minimum(upper, domain.ranges[:, 1]))),
+                            (False, (lower, upper))):
+        built = muscle_driven_problem(arm26, 0.5, bound_by_path_domain=bound)
+        built.problem.minimize(Effort(built.excitations))
+        q = [v for v in built.problem.compile().states if v.name == "q"][0]
+        np.testing.assert_array_equal(q.lower, expected[0])
+        np.testing.assert_array_equal(q.upper, expected[1])

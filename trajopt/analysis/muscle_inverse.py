@@ -149,6 +149,10 @@ class MuscleDrivenInverse:
             raise TrajoptInputError(f"{self._table.source or 'motion'}: window ({start}, {final}) must lie within "
                                     f"the motion's time range ({first}, {last})")
         self.initial_time, self.final_time = start, final
+        # Paths are never extrapolated: a frame of the motion's window outside their domain is an error, as in static
+        # optimization (refit the paths for the motion: trajopt.paths.refit).
+        frames = (self._table.time >= start - 1e-12) & (self._table.time <= final + 1e-12)
+        self.model.check_path_domain(self._table.data[frames], self._table.time[frames], self._table.source or "motion")
         if not (np.isfinite(self.reserve_weight) and self.reserve_weight >= 0):
             raise TrajoptInputError(f"reserve_weight must be a finite number >= 0, got {self.reserve_weight!r}")
         loads = external_loads_from(self.external_loads)

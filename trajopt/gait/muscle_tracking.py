@@ -27,6 +27,7 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
+from trajopt.paths.domain_report import PathDomainReport
 from trajopt.analysis.muscle_inverse import mesh_intervals
 from trajopt.contact import contact_loads_function, osim_contacts
 from trajopt.errors import TrajoptInputError
@@ -348,6 +349,10 @@ class MuscleTrackingResult(SolveStatus):
     @property
     def time(self) -> np.ndarray:
         return np.asarray(self.solution.time)
+
+    def path_domain_report(self) -> PathDomainReport:
+        """The solution against the muscle paths' domain (frames outside, worst coordinate, by how much)."""
+        return self.tracking.muscle_driven.path_domain_report(self.solution)
 
     def table(self) -> Table:
         """States, controls and accelerations on the grid with OpenSim's labels (``Solution.table``)."""

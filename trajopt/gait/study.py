@@ -53,13 +53,16 @@ class GaitBounds:
     ``coordinates``: {name: (lower, upper)} replacing the model's ranges for those coordinates (radians, metres);
     ``speeds`` and ``max_acceleration`` bound every generalized speed and acceleration; ``excitations``
     (lower, upper) bounds the excitations and activations (None: each muscle's min and max control, the
-    model's ``min_activations`` and ``max_activations``).
+    model's ``min_activations`` and ``max_activations``); ``bound_by_path_domain``: the coordinates are also kept
+    inside the box of the muscle paths' domain (``muscle_driven_problem``'s option of that name; False: only these
+    bounds).
     """
 
     coordinates: dict | None = None
     speeds: tuple[float, float] = (-20.0, 20.0)
     max_acceleration: float = 1000.0
     excitations: tuple[float, float] | None = None
+    bound_by_path_domain: bool = True
 
 
 @dataclass(frozen=True)
@@ -132,7 +135,7 @@ def walking_problem(model: MuscleDrivenModel, contact_loads: ca.Function, *, dur
         extra_generalized_forces=generalized_forces,
         scales=scales, labels=opensim_labels(model),
         quaternion_norm_stabilization=quaternion_norm_stabilization, initial_time=initial_time,
-        tendons=tendons)
+        tendons=tendons, bound_by_path_domain=bounds.bound_by_path_domain)
 
 
 def half_gait_cycle(model: MuscleDrivenModel, contacts: Sequence[SphereContact], *, duration=Free(0.4, 0.8),

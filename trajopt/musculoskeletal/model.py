@@ -41,6 +41,7 @@ from trajopt.multibody import Model, coordinate_rates_matrix
 from trajopt.muscles import DEFAULT_CONSTANTS, DeGroote2016Constants, MuscleParameters, RigidTendonMuscle
 from trajopt.osim import OsimModel
 from trajopt.musculoskeletal.state_labels import opensim_state_labels
+from trajopt.paths.domain_report import PathDomainReport
 from trajopt.paths.geometric import GeometricPaths
 
 # OpenSim's default Millard2012 curves (FiberForceLengthCurve, TendonForceLengthCurve).
@@ -58,6 +59,12 @@ class MusclePaths(Protocol):
 
     def check_domain(self, q, coordinates: tuple[str, ...], times=None, where: str = "motion") -> None:
         """Raise ``trajopt.paths.domain.PathDomainError`` when a configuration is outside the paths' domain."""
+
+    def domain_report(self, q, coordinates: tuple[str, ...], times=None) -> PathDomainReport:
+        """Configurations (rows of q over ``coordinates``) against the paths' domain, in numbers."""
+
+    def domain_bounds(self, coordinates: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) per coordinate: a box holding the paths' domain (-inf/inf where it does not restrict)."""
 
 
 @runtime_checkable
@@ -113,10 +120,20 @@ class MuscleDrivenModel(Protocol):
         """Raise ``PathDomainError`` where a configuration (rows of q) lies outside the domain the muscle paths hold
         on (fitted surrogates); paths that hold everywhere never raise."""
 
+    def path_domain_report(self, q, times=None) -> PathDomainReport:
+        """Configurations (rows of q) against the muscle paths' domain: frames outside, worst coordinate, by how
+        much; "not declared" for paths that declare none."""
+
+    @property
+    def path_domain_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) of q: a box holding the muscle paths' domain, -inf/inf where it does not restrict
+        (``muscle_driven_problem`` intersects the coordinate bounds with it by default)."""
+
 
 MUSCLE_DRIVEN_MODEL_MEMBERS = ("multibody", "muscles", "muscle_names", "coordinate_names", "speed_names",
                                "state_labels", "coordinate_actuators", "coordinate_bounds", "tendon_forces",
-                               "muscle_generalized_forces", "check_path_domain")
+                               "muscle_generalized_forces", "check_path_domain", "path_domain_report",
+                               "path_domain_bounds")
 
 
 @dataclass(frozen=True)
@@ -313,6 +330,15 @@ class MusculoskeletalModel:
         """Raise ``PathDomainError`` (coordinate, frame, value) when a configuration (rows of q, model
         coordinate order) lies outside the domain the muscle paths were fitted on."""
         self.paths.check_domain(q, self.coordinate_names, times, where)
+
+    def path_domain_report(self, q, times=None) -> PathDomainReport:
+        """Configurations (rows of q, model coordinate order) against the muscle paths' domain."""
+        return self.paths.domain_report(q, self.coordinate_names, times)
+
+    @property
+    def path_domain_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) of q holding the muscle paths' domain (-inf/inf where it does not restrict)."""
+        return self.paths.domain_bounds(self.coordinate_names)
 
     def muscle_quantities(self, activations, q, u) -> dict[str, np.ndarray]:
         """Every named output of each muscle's ``quantities`` Function per frame: name -> (frames, muscles).

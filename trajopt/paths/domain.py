@@ -39,13 +39,18 @@ def latin_hypercube(ranges, samples: int, rng: np.random.Generator | int = 0) ->
 class PathDomain:
     """Box ``ranges`` (coordinates x 2) over ``coordinates``; with ``frames`` (frames x coordinates) and
     ``band`` (coordinates x 2: offsets below and above each frame, both >= 0) a band around a motion, whose
-    ``ranges`` are the model's ranges the band is clipped to. ``source`` says where it came from."""
+    ``ranges`` are the model's ranges the band is clipped to. ``source`` says where it came from.
+
+    A domain over no coordinates restricts nothing: ``PathDomain.everywhere`` (paths that hold at every
+    configuration, e.g. geometric ones) or ``PathDomain.not_declared`` (``declared`` False: paths whose domain is
+    unknown, e.g. OpenSim's function-based paths, which store none; nothing is invented for them)."""
 
     coordinates: tuple[str, ...]
     ranges: np.ndarray
     frames: np.ndarray | None = None
     band: np.ndarray | None = None
     source: str = ""
+    declared: bool = True
 
     def __post_init__(self):
         k = len(self.coordinates)
@@ -68,6 +73,16 @@ class PathDomain:
         return cls(tuple(coordinates), np.asarray(ranges, dtype=float), source=source)
 
     @classmethod
+    def everywhere(cls, source: str) -> PathDomain:
+        """Paths that hold at every configuration (``source`` says which)."""
+        return cls((), np.zeros((0, 2)), source=source)
+
+    @classmethod
+    def not_declared(cls, source: str) -> PathDomain:
+        """Paths that declare no domain (``source`` says which): nothing can be bounded or checked."""
+        return cls((), np.zeros((0, 2)), source=source, declared=False)
+
+    @classmethod
     def around_motion(cls, coordinates, frames, band, ranges, source: str = "motion") -> PathDomain:
         """Band ``band`` (scalar, per coordinate, or coordinates x 2 offsets) around each row of ``frames``,
         clipped to ``ranges`` (the model's coordinate ranges)."""
@@ -81,7 +96,8 @@ class PathDomain:
         return self.frames is not None
 
     # -- membership --------------------------------------------------------------------------
-    def _columns(self, q, coordinates) -> np.ndarray:
+    def columns(self, q, coordinates) -> np.ndarray:
+        """The values of this domain's coordinates (rows of ``q`` over ``coordinates``; None: already in its order)."""
         q = np.atleast_2d(np.asarray(q, dtype=float))
         if coordinates is None:
             return q
@@ -98,7 +114,7 @@ class PathDomain:
 
     def outside(self, q, coordinates=None, margin: float = 1e-9) -> np.ndarray:
         """True for each row of ``q`` (configurations x ``coordinates``, default this domain's) outside."""
-        values = self._columns(q, coordinates)
+        values = self.columns(q, coordinates)
         lower, upper = self.ranges.T
         out = np.any((values < lower - margin) | (values > upper + margin), axis=1)
         if self.is_band:
@@ -114,7 +130,7 @@ class PathDomain:
     def check(self, q, coordinates=None, times=None, where: str = "motion") -> None:
         """Raise ``PathDomainError`` at the first row of ``q`` outside the domain, naming the coordinate,
         the frame (and time) and the value."""
-        values = self._columns(q, coordinates)
+        values = self.columns(q, coordinates)
         outside = np.flatnonzero(self.outside(values))
         if not outside.size:
             return
@@ -160,6 +176,36 @@ class PathDomain:
             full[:, self.coordinates.index(c)] = points[:, i]
         return not self.outside(full).any()
 
+    def bounds_over(self, coordinates) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) per name of ``coordinates``: the smallest box holding the domain (a band's every frame box)
+        for the domain's coordinates, -inf/inf for the others. Inside it is necessary, not sufficient, for a band."""
+        lower, upper = self.ranges[:, 0].copy(), self.ranges[:, 1].copy()
+        if self.is_band:
+            low, high = self._frame_boxes()
+            lower, upper = np.maximum(lower, low.min(axis=0)), np.minimum(upper, high.max(axis=0))
+        names = tuple(coordinates)
+        box_lower, box_upper = np.full(len(names), -np.inf), np.full(len(names), np.inf)
+        for j, name in enumerate(self.coordinates):
+            if name in names:
+                box_lower[names.index(name)], box_upper[names.index(name)] = lower[j], upper[j]
+        return box_lower, box_upper
+
+    def excess(self, q, coordinates=None) -> np.ndarray:
+        """How far each row of ``q`` lies outside, per coordinate of this domain (rows x coordinates, >= 0, the
+        coordinates' units): beyond the box, or for a band beyond the box of the frame nearest to the row."""
+        values = self.columns(q, coordinates)
+        lower, upper = self.ranges.T
+        if not self.is_band:
+            return np.maximum(np.maximum(lower - values, values - upper), 0.0)
+        low, high = self._frame_boxes()
+        result = np.empty_like(values)
+        for start in range(0, len(values), 256):
+            chunk = values[start : start + 256, None, :]
+            per_frame = np.maximum(np.maximum(low - chunk, chunk - high), 0.0)
+            nearest = np.argmin(per_frame.max(axis=2), axis=1)
+            result[start : start + 256] = per_frame[np.arange(len(chunk)), nearest]
+        return result
+
     # -- sampling ------------------------------------------------------------------------------
     def sample(self, count: int, rng: np.random.Generator | int = 0) -> np.ndarray:
         """``count`` configurations: a Latin hypercube over the box, or per frame (frames used in turn,
@@ -203,6 +249,8 @@ class PathDomain:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def describe(self) -> str:
+        if not self.coordinates:
+            return self.source if self.declared else f"domain not declared ({self.source})"
         if self.is_band:
             return (f"band of {len(self.frames)} frames ({self.source}), "
                     + ", ".join(f"{c} -{b[0]:.3g}/+{b[1]:.3g}" for c, b in zip(self.coordinates, self.band)))

@@ -15,11 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from math import comb
+from pathlib import Path
 
 import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
+from trajopt.paths.domain import PathDomain
+from trajopt.paths.domain_report import PathsWithDomain
 
 
 def polynomial_exponents(dimension: int, order: int) -> np.ndarray:
@@ -74,7 +77,7 @@ class FunctionBasedPath:
     length: MultivariatePolynomial
 
 
-class FunctionBasedPaths:
+class FunctionBasedPaths(PathsWithDomain):
     """A set of function-based paths, usable wherever polynomial paths are (``MusclePaths``)."""
 
     def __init__(self, paths, source: str = ""):
@@ -104,6 +107,12 @@ class FunctionBasedPaths:
 
     def check_domain(self, q, coordinates, times=None, where: str = "motion") -> None:
         """OpenSim's FunctionBasedPathSet stores no domain: nothing to check against (accepted as given)."""
+
+    @property
+    def domain(self) -> PathDomain:
+        """Not declared: OpenSim's FunctionBasedPathSet stores no domain, and none is invented here."""
+        return PathDomain.not_declared(f"{Path(self.source).name or 'function-based paths'}: OpenSim's "
+                                       f"FunctionBasedPath stores no fitted ranges")
 
     @cached_property
     def coordinates(self) -> tuple[str, ...]:

@@ -34,6 +34,8 @@ from trajopt.multibody.kinematics import body_pose, coordinate_rates_matrix, poi
 from trajopt.multibody.dynamics import point_force, zero_wrenches
 from trajopt.osim import spec
 from trajopt.osim.build import coordinate_function
+from trajopt.paths.domain import PathDomain
+from trajopt.paths.domain_report import PathsWithDomain
 
 # OpenSim's ConditionalPathPoint::isActive widens the range by this much on both sides.
 CONDITIONAL_RANGE_TOLERANCE = 1e-5
@@ -422,7 +424,7 @@ def geometric_paths(osim_model, wrapping: bool = True, smoothing=None) -> tuple[
     return tuple(geometric_path(osim_model, m.name, wrapping, smoothing) for m in osim_model.muscles)
 
 
-class GeometricPaths:
+class GeometricPaths(PathsWithDomain):
     """The .osim's own geometric paths of every muscle as ``MusclePaths``: lengths and moment arms −∂l/∂q.
 
     Straight segments between the path points (conditional and moving points included), wrapped over
@@ -457,6 +459,10 @@ class GeometricPaths:
 
     def check_domain(self, q, coordinates, times=None, where: str = "motion") -> None:
         """Geometric paths hold at every configuration: nothing to check."""
+
+    @property
+    def domain(self) -> PathDomain:
+        return PathDomain.everywhere("geometric paths hold at every configuration")
 
     def lengths_and_moment_arms_function(self, coordinates) -> ca.Function:
         """q (the model's coordinates) -> (lengths, −∂l/∂q)."""

@@ -19,6 +19,7 @@ import numpy as np
 
 from trajopt.errors import TrajoptInputError
 from trajopt.paths.domain import PathDomain
+from trajopt.paths.domain_report import PathsWithDomain
 from trajopt.paths.polynomial import PolynomialPath, PolynomialPaths
 
 FORMAT = "trajopt.piecewise_polynomial_paths/1"
@@ -48,7 +49,7 @@ def path_jumps(samples, threshold: float = 3e-4) -> list[int]:
     return [int(k) for k in np.flatnonzero(np.nanmax(mismatch, axis=1) > threshold)]
 
 
-class PiecewisePolynomialPaths:
+class PiecewisePolynomialPaths(PathsWithDomain):
     """Polynomial paths fitted piece by piece along a motion (``trajopt.musculoskeletal.MusclePaths``)."""
 
     def __init__(self, pieces, model: str = ""):

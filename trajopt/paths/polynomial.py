@@ -18,6 +18,7 @@ import numpy as np
 
 from trajopt.errors import TrajoptInputError
 from trajopt.paths.domain import PathDomain, PathDomainError
+from trajopt.paths.domain_report import PathsWithDomain
 
 FORMAT = "trajopt.polynomial_paths/1"
 
@@ -192,7 +193,7 @@ def polynomial_value(q, exponents, coefficients):
     return total
 
 
-class PathsByMuscle:
+class PathsByMuscle(PathsWithDomain):
     """A model's muscle paths keyed by muscle: ``paths["BIClong"]``, iteration in file order, the model's name and
     the domain they were fitted on (if stored)."""
 

@@ -23,6 +23,7 @@ import casadi
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
+from trajopt.paths.domain_report import PathDomainReport, path_domain_report
 from trajopt.paths.polynomial import PolynomialPaths
 from trajopt.paths.quaternion import constrained_angular_velocity_matrix
 
@@ -117,6 +118,21 @@ class QuaternionBallPaths:
 
     def check_domain(self, q, coordinates, times=None, where: str = "motion") -> None:
         self.paths.check_domain(self.variables_of(q, coordinates), self.paths.coordinates, times, where)
+
+    def domain_report(self, q, coordinates, times=None) -> PathDomainReport:
+        """Rows of ``q`` (model configurations) against the domain of the fitted variables."""
+        return path_domain_report(self.paths.domain, self.variables_of(q, coordinates), self.paths.coordinates, times)
+
+    def domain_bounds(self, coordinates) -> tuple[np.ndarray, np.ndarray]:
+        """The fitted domain's box on the model coordinates the paths use directly; the quaternions' variables are
+        functions of the quaternion, not coordinates, so they bound nothing here (``domain_report`` checks them)."""
+        variables = {name for joint in self.joints for name in joint.variables}
+        quaternions = {name for joint in self.joints for name in joint.quaternion}
+        lower, upper = self.paths.domain_bounds(coordinates)
+        for i, name in enumerate(coordinates):
+            if name in variables or name in quaternions:
+                lower[i], upper[i] = -np.inf, np.inf
+        return lower, upper
 
 
 def with_quaternion_joints(paths, multibody):

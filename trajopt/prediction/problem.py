@@ -42,6 +42,8 @@ import numpy as np
 
 from trajopt.errors import TrajoptInputError
 from trajopt.paths.domain import PathDomainError
+from trajopt.paths.domain_report import PathDomainReport
+from trajopt.prediction.domain_bounds import check_fixed_value, intersected_bounds
 from trajopt.prediction.kinematic_constraints import ConstrainedAccelerations, constrained_accelerations
 from trajopt.multibody import forward_dynamics, inverse_dynamics, point_position, point_velocity
 from trajopt.musculoskeletal import MUSCLE_DRIVEN_MODEL_MEMBERS, MuscleDrivenModel
@@ -132,6 +134,22 @@ def _bounds(value):
     return np.asarray(value, dtype=float)
 
 
+def _within_path_domain(coordinates: StateBounds, model: MuscleDrivenModel) -> StateBounds:
+    """``coordinates`` with every bound intersected with the box of the paths' domain (fixed ends checked)."""
+    domain = model.path_domain_bounds
+    if not (np.isfinite(domain[0]).any() or np.isfinite(domain[1]).any()):
+        return coordinates
+    names = tuple(model.coordinate_names)
+    ends = []
+    for what, value in (("initial", coordinates.initial), ("final", coordinates.final)):
+        if value is None or isinstance(value, tuple):
+            ends.append(None if value is None else intersected_bounds(value, domain, names, f"{what} bounds"))
+        else:
+            check_fixed_value(value, domain, names, f"{what} value of")
+            ends.append(value)
+    return StateBounds(intersected_bounds(coordinates.bounds, domain, names, "bounds"), *ends, coordinates.guess)
+
+
 def _labels(given, default) -> tuple[str, ...]:
     return tuple(default) if given is None else tuple(given)
 
@@ -194,6 +212,11 @@ class MuscleDrivenProblem:
             return str(error)
         return None
 
+    def path_domain_report(self, solution) -> PathDomainReport:
+        """The solution's grid against the muscle paths' domain: frames outside, worst coordinate and by how much
+        (``trajopt.paths.domain_report.PathDomainReport``; "not declared" for paths that declare no domain)."""
+        return self.model.path_domain_report(np.atleast_2d(solution.value(self.q)).T, solution.time)
+
     def muscle_quantity(self, name: str) -> ca.SX:
         """Any named output of the muscle units (e.g. ``active_fiber_force``, ``active_force_length_multiplier``,
         ``normalized_fiber_velocity``), one per muscle."""
@@ -245,6 +268,7 @@ def muscle_driven_problem(
     tendons: RigidTendons | ElasticTendons = RigidTendons(),
     path_actuators=None,
     initial_time: float = 0.0,
+    bound_by_path_domain: bool = True,
 ) -> MuscleDrivenProblem:
     """Declare q, u, activations (+ excitations, residuals, actuator controls) and their dynamics.
 
@@ -263,7 +287,10 @@ def muscle_driven_problem(
     (``trajopt.musculoskeletal.model_forces.path_actuators(osim)``): one control each, their tension
     optimal_force * control along the path. A model without muscles has no activations (``activations`` and
     ``excitations`` are None): its actuators drive it. ``initial_time``: the motion's start
-    (a number, or ``ocp.Free``), e.g. a tracked window's first time.
+    (a number, or ``ocp.Free``), e.g. a tracked window's first time. ``bound_by_path_domain`` (default True):
+    the coordinate bounds (and the ends' bounds) are intersected with the box of the muscle paths' domain
+    (``model.path_domain_bounds``; ``trajopt.prediction.domain_bounds``) so fitted paths are not extrapolated; False
+    keeps the given bounds (then check ``MuscleDrivenProblem.path_domain_report``).
     """
     missing = [m for m in MUSCLE_DRIVEN_MODEL_MEMBERS if not hasattr(model, m)]
     if missing:
@@ -276,6 +303,8 @@ def muscle_driven_problem(
     if coordinates.bounds is None:
         lower, upper = (np.asarray(b, dtype=float) for b in model.coordinate_bounds)
         coordinates = StateBounds((lower, upper), coordinates.initial, coordinates.final, coordinates.guess)
+    if bound_by_path_domain:
+        coordinates = _within_path_domain(coordinates, model)
     q = problem.state("q", multibody.nq, bounds=_bounds(coordinates.bounds), initial=_bounds(coordinates.initial),
                       final=_bounds(coordinates.final), guess=coordinates.guess, scale=scales.coordinates,
                       labels=_labels(labels.coordinates, model.state_labels[0]))

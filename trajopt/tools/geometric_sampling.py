@@ -21,6 +21,9 @@ import numpy as np
 from trajopt.errors import TrajoptInputError
 from trajopt.paths.samples import ModelFileSampler, ModelPaths, PathSamples
 
+# Seconds between progress lines while sampling (chunks are sized to take about this long).
+PROGRESS_SECONDS = 5.0
+
 
 def _load(model_file):
     from trajopt.osim import OsimIgnoredWarning
@@ -108,8 +111,10 @@ def sample_geometric_paths(model_file, coordinates, configurations: np.ndarray, 
     total = configurations.shape[0]
     all_lengths, all_arms = [], []
     mapped = {}
-    for first in range(0, total, batch):
-        chunk = configurations[first:first + batch]
+    first, size = 0, min(batch, 10)  # a small first chunk measures the rate; then chunks of about 5 s each
+    while first < total:
+        chunk = configurations[first:first + size]
+        began = time.perf_counter()
         if len(chunk) not in mapped:
             mapped[len(chunk)] = function.map(len(chunk))
         values, arms = mapped[len(chunk)](chunk.T)
@@ -117,9 +122,14 @@ def sample_geometric_paths(model_file, coordinates, configurations: np.ndarray, 
         arms = np.asarray(arms)  # map stacks each sample's (muscles x coordinates) block side by side
         all_arms.append(np.stack([arms[:, s * len(coordinates):(s + 1) * len(coordinates)]
                                   for s in range(len(chunk))]))
+        first += len(chunk)
+        per_sample = (time.perf_counter() - began) / len(chunk)
+        size = int(np.clip(PROGRESS_SECONDS / max(per_sample, 1e-9), 1, batch))
         if progress is not None:
-            progress(f"sampled {first + len(chunk)}/{total} configurations of {Path(model_file).name} "
-                     f"(geometric paths, {time.perf_counter() - start:.1f} s)")
+            elapsed = time.perf_counter() - start
+            left = "" if first == total else f", about {elapsed / first * (total - first):.0f} s left"
+            progress(f"sampled {first}/{total} configurations of {Path(model_file).name} "
+                     f"(geometric paths, {elapsed:.1f} s{left})")
     crosses = {m: tuple(c for c in info.crosses(m) if c in coordinates) for m in muscles}
     return PathSamples(coordinates, muscles, configurations, np.vstack(all_lengths), np.concatenate(all_arms),
                        crosses)

@@ -28,6 +28,7 @@ import numpy as np
 
 from trajopt.cli.options import (add_cutoff, add_max_iterations, add_mesh_interval, add_out, add_tolerance,
                                  add_window, check_mesh_interval, check_window, out_folder)
+from trajopt.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.muscle_tracking import MuscleDrivenTracking
 from trajopt.gait.tracking import TrackingWeights
@@ -144,15 +145,17 @@ def _side_by_side(model: Table, measured: Table) -> Table:
 def summary_of(result, model, coordinates, grf, weights: dict, wall_time: float, motion: CheckedMotion | None = None
                ) -> dict:
     """What summary.json holds: the run, its status and the RMS tracking errors (rad or m; N); with ``motion``, the
-    unit its angles were read in and the warnings about it."""
+    unit its angles were read in and the warnings about it; the solution against its muscle paths' domain (its
+    warning printed when it leaves it)."""
     study = result.study
+    domain = print_path_domain_warning(result.path_domain_report())
     return {"model": str(model), "coordinates": str(coordinates), "grf": None if grf is None else str(grf),
             "window": [study.initial_time, study.final_time],
             "mesh_intervals": result.solution.discrete.transcription.intervals,
             "status": result.status, "success": result.success, "objective": result.objective,
             "iterations": result.iterations, "body_weight_N": study.body_weight, "weights": weights,
             "coordinate_rms": result.coordinate_errors(), "ground_reaction_rms_N": result.ground_reaction_errors(),
-            "wall_time_s": wall_time,
+            "wall_time_s": wall_time, "path_domain": domain.to_json(), "path_domain_sentence": domain.sentence(),
             **({} if motion is None else {"angles": motion.unit.describe(), "warnings": list(motion.caveats)})}
 
 
@@ -172,6 +175,7 @@ def write_outputs(folder: Path, result, summary: dict) -> None:
               f"iterations; wall time of the whole run {summary['wall_time_s']:.1f} s"),
              f"- weights: {', '.join(f'{k} {v:g}' for k, v in summary['weights'].items() if v is not None)}",
              *([f"- coordinates: {summary['angles']}"] if "angles" in summary else []),
+             f"- muscle paths: {summary['path_domain_sentence']}",
              *[f"- warning: {warning}" for warning in summary.get("warnings", ())], "",
              "## Tracking errors (RMS over the window)", "", "| coordinate | RMS |", "|---|---|"]
     for name, value in summary["coordinate_rms"].items():

@@ -29,6 +29,7 @@ import numpy as np
 
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_intervals, add_out, add_print_level
+from trajopt.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
 from trajopt.io.output import fresh_output
 from trajopt.musculoskeletal import MusculoskeletalModel
@@ -126,7 +127,8 @@ def build_problem(target=DEFAULT_TARGET, duration=0.5, start=START, final_time_w
 def moco_problem(implicit: bool = True, duration: float = 0.5, geometric: bool = False,
                  model: MusculoskeletalModel | None = None) -> MuscleDrivenProblem:
     """The Moco reference study (bounds and goal as listed in its .omoco; its duration is 0.5 s); `geometric`: with
-    arm26's geometric paths (see `load_model`); `model`: another arm26 model (e.g. other paths) instead."""
+    arm26's geometric paths (see `load_model`); `model`: another arm26 model (e.g. other paths) instead. Moco's
+    bounds are kept as they are (not cut to the fitted paths' domain); ``summary`` checks the solution against it."""
     model = load_model(geometric) if model is None else model
     built = muscle_driven_problem(
         model, duration,
@@ -137,6 +139,7 @@ def moco_problem(implicit: bool = True, duration: float = 0.5, geometric: bool =
         excitation_bounds=(0.0, 1.0),
         activation_smoothing=OPENSIM_ACTIVATION_SMOOTHING,
         dynamics=ImplicitDynamics() if implicit else ExplicitDynamics(),
+        bound_by_path_domain=False,
     )
     built.problem.minimize(Effort(built.excitations))
     return built
@@ -216,15 +219,12 @@ def summary(built: MuscleDrivenProblem, solution) -> dict:
     """Status, objective, iterations, times, forward re-simulation drift of one solve, and whether it stays in the
     domain its muscle paths were fitted on (a warning line when it does not)."""
     drift = built.resimulate(solution)
-    outside = built.path_domain_violation(solution)
-    if outside is not None:
-        print(f"warning: the solution leaves the domain of its fitted muscle paths (extrapolated): {outside}",
-              flush=True)
+    domain = print_path_domain_warning(built.path_domain_report(solution))
     return {"status": solution.status, "success": bool(solution.success), "objective": float(solution.objective),
             "iterations": int(solution.iterations), "ipopt_seconds": float(solution.wall_time),
             "worst_constraint": solution.worst_constraint,
             "duration_s": float(solution.duration), "max_resimulation_drift": drift.max_drift,
-            "worst_drift": drift.worst(), "path_domain": outside or "inside the paths' fitted domain"}
+            "worst_drift": drift.worst(), "path_domain": domain.to_json()}
 
 
 def _duration(text: str):

@@ -28,6 +28,8 @@ from trajopt.ocp import Effort, Endpoint, Guess, Residuals
 from trajopt.osim import load_osim
 from trajopt.errors import TrajoptInputError
 from trajopt.multibody import GROUND, body_poses
+from trajopt.paths.domain import PathDomain
+from trajopt.paths.domain_report import PathsWithDomain
 from trajopt.paths.geometric import FixedPathPoint, GeometricPathWarning, geometric_paths
 from trajopt.prediction import (
     ExplicitDynamics,
@@ -50,7 +52,7 @@ COORDINATE_LOWER, COORDINATE_UPPER = (-1.0, 0.0), (np.pi, np.pi)  # the bioMod's
 BIOPTIM_RECORD = {"iterations": 49, "ipopt_seconds": 67.9, "total_seconds": 70.6, "variables": 600}
 
 
-class StraightLinePaths:
+class StraightLinePaths(PathsWithDomain):
     """``MusclePaths`` from straight segments through the .osim path points (wrap objects ignored).
 
     Body poses are computed once for all points (one tree pass), which keeps the expression graph an order
@@ -75,6 +77,10 @@ class StraightLinePaths:
 
     def check_domain(self, q, coordinates, times=None, where: str = "motion") -> None:
         """Straight-line paths hold at every configuration: nothing to check."""
+
+    @property
+    def domain(self) -> PathDomain:
+        return PathDomain.everywhere("straight-line paths hold at every configuration")
 
     def lengths_and_moment_arms_function(self, coordinates):
         model = self.multibody

@@ -17,6 +17,7 @@ import json
 
 import numpy as np
 
+from trajopt.paths.domain_report import print_path_domain_warning
 from trajopt.batch.tasks import Input, Pair, TaskContext, TaskDefinition, TaskOutput
 from trajopt.ocp import Free, Guess
 from trajopt.ocp.bounds import active_bounds
@@ -76,7 +77,8 @@ def run(inputs: dict, context: TaskContext) -> TaskOutput:
                "worst_constraint": solution.worst_constraint, "active_bounds": active,
                "active_bounds_detail": [str(b) for b in bounds],
                "final_time_bound_active": any(b.name == "duration" for b in bounds),
-               "guess": context.guess_label or "reference coordinates"}
+               "guess": context.guess_label or "reference coordinates",
+               "path_domain": print_path_domain_warning(gait.muscle_driven.path_domain_report(solution)).to_json()}
     files = {"solution.sto": _sto_bytes(solution), "summary.json": json.dumps(summary, indent=1).encode()}
     if solution.success:
         return TaskOutput(True, solution.status, summary, files, guess_file="solution.sto")

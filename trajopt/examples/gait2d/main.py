@@ -29,6 +29,7 @@ import numpy as np
 
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_compiled, add_out, add_print_level, add_tolerance
+from trajopt.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
 from trajopt.io.output import fresh_output
 from trajopt.ocp import HermiteSimpson, Ipopt, MeshContinuation
@@ -246,6 +247,7 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
         print(f"note: Moco used {moco_info['prediction']['num_mesh_intervals']} intervals")
     print(f"{stem}: {solution.status} after {solution.iterations} iterations, {seconds:.1f} s "
           f"(IPOPT {solution.wall_time:.1f} s), objective {solution.objective:.6g}, tf {solution.duration:.4f} s")
+    domain = print_path_domain_warning(gait.muscle_driven.path_domain_report(solution))
     half = outputs.half_stride(gait, solution)
     full = outputs.full_stride(gait, half)
     written = outputs.write_stride(half, folder, f"{stem}_half_stride") + \
@@ -280,7 +282,8 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
               "ipopt_seconds": solution.wall_time, "intervals": intervals, "speed": speed,
               "mirror_excitations": mirror_excitations, "elastic_tendons": elastic_tendons, "tolerance": tolerance,
               "solver": None if tracking else route.value,
-              "worst_constraint": solution.worst_constraint, "resimulation": drift, "opensim_check": check}
+              "worst_constraint": solution.worst_constraint, "resimulation": drift, "opensim_check": check,
+              "path_domain": domain.to_json()}
     moco_speed = 1.2  # Moco's example2DWalking: average speed 1.2 m/s
     same_problem = tracking or abs(speed - moco_speed) < 1e-9
     title = f"# 2D gait {stem} (trajopt) vs Moco example2DWalking" if same_problem else \
@@ -301,6 +304,7 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
     if not tracking and high > low and min(solution.duration - low, high - solution.duration) < 1e-6:
         lines += [f"**Caveat:** the half-cycle duration {solution.duration:.4f} s is at its bound "
                   f"[{low:g}, {high:g}] s: the optimum is constrained by the bound, not by the gait.", ""]
+    lines += [f"Muscle paths: {domain.sentence()}.", ""]
     if not same_problem:
         lines += [f"**Not Moco's problem:** the average speed is {speed:g} m/s, Moco's example solves {moco_speed:g} "
                   "m/s. The Moco column is a different problem (objective per distance at another speed): it is not "

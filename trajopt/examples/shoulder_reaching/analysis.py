@@ -15,6 +15,8 @@ solution, whose ‖Q‖ is 1 up to the transcription error, the identity is chec
 
 from __future__ import annotations
 
+import threading
+
 import casadi as ca
 import numpy as np
 
@@ -118,6 +120,26 @@ def euler_residuals_as_spatial_torques(arm: ShoulderArm, q, residuals) -> np.nda
     return out
 
 
+def _singular_values(matrix: np.ndarray) -> np.ndarray:
+    """``np.linalg.svd(matrix, compute_uv=False)`` in a daemon thread: LAPACK does not return to Python for the
+    minutes a dense KKT matrix takes, so Ctrl-C would wait for it; the main thread stays free to stop at once."""
+    result = {}
+
+    def work():
+        try:
+            result["values"] = np.linalg.svd(matrix, compute_uv=False)
+        except np.linalg.LinAlgError as error:
+            result["error"] = error
+
+    worker = threading.Thread(target=work, daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.2)
+    if "error" in result:
+        raise result["error"]
+    return result["values"]
+
+
 def kkt_condition_number(solution, active_tolerance: float = 1e-8) -> dict[str, float]:
     """2-norm condition number of the KKT matrix [[H, Aᵀ], [A, 0]] at the solution, in IPOPT's (scaled) variables.
 
@@ -142,7 +164,7 @@ def kkt_condition_number(solution, active_tolerance: float = 1e-8) -> dict[str, 
     h = h[np.ix_(free, free)]
     a = a[np.ix_(rows, free)]
     kkt = np.block([[h, a.T], [a, np.zeros((a.shape[0], a.shape[0]))]])
-    singular_values = np.linalg.svd(kkt, compute_uv=False)
+    singular_values = _singular_values(kkt)
     return {"kkt_size": int(kkt.shape[0]), "kkt_condition_number": float(singular_values[0] / singular_values[-1]),
             "kkt_smallest_singular_value": float(singular_values[-1])}
 

@@ -49,7 +49,8 @@ def describe(built: ReachingProblem, solution, kkt: bool = False) -> dict:
            "max_abs_residual_control": float(np.max(np.abs(solution.value(built.residuals)))),
            "min_abs_sin_yzy_middle_angle": float(np.min(np.abs(np.sin(analysis.yzy_middle_angle(arm, q))))),
            "min_abs_sin_yzy_middle_angle_after_start":
-               float(np.min(np.abs(np.sin(analysis.yzy_middle_angle(arm, q)[1:]))))}
+               float(np.min(np.abs(np.sin(analysis.yzy_middle_angle(arm, q)[1:])))),
+           "path_domain": built.path_domain_report(solution).to_json()}
     drift = None
     if np.all(np.isfinite(np.asarray(forward_dynamics(arm.multibody, q[:, 0], np.zeros(arm.multibody.nv),
                                                            np.zeros(arm.multibody.nv))))):
@@ -91,6 +92,8 @@ def _run(name, build, intervals, coarse_intervals, folder, kkt, print_level=0):
     built = build()
     started = time.perf_counter()
     naive, warm, coarse = solve_naive_and_warm(built, intervals, coarse_intervals, print_level=print_level)
+    checks = "re-simulation, KKT condition number (a dense SVD)" if kkt else "re-simulation"
+    _progress(f"{name}: checks of the three solutions ({checks}) ...")
     report = {"naive": describe(built, naive, kkt), "warm": describe(built, warm), "coarse": describe(built, coarse),
               "total_seconds": time.perf_counter() - started}
     outputs.write_solution(built, naive, folder / name)

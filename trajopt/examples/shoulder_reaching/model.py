@@ -46,6 +46,8 @@ from trajopt.multibody import rotations
 from trajopt.muscles import MuscleParameters, RigidTendonMuscle
 from trajopt.musculoskeletal import named_state_labels
 from trajopt.osim import load_osim
+from trajopt.paths.domain import PathDomain
+from trajopt.paths.domain_report import PathDomainReport, path_domain_report
 from trajopt.paths.geometric import FixedPathPoint, GeometricPath
 
 ARM26_FILE = Path(__file__).resolve().parent.parent / "arm26" / "arm26.osim"
@@ -110,13 +112,17 @@ def elevation_rotation(elevation: float, plane: float = SCAPULAR_PLANE_ANGLE) ->
 @dataclass(frozen=True, eq=False)
 class ShoulderArm:
     """The multibody model, its muscle paths and DeGroote muscles; ``euler_sequence`` None for the quaternion
-    shoulder."""
+    shoulder. ``fitted_paths``: the fitted surrogate (``trajopt.musculoskeletal.MusclePaths``) the ``paths`` are
+    evaluated from, whose domain then applies, with ``fitted_coordinates`` the names it gives the model's
+    coordinates (default theirs); None for the straight-line paths, which hold everywhere."""
 
     multibody: Model
     paths: tuple[GeometricPath, ...]
     muscles: tuple[RigidTendonMuscle, ...]
     euler_sequence: str | None
     hand: tuple[str, tuple[float, float, float]]  # body, location of the hand marker
+    fitted_paths: object = None
+    fitted_coordinates: tuple[str, ...] | None = None
 
     @property
     def muscle_names(self) -> tuple[str, ...]:
@@ -139,8 +145,25 @@ class ShoulderArm:
     def coordinate_actuators(self) -> tuple:
         return ()
 
+    @property
+    def _fitted_names(self) -> tuple[str, ...]:
+        return self.fitted_coordinates or self.coordinate_names
+
     def check_path_domain(self, q, times=None, where: str = "motion") -> None:
-        """Straight-line paths hold at every configuration."""
+        """Straight-line paths hold at every configuration; fitted paths are checked against their domain."""
+        if self.fitted_paths is not None:
+            self.fitted_paths.check_domain(q, self._fitted_names, times, where)
+
+    def path_domain_report(self, q, times=None) -> PathDomainReport:
+        if self.fitted_paths is None:
+            return path_domain_report(PathDomain.everywhere("straight-line paths hold at every configuration"), q)
+        return self.fitted_paths.domain_report(q, self._fitted_names, times)
+
+    @property
+    def path_domain_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.fitted_paths is None:
+            return np.full(self.multibody.nq, -np.inf), np.full(self.multibody.nq, np.inf)
+        return self.fitted_paths.domain_bounds(self._fitted_names)
 
     @property
     def coordinate_bounds(self) -> tuple[np.ndarray, np.ndarray]:

@@ -24,6 +24,7 @@ from dataclasses import replace
 import casadi as ca
 import numpy as np
 
+from trajopt.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_out
@@ -144,7 +145,8 @@ def polynomial_arm(arm: ShoulderArm, paths: QuaternionBallPaths) -> ShoulderArm:
     """The arm with its muscle paths replaced by the quaternion polynomial paths (same muscles)."""
     lengths = paths.lengths_function(arm.multibody.coordinate_names)
     order = list(paths.muscles)
-    return replace(arm, paths=tuple(_PolynomialPath(name, order.index(name), lengths) for name in arm.muscle_names))
+    return replace(arm, paths=tuple(_PolynomialPath(name, order.index(name), lengths) for name in arm.muscle_names),
+                   fitted_paths=paths)
 
 
 def euler_polynomial_arm(arm: ShoulderArm, paths: PolynomialPaths, names: dict[str, str] | None = None) -> ShoulderArm:
@@ -167,7 +169,9 @@ def euler_polynomial_arm(arm: ShoulderArm, paths: PolynomialPaths, names: dict[s
                           [inner(ca.vertcat(*[q[coordinates.index(names[v])] for v in paths.coordinates]))[0]],
                           ["q"], ["lengths"])
     order = list(paths.muscles)
-    return replace(arm, paths=tuple(_PolynomialPath(name, order.index(name), lengths) for name in arm.muscle_names))
+    fitted_names = {coordinate: variable for variable, coordinate in names.items()}
+    return replace(arm, paths=tuple(_PolynomialPath(name, order.index(name), lengths) for name in arm.muscle_names),
+                   fitted_paths=paths, fitted_coordinates=tuple(fitted_names.get(c, c) for c in coordinates))
 
 
 def moment_arm_check(polynomial: ShoulderArm, geometric: ShoulderArm, q: np.ndarray, forces: np.ndarray):
@@ -218,9 +222,11 @@ def euler_reach(arm: ShoulderArm, paths: PolynomialPaths, intervals: int = 40) -
     the naive guess with θ2 >= 0 (inside the fit's samples); the geometric-path YZY reach from the naive guess and
     from the polynomial-path solution. Solutions and the checks reported in summary.md."""
     poly_arm = euler_polynomial_arm(arm, paths)
-    built = build_problem("YZY", arm=poly_arm)
+    # The study compares a reach free to leave the fit's domain with one kept at θ2 >= 0: neither is bounded by the
+    # domain's box, and each is reported against it.
+    built = build_problem("YZY", arm=poly_arm, bound_by_path_domain=False)
     naive, warm, _ = solve_naive_and_warm(built, intervals)
-    bounded = build_problem("YZY", arm=poly_arm)
+    bounded = build_problem("YZY", arm=poly_arm, bound_by_path_domain=False)
     bounded.problem.require(bounded.q[1], lower=0.0, name="middle angle >= 0 (the Euler fit's samples)")
     inside = bounded.problem.solve(HermiteSimpson(intervals), solver(), guess=naive_guess(bounded))
     geometric = build_problem("YZY")
@@ -237,6 +243,8 @@ def euler_reach(arm: ShoulderArm, paths: PolynomialPaths, intervals: int = 40) -
     geo_lengths = np.asarray(geo_lengths)
     geo_lock_arms = np.asarray(geo_lock_arms).reshape(4, len(lock), -1)
     return {"naive": naive, "warm": warm, "solves": {k: s for k, (_, s) in solves.items()},
+            "path_domain": {k: print_path_domain_warning(b.path_domain_report(s))
+                            for k, (b, s) in solves.items() if k.startswith("polynomial")},
             "angles": {k: middle_angle_checks(b, s, paths) for k, (b, s) in solves.items()},
             "torques": {k: euler_torque_checks(arm, poly_arm, paths, *solves[k])
                         for k in ("polynomial", "polynomial_bounded")},
@@ -303,6 +311,9 @@ def euler_section(euler: dict, naive, warm, quaternion: dict, reused: bool) -> l
                                                        angles[k]["middle_angle_sign_changes"]) or "-"),
         row("grid points outside the Euler fit's domain",
             lambda k: f"{angles[k]['nodes_outside']} of {angles[k]['nodes']}"),
+        row("worst coordinate outside the fit's domain, by (rad)",
+            lambda k: "-" if k not in euler["path_domain"] or not euler["path_domain"][k].frames_outside else
+            f"{euler['path_domain'][k].worst_coordinate}, {euler['path_domain'][k].worst_excess:.3g}"),
         row("max |Δτ| polynomial vs geometric (N·m)",
             lambda k: f"{torques[k]['max_torque_difference']:.3g}" if k in torques else "-"),
         row("max |Δ moment arm| (mm/rad) [inside the domain]",
@@ -387,7 +398,8 @@ def main(argv=None) -> int:
     naive, warm, coarse = solve_naive_and_warm(built)
     q = naive.value(built.q)
     forces = naive.value(built.tendon_forces)
-    inside = not paths.paths.domain.outside(paths.variables_of(q.T, arm.multibody.coordinate_names)).any()
+    domain = {"naive guess": print_path_domain_warning(built.path_domain_report(naive)),
+              "warm start": print_path_domain_warning(built.path_domain_report(warm))}
     # torques: polynomial moment arms (chain rule through Q* (Q)) vs geometric spatial moment arms
     n = q.shape[1]
     poly_arms, geo_arms, poly_tau, geo_tau = moment_arm_check(poly_arm, arm, q, forces)
@@ -433,7 +445,7 @@ def main(argv=None) -> int:
               f"| iterations | {naive.iterations} | {warm.iterations} |",
               f"| objective | {naive.objective:.5g} | {warm.objective:.5g} |",
               f"| IPOPT seconds | {naive.wall_time:.3g} | {warm.wall_time:.3g} |", "",
-              f"- solution inside the fitted domain: {inside}",
+              *[f"- muscle paths ({kind}): {report.sentence()}" for kind, report in domain.items()],
               f"- shoulder and elbow muscle torques at the solution (its tendon forces), "
               "polynomial vs geometric spatial "
               f"moment arms: max |Δτ| = {np.abs(poly_tau - geo_tau).max():.4f} N·m (torques up to "

@@ -93,9 +93,11 @@ def build_problem(euler_sequence: str | None = None, target=None, duration: floa
                   start_elbow: float = START_ELBOW, residual_weight: float = RESIDUAL_WEIGHT,
                   fix_euler_start: bool = False, norm_stabilization: float = NORM_STABILIZATION,
                   unit_quaternion_constraint: bool = False, explicit_dynamics: bool = False,
-                  residuals_in_humerus_axes: bool = False, arm: ShoulderArm | None = None) -> ReachingProblem:
+                  residuals_in_humerus_axes: bool = False, arm: ShoulderArm | None = None,
+                  bound_by_path_domain: bool = True) -> ReachingProblem:
     """The reach in quaternion (``euler_sequence`` None) or Euler shoulder coordinates; see the module docstring.
-    ``arm``: the same arm with other muscle paths (e.g. polynomial surrogates), default the geometric one."""
+    ``arm``: the same arm with other muscle paths (e.g. polynomial surrogates), default the geometric one;
+    ``bound_by_path_domain``: fitted paths' domain bounds the coordinates (``muscle_driven_problem``'s option)."""
     arm = arm or shoulder_arm(euler_sequence)
     model = arm.multibody
     target = default_target() if target is None else np.asarray(target, dtype=float).reshape(-1)
@@ -112,7 +114,8 @@ def build_problem(euler_sequence: str | None = None, target=None, duration: floa
         residuals=Residuals(1.0, 1.0, generalized_forces=lambda q, r: residual_generalized_forces(arm, q, r,
                                                                                               in_humerus_axes)),
         dynamics=ExplicitDynamics() if explicit_dynamics else ImplicitDynamics(ACCELERATION_BOUND),
-        quaternion_norm_stabilization=norm_stabilization if euler_sequence is None else 0.0)
+        quaternion_norm_stabilization=norm_stabilization if euler_sequence is None else 0.0,
+        bound_by_path_domain=bound_by_path_domain)
     problem, q, udot, rates = built.problem, built.q, built.accelerations, built.activation_rates
     if euler_sequence is None and unit_quaternion_constraint:
         problem.require(ca.sumsqr(q[0:4]) - 1.0, equals=0.0, name="unit quaternion")

@@ -139,6 +139,9 @@ def main(argv=None) -> int:
     sections = None if baseline is None else (
         lambda folder: reaction_goal_section(folder, knee_goals, solution, baseline))
     emg = inverse.goals[0] if args.emg else None
+    # Writing (solution tables, joint reactions along the geometric paths, figures) takes minutes on this model.
+    print(f"walk3d-inverse [{time.perf_counter() - started:7.1f} s] {solution.status}, objective "
+          f"{solution.objective:.6g}; writing the solution, joint reactions and figures ...", flush=True)
     folder = write_report(out, solution, "Muscle-driven inverse of Moco's 3D walking example", reference=tight,
                           reference_name="Moco (tolerance 1e-5)",
                           reference_objective=tight_info["objective"] if same_problem else None,

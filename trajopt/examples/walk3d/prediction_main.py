@@ -23,6 +23,7 @@ import numpy as np
 from trajopt.analysis.figures import pyplot, save_figure, write_animation
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_compiled, add_intervals, add_max_iterations, add_out, add_print_level, add_tolerance
+from trajopt.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.expansion import full_cycle, table_mirror
 from trajopt.gait.ground_reactions import center_of_pressure
@@ -327,6 +328,7 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
                                     acceleration_weight, from_tracking, compiled=compiled, recipe=recipe, speed=speed)
     print(f"walk3d-prediction: {solution.status} after {solution.iterations} iterations, {seconds:.1f} s "
           f"(IPOPT {solution.wall_time:.1f} s), objective {solution.objective:.6g}, tf {solution.duration:.4f} s")
+    domain = print_path_domain_warning(walk.muscle_driven.path_domain_report(solution))
     write_sto(folder / "half_cycle_solution.sto", solution.table())
     full, coordinates, grf = full_cycle_tables(walk, solution)
     write_sto(folder / "full_cycle_solution.sto", full)
@@ -344,7 +346,8 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
               "objective": solution.objective, "final_time": solution.duration, "seconds": seconds,
               "ipopt_seconds": solution.wall_time, "intervals": intervals, "speed": walk.speed,
               "variables": int(solution.discrete.layout.size), "worst_constraint": solution.worst_constraint,
-              "max_quaternion_norm_error": norm_error, "pelvis": "quaternion" if walk.quaternion_pelvis else "euler"}
+              "max_quaternion_norm_error": norm_error, "pelvis": "quaternion" if walk.quaternion_pelvis else "euler",
+              "path_domain": domain.to_json()}
     terms, term_rows = objective_rows(walk, solution, acceleration_weight)
     weight = body_mass(built.model) * float(np.linalg.norm(walk.model.musculoskeletal.multibody.gravity))
     criteria = walking_criteria(coordinates, grf, weight)
@@ -383,6 +386,7 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
              f"| wall time: model, NLP construction and IPOPT (s) | {seconds:.1f} (IPOPT {solution.wall_time:.1f}) |",
              f"| NLP variables | {record['variables']} |",
              f"| worst constraint | {solution.worst_constraint} |",
+             f"| muscle paths | {domain.sentence()} |",
              *([f"| max abs(norm(Q) - 1) of the pelvis quaternion | {norm_error:.2g} |"] if norm_error is not None
                else []),
              *([f"| forward re-simulation, restarted per mesh interval: max coordinate drift (rad or m) | "
