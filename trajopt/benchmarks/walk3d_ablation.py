@@ -114,7 +114,7 @@ def write_table(folder: Path, labels: dict) -> Path:
                   f"{measured_grf['second_peak']:.2f}) | {measured_ranges} | "
                   + " | ".join(f"{name} r / RMS" for name in first["flexion"])
                   + " | cost of transport J/(kg·m) (about 3.3) | criteria met |",
-                  "|" + "---|" * (9 + len(first["ranges_deg"]) + len(first["flexion"]) - 3)]
+                  "|" + "---|" * (8 + len(first["ranges_deg"]) + len(first["flexion"]))]
         lines += [_row(run, labels[run["variant"]]) for run in ordered]
     path = folder / "walk3d_ablation.md"
     path.write_text("\n".join(lines) + "\n")
