@@ -46,6 +46,7 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                                               "--out", "{results}/gait2d")),
     ("gait2d-prediction", ("run", "gait2d-prediction", "--out", "{results}/gait2d")),
     ("gait2d-prediction tracking", ("run", "gait2d-prediction", "--tracking", "--out", "{results}/gait2d")),
+    ("gait2d-metabolics", ("run", "gait2d-metabolics", "--out", "{results}/gait2d_metabolics")),
     ("das3-serratus", ("run", "das3-serratus", "--out", "{results}/path_fits")),
     ("path-fits", ("run", "path-fits", "--out", "{results}/path_fits")),
     ("path-fits geometric", ("run", "path-fits", "--cases", "arm26-geometric", "gait2d-geometric",
@@ -82,6 +83,8 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                                   "--out", "{results}/benchmarks/walk3d_50_threads2.json")),
     ("bench walk3d 100 intervals", ("bench", "walk3d", "--recipe", "moco-example", "--intervals", "100",
                                     "--out", "{results}/benchmarks/walk3d_100.json")),
+    ("bench gait2d-metabolics", ("bench", "gait2d-metabolics",
+                                 "--out", "{results}/benchmarks/gait2d_metabolics.json")),
     ("bench batch", ("bench", "batch", "--out", "{results}/batch")),
 )
 
