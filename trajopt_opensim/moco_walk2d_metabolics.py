@@ -148,7 +148,7 @@ def run(request):
         "wall_seconds": wall, "setup_seconds": setup, "process_cpu_seconds": cpu,
         "status": solution.getStatus(), "success": bool(solution.success()),
         "mesh_intervals": solver.get_num_mesh_intervals(), "tolerance": solver.get_optim_convergence_tolerance(),
-        "hessian": solver.get_optim_hessian_approximation(), "dynamics_mode": solver.get_dynamics_mode(),
+        "hessian": solver.get_optim_hessian_approximation(), "dynamics_mode": solver.get_multibody_dynamics_mode(),
         "transcription": solver.get_transcription_scheme(),
         "time": np.asarray(solution.getTimeMat()).flatten(),
         "states": np.asarray(solution.getStatesTrajectoryMat()),

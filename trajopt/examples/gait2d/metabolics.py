@@ -143,7 +143,8 @@ def summary_lines(record: dict, moco: dict | None, command: str) -> list[str]:
     value = (lambda key, fmt: format(moco[key], fmt)) if moco else (lambda key, fmt: "not recorded")
     lines = ["# 2D gait tracking with metabolic cost (trajopt) vs Moco example2DWalkingMetabolics", "",
              f"Command: `{command}`. Guess: the tracked states (referenceCoordinates.sto low-passed at 6 Hz, its "
-             "splined speeds), activations and excitations 0.05.", ""]
+             "splined speeds), activations and excitations 0.05 (Moco: the same states, the midpoints of the other "
+             "bounds).", ""]
     if not record["success"]:
         lines += [f"**The solve did not converge: IPOPT status {record['status']} after {record['iterations']} "
                   "iterations.** The numbers below are this partial result.", ""]
@@ -165,8 +166,9 @@ def summary_lines(record: dict, moco: dict | None, command: str) -> list[str]:
                   f"{moco['mesh_intervals']} Hermite-Simpson intervals, {moco['dynamics_mode']} dynamics, "
                   f"{moco['hessian']} Hessian, tolerance {moco['tolerance']:g}; recorded {moco['recorded']} "
                   f"(`moco/moco_walk2d_metabolics_info.json`).", ""]
-    lines += [f"Sum of the terms {sum(record['objective_terms'].values()):.6f} (Simpson's rule on the solution's "
-              "points) against IPOPT's objective: the same quadrature.", "",
+    lines += [f"Sum of the terms {sum(record['objective_terms'].values()):.6f}, IPOPT's objective "
+              f"{record['objective']:.6f} (each term integrated by Simpson's rule on the solution's points, the "
+              "transcription's quadrature).", "",
               "trajopt: implicit multibody dynamics, exact Hessian, midpoint controls = the mean of the mesh points' "
               "(Moco's transcription), tolerance 1e-4 as the example; displacement of pelvis_tx for Moco's centre of "
               "mass (equal between mirrored end states); polynomial muscle paths.", ""]
