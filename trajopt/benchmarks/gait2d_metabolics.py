@@ -9,7 +9,8 @@ installed, its solve call timed; otherwise, or with ``--recorded-moco``, the run
 ``trajopt/examples/gait2d/moco/moco_walk2d_metabolics_info.json`` (marked "recorded").
 
 Writes ./trajopt_results/benchmarks/gait2d_metabolics.json (or --out) and a Markdown table beside it: both
-objectives and their terms, the relative difference, wall times and their ratio, and the load average.
+objectives and their terms, the relative difference, wall times and their ratio, and the load average; with Moco
+run, its solution (states and controls, OpenSim labels) as ``gait2d_metabolics_moco_solution.sto`` beside them.
 """
 
 from __future__ import annotations
@@ -21,8 +22,12 @@ import subprocess
 import time
 from pathlib import Path
 
+import numpy as np
+
 from trajopt.io.opensim_reference import OpenSimTaskError, opensim_available, run_opensim_task
 from trajopt.io.output import add_report_argument, write_report
+from trajopt.io.tables import write_sto
+from trajopt.table import Table
 from trajopt.reports.helptext import description
 
 # One line for `trajopt --help`, read from this file without importing it.
@@ -64,7 +69,10 @@ def run_moco(intervals: int, timeout: float) -> dict:
                 "loadavg_after": os.getloadavg()[0]}
     print("moco: " + ", ".join(f"{key} {value}" for key, value in result.items() if getattr(value, "ndim", 0) == 0
                                or key.startswith("term_")), flush=True)
-    return moco_summary(result, load)
+    labels = tuple(str(n) for n in result["state_labels"]) + tuple(str(n) for n in result["control_labels"])
+    trajectory = Table(result["time"], labels, np.hstack([result["states"], result["controls"]]), False,
+                       "moco_solution")
+    return {**moco_summary(result, load), "trajectory": trajectory}
 
 
 def moco_summary(result: dict, load_before: float | None = None) -> dict:
@@ -156,7 +164,10 @@ def main(argv=None) -> int:
                  "call (problem set-up excluded, setup_seconds). The objectives' terms are each solver's weighted "
                  "goals (Moco's getObjectiveTerm).",
     }
+    trajectory = report["moco"].pop("trajectory", None)
     path = write_report(args.out, report)
+    if trajectory is not None:  # Moco's solution, to evaluate trajopt's goals on it
+        write_sto(path.with_name(f"{path.stem}_moco_solution.sto"), trajectory)
     path.with_suffix(".md").write_text(markdown(report))
     print(markdown(report))
     print(f"wrote {path}")
