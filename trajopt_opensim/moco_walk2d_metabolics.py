@@ -28,6 +28,8 @@ EFFORT_WEIGHT = 0.1
 TRACKING_WEIGHT = 30.0
 FINAL_TIME = 0.470089
 DEG = math.pi / 180
+MUSCLES = tuple(f"{name}_{side}" for name in ("hamstrings", "bifemsh", "glut_max", "iliopsoas", "rect_fem", "vasti",
+                                              "gastroc", "soleus", "tib_ant") for side in ("r", "l"))
 BOUNDS = {
     "/jointset/groundPelvis/pelvis_tilt/value": [-20 * DEG, -10 * DEG],
     "/jointset/groundPelvis/pelvis_tx/value": [0, 1],
@@ -51,10 +53,10 @@ def _study(request):
     metabolics = opensim.Bhargava2004SmoothedMuscleMetabolics()
     metabolics.setName("metabolics")
     metabolics.set_use_smoothing(True)
-    muscles = model.getMuscles()
-    for i in range(muscles.getSize()):
-        muscle = muscles.get(i)
-        metabolics.addMuscle(muscle.getName(), muscle)
+    # 2D_gait.osim keeps its muscles in <components>, not in the ForceSet (model.getMuscles() is empty): find them by
+    # name as the example does.
+    for name in MUSCLES:
+        metabolics.addMuscle(name, opensim.Muscle.safeDownCast(model.getComponent(name)))
     model.addComponent(metabolics)
     model.finalizeConnections()
 
@@ -92,13 +94,11 @@ def _study(request):
                 symmetry.addStatePair(opensim.MocoPeriodicityGoalPair(state, state))
     symmetry.addStatePair(opensim.MocoPeriodicityGoalPair("/jointset/groundPelvis/pelvis_tx/speed"))
     symmetry.addControlPair(opensim.MocoPeriodicityGoalPair("/lumbarAct"))
-    model_muscles = processed.getMuscles()
-    for i in range(model_muscles.getSize()):
-        muscle = model_muscles.get(i)
-        state = muscle.getStateVariableNames().get(0)
-        if muscle.getName().endswith("_r"):
+    for name in MUSCLES:
+        state = f"/{name}/activation"
+        if name.endswith("_r"):
             symmetry.addStatePair(opensim.MocoPeriodicityGoalPair(state, _mirror(state, "_r", "_l")))
-        elif muscle.getName().endswith("_l"):
+        else:
             symmetry.addStatePair(opensim.MocoPeriodicityGoalPair(state, _mirror(state, "_l", "_r")))
 
     effort = opensim.MocoControlGoal.safeDownCast(problem.updGoal("control_effort"))
