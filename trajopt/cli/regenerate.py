@@ -53,6 +53,7 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                                               "--out", "{results}/gait2d")),
     ("gait2d-prediction", ("run", "gait2d-prediction", "--out", "{results}/gait2d")),
     ("gait2d-prediction tracking", ("run", "gait2d-prediction", "--tracking", "--out", "{results}/gait2d")),
+    ("gait2d-metabolics", ("run", "gait2d-metabolics", "--out", "{results}/gait2d_metabolics")),
     ("das3-serratus", ("run", "das3-serratus", "--out", "{results}/path_fits")),
     ("path-fits", ("run", "path-fits", "--out", "{results}/path_fits")),
     ("path-fits geometric", ("run", "path-fits", "--cases", "arm26-geometric", "gait2d-geometric",
@@ -90,6 +91,7 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                                     "--out", "{results}/benchmarks/" + SCRATCH)),
     ("bench walk3d-track", ("bench", "walk3d-track", "--out", "{results}/benchmarks")),
     ("bench walk3d-ablation", ("bench", "walk3d-ablation", "--out", "{results}/benchmarks")),
+    ("bench gait2d-metabolics", ("bench", "gait2d-metabolics", "--out", "{results}/benchmarks")),
     ("bench batch", ("bench", "batch", "--out", "{results}/batch")),
 )
 

@@ -1,0 +1,180 @@
+"""Benchmark ``trajopt bench gait2d-metabolics``: Moco's example2DWalkingMetabolics, trajopt vs Moco.
+
+trajopt: ``trajopt/examples/gait2d/metabolics.py`` (tracking weight 30, effort 0.1, Bhargava 2004 smoothed metabolic
+cost 0.1 per displacement and body mass, 50 Hermite-Simpson intervals with Moco's midpoint controls, implicit
+dynamics, exact Hessian, tolerance 1e-4), timed end to end (model loading, build, transcription, NLP construction,
+IPOPT). Moco: the example as its source builds it (``trajopt_opensim/moco_walk2d_metabolics.py``: MocoCasADiSolver
+defaults, explicit dynamics, limited-memory Hessian), in an OpenSim child process in the same run when opensim is
+installed, its solve call timed; otherwise, or with ``--recorded-moco``, the run recorded in
+``trajopt/examples/gait2d/moco/moco_walk2d_metabolics_info.json`` (marked "recorded").
+
+Writes ./trajopt_results/benchmarks/gait2d_metabolics.json (or --out) and a Markdown table beside it: both
+objectives and their terms, the relative difference, wall times and their ratio, and the load average; with Moco
+run, its solution (states and controls, OpenSim labels) as ``gait2d_metabolics_moco_solution.sto`` beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+
+from trajopt.io.opensim_reference import OpenSimTaskError, opensim_available, run_opensim_task
+from trajopt.io.output import write_report
+from trajopt.io.tables import write_sto
+from trajopt.table import Table
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_report_out, report_file
+
+# One line for `trajopt --help`, read from this file without importing it.
+DESCRIPTION = "2D gait tracking with metabolic cost (Moco example2DWalkingMetabolics): trajopt vs Moco, same run"
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+GAIT2D = ROOT / "trajopt" / "examples" / "gait2d"
+OBJECTIVE_TOLERANCE = 0.01  # the issue's agreement target: objectives within 1 %
+
+
+def run_trajopt(intervals: int) -> dict:
+    from trajopt.examples.gait2d.metabolics import METABOLIC_WEIGHT, objective_terms, solve
+
+    load = os.getloadavg()[0]
+    cpu = time.process_time()
+    built, solution, seconds = solve(intervals)
+    terms = objective_terms(built, solution)
+    return {"status": solution.status, "success": bool(solution.success), "iterations": solution.iterations,
+            "objective": float(solution.objective), "objective_terms": terms,
+            "metabolic_cost_of_transport": terms["met"] / METABOLIC_WEIGHT, "wall_s": seconds,
+            "ipopt_s": solution.wall_time, "construction_s": seconds - solution.wall_time,
+            "process_cpu_s": time.process_time() - cpu, "variables": int(solution.discrete.layout.size),
+            "loadavg_before": load, "loadavg_after": os.getloadavg()[0]}
+
+
+def run_moco(intervals: int, timeout: float) -> dict:
+    """Moco's solve of the example in an OpenSim child process; when the child fails or runs out of time, its status
+    says so and the objective is None."""
+    load, started = os.getloadavg()[0], time.perf_counter()
+    try:
+        result = run_opensim_task("moco_walk2d_metabolics", {
+            "model": GAIT2D / "2D_gait.osim", "coordinates": GAIT2D / "referenceCoordinates.sto",
+            "mesh_intervals": intervals}, timeout=timeout)
+    except (OpenSimTaskError, subprocess.TimeoutExpired) as error:
+        reason = f"stopped after the {timeout:.0f} s timeout" if isinstance(error, subprocess.TimeoutExpired) else \
+            str(error).splitlines()[0]
+        return {"status": f"not finished: {reason}", "success": False, "objective": None,
+                "wall_seconds": time.perf_counter() - started, "loadavg_before": load,
+                "loadavg_after": os.getloadavg()[0]}
+    print("moco: " + ", ".join(f"{key} {value}" for key, value in result.items() if getattr(value, "ndim", 0) == 0
+                               or key.startswith("term_")), flush=True)
+    labels = tuple(str(n) for n in result["state_labels"]) + tuple(str(n) for n in result["control_labels"])
+    trajectory = Table(result["time"], labels, np.hstack([result["states"], result["controls"]]), False,
+                       "moco_solution")
+    return {**moco_summary(result, load), "trajectory": trajectory}
+
+
+def moco_summary(result: dict, load_before: float | None = None) -> dict:
+    """The numbers kept of a Moco child run (``trajopt_opensim.moco_walk2d_metabolics``)."""
+    terms = dict(zip([str(n) for n in result["term_names"]], [float(v) for v in result["term_values"]]))
+    return {"opensim": result["opensim"], "status": result["status"], "success": bool(result["success"]),
+            "iterations": int(result["iterations"]), "objective": float(result["objective"]),
+            "objective_terms": terms, "wall_seconds": float(result["wall_seconds"]),
+            "solver_seconds": float(result["solver_seconds"]), "setup_seconds": float(result["setup_seconds"]),
+            "process_cpu_seconds": float(result["process_cpu_seconds"]),
+            "mesh_intervals": int(result["mesh_intervals"]), "tolerance": float(result["tolerance"]),
+            "hessian": result["hessian"], "dynamics_mode": result["dynamics_mode"],
+            "transcription": result["transcription"], "loadavg_before": load_before,
+            "loadavg_after": os.getloadavg()[0]}
+
+
+def _number(value, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def markdown(report: dict) -> str:
+    t, m = report["trajopt"], report["moco"]
+    moco_terms = m.get("objective_terms", {})
+    terms = sorted(set(t["objective_terms"]) | set(moco_terms))
+    rows = [("status", t["status"], m["status"]),
+            ("objective", f"{t['objective']:.6f}", _number(m["objective"], ".6f")),
+            *((f"term `{k}`", _number(t["objective_terms"].get(k), ".6f"), _number(moco_terms.get(k), ".6f"))
+              for k in terms),
+            ("IPOPT iterations", t["iterations"], m.get("iterations", "-")),
+            ("wall time (s)", f"{t['wall_s']:.1f} (IPOPT {t['ipopt_s']:.1f})", f"{m['wall_seconds']:.1f}")]
+    difference = report["objective_relative_difference"]
+    verdict = "no Moco objective to compare" if difference is None else \
+        f"{difference:+.3%} (target within {OBJECTIVE_TOLERANCE:.0%}: " \
+        f"{'met' if report['objective_within_tolerance'] else 'not met'})"
+    live = report["moco_in_this_run"]
+    rerun = [] if live is None or live == "the run above" else \
+        [f"Moco in this run: {live['status']} after {live['wall_seconds']:.0f} s.", ""]
+    return "\n".join([
+        "# gait2d-metabolics: Moco's example2DWalkingMetabolics, trajopt vs Moco", "",
+        f"Moco: {m['source']}. {report['notes']}", "", *rerun,
+        "| quantity | trajopt | Moco |", "|---|---|---|", *[f"| {a} | {b} | {c} |" for a, b, c in rows], "",
+        f"Objective relative difference (trajopt / Moco - 1): {verdict}. "
+        f"Wall-time ratio Moco / trajopt: {report['wall_time_ratio']:.0f}.", ""])
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="trajopt bench gait2d-metabolics", description=description(__doc__))
+    parser.add_argument("--intervals", type=int, default=50, help="mesh intervals (default 50 as the example)")
+    parser.add_argument("--recorded-moco", action="store_true",
+                        help="use Moco's recorded run even when opensim is installed (its solve takes long)")
+    parser.add_argument("--moco-timeout", type=float, default=3 * 3600.0,
+                        help="seconds before Moco's child process is stopped (default 3 h)")
+    add_report_out(parser)
+    args = parser.parse_args(argv)
+    args.out = report_file(args.out, "gait2d_metabolics")  # the report file inside the --out folder
+    from trajopt.examples.gait2d.metabolics import moco_record
+
+    if args.intervals < 2:
+        parser.error(f"need --intervals >= 2, got {args.intervals}")
+    load_at_start = list(os.getloadavg())
+    trajopt = run_trajopt(args.intervals)
+    print(f"trajopt: {trajopt['status']}, {trajopt['iterations']} iterations, objective {trajopt['objective']:.6f}, "
+          f"{trajopt['wall_s']:.1f} s end to end", flush=True)
+    recorded = moco_record()
+    if recorded is not None and recorded["mesh_intervals"] == args.intervals:
+        recorded = {**recorded, "source": f"recorded {recorded['recorded']} on this kind of machine "
+                                          "(trajopt/examples/gait2d/moco/moco_walk2d_metabolics_info.json)"}
+    else:
+        recorded = None
+    live = None
+    if opensim_available() and not args.recorded_moco:
+        live = {**run_moco(args.intervals, args.moco_timeout), "source": "measured in this run (OpenSim child process)"}
+    moco = live if live is not None and live["objective"] is not None else recorded
+    if moco is None and live is None:
+        parser.error("Moco's run is needed: install opensim, or use --intervals 50 for the recorded run")
+    moco = live if moco is None else moco
+    difference = None if moco["objective"] is None else trajopt["objective"] / moco["objective"] - 1.0
+    report = {
+        "benchmark": "gait2d metabolics (Moco example2DWalkingMetabolics), Hermite-Simpson",
+        "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
+                    "load_average_at_start": load_at_start, "load_average_at_end": list(os.getloadavg())},
+        "intervals": args.intervals, "trajopt": trajopt, "moco": moco,
+        "moco_in_this_run": live if live is not moco else "the run above",
+        "objective_relative_difference": difference,
+        "objective_within_tolerance": None if difference is None else bool(abs(difference) <= OBJECTIVE_TOLERANCE),
+        "wall_time_ratio": moco["wall_seconds"] / trajopt["wall_s"],
+        "notes": "trajopt: implicit multibody dynamics, exact Hessian, midpoint controls = mean of the mesh points' "
+                 "(Moco's transcription), tol 1e-4, polynomial muscle paths; wall_s end to end. Moco: explicit "
+                 "dynamics, limited-memory Hessian, tol 1e-4 (the example's settings); wall_seconds = the solve "
+                 "call (problem set-up excluded, setup_seconds). The objectives' terms are each solver's weighted "
+                 "goals (Moco's getObjectiveTerm).",
+    }
+    trajectory = report["moco"].pop("trajectory", None)
+    path = write_report(args.out, report)
+    if trajectory is not None:  # Moco's solution, to evaluate trajopt's goals on it
+        write_sto(path.with_name(f"{path.stem}_moco_solution.sto"), trajectory)
+    path.with_suffix(".md").write_text(markdown(report))
+    print(markdown(report))
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,216 @@
+"""``trajopt run gait2d-metabolics``: Moco's example2DWalkingMetabolics on 2D_gait.osim.
+
+The problem (opensim-core ``OpenSim/Examples/Moco/example2DWalking/example2DWalkingMetabolics.cpp``), term for term:
+a MocoTrack half gait cycle over the fixed time [0, 0.470089] s with
+
+- state tracking, weight 30: referenceCoordinates.sto low-passed at 6 Hz (every coordinate, pelvis_tx included)
+  and the splined coordinates' derivatives as speeds (``track_reference_position_derivatives``);
+- control effort, weight 0.1: ∫ Σ control² dt over the 18 excitations and the lumbar actuator control;
+- metabolic cost, weight 0.1: ∫ total_metabolic_rate dt / (displacement · body mass), the rate of OpenSim's
+  ``Bhargava2004SmoothedMuscleMetabolics`` with smoothing on and its other options at their defaults
+  (``trajopt.gait.metabolic_cost``: activation, maintenance and shortening heat, mechanical work, basal rate);
+- left/right symmetry of the ends (coordinate values except pelvis_tx, speeds, activations; the lumbar control
+  repeats), the example's state bounds, Hermite-Simpson on 50 intervals with the midpoint controls tied to the mean
+  of the mesh points' (Moco's transcription), IPOPT tolerances 1e-4, the tracked states as the guess.
+
+Differences from Moco, deliberate: implicit multibody dynamics and an exact Hessian (Moco: explicit, limited-memory);
+the displacement is pelvis_tx(tf) - pelvis_tx(0) (Moco: the centre of mass's, equal between mirrored end states);
+polynomial muscle paths (``paths.json``) for OpenSim's geometric ones.
+
+Writes ./trajopt_results/gait2d_metabolics/ (or --out): summary.md (objective, each goal term, metabolic cost of
+transport, wall time, against Moco's run recorded in ``moco/moco_walk2d_metabolics_info.json``), a JSON record and
+the half-stride .sto.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import casadi as ca
+import numpy as np
+
+from trajopt.gait.metabolic_cost import metabolic_cost
+from trajopt.gait.muscle_tracking import MuscleDrivenTracking
+from trajopt.gait.tracking import TrackingWeights
+from trajopt.gait.walking import displacement
+from trajopt.io.output import fresh_output
+from trajopt.io.tables import write_sto
+from trajopt.ocp import HermiteSimpson, Integral, Tracking
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_out, add_print_level
+
+from trajopt.examples.gait2d.main import MOCO_TOLERANCE, solver_settings
+from trajopt.examples.gait2d.model import HERE, GaitModel
+from trajopt.examples.gait2d.prediction import tracking_study
+
+# One line for `trajopt --help`, read from this file without importing it.
+DESCRIPTION = "2D_gait.osim tracking with metabolic cost (Moco's example2DWalkingMetabolics, Bhargava 2004 smoothed)"
+
+MOCO_RECORD = HERE / "moco" / "moco_walk2d_metabolics_info.json"
+FINAL_TIME = 0.470089
+TRACKING_WEIGHT = 30.0
+EFFORT_WEIGHT = 0.1
+METABOLIC_WEIGHT = 0.1
+LOWPASS_HZ = 6.0
+INTERVALS = 50
+
+
+def metabolics_study(model: GaitModel) -> MuscleDrivenTracking:
+    """The tracking part of example2DWalkingMetabolics (module docstring): values and speeds weight 30, effort 0.1
+    on every control, no ground-reaction tracking, pelvis_tx(0) free."""
+    weights = TrackingWeights(coordinates=TRACKING_WEIGHT, speeds=TRACKING_WEIGHT, excitations=EFFORT_WEIGHT,
+                              actuator_controls=EFFORT_WEIGHT)
+    return tracking_study(model, duration=FINAL_TIME, weights=weights, lowpass_cutoff=LOWPASS_HZ,
+                          start_at_zero=None, ground_reactions=None)
+
+
+@dataclass(frozen=True, eq=False)
+class MetabolicsProblem:
+    """The built problem: its study, muscle-driven problem and the three goals, each as Moco names it."""
+
+    study: MuscleDrivenTracking
+    muscle_driven: object
+    goals: dict  # "state_tracking", "control_effort", "met" -> Goal (weighted)
+
+    @property
+    def problem(self):
+        return self.muscle_driven.problem
+
+
+def _rows(names, labels) -> list[int]:
+    return [tuple(names).index(label) for label in labels]
+
+
+def build(model: GaitModel | None = None) -> MetabolicsProblem:
+    """example2DWalkingMetabolics on trajopt: the study's tracking and effort goals plus the metabolic goal."""
+    model = model if model is not None else GaitModel.load()
+    study = metabolics_study(model)
+    built = study.build().muscle_driven
+    metabolic = METABOLIC_WEIGHT * metabolic_cost(built, power=1.0, per_distance=displacement(built, "pelvis_tx"))
+    built.problem.minimize(metabolic)
+    # The tracking and effort goals as the study added them, kept to report each term of the objective.
+    coordinates, speeds = study.reference_coordinates(), study.reference_speeds()
+    q = ca.vertcat(*[built.q[i] for i in _rows(model.coordinate_names, coordinates.labels)])
+    u = ca.vertcat(*[built.u[i] for i in _rows(built.model.speed_names, speeds.labels)])
+    tracking = TRACKING_WEIGHT * (Tracking(q, coordinates.time, coordinates.data)
+                                  + Tracking(u, speeds.time, speeds.data))
+    controls = ca.vertcat(built.muscle_controls, built.actuator_controls)
+    effort = EFFORT_WEIGHT * Integral(ca.sumsqr(controls))
+    return MetabolicsProblem(study, built, {"state_tracking": tracking, "control_effort": effort, "met": metabolic})
+
+
+def goal_value(goal, problem, solution) -> float:
+    """A goal's value at a solution: its integrands by Simpson's rule on the solution's points (the Hermite-Simpson
+    transcription's own quadrature), then its cost of those integrals."""
+    from scipy.integrate import simpson
+
+    terms = goal.terms(problem)
+    integrals = [float(simpson(np.atleast_1d(solution.value(i)), x=solution.time)) for i in terms.integrands]
+    cost = terms.cost(integrals)
+    return float(solution.value(cost)) if isinstance(cost, ca.SX) else float(cost)
+
+
+def solve(intervals: int = INTERVALS, print_level: int = 0, model: GaitModel | None = None,
+          tolerance: float = MOCO_TOLERANCE):
+    """(problem, solution, seconds end to end: model loading, build, transcription, NLP construction, IPOPT)."""
+    started = time.perf_counter()
+    model = model if model is not None else GaitModel.load()
+    built = build(model)
+    guess = built.study.guess(built.muscle_driven)
+    solution = built.problem.solve(HermiteSimpson(intervals, interpolate_control_midpoints=True),
+                                   solver_settings(print_level, max_iterations=10000, tolerance=tolerance),
+                                   guess=guess)
+    return built, solution, time.perf_counter() - started
+
+
+def objective_terms(built: MetabolicsProblem, solution) -> dict[str, float]:
+    """Each goal's weighted value at the solution (Moco's getObjectiveTerm)."""
+    return {name: goal_value(goal, built.problem, solution) for name, goal in built.goals.items()}
+
+
+def moco_record() -> dict | None:
+    """Moco's recorded run of the example (None when the file is absent)."""
+    return json.loads(MOCO_RECORD.read_text()) if MOCO_RECORD.exists() else None
+
+
+def summary_lines(record: dict, moco: dict | None, command: str) -> list[str]:
+    """summary.md: the objective and its terms beside Moco's."""
+    their = (moco or {}).get("objective_terms", {})
+    value = (lambda key, fmt: format(moco[key], fmt)) if moco else (lambda key, fmt: "not recorded")
+    lines = ["# 2D gait tracking with metabolic cost (trajopt) vs Moco example2DWalkingMetabolics", "",
+             f"Command: `{command}`. Guess: the tracked states (referenceCoordinates.sto low-passed at 6 Hz, its "
+             "splined speeds), activations and excitations 0.05 (Moco: the same states, the midpoints of the other "
+             "bounds).", ""]
+    if not record["success"]:
+        lines += [f"**The solve did not converge: IPOPT status {record['status']} after {record['iterations']} "
+                  "iterations.** The numbers below are this partial result.", ""]
+    rows = [("status", record["status"], value("status", "")),
+            ("objective", f"{record['objective']:.6f}", value("objective", ".6f")),
+            *((f"term `{name}`", f"{record['objective_terms'][name]:.6f}",
+               f"{their[name]:.6f}" if name in their else "not recorded") for name in record["objective_terms"]),
+            ("metabolic cost of transport (J/(kg·m), `met` / 0.1; basal included)",
+             f"{record['metabolic_cost_of_transport']:.4f}",
+             f"{their['met'] / METABOLIC_WEIGHT:.4f}" if "met" in their else "not recorded"),
+            ("IPOPT iterations", str(record["iterations"]), value("iterations", "d")),
+            ("wall time (s)", f"{record['seconds']:.1f} end to end (IPOPT {record['ipopt_seconds']:.1f})",
+             f"{moco['wall_seconds']:.0f} (the solve call)" if moco else "not recorded")]
+    lines += ["| quantity | trajopt | Moco |", "|---|---|---|", *[f"| {a} | {b} | {c} |" for a, b, c in rows], ""]
+    if moco:
+        difference = record["objective"] / moco["objective"] - 1.0
+        lines += [f"Objective relative difference (trajopt / Moco - 1): {difference:+.3%}; wall-time ratio Moco / "
+                  f"trajopt: {moco['wall_seconds'] / record['seconds']:.0f}. Moco: {moco['opensim']}, "
+                  f"{moco['mesh_intervals']} Hermite-Simpson intervals, {moco['dynamics_mode']} dynamics, "
+                  f"{moco['hessian']} Hessian, tolerance {moco['tolerance']:g}; recorded {moco['recorded']} "
+                  f"(`moco/moco_walk2d_metabolics_info.json`).", ""]
+    lines += [f"Sum of the terms {sum(record['objective_terms'].values()):.6f}, IPOPT's objective "
+              f"{record['objective']:.6f} (each term integrated by Simpson's rule on the solution's points, the "
+              "transcription's quadrature).", "",
+              "trajopt: implicit multibody dynamics, exact Hessian, midpoint controls = the mean of the mesh points' "
+              "(Moco's transcription), tolerance 1e-4 as the example; displacement of pelvis_tx for Moco's centre of "
+              "mass (equal between mirrored end states); polynomial muscle paths.", ""]
+    return lines
+
+
+def run(folder: Path, intervals: int = INTERVALS, print_level: int = 0) -> dict:
+    folder = fresh_output(folder)
+    built, solution, seconds = solve(intervals, print_level)
+    terms = objective_terms(built, solution)
+    record = {"status": solution.status, "success": bool(solution.success), "iterations": solution.iterations,
+              "objective": float(solution.objective), "objective_terms": terms,
+              "metabolic_cost_of_transport": terms["met"] / METABOLIC_WEIGHT, "seconds": seconds,
+              "ipopt_seconds": solution.wall_time, "intervals": intervals, "final_time": FINAL_TIME,
+              "worst_constraint": solution.worst_constraint}
+    write_sto(folder / "metabolics_half_stride.sto", solution.table())
+    command = "trajopt run gait2d-metabolics" + (f" --intervals {intervals}" if intervals != INTERVALS else "")
+    lines = summary_lines(record, moco_record(), command)
+    lines += ["## Files", "- `metabolics_half_stride.sto` (states, controls and accelerations, OpenSim labels)",
+              "- `metabolics.json`", ""]
+    (folder / "summary.md").write_text("\n".join(lines))
+    (folder / "metabolics.json").write_text(json.dumps(record, indent=1) + "\n")
+    print("\n".join(lines))
+    return record
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="trajopt run gait2d-metabolics", description=description(__doc__))
+    parser.add_argument("--intervals", type=int, default=INTERVALS, help="mesh intervals (default 50 as Moco)")
+    add_out(parser, "gait2d-metabolics")
+    add_print_level(parser, 5)
+    args = parser.parse_args(argv)
+    if args.intervals < 2:
+        parser.error(f"need --intervals >= 2, got {args.intervals}")
+    record = run(args.out, args.intervals, args.print_level)
+    if not record["success"]:
+        print(f"{parser.prog}: IPOPT did not converge ({record['status']}, {record['iterations']} iterations); "
+              f"partial result in {args.out}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
