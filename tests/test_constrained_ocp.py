@@ -153,7 +153,7 @@ def test_muscle_driven_problem_holds_a_coupler(tmp_path):
         warnings.simplefilter("ignore")
         osim = load_osim(path, constraints=True)
     model = MusculoskeletalModel(osim, PolynomialPaths.load(arm26 / "paths.json"))
-    final = [0.3 * np.pi / 2, np.pi / 2]
+    final = [0.3 * 1.4, 1.4]  # the coupled shoulder ends inside the fitted paths' domain (up to 0.436 rad)
     built = muscle_driven_problem(model, 0.5, coordinates=StateBounds(initial=[0.0, 0.0], final=final),
                                   speeds=StateBounds((-20.0, 20.0), initial=0.0, final=0.0),
                                   activations=StateBounds((0.0, 1.0), initial=0.0), constraints=osim.constraints)

@@ -283,7 +283,7 @@ def test_solver_option_reaches_the_run_and_is_refused_with_tracking(monkeypatch,
     import trajopt.examples.gait2d.main as gait2d_main
 
     routes = []
-    monkeypatch.setattr(gait2d_main, "run", lambda *args, route: routes.append(route) or {"success": True})
+    monkeypatch.setattr(gait2d_main, "run", lambda *args, route, **options: routes.append(route) or {"success": True})
     assert gait2d_main.main(["--out", str(tmp_path)]) == 0
     assert gait2d_main.main(["--solver", "ipopt", "--out", str(tmp_path)]) == 0
     assert routes == [gait2d_main.SolverRoute.MESH_CONTINUATION, gait2d_main.SolverRoute.IPOPT]

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_report_out, out_folder
+from trajopt.cli.options import add_max_iterations, add_report_out, out_folder
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = "3D walking ablation: which recipe ingredient moves which walking criterion"
@@ -127,7 +127,7 @@ def main(argv=None) -> int:
     parser.add_argument("--variants", nargs="+", choices=tuple(variants), default=tuple(variants),
                         help="variants to solve (default all, in order)")
     parser.add_argument("--intervals", type=int, default=25, help="mesh intervals of the half cycle (default 25)")
-    parser.add_argument("--max-iterations", type=int, default=3000, help="IPOPT iteration limit (default 3000)")
+    add_max_iterations(parser, 3000)
     add_report_out(parser)
     args = parser.parse_args(argv)
     args.out = out_folder(args.out)

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_report_out, report_file
+from trajopt.cli.options import add_max_iterations, add_report_out, add_tolerance, report_file
 from trajopt.io.output import write_report
 
 # One line for `trajopt --help`, read from this file without importing it.
@@ -175,8 +175,8 @@ def main(argv=None) -> int:
     parser.add_argument("--guess", choices=("inverse", "coordinates"), default="inverse",
                         help="the first guess: the tracked coordinates with the activations of a muscle inverse of the "
                              "measured motion (default), or with activations 0.05 (MocoTrack's)")
-    parser.add_argument("--tolerance", type=float, default=1e-4, help="IPOPT tolerance (default 1e-4)")
-    parser.add_argument("--max-iterations", type=int, default=1000, help="IPOPT iteration limit (default 1000)")
+    add_tolerance(parser, 1e-4)
+    add_max_iterations(parser, 1000)
     parser.add_argument("--child", help=argparse.SUPPRESS)
     add_report_out(parser)
     args = parser.parse_args(argv)
