@@ -2,12 +2,17 @@
 the example (trajopt/examples/gait2d/moco/moco_walk2d_metabolics_info.json, OpenSim 4.6)."""
 
 import json
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 from trajopt.examples.gait2d.metabolics import MOCO_RECORD, main
 from trajopt.examples.gait2d.model import MODEL_FILE
 from trajopt.examples.gait2d.prediction import REFERENCE_COORDINATES
+
+MOCO_SOLUTION = (Path(__file__).resolve().parent.parent / "results" / "benchmarks"
+                 / "gait2d_metabolics_moco_solution.sto")
 
 
 def _moco() -> dict:
@@ -32,3 +37,27 @@ def test_bad_intervals_is_one_line(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["--intervals", "1"])
     assert stop.value.code == 2 and "need --intervals >= 2, got 1" in capsys.readouterr().err
+
+
+def test_effort_and_metabolic_goals_on_mocos_solution_give_mocos_terms():
+    # Moco's solution (states and controls on its 101 Hermite-Simpson points) as the NLP point, unmoved (IPOPT's
+    # bound push off, no iteration): trajopt's control effort and metabolic goals give Moco's getObjectiveTerm.
+    from trajopt.examples.gait2d.metabolics import INTERVALS, build, objective_terms
+    from trajopt.io.tables import read_table
+    from trajopt.ocp import Guess, HermiteSimpson, Ipopt
+
+    moco = _moco()
+    if not MOCO_SOLUTION.exists():
+        pytest.skip("Moco's solution of the example is missing")
+    built = build()
+    table = read_table(MOCO_SOLUTION)
+    problem = built.problem
+    guess = Guess(table.time)
+    for variable in problem._states + problem._controls:  # q, u, activations; excitations, lumbar control
+        guess.set(variable.symbol, np.column_stack([table.column(label) for label in variable.labels]))
+    solver = Ipopt(tol=1e-4, max_iterations=0, print_level=0, options={"bound_push": 1e-14, "bound_frac": 1e-14})
+    solution = problem.solve(HermiteSimpson(INTERVALS, interpolate_control_midpoints=True), solver, guess=guess)
+    terms = objective_terms(built, solution)
+    assert terms["control_effort"] == pytest.approx(moco["objective_terms"]["control_effort"], rel=1e-6)
+    # Polynomial muscle paths for Moco's geometric ones: fiber lengths within 0.2 mm.
+    assert terms["met"] == pytest.approx(moco["objective_terms"]["met"], rel=3e-4)

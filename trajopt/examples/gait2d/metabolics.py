@@ -65,7 +65,7 @@ def metabolics_study(model: GaitModel) -> MuscleDrivenTracking:
     on every control, no ground-reaction tracking, pelvis_tx(0) free."""
     weights = TrackingWeights(coordinates=TRACKING_WEIGHT, speeds=TRACKING_WEIGHT, excitations=EFFORT_WEIGHT,
                               actuator_controls=EFFORT_WEIGHT)
-    return tracking_study(model, duration=FINAL_TIME, weights=weights, lowpass_cutoff=LOWPASS_HZ,
+    return tracking_study(model, duration=FINAL_TIME, weights=weights, cutoff_frequency=LOWPASS_HZ,
                           start_at_zero=None, ground_reactions=None)
 
 
