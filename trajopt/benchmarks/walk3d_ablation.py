@@ -106,7 +106,8 @@ def write_table(folder: Path, labels: dict) -> Path:
                                      for name, value in first["ranges_deg"].items())
         knee = first["knee"]
         measured_grf = first["vertical_grf_bw"]["measured"]
-        lines += [f"{ordered[0]['intervals']} mesh intervals, guess coordinates.sto; measured values in brackets.",
+        lines += [f"{ordered[0]['intervals']} mesh intervals, guess coordinates.sto; measured values in brackets; "
+                  "wall times from a shared machine (load averages in walk3d_ablation.json).",
                   "",
                   f"| variant | what changes | solve | swing knee ({knee['measured_swing_peak_deg']:.0f}) | "
                   f"stance knee wave ({knee['measured_stance_wave_deg']:.1f}) | vertical GRF peak / trough / peak "
