@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from conftest import DATA
+from trajopt.multibody import ReactionAxes
 from trajopt.analysis.muscle_inverse import MuscleDrivenInverse, mesh_intervals
 from trajopt.io import MotionProcessor
 from trajopt.musculoskeletal import CoordinateActuatorSpec, MusculoskeletalModel
@@ -216,8 +217,9 @@ def test_walk3d_knee_reaction_goal(walk3d):
     wrenches = plain.variables.external_wrenches
     child = JointReactionGoal(KNEES[0], forces=(0, 1, 2), moments=(0, 1, 2), on_parent=False)
     parent = JointReactionGoal(KNEES[0], forces=(0, 1, 2), moments=())
-    direct_child = muscle_joint_reactions(inverse.model, kinematics, plain.muscle_forces, "child", wrenches)
-    direct_parent = muscle_joint_reactions(inverse.model, kinematics, plain.muscle_forces, "parent", wrenches)
+    forces = plain.muscle_forces
+    direct_child = muscle_joint_reactions(inverse.model, kinematics, forces, ReactionAxes.CHILD, wrenches)
+    direct_parent = muscle_joint_reactions(inverse.model, kinematics, forces, ReactionAxes.PARENT, wrenches)
     k = direct_child.joint_names.index(KNEES[0])
     # measured: forces 1.1e-10 N (of 3183 N), moments 1.1e-11 N·m; on the parent 8.1e-11 N
     on_child = child.load_at(inverse.model, kinematics, plain.muscle_forces, wrenches)

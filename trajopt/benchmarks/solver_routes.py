@@ -44,6 +44,7 @@ from pathlib import Path
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_report_out, report_file
 from trajopt.io.output import write_report
+from trajopt.ocp import Hessian
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = ('solver routes on the gait2d prediction: factorizations per iteration, iterations, mesh continuation, '
@@ -125,7 +126,7 @@ def settings_for(kind: str, options: dict, log: Path | None, tolerance_options: 
         extra.update(output_file=str(log), file_print_level=6)
     settings = dataclasses.replace(base, options={**base.options, **extra})
     if kind == "limited-memory":
-        return dataclasses.replace(settings, hessian="limited-memory", max_iterations=CAPPED_ITERATIONS)
+        return dataclasses.replace(settings, hessian=Hessian.LIMITED_MEMORY, max_iterations=CAPPED_ITERATIONS)
     if kind == "gauss-newton":
         return gauss_newton_settings(dataclasses.replace(settings, max_iterations=CAPPED_ITERATIONS))
     return settings
