@@ -16,7 +16,6 @@ import argparse
 import dataclasses
 import json
 import os
-import time
 from pathlib import Path
 
 from trajopt.cli.helptext import description
@@ -58,24 +57,18 @@ def _variants():
 
 def measure(name: str, recipe, intervals: int, max_iterations: int) -> dict:
     from trajopt.examples.walk3d.gait_report import walking_criteria
-    from trajopt.examples.walk3d.prediction import build_problem, solver_settings
-    from trajopt.examples.walk3d.prediction_main import full_cycle_tables, metabolic_cost_of_transport
+    from trajopt.examples.walk3d.prediction_main import (body_weight, full_cycle_tables,
+                                                         metabolic_cost_of_transport, solve)
     from trajopt.gait.predsim_cost import term_values
 
     load_before = os.getloadavg()[0]
-    started = time.perf_counter()
-    walk = build_problem(intervals, recipe=recipe)
-    solution = walk.problem.solve(walk.transcription, solver_settings(print_level=0, max_iterations=max_iterations),
-                                  guess=walk.reference_guess())
-    wall = time.perf_counter() - started
-    mb = walk.model.musculoskeletal.multibody
+    walk, solution, wall = solve(intervals, print_level=0, max_iterations=max_iterations, recipe=recipe)
     _, coordinates, grf = full_cycle_tables(walk, solution)
-    weight = float(sum(body.mass for body in mb.bodies) * 9.80665)
     return {"variant": name, "intervals": intervals, "status": solution.status, "success": solution.success,
             "iterations": solution.iterations, "objective": solution.objective, "wall_s": wall,
             "cost_terms": term_values(solution, walk.cost_terms) if walk.cost_terms else {},
             "cost_of_transport": metabolic_cost_of_transport(walk, solution),
-            "criteria": walking_criteria(coordinates, grf, weight),
+            "criteria": walking_criteria(coordinates, grf, body_weight(walk)),
             "loadavg_before": load_before, "loadavg_after": os.getloadavg()[0]}
 
 

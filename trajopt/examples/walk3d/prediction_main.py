@@ -272,6 +272,11 @@ def opensim_check_rows(check: dict | None) -> list[str]:
 PUBLISHED_COST_OF_TRANSPORT = "about 3.3 J/(kg·m) gross at comfortable speed (Waters and Mulroy 1999)"
 
 
+def body_weight(walk) -> float:
+    """The model's weight (N), the unit of the walking criteria's ground reactions."""
+    return body_mass(walk.muscle_driven.model) * float(np.linalg.norm(walk.model.musculoskeletal.multibody.gravity))
+
+
 def metabolic_cost_of_transport(walk, solution) -> float:
     """Whole-body metabolic energy (Bhargava et al. 2004, basal included) over the half cycle per kg and metre."""
     from scipy.integrate import simpson
@@ -349,8 +354,7 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
               "max_quaternion_norm_error": norm_error, "pelvis": "quaternion" if walk.quaternion_pelvis else "euler",
               "path_domain": domain.to_json()}
     terms, term_rows = objective_rows(walk, solution, acceleration_weight)
-    weight = body_mass(built.model) * float(np.linalg.norm(walk.model.musculoskeletal.multibody.gravity))
-    criteria = walking_criteria(coordinates, grf, weight)
+    criteria = walking_criteria(coordinates, grf, body_weight(walk))
     cot = metabolic_cost_of_transport(walk, solution)
     record.update(objective_terms=terms, acceleration_weight=acceleration_weight, walking_criteria=criteria,
                   cost_of_transport=cot, recipe="predsim" if recipe.predsim_cost else "moco-example",
