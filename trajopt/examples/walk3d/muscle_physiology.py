@@ -11,6 +11,7 @@ model's Rajagopal et al. 2016 names; the four adductor magnus parts take the mea
 
 from __future__ import annotations
 
+from trajopt.errors import TrajoptInputError
 from trajopt.muscles.metabolics_bhargava2004 import Bhargava2004MuscleConstants
 
 # muscle (without side): (specific tension MPa, slow-twitch ratio)
@@ -34,12 +35,13 @@ PREDSIM_MUSCLE_PHYSIOLOGY = {
 
 def predsim_muscle_constants(muscle_names) -> tuple[Bhargava2004MuscleConstants, ...]:
     """Bhargava 2004 constants of each named muscle (``name_r`` / ``name_l``) with PredSim's specific tension and
-    slow-twitch ratio; a muscle not in the table is a ``KeyError`` naming it."""
+    slow-twitch ratio; a muscle not in the table is refused in one line naming it."""
     constants = []
     for name in muscle_names:
         base = name[:-2] if name.endswith(("_r", "_l")) else name
         if base not in PREDSIM_MUSCLE_PHYSIOLOGY:
-            raise KeyError(f"muscle physiology: no PredSim values for muscle {name!r}")
+            raise TrajoptInputError(f"muscle physiology: no PredSim specific tension or slow-twitch ratio for muscle "
+                                    f"{name!r} (muscles with values: {', '.join(sorted(PREDSIM_MUSCLE_PHYSIOLOGY))})")
         tension, slow = PREDSIM_MUSCLE_PHYSIOLOGY[base]
         constants.append(Bhargava2004MuscleConstants(ratio_slow_twitch_fibers=slow, specific_tension=tension * 1e6))
     return tuple(constants)
