@@ -1,13 +1,36 @@
-"""Shared test fixtures: data folder and the OpenSim reference (skipped when opensim is absent)."""
+"""Shared test fixtures: data folder, arm26 loaded once per session, and the OpenSim reference (skipped when
+opensim is absent)."""
 
+import re
+import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
+from trajopt.musculoskeletal import MusculoskeletalModel
+from trajopt.osim import load_osim
+from trajopt.paths.polynomial import PolynomialPaths
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).parent.parent
+ARM26_FOLDER = ROOT / "trajopt" / "examples" / "arm26"
+
+
+@pytest.fixture(scope="session")
+def arm26():
+    """arm26.osim as trajopt reads it, loaded once and shared read-only (an OsimModel is a frozen dataclass)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return load_osim(ARM26_FOLDER / "arm26.osim")
+
+
+@pytest.fixture(scope="session")
+def arm26_model(arm26):
+    """arm26 with its committed polynomial paths (paths.json) as a MusculoskeletalModel, built once per session;
+    its CasADi Functions are built in the constructor and never changed afterwards."""
+    return MusculoskeletalModel(arm26, PolynomialPaths.load(ARM26_FOLDER / "paths.json"))
 
 
 @pytest.fixture
@@ -29,7 +52,6 @@ def pytest_collection_modifyitems(config, items):
 def arm26_without_ellipsoids(folder: Path) -> Path:
     """arm26 with its two ellipsoids (TRIlonghh, BIClonghh) switched off, written to `folder`: every path wraps
     over cylinders only (as OpenSim computes it with those wrap objects inactive)."""
-    import re
 
     text = (ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim").read_text()
     for name in ("TRIlonghh", "BIClonghh"):
@@ -42,7 +64,6 @@ def arm26_without_ellipsoids(folder: Path) -> Path:
 
 def _torus_through(name: str, start, end, fraction: float, inner: float, outer: float, quadrant: str) -> str:
     """A WrapTorus element on r_humerus whose axis runs along start -> end (humerus frame), centred at `fraction`."""
-    import numpy as np
 
     start, end = np.asarray(start), np.asarray(end)
     axis = (end - start) / np.linalg.norm(end - start)
@@ -84,7 +105,6 @@ def arm26_with_torus(folder: Path) -> Path:
     """arm26 with its TRIlonghh ellipsoid replaced by a WrapTorus (same frame and quadrant z, tube radius 1 cm
     about a 3 cm circle), written to `folder`: TRIlong then wraps over a torus. TRIlong does not pass through
     this torus' hole: OpenSim's constrained cylinder then wraps it the long way round at every configuration."""
-    import re
 
     text = (ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim").read_text()
     ellipsoid = re.search(r'<WrapEllipsoid name="TRIlonghh">.*?</WrapEllipsoid>', text, re.S).group(0)

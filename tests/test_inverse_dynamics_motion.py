@@ -2,28 +2,18 @@
 InverseDynamicsTool results stored in tests/data/arm26 (no OpenSim needed), a physical identity
 for the joint reactions, file output and bad input."""
 
-import warnings
 
 import numpy as np
 import pytest
 
-from conftest import DATA, ROOT
+from conftest import DATA
 from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
 from trajopt.errors import MotionFileError
 from trajopt.io import MotionProcessor, Table, read_motion, read_table
 from trajopt.multibody import ReactionAxes
-from trajopt.osim import load_osim
 
-ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 ELBOW = DATA / "arm26" / "elbow_flex_0_90_minjerk.mot"
 IK = DATA / "arm26" / "arm26_InverseKinematics.mot"
-
-
-@pytest.fixture(scope="module")
-def arm26():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return load_osim(ARM26)
 
 
 @pytest.mark.parametrize("motion, stored, cutoff", [

@@ -15,19 +15,10 @@ import pytest
 from conftest import ROOT
 from trajopt.errors import TrajoptInputError
 from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.osim import load_osim
 from trajopt.paths.polynomial import PolynomialPaths
 
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 PATHS = ROOT / "trajopt" / "examples" / "arm26" / "paths.json"
-
-
-@pytest.fixture(scope="module")
-def arm26():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        osim = load_osim(ARM26)
-    return MusculoskeletalModel(osim, PolynomialPaths.load(PATHS))
 
 
 def _states(count=5, seed=0):
@@ -37,43 +28,43 @@ def _states(count=5, seed=0):
     return q, u
 
 
-def test_moment_arms_are_minus_length_gradient(arm26):
+def test_moment_arms_are_minus_length_gradient(arm26_model):
     q, u = _states()
     step = 1e-6
     for k in range(len(q)):
-        _, _, arms = (np.asarray(x) for x in arm26.musculotendon_kinematics(q[k], u[k]))
+        _, _, arms = (np.asarray(x) for x in arm26_model.musculotendon_kinematics(q[k], u[k]))
         for j in range(2):
             dq = np.zeros(2)
             dq[j] = step
-            plus = np.asarray(arm26.musculotendon_kinematics(q[k] + dq, u[k])[0]).ravel()
-            minus = np.asarray(arm26.musculotendon_kinematics(q[k] - dq, u[k])[0]).ravel()
+            plus = np.asarray(arm26_model.musculotendon_kinematics(q[k] + dq, u[k])[0]).ravel()
+            minus = np.asarray(arm26_model.musculotendon_kinematics(q[k] - dq, u[k])[0]).ravel()
             np.testing.assert_allclose(arms[:, j], -(plus - minus) / (2 * step), rtol=0, atol=1e-8)
 
 
-def test_lengthening_speed_and_power_balance(arm26):
+def test_lengthening_speed_and_power_balance(arm26_model):
     q, u = _states()
-    activations = np.linspace(0.05, 0.9, len(arm26.muscles))
+    activations = np.linspace(0.05, 0.9, len(arm26_model.muscles))
     for k in range(len(q)):
-        _, speeds, arms = (np.asarray(x) for x in arm26.musculotendon_kinematics(q[k], u[k]))
+        _, speeds, arms = (np.asarray(x) for x in arm26_model.musculotendon_kinematics(q[k], u[k]))
         np.testing.assert_allclose(speeds.ravel(), -arms @ u[k], rtol=1e-12, atol=1e-14)
-        forces = np.asarray(arm26.tendon_forces(activations, q[k], u[k])).ravel()
-        tau = np.asarray(arm26.muscle_generalized_forces(activations, q[k], u[k])).ravel()
+        forces = np.asarray(arm26_model.tendon_forces(activations, q[k], u[k])).ravel()
+        tau = np.asarray(arm26_model.muscle_generalized_forces(activations, q[k], u[k])).ravel()
         # power delivered to the skeleton = power the shortening muscles deliver
         assert tau @ u[k] == pytest.approx(-forces @ speeds.ravel(), rel=1e-12, abs=1e-12)
 
 
-def test_tendon_force_is_affine_in_activation(arm26):
+def test_tendon_force_is_affine_in_activation(arm26_model):
     q, u = _states(1)
-    at_zero, per_activation = (np.asarray(x).ravel() for x in arm26.tendon_force_affine(q[0], u[0]))
-    a = np.full(len(arm26.muscles), 0.37)
-    forces = np.asarray(arm26.tendon_forces(a, q[0], u[0])).ravel()
+    at_zero, per_activation = (np.asarray(x).ravel() for x in arm26_model.tendon_force_affine(q[0], u[0]))
+    a = np.full(len(arm26_model.muscles), 0.37)
+    forces = np.asarray(arm26_model.tendon_forces(a, q[0], u[0])).ravel()
     np.testing.assert_allclose(forces, at_zero + 0.37 * per_activation, rtol=1e-12)
     assert np.all(per_activation > 0)
 
 
-def test_thelen_parameters_map_as_opensim_replace_muscles(arm26):
+def test_thelen_parameters_map_as_opensim_replace_muscles(arm26_model):
     root = ElementTree.parse(ARM26).getroot()
-    for muscle, spec in zip(arm26.muscles, arm26.muscle_specs):
+    for muscle, spec in zip(arm26_model.muscles, arm26_model.muscle_specs):
         element = root.find(f".//Thelen2003Muscle[@name='{spec.name}']")
         value = lambda tag: float(element.find(tag).text)  # noqa: E731
         p = muscle.parameters
@@ -87,38 +78,39 @@ def test_thelen_parameters_map_as_opensim_replace_muscles(arm26):
         assert p.fiber_damping == 0.0
 
 
-def test_single_joint_paths_have_zero_moment_arm_elsewhere(arm26):
+def test_single_joint_paths_have_zero_moment_arm_elsewhere(arm26_model):
     q, u = _states(3)
-    single = [i for i, name in enumerate(arm26.muscle_names) if arm26.paths[name].coordinates == ("r_elbow_flex",)]
+    single = [i for i, name in enumerate(arm26_model.muscle_names)
+              if arm26_model.paths[name].coordinates == ("r_elbow_flex",)]
     assert single  # TRIlat, TRImed, BRA
     for k in range(len(q)):
-        arms = np.asarray(arm26.musculotendon_kinematics(q[k], u[k])[2])
+        arms = np.asarray(arm26_model.musculotendon_kinematics(q[k], u[k])[2])
         assert np.all(arms[single, 0] == 0.0)
         assert np.all(arms[single, 1] != 0.0)
 
 
-def test_missing_path_names_the_muscles(arm26):
-    partial = PolynomialPaths([path for path in arm26.paths if path.muscle != "BRA"])
+def test_missing_path_names_the_muscles(arm26_model):
+    partial = PolynomialPaths([path for path in arm26_model.paths if path.muscle != "BRA"])
     with pytest.raises(TrajoptInputError, match="BRA"):
-        MusculoskeletalModel(arm26.osim, partial)
+        MusculoskeletalModel(arm26_model.osim, partial)
 
 
-def test_paths_for_muscles_the_model_lacks_are_a_note(arm26, tmp_path):
+def test_paths_for_muscles_the_model_lacks_are_a_note(arm26_model, tmp_path):
     data = json.loads(PATHS.read_text())
     data["paths"].append(dict(data["paths"][0], muscle="NOT_A_MUSCLE"))
     (tmp_path / "paths.json").write_text(json.dumps(data))
-    model = MusculoskeletalModel(arm26.osim, PolynomialPaths.load(tmp_path / "paths.json"))
+    model = MusculoskeletalModel(arm26_model.osim, PolynomialPaths.load(tmp_path / "paths.json"))
     assert (len(model.notes) == 1 and "1 muscle(s) the model lacks" in model.notes[0]
             and "NOT_A_MUSCLE" in model.notes[0])
-    assert arm26.notes == ()
-    assert model.muscle_names == arm26.muscle_names
+    assert arm26_model.notes == ()
+    assert model.muscle_names == arm26_model.muscle_names
 
 
-def test_load_from_files_equals_explicit_construction(arm26):
+def test_load_from_files_equals_explicit_construction(arm26_model):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         loaded = MusculoskeletalModel.load(ARM26, PATHS)
     q, u = _states(2)
     a = np.full(6, 0.2)
     np.testing.assert_array_equal(np.asarray(loaded.muscle_generalized_forces(a, q[0], u[0])),
-                                  np.asarray(arm26.muscle_generalized_forces(a, q[0], u[0])))
+                                  np.asarray(arm26_model.muscle_generalized_forces(a, q[0], u[0])))

@@ -1,6 +1,5 @@
 """trajopt.prediction: muscle-driven problems from a MusculoskeletalModel (arm26, tiny grids)."""
 
-from pathlib import Path
 
 import casadi as ca
 import numpy as np
@@ -11,7 +10,6 @@ from trajopt.io import read_table, write_sto
 from trajopt.multibody import body_torque, forward_dynamics, frame_jacobian
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.ocp import Effort, Endpoint, Guess, HermiteSimpson, Ipopt, Radau, Residuals
-from trajopt.osim import load_osim
 from trajopt.paths.polynomial import PolynomialPaths
 from trajopt.prediction import (
     OPENSIM_ACTIVATION_SMOOTHING,
@@ -23,12 +21,6 @@ from trajopt.prediction import (
     muscle_driven_problem,
 )
 
-ARM26 = Path(__file__).resolve().parent.parent / "trajopt" / "examples" / "arm26"
-
-
-@pytest.fixture(scope="module")
-def arm26():
-    return MusculoskeletalModel(load_osim(ARM26 / "arm26.osim"), PolynomialPaths.load(ARM26 / "paths.json"))
 
 
 def _flexion(model, dynamics, intervals=10, scales=VariableScales()):
@@ -42,8 +34,8 @@ def _flexion(model, dynamics, intervals=10, scales=VariableScales()):
     return built, built.problem.solve(HermiteSimpson(intervals), Ipopt(tol=1e-8), guess=guess)
 
 
-def test_variables_are_labelled_by_the_model(arm26):
-    built = muscle_driven_problem(arm26, 0.5, residuals=Residuals(max_control=1.0))
+def test_variables_are_labelled_by_the_model(arm26_model):
+    built = muscle_driven_problem(arm26_model, 0.5, residuals=Residuals(max_control=1.0))
     built.problem.minimize(Effort(built.excitations))
     compiled = built.problem.compile()
     names = {v.name: v.labels for v in compiled.states + compiled.controls}
@@ -58,54 +50,54 @@ def test_variables_are_labelled_by_the_model(arm26):
     assert q.upper[1] == pytest.approx(2.26892803)
 
 
-def test_generalized_forces_are_moment_arms_times_tendon_forces_plus_residuals(arm26):
-    built = muscle_driven_problem(arm26, 0.5, residuals=Residuals(optimal_force=3.0, max_control=1.0))
+def test_generalized_forces_are_moment_arms_times_tendon_forces_plus_residuals(arm26_model):
+    built = muscle_driven_problem(arm26_model, 0.5, residuals=Residuals(optimal_force=3.0, max_control=1.0))
     f = ca.Function("f", [built.q, built.u, built.activations, built.residuals],
                     [built.generalized_forces, built.tendon_forces])
     q, u, a, r = np.array([0.1, 1.0]), np.array([0.5, -1.0]), np.linspace(0.1, 0.6, 6), np.array([0.2, -0.4])
     tau, forces = (np.asarray(x).flatten() for x in f(q, u, a, r))
-    _, _, arms = arm26.musculotendon_kinematics(q, u)
+    _, _, arms = arm26_model.musculotendon_kinematics(q, u)
     np.testing.assert_allclose(tau, np.asarray(arms).T @ forces + 3.0 * r, rtol=1e-12, atol=1e-10)
 
 
-def test_explicit_and_implicit_dynamics_give_the_same_optimum(arm26):
-    explicit, first = _flexion(arm26, ExplicitDynamics())
-    implicit, second = _flexion(arm26, ImplicitDynamics())
+def test_explicit_and_implicit_dynamics_give_the_same_optimum(arm26_model):
+    explicit, first = _flexion(arm26_model, ExplicitDynamics())
+    implicit, second = _flexion(arm26_model, ImplicitDynamics())
     assert first.success and second.success
     assert second.objective == pytest.approx(first.objective, rel=1e-6)
     np.testing.assert_allclose(second.value(implicit.q), first.value(explicit.q), atol=1e-5)
 
 
-def test_implicit_accelerations_equal_forward_dynamics_along_the_solution(arm26):
-    built, solution = _flexion(arm26, ImplicitDynamics())
+def test_implicit_accelerations_equal_forward_dynamics_along_the_solution(arm26_model):
+    built, solution = _flexion(arm26_model, ImplicitDynamics())
     np.testing.assert_allclose(solution.value(built.accelerations), solution.value(built.explicit_accelerations),
                                atol=1e-5)
 
 
-def test_resimulation_drift_shrinks_with_the_mesh(arm26):
+def test_resimulation_drift_shrinks_with_the_mesh(arm26_model):
     drifts = []
     for intervals in (10, 40):
-        built, solution = _flexion(arm26, ImplicitDynamics(), intervals)
+        built, solution = _flexion(arm26_model, ImplicitDynamics(), intervals)
         drifts.append(built.resimulate(solution).max_drift)
     # Two mesh halvings: at least second-order convergence (Hermite-Simpson is 4th order for smooth
     # solutions; the fast activation onset at t = 0 lowers the observed order on coarse meshes).
     assert drifts[1] < drifts[0] / 16
 
 
-def test_resimulation_matches_an_independent_integration(arm26):
+def test_resimulation_matches_an_independent_integration(arm26_model):
     """``resimulate`` against scipy's solve_ivp of dynamics written out here: q' = u, u' = forward dynamics under
     the muscles' generalized forces, and De Groote et al. 2016's activation dynamics (eqs. 1-2, each muscle's
     time constants from arm26.osim, tanh smoothing b): a' = (f / (τa (0.5 + 1.5 a)) + (1 - f)(0.5 + 1.5 a) / τd)(e - a),
     f = 0.5 + 0.5 tanh(b (e - a)); excitations interpolated as the Hermite-Simpson transcription represents them."""
     from scipy.integrate import solve_ivp
 
-    built, solution = _flexion(arm26, ExplicitDynamics())
-    mb = arm26.multibody
+    built, solution = _flexion(arm26_model, ExplicitDynamics())
+    mb = arm26_model.multibody
     transcription = solution.discrete.transcription
     e_grid = solution.value(built.excitations)
     b = OPENSIM_ACTIVATION_SMOOTHING
-    tau_a = np.array([m.parameters.activation_time_constant for m in arm26.muscles])  # 0.01 s in arm26.osim
-    tau_d = np.array([m.parameters.deactivation_time_constant for m in arm26.muscles])  # 0.04 s
+    tau_a = np.array([m.parameters.activation_time_constant for m in arm26_model.muscles])  # 0.01 s in arm26.osim
+    tau_d = np.array([m.parameters.deactivation_time_constant for m in arm26_model.muscles])  # 0.04 s
 
     def excitation(t):
         weights = transcription.interpolation(np.array([t / solution.duration]), controls=True,
@@ -116,7 +108,7 @@ def test_resimulation_matches_an_independent_integration(arm26):
     def rhs(t, x):
         q, u, a = x[:2], x[2:4], x[4:]
         e = excitation(t)
-        tau = np.asarray(arm26.muscle_generalized_forces(a, q, u)).ravel()
+        tau = np.asarray(arm26_model.muscle_generalized_forces(a, q, u)).ravel()
         udot = np.asarray(forward_dynamics(mb, q, u, tau)).ravel()
         f = 0.5 + 0.5 * np.tanh(b * (e - a))
         z = 0.5 + 1.5 * a
@@ -139,8 +131,8 @@ def test_resimulation_matches_an_independent_integration(arm26):
                                     solution.value(built.activations)])).max() > 1e-5
 
 
-def test_activation_controls_without_activation_dynamics(arm26):
-    built = muscle_driven_problem(arm26, 0.3, coordinates=StateBounds(initial=[0.0, 1.0]),
+def test_activation_controls_without_activation_dynamics(arm26_model):
+    built = muscle_driven_problem(arm26_model, 0.3, coordinates=StateBounds(initial=[0.0, 1.0]),
                                   speeds=StateBounds(initial=0.0), activation_dynamics=False)
     assert built.excitations is None and built.activation_rates is None
     built.problem.minimize(Effort(built.activations))
@@ -152,57 +144,57 @@ def test_activation_controls_without_activation_dynamics(arm26):
     assert solution.discrete.problem.symbols["x"].numel() == 4
 
 
-def test_external_wrench_hook_equals_the_same_load_as_generalized_forces(arm26):
+def test_external_wrench_hook_equals_the_same_load_as_generalized_forces(arm26_model):
     """A torque on the forearm acts on the speeds as J^T w (virtual work)."""
     torque = np.array([0.3, -0.2, 1.5])
     forearm = "r_ulna_radius_hand"
     with_wrench = muscle_driven_problem(
-        arm26, 0.5, external_wrenches=lambda problem, q, u: body_torque(arm26.multibody, forearm, torque))
+        arm26_model, 0.5, external_wrenches=lambda problem, q, u: body_torque(arm26_model.multibody, forearm, torque))
 
     def projected(problem, q, u):
-        jacobian = frame_jacobian(arm26.multibody, q, forearm)  # [angular; linear] x nv
+        jacobian = frame_jacobian(arm26_model.multibody, q, forearm)  # [angular; linear] x nv
         return ca.mtimes(jacobian[0:3, :].T, ca.DM(torque))
 
-    with_forces = muscle_driven_problem(arm26, 0.5, extra_generalized_forces=projected)
+    with_forces = muscle_driven_problem(arm26_model, 0.5, extra_generalized_forces=projected)
     q, u, a = np.array([0.2, 0.8]), np.array([0.3, 0.4]), np.full(6, 0.2)
     first = ca.Function("a", [with_wrench.q, with_wrench.u, with_wrench.activations], [with_wrench.accelerations])
     second = ca.Function("a", [with_forces.q, with_forces.u, with_forces.activations], [with_forces.accelerations])
     np.testing.assert_allclose(np.asarray(first(q, u, a)), np.asarray(second(q, u, a)), rtol=1e-10)
     # And the hook changes the motion: without the torque the accelerations differ.
-    plain = muscle_driven_problem(arm26, 0.5)
+    plain = muscle_driven_problem(arm26_model, 0.5)
     third = ca.Function("a", [plain.q, plain.u, plain.activations], [plain.accelerations])
     assert np.max(np.abs(np.asarray(third(q, u, a)) - np.asarray(first(q, u, a)))) > 1e-3
-    expected = forward_dynamics(arm26.multibody, q, u, np.asarray(
-        arm26.muscle_generalized_forces(a, q, u)).flatten() + np.asarray(
+    expected = forward_dynamics(arm26_model.multibody, q, u, np.asarray(
+        arm26_model.muscle_generalized_forces(a, q, u)).flatten() + np.asarray(
         ca.Function("p", [with_forces.q], [projected(None, with_forces.q, None)])(q)).flatten())
     np.testing.assert_allclose(np.asarray(second(q, u, a)), np.asarray(expected), rtol=1e-10)
 
 
-def test_bad_input_raises_trajopt_errors(arm26):
+def test_bad_input_raises_trajopt_errors(arm26_model):
     with pytest.raises(TrajoptInputError, match=r"not a MuscleDrivenModel \(missing .*'muscles'"):
-        muscle_driven_problem(arm26.multibody, 0.5)
+        muscle_driven_problem(arm26_model.multibody, 0.5)
     with pytest.raises(TrajoptInputError, match="extra_generalized_forces returned 3"):
-        muscle_driven_problem(arm26, 0.5, extra_generalized_forces=lambda p, q, u: ca.SX.zeros(3))
+        muscle_driven_problem(arm26_model, 0.5, extra_generalized_forces=lambda p, q, u: ca.SX.zeros(3))
     with pytest.raises(TrajoptInputError, match="external_wrenches returned shape"):
-        muscle_driven_problem(arm26, 0.5, external_wrenches=lambda p, q, u: ca.SX.zeros(6, 1))
+        muscle_driven_problem(arm26_model, 0.5, external_wrenches=lambda p, q, u: ca.SX.zeros(6, 1))
     with pytest.raises(TrajoptInputError, match="Residuals"):
         Residuals(optimal_force=0.0)
     with pytest.raises(TrajoptInputError, match="dynamics"):
-        muscle_driven_problem(arm26, 0.5, dynamics="implicit")
+        muscle_driven_problem(arm26_model, 0.5, dynamics="implicit")
 
 
-def test_labels_scales_and_per_element_initial_bounds(arm26):
+def test_labels_scales_and_per_element_initial_bounds(arm26_model):
     """VariableLabels/VariableScales reach the declared variables; (lower, upper) arrays fix one coordinate at t0."""
-    names = arm26.coordinate_names
+    names = arm26_model.coordinate_names
     built = muscle_driven_problem(
-        arm26, 0.5, coordinates=StateBounds((-1.0, 3.0), initial=(np.array([0.0, -1.0]), np.array([0.0, 3.0]))),
+        arm26_model, 0.5, coordinates=StateBounds((-1.0, 3.0), initial=(np.array([0.0, -1.0]), np.array([0.0, 3.0]))),
         dynamics=ImplicitDynamics(), scales=VariableScales(speeds=5.0, accelerations=50.0),
         labels=VariableLabels(coordinates=tuple(f"/{n}/value" for n in names),
                               accelerations=tuple(f"/{n}/accel" for n in names)), bound_by_path_domain=False)
     built.problem.minimize(Effort(built.excitations))
     compiled = built.problem.compile()
     q, u = compiled.states[0], compiled.states[1]
-    assert q.labels == tuple(f"/{n}/value" for n in names) and u.labels == arm26.state_labels[1]
+    assert q.labels == tuple(f"/{n}/value" for n in names) and u.labels == arm26_model.state_labels[1]
     assert compiled.algebraics[0].labels == tuple(f"/{n}/accel" for n in names)
     np.testing.assert_array_equal(u.scale, 5.0)
     np.testing.assert_array_equal(compiled.algebraics[0].scale, 50.0)
@@ -211,9 +203,9 @@ def test_labels_scales_and_per_element_initial_bounds(arm26):
     np.testing.assert_array_equal(q.initial_upper, [0.0, 3.0])
 
 
-def test_solution_table_has_distinct_labels_and_its_speeds_read_back_from_sto(arm26, tmp_path):
+def test_solution_table_has_distinct_labels_and_its_speeds_read_back_from_sto(arm26_model, tmp_path):
     """No explicit labels: q and u get distinct OpenSim state paths, so a written .sto keeps every column."""
-    built, solution = _flexion(arm26, ImplicitDynamics(), intervals=5)
+    built, solution = _flexion(arm26_model, ImplicitDynamics(), intervals=5)
     table = solution.table()
     assert len(set(table.labels)) == len(table.labels)
     written = read_table(write_sto(tmp_path / "solution.sto", table))
@@ -226,9 +218,9 @@ def test_solution_table_has_distinct_labels_and_its_speeds_read_back_from_sto(ar
     assert speeds[:, 1].max() > 1.0
 
 
-def test_scaling_does_not_change_the_optimum(arm26):
-    _, plain = _flexion(arm26, ImplicitDynamics())
-    _, scaled = _flexion(arm26, ImplicitDynamics(), scales=VariableScales(speeds=5.0, accelerations=50.0))
+def test_scaling_does_not_change_the_optimum(arm26_model):
+    _, plain = _flexion(arm26_model, ImplicitDynamics())
+    _, scaled = _flexion(arm26_model, ImplicitDynamics(), scales=VariableScales(speeds=5.0, accelerations=50.0))
     assert plain.success and scaled.success
     assert scaled.objective == pytest.approx(plain.objective, rel=1e-6)
 
@@ -266,15 +258,15 @@ def test_hand_built_model_goes_through_the_builder():
                                atol=1e-12)
 
 
-def _narrowed(arm26, elbow_limit):
+def _narrowed(arm26_model, elbow_limit):
     """arm26 with its paths said to hold only up to ``elbow_limit`` rad of elbow flexion."""
     from trajopt.paths.domain import PathDomain
 
-    paths = arm26.paths
+    paths = arm26_model.paths
     narrow = PathDomain.box(paths.domain.coordinates,
                             [[low, min(high, elbow_limit)] if name == "r_elbow_flex" else [low, high]
                              for name, (low, high) in zip(paths.domain.coordinates, paths.domain.ranges)])
-    return MusculoskeletalModel(arm26.osim, PolynomialPaths(list(paths), paths.model, narrow))
+    return MusculoskeletalModel(arm26_model.osim, PolynomialPaths(list(paths), paths.model, narrow))
 
 
 def _reach_towards(model, elbow_target, bound_by_path_domain=True, intervals=8):
@@ -290,12 +282,12 @@ def _reach_towards(model, elbow_target, bound_by_path_domain=True, intervals=8):
     return built, built.problem.solve(HermiteSimpson(intervals), Ipopt(tol=1e-8), guess=guess)
 
 
-def test_a_reach_past_the_fitted_path_domain_stops_at_its_edge_by_default(arm26):
+def test_a_reach_past_the_fitted_path_domain_stops_at_its_edge_by_default(arm26_model):
     """Pulled towards 90 deg of elbow flexion with paths said to hold up to 80 deg, the optimum is the domain's edge:
     the bound is active, the elbow ends at 80 deg and no frame is extrapolated. Unbounded (opt-out), it ends near 90
     deg and the report counts the frames past 80 deg, names the elbow and gives the largest excess and its time."""
     limit, target = np.radians(80.0), np.radians(90.0)
-    narrowed = _narrowed(arm26, limit)
+    narrowed = _narrowed(arm26_model, limit)
     built, solution = _reach_towards(narrowed, target)
     elbow = solution.value(built.q)[1]
     assert solution.success
@@ -314,23 +306,23 @@ def test_a_reach_past_the_fitted_path_domain_stops_at_its_edge_by_default(arm26)
     assert built.path_domain_violation(solution) is not None
 
 
-def test_a_fixed_end_outside_the_fitted_path_domain_is_refused(arm26):
+def test_a_fixed_end_outside_the_fitted_path_domain_is_refused(arm26_model):
     """Moco's reach ends at elbow 90 deg: with paths said to hold up to 80 deg it is refused before any solve
     (infeasible against the domain's bounds); the opt-out builds it."""
-    narrowed = _narrowed(arm26, np.radians(80.0))
+    narrowed = _narrowed(arm26_model, np.radians(80.0))
     with pytest.raises(TrajoptInputError):
         _flexion(narrowed, ImplicitDynamics(), intervals=6)
     muscle_driven_problem(narrowed, 0.5, coordinates=StateBounds(final=[0.0, np.pi / 2]), bound_by_path_domain=False)
 
 
-def test_coordinate_bounds_are_the_model_ranges_within_the_path_domain(arm26):
+def test_coordinate_bounds_are_the_model_ranges_within_the_path_domain(arm26_model):
     """The default bounds: each .osim range intersected with the fitted domain (arm26's paths were fitted on a
     narrower shoulder range than the .osim's); the opt-out keeps the .osim ranges."""
-    lower, upper = (np.asarray(b) for b in arm26.coordinate_bounds)
-    domain = arm26.paths.domain
+    lower, upper = (np.asarray(b) for b in arm26_model.coordinate_bounds)
+    domain = arm26_model.paths.domain
     for bound, expected in ((True, (np.maximum(lower, domain.ranges[:, 0]), np.minimum(upper, domain.ranges[:, 1]))),
                             (False, (lower, upper))):
-        built = muscle_driven_problem(arm26, 0.5, bound_by_path_domain=bound)
+        built = muscle_driven_problem(arm26_model, 0.5, bound_by_path_domain=bound)
         built.problem.minimize(Effort(built.excitations))
         q = [v for v in built.problem.compile().states if v.name == "q"][0]
         np.testing.assert_array_equal(q.lower, expected[0])

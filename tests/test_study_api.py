@@ -2,7 +2,6 @@
 file or an object, enums instead of string options, one Residuals type. Each test compares two ways of asking the
 same question, or checks a physical identity."""
 
-import warnings
 
 import numpy as np
 import pytest
@@ -18,18 +17,9 @@ from trajopt.examples.arm26_static_optimization.main import ELBOW_MOTION, load_m
 from trajopt.io import MotionProcessor, read_motion
 from trajopt.multibody import BodyAxes, ReactionAxes, joint_reaction_loads
 from trajopt.ocp import Hessian, Ipopt, ResidualCoordinates, Residuals
-from trajopt.osim import load_osim
 
 DATA = ROOT / "tests" / "data"
-ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 IK = DATA / "arm26" / "arm26_InverseKinematics.mot"
-
-
-@pytest.fixture(scope="module")
-def arm26():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return load_osim(ARM26)
 
 
 def test_a_window_selects_the_whole_motions_frames(arm26):

@@ -27,12 +27,6 @@ DERIVATIVE_TOLERANCE = 1e-8
 FORCE_TOLERANCE = 1e-12  # m, generalized-force method against computeMomentArm; measured 2.9e-15 (60), 2.5e-15 (300)
 
 
-def _arm26():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", OsimIgnoredWarning)
-        return load_osim(ARM26)
-
-
 def _evaluate(expression, q, configurations):
     function = ca.Function("f", [q], [expression])
     return np.asarray(function.map(len(configurations))(configurations.T)).T
@@ -45,8 +39,8 @@ def _reference(opensim_task, model, configurations):
 
 
 @pytest.mark.opensim
-def test_arm26_ellipsoid_lengths_match_opensim(opensim_task):
-    osim = _arm26()
+def test_arm26_ellipsoid_lengths_match_opensim(opensim_task, arm26):
+    osim = arm26
     model = osim.multibody
     configurations = random_configurations(model, 300, seed=151)
     reference = _reference(opensim_task, model, configurations)
@@ -61,8 +55,7 @@ def test_arm26_ellipsoid_lengths_match_opensim(opensim_task):
         assert 0.3 < wrapped.mean() < 0.95, (name, wrapped.mean())  # wrapped and unwrapped samples
 
 
-def _moment_arm_report(opensim_task, count, seed):
-    osim = _arm26()
+def _moment_arm_report(opensim_task, osim, count, seed):
     model = osim.multibody
     configurations = random_configurations(model, count, seed, margin=2 * STEP)
     indices = [model.coordinate_index(c) for c in COORDINATES]
@@ -95,8 +88,8 @@ def _assert_report(report):
 
 @pytest.mark.opensim
 @pytest.mark.slow
-def test_arm26_ellipsoid_moment_arms(opensim_task):
-    report = _moment_arm_report(opensim_task, 30, seed=152)
+def test_arm26_ellipsoid_moment_arms(opensim_task, arm26):
+    report = _moment_arm_report(opensim_task, arm26, 30, seed=152)
     _assert_report(report)
     # OpenSim's ellipsoid path is not length-minimal: computeMomentArm is not −dl/dq (measured away from switches,
     # 300 samples: 4.3 mm on BIClong, 15 mm on TRIlong)
@@ -105,13 +98,13 @@ def test_arm26_ellipsoid_moment_arms(opensim_task):
 
 @pytest.mark.opensim
 @pytest.mark.slow
-def test_arm26_ellipsoid_moment_arms_300(opensim_task):
-    report = _moment_arm_report(opensim_task, 300, seed=153)
+def test_arm26_ellipsoid_moment_arms_300(opensim_task, arm26):
+    report = _moment_arm_report(opensim_task, arm26, 300, seed=153)
     _assert_report(report)
 
 
-def test_arm26_geometric_paths_wrap_every_muscle():
-    paths = GeometricPaths(_arm26())
+def test_arm26_geometric_paths_wrap_every_muscle(arm26):
+    paths = GeometricPaths(arm26)
     assert paths.wrapped_muscles == ()
     assert all(p.wraps for p in paths.paths if p.name in MUSCLES)
 
