@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import numpy as np
 
-from trajopt.cli.options import add_out
+from trajopt.cli.options import add_out, add_paths_file
 from trajopt.errors import TrajoptInputError
 from trajopt.io import Table, write_sto
 from trajopt.tools.common import add_model_and_motion, load_tool_input, output_folder
@@ -31,8 +31,7 @@ def main(argv=None) -> int:
                                      description="Muscle lengths and moment arms along a motion "
                                                  "(OpenSim's MuscleAnalysis).")
     add_model_and_motion(parser, loads=False)
-    parser.add_argument("--paths", metavar="FILE", help="muscle paths: trajopt .json or OpenSim FunctionBasedPathSet "
-                                                        ".xml (default: the model's geometric paths)")
+    add_paths_file(parser)
     add_out(parser, "muscle-analysis")
     args = parser.parse_args(argv)
     folder = output_folder(args.out)
