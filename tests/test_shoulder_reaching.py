@@ -1,11 +1,16 @@
 """3D arm with a quaternion shoulder (trajopt/examples/shoulder_reaching): model, torque identity, reaching solves."""
 
+import os
+import signal
+import subprocess
+import sys
 import warnings
 
 import casadi as ca
 import numpy as np
 import pytest
 
+from conftest import ROOT
 from trajopt.multibody import mass_matrix, point_position
 from trajopt.multibody import rotations
 from trajopt.osim import load_osim
@@ -192,3 +197,27 @@ def test_euler_and_quaternion_shoulders_accelerate_alike_under_humerus_torques()
     rate_matrix = np.array(rotations.euler_rate_matrix("YZY", q_euler[0:3]))
     np.testing.assert_allclose(rate_matrix @ theta_ddot[0:3], omega_dot[0:3], rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(theta_ddot[3], omega_dot[3], rtol=1e-9, atol=1e-9)
+
+
+def test_ctrl_c_in_the_checks_says_interrupted_with_the_finished_solves_and_exits_130(tmp_path):
+    """SIGINT once the first variant's three solves are done and its checks (re-simulation, KKT SVD) run: one
+    "interrupted" line naming the checks and the three solves' IPOPT statuses, exit 130, no solution or summary."""
+    out = tmp_path / "out"
+    process = subprocess.Popen([sys.executable, "-u", "-m", "trajopt", "run", "shoulder-reaching", "--intervals", "6",
+                                "--coarse-intervals", "3", "--print-level", "0", "--out", str(out)], cwd=tmp_path,
+                               env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    for line in process.stdout:
+        if "quaternion: checks of the three solutions" in line:
+            process.send_signal(signal.SIGINT)
+            break
+    rest, _ = process.communicate(timeout=60)
+    assert process.returncode == 130, rest
+    lines = [line for line in rest.splitlines() if ": interrupted" in line]
+    assert len(lines) == 1 and "Traceback" not in rest, rest
+    assert lines[0].startswith("trajopt run shoulder-reaching: interrupted: during the checks of the quaternion")
+    solves = lines[0].split("finished before it: ")[1].split(", ")
+    assert [solve.split(" (")[0].rsplit(" ", 1)[0] for solve in solves] == \
+        ["quaternion naive", "quaternion warm", "quaternion coarse"]
+    assert all(solve.split(" (")[0].endswith("Solve_Succeeded") for solve in solves)  # what the tiny grid reaches
+    assert not list(out.rglob("*.sto")) and not (out / "summary.md").exists()

@@ -3,7 +3,8 @@
 casadi turns the interrupt into an exception inside IPOPT: the solve returns with ``NonIpopt_Exception_Thrown`` or
 ``User_Requested_Stop``, or raises ``KeyboardInterrupt``, depending on where IPOPT was. ``call_solver`` watches for
 SIGINT while the solver runs and raises ``SolveInterrupted`` in every case, with the status and iteration IPOPT
-reached; the command line turns it into one line and exit code 130.
+reached; the command line turns it into one line and exit code 130. ``interrupted_during`` does the same for a
+phase that is not a solve (``Interrupted``: the phase and the results finished before it).
 """
 
 from __future__ import annotations
@@ -28,6 +29,31 @@ class SolveInterrupted(KeyboardInterrupt):
         context = f" ({self.context})" if self.context else ""
         worst = "" if self.violation is None else f"; worst constraint violation {self.violation:.3g} (IPOPT's inf_pr)"
         return f"IPOPT stopped ({self.status}) at iteration {self.iterations}{context}{worst}"
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C outside a solve (a check, an analysis): the phase it stopped and what had finished before it, which the
+    command line prints after "interrupted"."""
+
+    def __init__(self, phase: str, finished: str = ""):
+        super().__init__(phase, finished)
+        self.phase = phase
+        self.finished = finished
+
+    def __str__(self) -> str:
+        return f"during {self.phase}" + (f"; finished before it: {self.finished}" if self.finished else "")
+
+
+@contextlib.contextmanager
+def interrupted_during(phase: str, finished: str = ""):
+    """A Ctrl-C inside becomes ``Interrupted(phase, finished)``; a ``SolveInterrupted`` or ``Interrupted`` raised
+    deeper keeps its own, more precise account."""
+    try:
+        yield
+    except (SolveInterrupted, Interrupted):
+        raise
+    except KeyboardInterrupt:
+        raise Interrupted(phase, finished) from None
 
 
 @dataclass

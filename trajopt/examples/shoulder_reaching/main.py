@@ -20,6 +20,7 @@ from trajopt.cli.options import add_intervals, add_out, add_print_level
 from trajopt.io.output import fresh_output
 from trajopt.multibody import forward_dynamics, mass_matrix
 from trajopt.ocp import HermiteSimpson
+from trajopt.ocp.interrupts import interrupted_during
 from trajopt.prediction import resimulate
 from trajopt.examples.shoulder_reaching import analysis, outputs
 from trajopt.examples.shoulder_reaching.reaching import (
@@ -86,16 +87,27 @@ def _progress(text: str) -> None:
     print(f"shoulder-reaching: {text}", flush=True)
 
 
-def _run(name, build, intervals, coarse_intervals, folder, kkt, print_level=0):
+def _status(name: str, solution) -> str:
+    """One finished solve for the "interrupted" line: its name, IPOPT status and iterations."""
+    return f"{name} {solution.status} ({solution.iterations} iterations)"
+
+
+def _run(name, build, intervals, coarse_intervals, folder, kkt, finished: list[str], print_level=0):
+    """Solve one shoulder variant three ways and check the solutions; each finished solve is added to ``finished``
+    (what a Ctrl-C in the checks reports, with the check it stopped)."""
     _progress(f"{name}: {intervals} intervals from the naive guess, {coarse_intervals} intervals, and "
               f"{intervals} warm-started ...")
     built = build()
     started = time.perf_counter()
     naive, warm, coarse = solve_naive_and_warm(built, intervals, coarse_intervals, print_level=print_level)
+    finished += [_status(f"{name} {kind}", solution)
+                 for kind, solution in (("naive", naive), ("warm", warm), ("coarse", coarse))]
     checks = "re-simulation, KKT condition number (a dense SVD)" if kkt else "re-simulation"
-    _progress(f"{name}: checks of the three solutions ({checks}) ...")
-    report = {"naive": describe(built, naive, kkt), "warm": describe(built, warm), "coarse": describe(built, coarse),
-              "total_seconds": time.perf_counter() - started}
+    with interrupted_during(f"the checks of the {name} solutions ({checks}); nothing of them written",
+                            ", ".join(finished)):
+        _progress(f"{name}: checks of the three solutions ({checks}) ...")
+        report = {"naive": describe(built, naive, kkt), "warm": describe(built, warm),
+                  "coarse": describe(built, coarse), "total_seconds": time.perf_counter() - started}
     outputs.write_solution(built, naive, folder / name)
     print(f"{name}: naive {naive}\n{name}: warm {warm}", flush=True)
     return built, naive, report
@@ -190,20 +202,23 @@ def main(argv=None) -> int:
     out = fresh_output(args.out)
     kkt = not args.no_kkt
     level = args.print_level
+    finished = []  # the solves done so far, for the "interrupted" line of a Ctrl-C in the checks
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scipy's gimbal-lock warning while converting the Euler guess
         qb, qs, quaternion = _run("quaternion", lambda: build_problem(None), args.intervals, args.coarse_intervals, out,
-                                  kkt, level)
+                                  kkt, finished, level)
         eb, es, euler = _run("euler_yzy", lambda: build_problem("YZY"), args.intervals, args.coarse_intervals, out,
-                             kkt, level)
+                             kkt, finished, level)
         _progress("YZY Euler with the start pose moved off gimbal lock ...")
         fixed_built = build_problem("YZY", fix_euler_start=True)
         fixed = fixed_built.problem.solve(HermiteSimpson(args.intervals), solver(print_level=level),
                                           guess=naive_guess(fixed_built))
+        finished.append(_status("euler_yzy fixed start", fixed))
         _progress("YZY Euler with residuals in humerus axes ...")
         humerus_built = build_problem("YZY", residuals_in_humerus_axes=True)
         humerus = humerus_built.problem.solve(HermiteSimpson(args.intervals), solver(print_level=level),
                                               guess=naive_guess(humerus_built))
+        finished.append(_status("euler_yzy humerus-axes residuals", humerus))
         explicit = {}
         for name, sequence in (("quaternion", None), ("euler_yzy", "YZY")):
             _progress(f"{name} with explicit dynamics ...")
@@ -224,13 +239,17 @@ def main(argv=None) -> int:
                                            guess=naive_guess(built))
             explicit[name] = {"status": solution.status, "success": bool(solution.success),
                               "iterations": int(solution.iterations), "objective": float(solution.objective)}
-        _progress("checks (KKT, re-simulation) and figures ...")
+            finished.append(_status(f"{name} explicit dynamics", solution))
     from trajopt.examples.shoulder_reaching.reaching import DURATION, RESIDUAL_WEIGHT
 
-    report = {"duration_s": DURATION, "residual_weight": RESIDUAL_WEIGHT, "coarse_intervals": args.coarse_intervals,
-              "target": qb.target.tolist(), "quaternion": quaternion, "euler_yzy": euler,
-              "euler_yzy_fixed_start": describe(fixed_built, fixed), "explicit_dynamics": explicit,
-              "euler_yzy_humerus_axes_residuals": describe(humerus_built, humerus, kkt)}
+    with interrupted_during("the checks of the YZY variants (re-simulation, KKT condition number); no figure or "
+                            "summary written", ", ".join(finished)):
+        _progress("checks (KKT, re-simulation) and figures ...")
+        report = {"duration_s": DURATION, "residual_weight": RESIDUAL_WEIGHT,
+                  "coarse_intervals": args.coarse_intervals, "target": qb.target.tolist(), "quaternion": quaternion,
+                  "euler_yzy": euler, "euler_yzy_fixed_start": describe(fixed_built, fixed),
+                  "explicit_dynamics": explicit,
+                  "euler_yzy_humerus_axes_residuals": describe(humerus_built, humerus, kkt)}
     outputs.plot_comparison((qb, qs), (eb, es), out / "comparison.png")
     outputs.plot_torque_identity(qb, qs, out / "torque_identity.png")
     if args.animate:
