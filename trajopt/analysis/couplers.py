@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from trajopt.io import Table
+from trajopt.multibody.constraints import CoordinateCoupler
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,6 @@ class CouplerConstraints:
     def as_multibody(self) -> tuple:
         """The couplings as ``trajopt.multibody.constraints.CoordinateCoupler`` objects (OpenSim's
         φ = scale f(q_i) − q_d), for constrained forward/inverse dynamics. Their Jacobian is −1 times ``jacobian``."""
-        from trajopt.multibody.constraints import CoordinateCoupler
-
         return tuple(CoordinateCoupler(f"{c.dependent}_coupler", c.dependent, c.independent, c.function, c.scale)
                      for c in self.couplings)
 

@@ -26,6 +26,7 @@ from trajopt.errors import MotionFileError, TrajoptInputError
 from trajopt.io import Table, motion_processor, write_sto
 from trajopt.multibody import BodyAxes, ReactionAxes, inverse_dynamics, joint_reaction_loads
 from trajopt.io.signals import coordinate_splines, natural_spline
+from trajopt.musculoskeletal.model_forces import model_applied_forces
 
 
 @dataclass(frozen=True)
@@ -204,8 +205,6 @@ def motion_inverse_dynamics(
     """Inverse dynamics of ``motion`` (file, radians ``Table`` or ``MotionProcessor``: filter and window) for an
     ``OsimModel``, with ``external_loads`` (an ExternalLoads .xml file or ``ExternalLoads``, e.g. from
     ``read_external_loads``) applied when given."""
-    from trajopt.musculoskeletal.model_forces import model_applied_forces
-
     external_loads = external_loads_from(external_loads)
     applied = model_applied_forces(osim)
     rotational = tuple(c.name for c in osim.spec.coordinates if c.motion_type == "rotational")

@@ -37,6 +37,7 @@ from trajopt.analysis.external_loads import AppliedExternalLoads
 from trajopt.analysis.external_loads_file import external_loads_from
 from trajopt.analysis.inverse_tendons import RigidTendons
 from trajopt.analysis.inverse_dynamics import MotionKinematics, read_model_motion, solve_inverse_dynamics
+from trajopt.analysis.muscle_inverse_solution import MuscleInverseSolution
 from trajopt.errors import TrajoptInputError
 from trajopt.io import motion_processor
 from trajopt.ocp import Effort, HermiteSimpson, Ipopt, Problem
@@ -252,8 +253,6 @@ class MuscleDrivenInverse:
     def solve(self, transcription=None, solver: Ipopt | None = None, guess=None) -> "MuscleInverseSolution":
         """Solve on ``transcription`` (default Hermite-Simpson with Moco's 0.02 s mesh interval) with ``solver``
         (default IPOPT at tolerance 1e-6) from ``guess`` (default the problem's)."""
-        from trajopt.analysis.muscle_inverse_solution import MuscleInverseSolution
-
         if transcription is None:
             transcription = HermiteSimpson(mesh_intervals(self.duration, MOCO_MESH_INTERVAL))
         solver = Ipopt(tol=1e-6, print_level=5) if solver is None else solver

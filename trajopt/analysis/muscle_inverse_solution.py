@@ -13,8 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.analysis.joint_reactions import muscle_joint_reactions
 from trajopt.io import Table, write_sto
-from trajopt.multibody import BodyAxes, ReactionAxes
+from trajopt.multibody import BodyAxes, ReactionAxes, mass_matrix
 from trajopt.ocp.solution import SolveStatus
 
 
@@ -102,8 +103,6 @@ class MuscleInverseSolution(SolveStatus):
 
     def dynamics_check(self) -> DynamicsCheck:
         """Generalized-force balance and forward-dynamics acceleration error at the grid points (see DynamicsCheck)."""
-        from trajopt.multibody import mass_matrix
-
         data = self.variables.data
         model = self.inverse.model
         produced = np.einsum("kmv,km->kv", data.moment_arms, self.muscle_forces)
@@ -123,8 +122,6 @@ class MuscleInverseSolution(SolveStatus):
         applied loads' wrenches (``trajopt.analysis.joint_reactions``; it states which muscles' wrap objects it
         ignores). With function-based or polynomial paths the solve used other moment arms than these paths':
         the difference is carried as ``joint_generalized_forces``."""
-        from trajopt.analysis.joint_reactions import muscle_joint_reactions
-
         kinematics = self.variables.data.kinematics
         return muscle_joint_reactions(self.inverse.model, kinematics, self.muscle_forces, expressed_in,
                                       self.inverse.applied_wrenches(kinematics))

@@ -44,11 +44,14 @@ import casadi as ca
 import numpy as np
 
 from trajopt.analysis.external_loads_file import external_loads_from
+from trajopt.analysis.figures import plot_joint_reactions, plot_series
 from trajopt.analysis.frame_optimization import DEFAULT_SOLVER, FrameLoads, Frames, optimize_frames
 from trajopt.analysis.inverse_dynamics import InverseDynamicsResult, processed_kinematics, solve_inverse_dynamics
+from trajopt.analysis.joint_reactions import muscle_joint_reactions
 from trajopt.errors import TrajoptInputError
 from trajopt.io import Table, motion_processor, write_sto
 from trajopt.multibody import BodyAxes, ReactionAxes
+from trajopt.musculoskeletal.model_forces import model_applied_forces
 from trajopt.ocp import Ipopt, ResidualCoordinates, Residuals
 from trajopt.musculoskeletal.operators import ground_coordinates
 
@@ -133,8 +136,6 @@ class StaticOptimizationResult:
         return written
 
     def _figures(self, folder: Path, prefix: str) -> list[Path]:
-        from trajopt.analysis.figures import plot_joint_reactions, plot_series
-
         inverse = self.inverse_dynamics
         return [
             plot_series(folder / f"{prefix}_activations.png", "Activations", "activation", self.times,
@@ -205,8 +206,6 @@ class StaticOptimization:
                                           speed_spline_accelerations,
                                           None if self.constraints is None else self.constraints.assemble)
         if applied_forces is None:
-            from trajopt.musculoskeletal.model_forces import model_applied_forces
-
             applied_forces = model_applied_forces(model.osim)
         self.inverse_dynamics = solve_inverse_dynamics(model.multibody, kinematics, model.rotational_coordinates,
                                                        external_loads=external_loads, applied_forces=applied_forces)
@@ -287,8 +286,6 @@ class StaticOptimization:
     def joint_reactions(self, result: StaticOptimizationResult,
                         expressed_in: ReactionAxes | BodyAxes = ReactionAxes.GROUND):
         """Joint reactions with ``result``'s muscle forces applied along the .osim's paths (see module doc)."""
-        from trajopt.analysis.joint_reactions import muscle_joint_reactions
-
         return muscle_joint_reactions(self.model, self.inverse_dynamics.kinematics, result.muscle_forces, expressed_in)
 
     def reserve_kinds(self, moment_arms) -> tuple[ReserveKind, ...]:

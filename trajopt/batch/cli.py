@@ -20,6 +20,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from trajopt.batch.aggregate import write_aggregate
+from trajopt.batch.lock import hold_output_folder
+from trajopt.batch.runner import run_batch
+from trajopt.batch.spec import BatchSpecError, load_spec
 from trajopt.cli.options import add_no_progress, add_out, out_folder
 
 # One line for `trajopt --help`, read from this file without importing it.
@@ -44,11 +48,6 @@ def main(argv=None) -> int:
                         help="replace an [inputs] value of the spec (TOML value), e.g. --set intervals=20")
     add_no_progress(parser)
     args = parser.parse_args(argv)
-    from trajopt.batch.aggregate import write_aggregate
-    from trajopt.batch.lock import hold_output_folder
-    from trajopt.batch.runner import run_batch
-    from trajopt.batch.spec import BatchSpecError, load_spec
-
     if args.workers is not None and args.workers < 1:
         raise BatchSpecError(f"--workers {args.workers}: give at least 1")
     if args.force and not args.resume:

@@ -32,6 +32,7 @@ from trajopt.batch.progress import ProgressBar
 from trajopt.batch.spec import BatchSpec, BatchSpecError
 from trajopt.batch.sweep import PlannedTask, children, plan
 from trajopt.batch.tasks import TaskContext, TaskOutput, task_definition
+from trajopt.io import read_table
 
 
 class InputsChanged(BatchSpecError):
@@ -103,8 +104,6 @@ class Interrupt:
 
 def _guess(out: Path, tasks: dict, state: dict, records: dict, task: PlannedTask):
     """(Table, label) of the nearest finished ancestor's solution, or (None, None)."""
-    from trajopt.io import read_table
-
     parent = task.parent
     while parent is not None:
         record = records.get(parent)

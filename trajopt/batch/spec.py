@@ -40,6 +40,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from trajopt.batch.tasks import task_definition, task_names
 from trajopt.errors import TrajoptInputError
 
 TOP_LEVEL = ("task", "name", "inputs", "sweep", "table", "warm_start", "retry", "aggregate")
@@ -191,8 +192,6 @@ def _rows(data: dict, source: str) -> tuple[list[dict], list[str]]:
 
 def parse_spec(data: dict, source: str = "<spec>", base: Path | None = None) -> BatchSpec:
     """Validate a spec given as a dict (what the TOML parses to); ``base`` resolves relative file inputs."""
-    from trajopt.batch.tasks import task_definition, task_names
-
     unknown = [key for key in data if key not in TOP_LEVEL]
     if unknown:
         raise _error(source, unknown[0], data[unknown[0]], f"unknown key (known: {', '.join(TOP_LEVEL)})")

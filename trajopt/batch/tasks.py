@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
+import socket
+import time
+import traceback
 from importlib.metadata import entry_points
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,7 +83,7 @@ class TaskDefinition:
 
     def validate(self, row: dict, source: str, base: Path) -> dict:
         """Defaults filled in, types checked, file inputs made absolute and checked to exist (one-line errors)."""
-        from trajopt.batch.spec import BatchSpecError
+        from trajopt.batch.spec import BatchSpecError  # here: trajopt.batch.spec imports this module
 
         unknown = [key for key in row if key not in self.inputs]
         if unknown:
@@ -97,7 +101,7 @@ class TaskDefinition:
 
 
 def _checked(kind: type, value, name: str, source: str, base: Path):
-    from trajopt.batch.spec import BatchSpecError
+    from trajopt.batch.spec import BatchSpecError  # here: trajopt.batch.spec imports this module
 
     def bad(why: str):
         return BatchSpecError(f"{source}: {name} = {value!r}: {why}")
@@ -215,10 +219,6 @@ def input_file_problem(inputs: dict, digests: dict) -> str | None:
 def execute(task: str, inputs: dict, context: TaskContext) -> TaskOutput:
     """Run a task where it is called (a Dask worker or this process): exceptions become a failed TaskOutput, and
     input files that changed since the batch was planned a failed one without running (bad input)."""
-    import os
-    import socket
-    import time
-
     started = time.perf_counter()
     problem = input_file_problem(inputs, context.input_files)
     if problem is not None:
@@ -231,8 +231,6 @@ def execute(task: str, inputs: dict, context: TaskContext) -> TaskOutput:
 
 
 def _run(task: str, inputs: dict, context: TaskContext) -> TaskOutput:
-    import traceback
-
     try:
         return task_definition(task).function()(dict(inputs), context)
     except Exception as error:  # any failure of the task is recorded, never lost

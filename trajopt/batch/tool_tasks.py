@@ -11,7 +11,16 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.analysis.muscle_inverse import mesh_intervals
+from trajopt.analysis.muscle_inverse_files import load_inverse
 from trajopt.batch.tasks import TaskContext, TaskOutput
+from trajopt.errors import TrajoptInputError
+from trajopt.io import read_table, write_sto
+from trajopt.musculoskeletal.operators import AddReserves, DeGrooteMuscles
+from trajopt.ocp import HermiteSimpson, Ipopt
+from trajopt.reports.muscle_inverse import write_report
+from trajopt.tools import inverse_dynamics as inverse_dynamics_tool
+from trajopt.tools import static_optimization as static_optimization_tool
 
 
 def _collect(folder: Path) -> dict:
@@ -38,12 +47,9 @@ def _common_arguments(inputs: dict) -> list[str]:
 
 
 def inverse_dynamics(inputs: dict, context: TaskContext) -> TaskOutput:
-    from trajopt.io import read_table
-    from trajopt.tools import inverse_dynamics as tool
-
     with tempfile.TemporaryDirectory(prefix="trajopt-batch-") as temporary:
         folder = Path(temporary)
-        code, log = _run_tool(tool, _common_arguments(inputs) + ["--out", str(folder)])
+        code, log = _run_tool(inverse_dynamics_tool, _common_arguments(inputs) + ["--out", str(folder)])
         table = read_table(folder / "inverse_dynamics.sto")
         files = {**_collect(folder), "log.txt": log.encode()}
     summary = {"frames": table.num_frames, "max_generalized_force": float(np.abs(table.data).max())}
@@ -54,9 +60,6 @@ def _frames(inputs: dict, folder: Path) -> str:
     """The motion, or its frames [first_frame, first_frame + frames) written to `folder`."""
     if not inputs["first_frame"] and not inputs["frames"]:
         return inputs["motion"]
-    from trajopt.errors import TrajoptInputError
-    from trajopt.io import read_table, write_sto
-
     table = read_table(inputs["motion"])
     stop = table.num_frames if not inputs["frames"] else inputs["first_frame"] + inputs["frames"]
     if not 0 <= inputs["first_frame"] < stop <= table.num_frames:
@@ -68,15 +71,12 @@ def _frames(inputs: dict, folder: Path) -> str:
 
 
 def static_optimization(inputs: dict, context: TaskContext) -> TaskOutput:
-    from trajopt.io import read_table
-    from trajopt.tools import static_optimization as tool
-
     with tempfile.TemporaryDirectory(prefix="trajopt-batch-") as temporary:
         folder = Path(temporary) / "out"
         motion = _frames(inputs, Path(temporary))
         argv = _common_arguments({**inputs, "motion": motion}) + ["--reserves", repr(inputs["reserves"]),
                                                                   "--out", str(folder)]
-        code, log = _run_tool(tool, argv)
+        code, log = _run_tool(static_optimization_tool, argv)
         activations = read_table(folder / "activations.sto")
         reserves = read_table(folder / "reserves.sto")
         files = {**_collect(folder), "log.txt": log.encode()}
@@ -90,12 +90,6 @@ def static_optimization(inputs: dict, context: TaskContext) -> TaskOutput:
 
 
 def muscle_inverse(inputs: dict, context: TaskContext) -> TaskOutput:
-    from trajopt.analysis.muscle_inverse import mesh_intervals
-    from trajopt.ocp import HermiteSimpson, Ipopt
-    from trajopt.musculoskeletal.operators import AddReserves, DeGrooteMuscles
-    from trajopt.reports.muscle_inverse import write_report
-    from trajopt.analysis.muscle_inverse_files import load_inverse
-
     operators = [DeGrooteMuscles(False, 1.0)] + ([AddReserves(inputs["reserves"])] if inputs["reserves"] else [])
     inverse = load_inverse(inputs["model"], inputs["motion"], operators, inputs["external_loads"] or None,
                            inputs["paths"] or None)

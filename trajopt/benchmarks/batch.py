@@ -20,8 +20,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from trajopt.batch import Manifest, load_spec, run_batch, write_aggregate
+from trajopt.batch.sweep import plan
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_out, out_folder
+from trajopt.errors import TrajoptInputError
 from trajopt.io.output import default_output
 
 # One line for `trajopt --help`, read from this file without importing it.
@@ -32,8 +35,6 @@ DEFAULT_SPEC = ROOT / "trajopt" / "examples" / "gait2d" / "speed_sweep.toml"
 
 
 def _summaries(out: Path) -> dict:
-    from trajopt.batch import Manifest
-
     return {key: record for key, record in Manifest(out).latest().items()}
 
 
@@ -48,11 +49,7 @@ def main(argv=None) -> int:
                         help="no runs: write the report from the runs already in --work")
     args = parser.parse_args(argv)
     if args.report_only and not args.work:
-        from trajopt.errors import TrajoptInputError
-
         raise TrajoptInputError("--report-only needs --work, the folder of an earlier run")
-    from trajopt.batch import load_spec, run_batch, write_aggregate
-
     spec = load_spec(args.spec, args.set)
     out = out_folder(args.out)
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="trajopt-bench-batch-"))
@@ -157,8 +154,6 @@ def _bound_note(records: dict) -> list[str]:
 
 def _critical_path(spec, records: dict) -> float:
     """The largest sum of task seconds along a warm-start chain (root to leaf) of the spec's plan."""
-    from trajopt.batch.sweep import plan
-
     tasks = {t.index: t for t in plan(spec)}
     seconds = {i: records[t.key]["summary"].get("seconds", 0.0) if t.key in records else 0.0
                for i, t in tasks.items()}

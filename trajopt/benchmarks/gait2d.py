@@ -28,7 +28,13 @@ from pathlib import Path
 
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_compiled, add_report_out, report_file
+from trajopt.examples.gait2d.main import solve_prediction
+from trajopt.examples.gait2d.model import GaitModel
+from trajopt.examples.gait2d.prediction import build_problem
 from trajopt.io.output import write_report
+from trajopt.ocp import HermiteSimpson
+from trajopt.ocp.compiled import compiled_nlp
+from trajopt.ocp.nlp import transcribe
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = '2D gait prediction: wall time and iterations vs Moco; 25/50/100 intervals'
@@ -40,11 +46,6 @@ TARGET_SECONDS = 4.0  # the project's end-to-end target at 50 intervals, on an i
 
 def compile_once(intervals: int, moco_terms: bool, model, speed: float = 1.2) -> dict:
     """Compile (or find in the cache) the NLP functions of this mesh; seconds and whether it compiled now."""
-    from trajopt.examples.gait2d.prediction import build_problem
-    from trajopt.ocp import HermiteSimpson
-    from trajopt.ocp.compiled import compiled_nlp
-    from trajopt.ocp.nlp import transcribe
-
     gait = build_problem(intervals, speed, model=model)
     discrete = transcribe(gait.problem.compile(), HermiteSimpson(intervals, interpolate_control_midpoints=moco_terms))
     compiled = compiled_nlp(discrete)
@@ -55,9 +56,6 @@ def compile_once(intervals: int, moco_terms: bool, model, speed: float = 1.2) ->
 
 def measure(intervals: int, moco_terms: bool, compiled: bool, speed: float = 1.2) -> dict:
     """One prediction solve, timed end to end (model loading from the .osim included)."""
-    from trajopt.examples.gait2d.main import solve_prediction
-    from trajopt.examples.gait2d.model import GaitModel
-
     load_before = os.getloadavg()[0]
     wall, cpu = time.perf_counter(), time.process_time()
     _, solution, _ = solve_prediction(intervals, speed, model=GaitModel.load(), moco_terms=moco_terms,
@@ -85,8 +83,6 @@ def main(argv=None) -> int:
     add_report_out(parser)
     args = parser.parse_args(argv)
     args.out = report_file(args.out, "gait2d")  # the report file inside the --out folder
-    from trajopt.examples.gait2d.model import GaitModel
-
     moco = json.loads(MOCO_INFO.read_text())["prediction"]
     model = GaitModel.load()
     runs, compilation = [], {}

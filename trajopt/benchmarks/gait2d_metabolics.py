@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.examples.gait2d.metabolics import METABOLIC_WEIGHT, moco_record, objective_terms, solve
 from trajopt.io.opensim_reference import OpenSimTaskError, opensim_available, run_opensim_task
 from trajopt.io.output import write_report
 from trajopt.io.tables import write_sto
@@ -40,8 +41,6 @@ OBJECTIVE_TOLERANCE = 0.01  # the issue's agreement target: objectives within 1 
 
 
 def run_trajopt(intervals: int) -> dict:
-    from trajopt.examples.gait2d.metabolics import METABOLIC_WEIGHT, objective_terms, solve
-
     load = os.getloadavg()[0]
     cpu = time.process_time()
     built, solution, seconds = solve(intervals)
@@ -129,8 +128,6 @@ def main(argv=None) -> int:
     add_report_out(parser)
     args = parser.parse_args(argv)
     args.out = report_file(args.out, "gait2d_metabolics")  # the report file inside the --out folder
-    from trajopt.examples.gait2d.metabolics import moco_record
-
     if args.intervals < 2:
         parser.error(f"need --intervals >= 2, got {args.intervals}")
     load_at_start = list(os.getloadavg())

@@ -35,7 +35,11 @@ from pathlib import Path
 
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_report_out, report_file
+from trajopt.examples.gait2d.main import PREDICTION_OBJECTIVE_SCALING, solver_settings
+from trajopt.examples.gait2d.model import GaitModel
+from trajopt.examples.gait2d.prediction import build_problem
 from trajopt.io.output import write_report
+from trajopt.ocp import Free
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = 'IPOPT settings on the gait2d prediction: speed at 25/50/100 intervals, robustness over 13 speeds'
@@ -66,10 +70,6 @@ SAME_OBJECTIVE = 1e-6  # absolute: objectives are 0.05-0.46 here
 
 def solve(model, intervals: int, speed: float, options: dict, widened: bool) -> dict:
     """One prediction from the reference guess with the gait2d settings plus `options`."""
-    from trajopt.examples.gait2d.main import PREDICTION_OBJECTIVE_SCALING, solver_settings
-    from trajopt.examples.gait2d.prediction import build_problem
-    from trajopt.ocp import Free
-
     bounds = {"duration": Free(0.2, 1.0), "coordinate_bounds": {"pelvis_tx": (0.0, 3.0)}} if widened else {}
     gait = build_problem(intervals, speed, model=model, **bounds)
     base = solver_settings(0, 500, objective_scaling=PREDICTION_OBJECTIVE_SCALING, compiled=True)
@@ -165,8 +165,6 @@ def main(argv=None) -> int:
     add_report_out(parser)
     args = parser.parse_args(argv)
     args.out = report_file(args.out, "ipopt_settings")  # the report file inside the --out folder
-    from trajopt.examples.gait2d.model import GaitModel
-
     names = ["default", *[n for n in args.settings if n != "default"]]
     model = GaitModel.load()
     started = time.perf_counter()

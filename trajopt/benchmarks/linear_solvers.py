@@ -22,6 +22,7 @@ Writes ./trajopt_results/benchmarks/linear_solvers.json (or --out) and a markdow
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -32,6 +33,10 @@ from pathlib import Path
 
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_report_out, report_file
+from trajopt.examples.gait2d import main as gait2d_main
+from trajopt.examples.gait2d import prediction as gait2d_prediction
+from trajopt.examples.gait2d.main import PREDICTION_OBJECTIVE_SCALING
+from trajopt.examples.walk3d import prediction as walk3d_prediction
 from trajopt.io.output import write_report
 from trajopt.ocp.linear_algebra import HSL_SOLVERS, hsl_library
 
@@ -90,21 +95,14 @@ def summarize_counters(found: dict, iterations: int) -> dict:
 
 def _solve(spec: dict) -> dict:
     """The child's work: build and solve the problem named in ``spec``; IPOPT and MUMPS print to stdout."""
-    import dataclasses
-
     options = {"print_timing_statistics": "yes", **({"mumps_print_level": 2} if spec["counters"] else {})}
     if spec["problem"] == "walk3d":
-        from trajopt.examples.walk3d.prediction import build_problem, solver_settings
-
-        problem = build_problem(spec["intervals"])
-        base = solver_settings(3, spec["max_iter"], compiled=spec["compiled"])
+        problem = walk3d_prediction.build_problem(spec["intervals"])
+        base = walk3d_prediction.solver_settings(3, spec["max_iter"], compiled=spec["compiled"])
     else:
-        from trajopt.examples.gait2d.main import PREDICTION_OBJECTIVE_SCALING, solver_settings
-        from trajopt.examples.gait2d.prediction import build_problem
-
-        problem = build_problem(spec["intervals"])
-        base = solver_settings(3, spec["max_iter"], objective_scaling=PREDICTION_OBJECTIVE_SCALING,
-                               compiled=spec["compiled"])
+        problem = gait2d_prediction.build_problem(spec["intervals"])
+        base = gait2d_main.solver_settings(3, spec["max_iter"], objective_scaling=PREDICTION_OBJECTIVE_SCALING,
+                                           compiled=spec["compiled"])
     settings = dataclasses.replace(base, linear_solver=spec["linear_solver"], threads=spec["threads"],
                                    options={**base.options, **options})
     solution = problem.problem.solve(problem.transcription, settings, guess=problem.reference_guess())

@@ -24,6 +24,10 @@ import numpy as np
 
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_report_out, report_file
+from trajopt.examples.arm26_reaching import reaching
+from trajopt.examples.gait2d.main import PREDICTION_OBJECTIVE_SCALING, solver_settings
+from trajopt.examples.gait2d.model import GaitModel
+from trajopt.examples.gait2d.prediction import build_problem
 from trajopt.io.output import write_report
 from trajopt.ocp import HermiteSimpson, Ipopt
 from trajopt.ocp.nlp import transcribe
@@ -74,17 +78,12 @@ def compare(name: str, build, settings: Ipopt, solve: bool) -> dict:
 
 
 def _reaching():
-    from trajopt.examples.arm26_reaching import reaching
-
     built = reaching.moco_problem()
     return built.problem, HermiteSimpson(50), reaching.moco_naive_guess(built)
 
 
 def _gait(intervals: int):
     def build():
-        from trajopt.examples.gait2d.model import GaitModel
-        from trajopt.examples.gait2d.prediction import build_problem
-
         gait = build_problem(intervals, 1.2, model=GaitModel.load())
         return gait.problem, gait.transcription, gait.reference_guess()
     return build
@@ -98,8 +97,6 @@ def main(argv=None) -> int:
     add_report_out(parser)
     args = parser.parse_args(argv)
     args.out = report_file(args.out, "nlp_derivatives")  # the report file inside the --out folder
-    from trajopt.examples.gait2d.main import PREDICTION_OBJECTIVE_SCALING, solver_settings
-
     cases = [("arm26 reaching (Moco problem), Hermite-Simpson 50", _reaching, Ipopt(tol=1e-6))]
     cases += [(f"2D gait prediction, Hermite-Simpson {n}", _gait(n),
                solver_settings(objective_scaling=PREDICTION_OBJECTIVE_SCALING)) for n in args.gait_intervals]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import platform
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +27,9 @@ from trajopt.cli.helptext import description
 from trajopt.cli.options import add_report_out, report_file
 from trajopt.io.output import write_report
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
+from trajopt.osim import load_osim
 from trajopt.paths.fitting import StepwiseSettings, fit_paths
+from trajopt.paths.geometric import GeometricPaths
 from trajopt.paths.polynomial import PolynomialPaths
 from trajopt.paths.samples import PathSamples
 from trajopt.paths.wrapping.smooth import SmoothWrapping
@@ -47,11 +50,6 @@ ARM26_SETTINGS = StepwiseSettings(min_relative_improvement=0.02, tolerance=2e-4)
 def _geometric(smoothing=None):
     """arm26's geometric paths as one Function q -> (lengths, generalized-force moment arms), or with `smoothing`
     in smooth mode (moment arms −∂l/∂q)."""
-    import warnings
-
-    from trajopt.osim import load_osim
-    from trajopt.paths.geometric import GeometricPaths
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         osim = load_osim(ARM26 / "arm26.osim")

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_compiled, add_report_out, report_file
+from trajopt.examples.arm26_reaching import reaching, static_arm
 from trajopt.io.output import write_report
 from trajopt.ocp import HermiteSimpson, Ipopt, Trapezoidal
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
@@ -78,8 +79,6 @@ def main(argv=None) -> int:
     add_report_out(parser)
     args = parser.parse_args(argv)
     args.out = report_file(args.out, "reaching")  # the report file inside the --out folder
-    from trajopt.examples.arm26_reaching import reaching, static_arm
-
     load_at_start = list(os.getloadavg())
     reaching.load_model()  # file parsing is not part of a solve
     static_arm.load_model()

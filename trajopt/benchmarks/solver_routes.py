@@ -41,10 +41,17 @@ import tempfile
 import time
 from pathlib import Path
 
+import casadi as ca
+import numpy as np
+
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_report_out, report_file
+from trajopt.examples.gait2d.main import PREDICTION_OBJECTIVE_SCALING, SolverRoute, prediction_solver, solver_settings
+from trajopt.examples.gait2d.model import GaitModel
+from trajopt.examples.gait2d.prediction import build_problem
 from trajopt.io.output import write_report
-from trajopt.ocp import Hessian
+from trajopt.ocp import HermiteSimpson, Hessian, Ipopt, MeshContinuation
+from trajopt.ocp.compiled import compiled_nlp
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = ('solver routes on the gait2d prediction: factorizations per iteration, iterations, mesh continuation, '
@@ -88,8 +95,6 @@ def factorizations(log: Path) -> int:
 def objective_hessian_only(hessian):
     """The NLP's Lagrangian-Hessian Function with the constraint multipliers set to zero: the objective's Hessian
     (times lam_f), a convex Hessian for an effort objective."""
-    import casadi as ca
-
     symbols = [ca.MX.sym(name, hessian.sparsity_in(i)) for i, name in enumerate(("x", "p", "lam_f", "lam_g"))]
     x, p, lam_f, lam_g = symbols
     return ca.Function("nlp_hess_l_objective", symbols, [hessian(x, p, lam_f, ca.MX.zeros(lam_g.sparsity()))],
@@ -98,10 +103,6 @@ def objective_hessian_only(hessian):
 
 def gauss_newton_settings(base):
     """``base`` (trajopt.Ipopt) whose NLP Hessian is the objective's alone (a subclass overriding ``nlpsol``)."""
-    import casadi as ca
-    from trajopt.ocp import Ipopt
-    from trajopt.ocp.compiled import compiled_nlp
-
     @dataclasses.dataclass(frozen=True)
     class ObjectiveHessianIpopt(Ipopt):
         def nlpsol(self, discrete, warm: bool = False):
@@ -118,8 +119,6 @@ def gauss_newton_settings(base):
 
 def settings_for(kind: str, options: dict, log: Path | None, tolerance_options: dict | None = None):
     """The gait2d prediction's settings with ``options`` (and IPOPT's output file ``log`` at level 6)."""
-    from trajopt.examples.gait2d.main import PREDICTION_OBJECTIVE_SCALING, solver_settings
-
     base = solver_settings(0, 1000, objective_scaling=PREDICTION_OBJECTIVE_SCALING, compiled=True)
     extra = {**options, **(tolerance_options or {})}
     if log is not None:
@@ -134,9 +133,6 @@ def settings_for(kind: str, options: dict, log: Path | None, tolerance_options: 
 
 def one_solve(model, intervals: int, settings, guess=None, log: Path | None = None) -> tuple:
     """(solution, record) of one gait2d prediction: build, transcription, NLP construction and IPOPT timed."""
-    from trajopt.examples.gait2d.prediction import build_problem
-    from trajopt.ocp import HermiteSimpson
-
     wall, cpu = time.perf_counter(), time.process_time()
     gait = build_problem(intervals, 1.2, model=model)
     solution = gait.problem.solve(HermiteSimpson(intervals), settings,
@@ -162,9 +158,6 @@ def ipopt_summary(log: Path) -> dict:
 def continuation_solver(kind: str, fine_log: Path, coarse_log: Path):
     """The mesh-continuation solver of the route (gait2d's own for "continuation-adaptive"), each stage writing
     IPOPT's output file of its own."""
-    from trajopt.examples.gait2d.main import SolverRoute, prediction_solver
-    from trajopt.ocp import MeshContinuation
-
     settings = settings_for("ipopt", {}, fine_log)
     solver = (prediction_solver(settings, SolverRoute.MESH_CONTINUATION) if kind == "continuation-adaptive"
               else MeshContinuation(settings))
@@ -232,9 +225,6 @@ def cart_pole(intervals: int, solver: str) -> dict:
     """A cart-pole swing-up (fixed 2 s, effort objective, RK4 multiple shooting, stage-wise constraint order) with
     ``solver`` ("ipopt" or "fatrop", casadi.Opti, tolerance 1e-8): objective, iterations, seconds of
     ``Opti.solve`` (structure detection and construction included)."""
-    import casadi as ca
-    import numpy as np
-
     x, u = ca.MX.sym("x", 4), ca.MX.sym("u")
     cart, pole, length, g = 1.0, 0.3, 0.5, 9.81
     angle, rate = x[1], x[3]
@@ -335,8 +325,6 @@ def main(argv=None) -> int:
     args.out = report_file(args.out, "solver_routes")  # the report file inside the --out folder
     if min(args.intervals) < 4:
         parser.error(f"need --intervals >= 4, got {min(args.intervals)}")
-    from trajopt.examples.gait2d.model import GaitModel
-
     model = GaitModel.load()
     names = ["default", *[n for n in args.routes if n != "default"]]
     started = time.perf_counter()

@@ -25,8 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.analysis import frame_optimization
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_report_out, report_file
+from trajopt.examples.arm26_static_optimization.main import ELBOW_MOTION, build_problem, load_model
 from trajopt.io.output import write_report
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
 
@@ -39,10 +41,6 @@ TARGET_SPEEDUP = 20.0
 
 
 def _trajopt_times(repeats: int) -> dict:
-    from trajopt.examples.arm26_static_optimization.main import ELBOW_MOTION, build_problem, load_model
-
-    from trajopt.analysis import frame_optimization
-
     start = time.perf_counter()
     model = load_model()
     load = time.perf_counter() - start
@@ -79,8 +77,6 @@ def _trajopt_times(repeats: int) -> dict:
 
 
 def _opensim_runs(degroote: bool, repeats: int) -> np.ndarray:
-    from trajopt.examples.arm26_static_optimization.main import ELBOW_MOTION
-
     result = run_opensim_task("osim_static_optimization", {
         "model": str(ARM26), "motion": str(ELBOW_MOTION), "lowpass_cutoff": -1.0, "degroote": degroote,
         "use_muscle_physiology": True, "reserve_optimal_force": 1.0, "repeat": repeats})

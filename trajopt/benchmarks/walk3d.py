@@ -21,6 +21,8 @@ import time
 
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_intervals, add_max_iterations, add_report_out, report_file
+from trajopt.examples.walk3d.prediction import MOCO_RECIPE, PREDSIM_RECIPE
+from trajopt.examples.walk3d.prediction_main import solve
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = ("3D predictive walking (quaternion pelvis): wall time, iterations at 25/50/100 intervals "
@@ -32,9 +34,6 @@ PREDSIM = {"ipopt_s": 5630.0, "iterations": 895, "variables": 74504, "intervals"
 
 def measure(intervals: int, max_iterations: int, quaternion_pelvis: bool = True, from_tracking: bool = False,
             threads: int = 1, recipe: str = "predsim") -> dict:
-    from trajopt.examples.walk3d.prediction import MOCO_RECIPE, PREDSIM_RECIPE
-    from trajopt.examples.walk3d.prediction_main import solve
-
     load_before = os.getloadavg()[0]
     wall, cpu = time.perf_counter(), time.process_time()
     _, solution, _ = solve(intervals, print_level=0, max_iterations=max_iterations,

@@ -20,14 +20,16 @@ from pathlib import Path
 
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_max_iterations, add_report_out, out_folder
+from trajopt.examples.walk3d import prediction as walk3d
+from trajopt.examples.walk3d.gait_report import walking_criteria
+from trajopt.examples.walk3d.prediction_main import body_weight, full_cycle_tables, metabolic_cost_of_transport, solve
+from trajopt.gait.predsim_cost import term_values
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = "3D walking ablation: which recipe ingredient moves which walking criterion"
 
 
 def _variants():
-    from trajopt.examples.walk3d import prediction as walk3d
-
     recipe = walk3d.PREDSIM_RECIPE
 
     def model(**changes):
@@ -56,11 +58,6 @@ def _variants():
 
 
 def measure(name: str, recipe, intervals: int, max_iterations: int) -> dict:
-    from trajopt.examples.walk3d.gait_report import walking_criteria
-    from trajopt.examples.walk3d.prediction_main import (body_weight, full_cycle_tables,
-                                                         metabolic_cost_of_transport, solve)
-    from trajopt.gait.predsim_cost import term_values
-
     load_before = os.getloadavg()[0]
     walk, solution, wall = solve(intervals, print_level=0, max_iterations=max_iterations, recipe=recipe)
     _, coordinates, grf = full_cycle_tables(walk, solution)

@@ -27,6 +27,7 @@ over the frames. Writes ./trajopt_results/benchmarks/walk3d_static_optimization.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import platform
 import tempfile
@@ -36,10 +37,20 @@ from pathlib import Path
 
 import numpy as np
 
+from trajopt.analysis.external_loads_file import read_external_loads
+from trajopt.analysis.static_optimization import StaticOptimization
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_report_out, check_window, report_file
+from trajopt.io import MotionProcessor, write_sto
 from trajopt.io.output import write_report
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
+from trajopt.multibody import inverse_dynamics as rigid_body
+from trajopt.musculoskeletal import MusculoskeletalModel
+from trajopt.ocp import Residuals
+from trajopt.osim.load import load_osim
+from trajopt.osim.parser import parse_osim
+from trajopt.paths.files import read_paths
+from trajopt.tools.common import load_tool_input
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = 'walk3d static optimization with GRFs and couplers: trajopt vs OpenSim, same run'
@@ -54,13 +65,6 @@ WINDOW = (0.6, 0.7)  # s: 101 frames of the stance
 
 
 def _trajopt(data, motion_file, start, end, physiology, correct_forces=None):
-    from trajopt.analysis.static_optimization import StaticOptimization
-    from trajopt.ocp import Residuals
-    from trajopt.io import MotionProcessor
-    from trajopt.analysis.external_loads_file import read_external_loads
-    from trajopt.musculoskeletal import MusculoskeletalModel
-    from trajopt.paths.files import read_paths
-
     model = MusculoskeletalModel(data.osim, read_paths(PATHS, data.osim))
     loads = read_external_loads(LOADS)
     started = time.perf_counter()
@@ -78,11 +82,6 @@ def _trajopt(data, motion_file, start, end, physiology, correct_forces=None):
 
 def _opensim_rigid_body(inverse_dynamics):
     """``inverse_dynamics`` with OpenSim's M u̇ + C (forces off, gravity on) in place of trajopt's."""
-    import dataclasses
-
-    from trajopt.multibody import inverse_dynamics as rigid_body
-    from trajopt.osim.parser import parse_osim
-
     k = inverse_dynamics.kinematics
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -92,8 +91,6 @@ def _opensim_rigid_body(inverse_dynamics):
                                                            "u": k.u[:, columns], "udot": k.udot[:, columns]})
     theirs = np.zeros_like(k.q)
     theirs[:, columns] = reference["tau"]
-    from trajopt.osim.load import load_osim
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         multibody = load_osim(MODEL, constraints=True).multibody
@@ -114,9 +111,6 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     args.out = report_file(args.out, "walk3d_static_optimization")  # the report file inside the --out folder
     args.start, args.end = check_window(args.window)
-    from trajopt.io import write_sto
-    from trajopt.tools.common import load_tool_input
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         data = load_tool_input(MODEL, COORDINATES)

@@ -23,10 +23,12 @@ import platform
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_max_iterations, add_report_out, add_tolerance, report_file
+from trajopt.examples.walk3d.muscle_tracking import MESH_INTERVAL, guess_for, solver_for, tracking_study
 from trajopt.io.output import write_report
 
 # One line for `trajopt --help`, read from this file without importing it.
@@ -53,11 +55,7 @@ MOCO = (
 def _solve(spec: dict) -> dict:
     """The child: build and solve the tracking study, return what the report needs (times from its start)."""
     started, cpu = time.perf_counter(), time.process_time()
-    import warnings
-
     warnings.simplefilter("ignore")
-
-    from trajopt.examples.walk3d.muscle_tracking import guess_for, solver_for, tracking_study
 
     study = tracking_study(spec["mesh_interval"])
     loaded = time.perf_counter()
@@ -184,8 +182,6 @@ def main(argv=None) -> int:
     if args.child:
         print(RESULT_PREFIX + json.dumps(_solve(json.loads(args.child))), flush=True)
         return 0
-    from trajopt.examples.walk3d.muscle_tracking import MESH_INTERVAL
-
     spec = {"mesh_interval": MESH_INTERVAL if args.mesh_interval is None else args.mesh_interval,
             "guess": args.guess, "tolerance": args.tolerance, "max_iterations": args.max_iterations}
     command = "trajopt bench walk3d-track" + "".join(

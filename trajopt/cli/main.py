@@ -18,6 +18,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from trajopt.errors import TrajoptInputError
+from trajopt.io.opensim_reference import OpenSimNotInstalledError
 
 # The ready problems and benchmarks are not part of the library: they register themselves as entry points of
 # these groups (pyproject.toml), and their one-line descriptions are read from their files without importing them.
@@ -89,8 +90,6 @@ def _dispatch(kind: str, entries: dict[str, tuple[str, str]], name: str, argv: l
 
 def _run(prog: str, module_name: str, argv: list[str]) -> int:
     """Run a command module; bad input (a file, an element, a value) is one line on stderr, exit code 2."""
-    from trajopt.io.opensim_reference import OpenSimNotInstalledError
-
     module = importlib.import_module(module_name)
     try:
         return int(module.main(argv) or 0)

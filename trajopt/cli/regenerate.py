@@ -19,6 +19,7 @@ from pathlib import Path
 
 from trajopt.cli.helptext import description
 from trajopt.errors import TrajoptInputError
+from trajopt.io.opensim_reference import opensim_available
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = "rerun every problem and benchmark into the repository's committed results/"
@@ -147,8 +148,6 @@ def main(argv=None) -> int:
     if not args.results.is_dir():
         raise TrajoptInputError(f"--results {args.results}: no such folder (run from the repository root, "
                                 "or name the checkout's results/)")
-    from trajopt.io.opensim_reference import opensim_available
-
     if not (opensim_available() or args.without_opensim):
         raise TrajoptInputError("opensim is not installed: the committed summaries hold OpenSim and Moco comparisons "
                                 "(pip install -e '.[opensim]', or --without-opensim to lose them)")

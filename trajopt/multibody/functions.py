@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import casadi as ca
 import numpy as np
+from scipy.interpolate import CubicSpline
 
 from trajopt.errors import TrajoptInputError
 
@@ -148,8 +149,6 @@ class NaturalCubicSpline(_PiecewiseCubic):
 
     def __init__(self, x, y):
         x, y = _check_knots(x, y, "NaturalCubicSpline")
-        from scipy.interpolate import CubicSpline
-
         spline = CubicSpline(x, y, bc_type="natural")
         c3, c2, c1 = spline.c[0], spline.c[1], spline.c[2]
         slope_end = float(spline(x[-1], 1))

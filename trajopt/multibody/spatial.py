@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import casadi as ca
 
+from trajopt.multibody.rotations import skew
+
 
 def transform_motion(e, r, motion):
     """X v for a motion vector v (6 x k) given in A; result in B."""
@@ -25,8 +27,6 @@ def transform_force_back(e, r, force):
 
 def motion_transform_matrix(e, r):
     """The 6x6 matrix X (used by the composite-rigid-body algorithm)."""
-    from trajopt.multibody.rotations import skew
-
     return ca.vertcat(ca.horzcat(e, ca.DM.zeros(3, 3)), ca.horzcat(-ca.mtimes(e, skew(r)), e))
 
 

@@ -39,10 +39,11 @@ import numpy as np
 from trajopt.errors import TrajoptInputError
 from trajopt.multibody import Model, coordinate_rates_matrix
 from trajopt.muscles import DEFAULT_CONSTANTS, DeGroote2016Constants, MuscleParameters, RigidTendonMuscle
-from trajopt.osim import OsimModel
+from trajopt.osim import OsimModel, load_osim
 from trajopt.musculoskeletal.state_labels import opensim_state_labels
 from trajopt.paths.domain_report import PathDomainReport
 from trajopt.paths.geometric import GeometricPaths
+from trajopt.paths.polynomial import PolynomialPaths
 
 # OpenSim's default Millard2012 curves (FiberForceLengthCurve, TendonForceLengthCurve).
 MILLARD2012_PASSIVE_FIBER_STRAIN = 0.7
@@ -237,9 +238,6 @@ class MusculoskeletalModel:
     def load(cls, model_file, paths_file, constants: DeGroote2016Constants = DEFAULT_CONSTANTS,
              ignore_passive_fiber_force: bool = False) -> "MusculoskeletalModel":
         """From an .osim file and a polynomial-paths JSON file (``PolynomialPaths.save``)."""
-        from trajopt.osim import load_osim
-        from trajopt.paths.polynomial import PolynomialPaths
-
         return cls(load_osim(model_file), PolynomialPaths.load(paths_file), constants, ignore_passive_fiber_force)
 
     # -- names and bounds ----------------------------------------------------------------------

@@ -32,6 +32,13 @@ import numpy as np
 from trajopt.errors import ModelFileError
 from trajopt.musculoskeletal.model import degroote_parameters
 from trajopt.osim import spec as osim_spec
+from trajopt.osim.build import FrameResolver, build_multibody, contact_geometry
+from trajopt.osim.expression_forces import read_expression_forces
+from trajopt.osim.load import OsimModel
+from trajopt.osim.parse_forces import parse_contact_geometry, parse_smooth_contact
+from trajopt.osim.parser import parse_osim
+from trajopt.osim.xml_reader import Reader, members, read_xml
+from trajopt.paths.moment_arms import couplings_from_osim
 
 GROUND_FRAMES = ("ground", "/ground")
 
@@ -152,8 +159,6 @@ class AddExpressionForces:
     path: str | Path
 
     def apply(self, model_spec):
-        from trajopt.osim.expression_forces import read_expression_forces
-
         forces = read_expression_forces(self.path)
         names = {c.name for c in model_spec.coordinates}
         for force in forces:
@@ -173,11 +178,6 @@ def process(model_spec, operators=()):
 def load_processed(path: str | Path, operators=()):
     """(OsimModel, couplings): the .osim after ``operators``; enforced CoordinateCouplerConstraints come back as
     ``trajopt.paths.moment_arms.CoordinateCoupling`` (the multibody model keeps their coordinates free)."""
-    from trajopt.osim.build import FrameResolver, build_multibody, contact_geometry
-    from trajopt.osim.load import OsimModel
-    from trajopt.osim.parser import parse_osim
-    from trajopt.paths.moment_arms import couplings_from_osim
-
     model_spec = process(parse_osim(path), operators)
     closed = [c.name for c in model_spec.body_constraints if c.enforced]
     if closed:
@@ -252,9 +252,6 @@ class AddContactGeometry:
     sphere_offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
     def apply(self, model_spec):
-        from trajopt.osim.parse_forces import parse_contact_geometry, parse_smooth_contact
-        from trajopt.osim.xml_reader import Reader, members, read_xml
-
         kinds = {"ContactSphere": ("contact_geometry", "/contactgeometryset", parse_contact_geometry),
                  "ContactHalfSpace": ("contact_geometry", "/contactgeometryset", parse_contact_geometry),
                  "SmoothSphereHalfSpaceForce": ("contact_forces", "", parse_smooth_contact)}

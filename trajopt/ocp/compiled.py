@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,8 +99,6 @@ def compile_functions(oracle: ca.Function, build, tag: str = "") -> CompiledNlp 
     `build()` returns the Functions nlp_f, nlp_g, nlp_grad_f, nlp_jac_g[, nlp_hess_l] to compile then.
     None (with a warning) without a working C compiler.
     """
-    import time
-
     started = time.perf_counter()
     compiler = c_compiler()
     if compiler is None:

@@ -87,7 +87,7 @@ class Weighted(Goal):
 
 
 def _sx(expression, what: str) -> ca.SX:
-    from trajopt.ocp.problem import as_sx
+    from trajopt.ocp.problem import as_sx  # here: trajopt.ocp.problem imports this module
 
     return as_sx(expression, what)
 

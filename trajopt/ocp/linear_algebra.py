@@ -31,6 +31,8 @@ from pathlib import Path
 
 import casadi as ca
 
+from trajopt.errors import TrajoptInputError
+
 # IPOPT options for MUMPS (see the module docstring); a user's `Ipopt.options` override them.
 MUMPS_OPTIONS = {"mumps_pivot_order": 5, "mumps_mem_percent": 100}
 
@@ -118,8 +120,6 @@ def linear_solver_options(linear_solver: str) -> dict:
     if linear_solver in HSL_SOLVERS or linear_solver == "hsl":
         library = hsl_library()
         if library is None:
-            from trajopt.errors import TrajoptInputError
-
             raise TrajoptInputError(f"linear_solver {linear_solver!r} needs the HSL library (libhsl), which did "
                                     f"not load; set TRAJOPT_HSL to its path or use 'mumps'")
         return {"linear_solver": "ma57" if linear_solver == "hsl" else linear_solver, "hsllib": library}

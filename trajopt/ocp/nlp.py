@@ -15,6 +15,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
+from trajopt.ocp.derivatives import structured_derivatives
 from trajopt.ocp.layout import VariableLayout
 from trajopt.ocp.problem import CompiledProblem
 from trajopt.ocp.transcriptions import Grid, Transcription
@@ -72,8 +73,6 @@ class DiscreteProblem:
 
     def derivative_functions(self, hessian: bool = True) -> dict:
         """nlpsol options jac_g (and hess_lag) built point by point (`trajopt.ocp.derivatives`)."""
-        from trajopt.ocp.derivatives import structured_derivatives
-
         return structured_derivatives(self.layout.w, self.mapped, self.outer, hessian)
 
     def describe_row(self, row: int, times: tuple[float, float]) -> tuple[str, float]:

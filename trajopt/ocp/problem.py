@@ -290,6 +290,7 @@ class Problem:
 
         `guess`: a previous Solution (interpolated onto the new grid) or a `Guess` table.
         """
+        # here: both modules import this one
         from trajopt.ocp.nlp import transcribe
         from trajopt.ocp.solver import Ipopt
 

@@ -7,7 +7,10 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
+from trajopt.ocp.figures import plot_solution
 from trajopt.ocp.nlp import DiscreteProblem
+from trajopt.ocp.verification import verify
+from trajopt.table import Table
 
 
 class Solution:
@@ -103,8 +106,6 @@ class Solution:
         Files: ``trajopt.io.write_sto(path, solution.table())`` (OpenSim-readable) or ``write_csv``; also for
         failed solves.
         """
-        from trajopt.table import Table
-
         problem = self.discrete.problem
         labels = [label for group in (problem.states, problem.controls, problem.algebraics)
                   for variable in group for label in variable.labels]
@@ -116,14 +117,10 @@ class Solution:
     def plot(self, path, units: dict | None = None) -> Path:
         """Figure of states and controls versus time (PNG or any matplotlib format); ``units``: variable name ->
         unit for its axis label."""
-        from trajopt.ocp.figures import plot_solution
-
         return plot_solution(self, path, units)
 
     def verify(self, **options):
         """Re-simulate the controls with a variable-step integrator; see `trajopt.ocp.verification`."""
-        from trajopt.ocp.verification import verify
-
         return verify(self, **options)
 
 

@@ -11,6 +11,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
+from trajopt.ocp.compiled import compiled_nlp
 from trajopt.ocp.interrupts import call_solver
 from trajopt.ocp.linear_algebra import keep_freed_memory, linear_solver_options, set_blas_threads
 from trajopt.ocp.nlp import DiscreteProblem
@@ -184,8 +185,6 @@ class Ipopt:
         """The casadi.nlpsol IPOPT solver of `discrete` with these settings (its construction is the NLP build)."""
         options = self.nlpsol_options(warm)
         if self.compiled and discrete.outer is not None:
-            from trajopt.ocp.compiled import compiled_nlp
-
             compiled = compiled_nlp(discrete, hessian=self.hessian is Hessian.EXACT)
             if compiled is not None:
                 nlp, extra = compiled.nlpsol_problem()

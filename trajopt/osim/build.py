@@ -14,8 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from trajopt.errors import ModelFileError
-from trajopt.multibody import functions as mbf
-from trajopt.multibody import joints as mbj
+from trajopt.multibody import constraints as mbc, functions as mbf, joints as mbj
 from trajopt.multibody.bodies import GROUND, Body, OffsetFrame
 from trajopt.multibody.coordinates import Coordinate
 from trajopt.multibody.model import Model
@@ -172,8 +171,6 @@ def build_constraints(model_spec: spec.ModelSpec, frames: FrameResolver) -> tupl
     (in file order), then PointConstraints and WeldConstraints (in file order). OpenSim numbers its
     multipliers in ConstraintSet order, which is the same unless the file lists a coupler after a point or
     weld constraint."""
-    from trajopt.multibody import constraints as mbc
-
     built = []
     for c in model_spec.constraints:
         if not c.enforced:

@@ -16,6 +16,7 @@ import numpy as np
 
 from trajopt.errors import ModelFileError
 from trajopt.osim.expressions import parse_expression
+from trajopt.osim.parser import check_expression
 from trajopt.osim.spec import ExpressionBasedCoordinateForce
 from trajopt.osim.xml_reader import read_xml
 
@@ -27,8 +28,6 @@ ExpressionCoordinateForce = ExpressionBasedCoordinateForce
 def read_expression_forces(path) -> tuple[ExpressionCoordinateForce, ...]:
     """Every ExpressionBasedCoordinateForce in a ForceSet .xml (or a model file); an expression that cannot be
     read is a one-line error naming the file, the force and the text."""
-    from trajopt.osim.parser import check_expression
-
     path = Path(path)
     root = read_xml(path, "the force set")
     forces = []

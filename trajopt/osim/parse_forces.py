@@ -181,7 +181,7 @@ def parse_point_constraint(reader, element, where) -> spec.PointConstraint:
 
 def parse_weld_constraint(reader, element, where, frames: list) -> spec.WeldConstraint:
     """A WeldConstraint; the offset frames it owns (its <frames>) are appended to ``frames``."""
-    from trajopt.osim.parser import parse_offset_frame
+    from trajopt.osim.parser import parse_offset_frame  # here: trajopt.osim.parser imports this module
 
     values = reader.properties(element, where, {"isEnforced": True, "socket_frame1": "", "socket_frame2": ""},
                                handled=("frames",))

@@ -13,8 +13,11 @@ import math
 import warnings
 from pathlib import Path
 
+import casadi as ca
+
 from trajopt.errors import ModelFileError
 from trajopt.osim import spec
+from trajopt.osim.expressions import parse_expression
 from trajopt.osim.parse_forces import (
     MUSCLE_PARAMETERS,
     parse_contact_geometry,
@@ -356,10 +359,6 @@ def parse_osim(path: str | Path) -> spec.ModelSpec:
 def check_expression(force: spec.ExpressionBasedCoordinateForce) -> None:
     """Parse the force's expression once (a one-line TrajoptInputError naming the element and the text if it
     cannot be read)."""
-    import casadi as ca
-
-    from trajopt.osim.expressions import parse_expression
-
     parse_expression(force.expression, {"q": ca.SX.sym("q"), "qdot": ca.SX.sym("qdot")},
                      f"{force.source or 'model'}: ExpressionBasedCoordinateForce '{force.name}'")
 

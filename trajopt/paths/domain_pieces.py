@@ -29,9 +29,11 @@ import casadi
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
+from trajopt.osim.spec import ConditionalPathPoint
 from trajopt.paths.domain import PathDomain
 from trajopt.paths.fitting import (StepwiseSettings, crossed_coordinates, fit_polynomial_path, monomial_exponents,
                                    monomials)
+from trajopt.paths.geometric import CONDITIONAL_RANGE_TOLERANCE, geometric_path
 from trajopt.paths.polynomial import PathsByMuscle, PolynomialPath, PolynomialPaths, polynomial_value
 
 FORMAT = "trajopt.domain_piecewise_paths/1"
@@ -276,9 +278,6 @@ def conditional_point_cuts(osim_model, muscle: str, ranges: dict, margin: float 
     """Planes at the range bounds of ``muscle``'s ConditionalPathPoints that lie inside ``ranges``
     (coordinate -> (low, high)), widened by OpenSim's tolerance (a point is on the path while low - 1e-5 <= q
     <= high + 1e-5), sorted by coordinate and value; coordinates outside ``ranges`` are ignored."""
-    from trajopt.osim.spec import ConditionalPathPoint
-    from trajopt.paths.geometric import CONDITIONAL_RANGE_TOLERANCE
-
     values = {}
     for point in osim_model.muscle(muscle).path.points:
         if not isinstance(point, ConditionalPathPoint):
@@ -473,8 +472,6 @@ def geometric_lengths(osim_model, muscle: str, coordinates, couplings=()):
     """configurations (samples x ``coordinates``) -> lengths of ``muscle``'s geometric path
     (``trajopt.paths.geometric``, OpenSim's wrapping), the model's other coordinates at their defaults, dependent
     coordinates of ``couplings`` following their independent coordinate."""
-    from trajopt.paths.geometric import geometric_path
-
     model = osim_model.multibody
     coordinates = tuple(coordinates)
     sampled = casadi.SX.sym("q", len(coordinates))

@@ -6,26 +6,23 @@ from __future__ import annotations
 from pathlib import Path
 
 from trajopt.errors import TrajoptInputError
+from trajopt.paths.function_based_xml import read_function_based_path_set
+from trajopt.paths.geometric import GeometricPaths
+from trajopt.paths.quaternion_paths import with_quaternion_joints
+from trajopt.paths.refit import load_paths
 
 
 def read_paths(path, osim, generalized_force_moment_arms: bool = False):
     """Muscle paths from a file (.json: trajopt polynomial paths, piecewise or not, those over ``<joint>_Q1..Q3``
     evaluated on the model's ball and free joints; .xml: FunctionBasedPathSet), or geometric (with
     ``generalized_force_moment_arms`` OpenSim's computeMomentArm, else −∂l/∂q: ``trajopt.paths.geometric``)."""
-    from trajopt.paths.geometric import GeometricPaths
-
     if path is None:
         return GeometricPaths(osim, generalized_force_moment_arms=generalized_force_moment_arms)
     path = Path(path)
     if path.suffix.lower() == ".json":
-        from trajopt.paths.quaternion_paths import with_quaternion_joints
-        from trajopt.paths.refit import load_paths
-
         # Polynomial, or piecewise along a motion or over the coordinate domain, by the file's format.
         return with_quaternion_joints(load_paths(path), osim.multibody)
     if path.suffix.lower() == ".xml":
-        from trajopt.paths.function_based_xml import read_function_based_path_set
-
         return read_function_based_path_set(path)
     raise TrajoptInputError(f"{path}: paths file must be .json (trajopt polynomial paths) or .xml "
                             f"(OpenSim FunctionBasedPathSet), got '{path.suffix}'")

@@ -8,10 +8,12 @@ functions of their own would define the path differently from −∂l/∂q, so t
 
 from __future__ import annotations
 
+import warnings
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 from trajopt.errors import ModelFileError
+from trajopt.osim.load import load_osim
 from trajopt.paths.function_based import (FunctionBasedPath, FunctionBasedPaths, MultivariatePolynomial,
                                           polynomial_exponents)
 from trajopt.osim.xml_reader import read_xml
@@ -78,10 +80,6 @@ def read_function_based_path_set(path) -> FunctionBasedPaths:
 
 def coordinate_paths(model_file) -> dict[str, str]:
     """Coordinate name -> OpenSim component path ``/jointset/<joint>/<coordinate>`` of an .osim file."""
-    import warnings
-
-    from trajopt.osim.load import load_osim
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # elements the loader ignores do not matter here
         spec = load_osim(model_file).spec

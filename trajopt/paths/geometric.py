@@ -36,6 +36,9 @@ from trajopt.osim import spec
 from trajopt.osim.build import coordinate_function
 from trajopt.paths.domain import PathDomain
 from trajopt.paths.domain_report import PathsWithDomain
+from trajopt.paths.wrapping.forces import generalized_force_moment_arms, unit_tension_loads
+from trajopt.paths.wrapping.path import wrapped_path
+from trajopt.paths.wrapping.surfaces import path_wraps, unsupported_wraps
 
 # OpenSim's ConditionalPathPoint::isActive widens the range by this much on both sides.
 CONDITIONAL_RANGE_TOLERANCE = 1e-5
@@ -255,8 +258,6 @@ class GeometricPath:
 
     def wrapped_path(self, q, positions=None):
         """OpenSim's wrapped path at q as a `trajopt.paths.wrapping.path.SlotPath`."""
-        from trajopt.paths.wrapping.path import wrapped_path
-
         if positions is None:
             positions = [point_position_in_ground(self.model, q, p) for p in self.points]
         active = [p.active(self.model, q) for p in self.points]
@@ -302,8 +303,6 @@ class GeometricPath:
         generalized forces (nv) a unit tension applies along the path's straight segments, each tangent
         point held fixed on its wrap object's body. Equal to −∂l/∂q without wrapping; with wrapping they
         differ wherever OpenSim's path is not length-minimal (see `trajopt.paths.wrapping.forces`)."""
-        from trajopt.paths.wrapping.forces import generalized_force_moment_arms
-
         if not any(w.surface.active for w in self.wraps):
             return -ca.mtimes(coordinate_rates_matrix(self.model, q).T, ca.jacobian(self.length(q), q).T)
         return generalized_force_moment_arms(self, q)
@@ -341,8 +340,6 @@ class GeometricPath:
         (a wrapped path's from `trajopt.paths.wrapping.forces.unit_tension_loads`)."""
         q = ca.SX.sym("q", self.model.nq)
         if any(w.surface.active for w in self.wraps):
-            from trajopt.paths.wrapping.forces import unit_tension_loads
-
             wrenches, generalized = unit_tension_loads(self, q)
             # No cse pass, as wrapped_length_function (slower still on the loads' larger graph)
             return ca.Function(f"geometric_path_{_safe(self.name)}_loads", [q], [ca.vec(wrenches), generalized],
@@ -393,8 +390,6 @@ def geometric_path(osim_model, muscle: str, wrapping: bool = True, smoothing=Non
 def element_geometric_path(osim_model, element, wrapping: bool = True, smoothing=None) -> GeometricPath:
     """The geometric path of any element of a loaded model with a ``name`` and a ``path``
     (``trajopt.osim.spec.GeometryPath``): a muscle, a PathSpring or a PathActuator (see `geometric_path`)."""
-    from trajopt.paths.wrapping.surfaces import path_wraps, unsupported_wraps
-
     spec_muscle = element
     muscle = element.name
     points = [_path_point(osim_model, p, muscle) for p in spec_muscle.path.points]

@@ -17,7 +17,7 @@ the child in child axes) are the spatial moment arm: `spatial_moment_arm` = -R_S
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import casadi as ca
 
@@ -25,6 +25,9 @@ from trajopt.errors import TrajoptInputError
 from trajopt.multibody.functions import CoordinateFunction
 from trajopt.multibody.joints import BallJoint, FreeJoint
 from trajopt.multibody.kinematics import coordinate_rates_matrix, frame_jacobian
+from trajopt.osim.build import FrameResolver, build_multibody, contact_geometry, coordinate_function
+from trajopt.osim.load import OsimModel
+from trajopt.osim.parser import parse_osim
 
 
 @dataclass(frozen=True)
@@ -45,8 +48,6 @@ class CoordinateCoupling:
 
 def couplings_from_osim(osim_model) -> tuple[CoordinateCoupling, ...]:
     """The enforced CoordinateCouplerConstraints of a loaded .osim model (or its spec) as couplings."""
-    from trajopt.osim.build import coordinate_function
-
     model_spec = getattr(osim_model, "spec", osim_model)
     couplings = []
     for constraint in model_spec.constraints:
@@ -68,12 +69,6 @@ def load_osim_with_couplings(path):
     couplers): the multibody model keeps every coordinate free, and the couplings carry the
     constraints into moment arms (keep q consistent with them, e.g. with `CoordinateCoupling.value`).
     """
-    from dataclasses import replace
-
-    from trajopt.osim.build import FrameResolver, build_multibody, contact_geometry
-    from trajopt.osim.load import OsimModel
-    from trajopt.osim.parser import parse_osim
-
     model_spec = parse_osim(path)
     couplings = couplings_from_osim(model_spec)
     free_spec = replace(model_spec, constraints=tuple(replace(c, enforced=False) for c in model_spec.constraints))

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import casadi as ca
 
 from trajopt.errors import TrajoptInputError
-from trajopt.multibody import forward_dynamics, inverse_dynamics
+from trajopt.multibody import coordinate_rates, forward_dynamics, inverse_dynamics
 from trajopt.multibody.constraints import (
     constraint_bias,
     constraint_count,
@@ -89,8 +89,6 @@ def constrained_accelerations(problem, multibody, constraints, q, u, tau, wrench
     else:
         problem.require(phi, equals=0.0, name="kinematic constraints", labels=tuple(f"φ {n}" for n in labels))
     if multibody.nq != multibody.nv:
-        from trajopt.multibody import coordinate_rates
-
         rates = coordinate_rates(multibody, q, rates)
     if implicit:
         names = multibody.speed_names

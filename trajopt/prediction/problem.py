@@ -41,11 +41,12 @@ import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
+from trajopt.multibody.joints import BallJoint, FreeJoint
 from trajopt.paths.domain import PathDomainError
 from trajopt.paths.domain_report import PathDomainReport
 from trajopt.prediction.domain_bounds import check_fixed_value, intersected_bounds
 from trajopt.prediction.kinematic_constraints import ConstrainedAccelerations, constrained_accelerations
-from trajopt.multibody import forward_dynamics, inverse_dynamics, point_position, point_velocity
+from trajopt.multibody import coordinate_rates, forward_dynamics, inverse_dynamics, point_position, point_velocity
 from trajopt.musculoskeletal import MUSCLE_DRIVEN_MODEL_MEMBERS, MuscleDrivenModel
 from trajopt.ocp import Problem, ResidualCoordinates, Residuals, Verification
 from trajopt.ocp.verification import simulate
@@ -400,15 +401,11 @@ def muscle_driven_problem(
 def _coordinate_rates(multibody, q, u):
     if multibody.nq == multibody.nv:
         return u
-    from trajopt.multibody import coordinate_rates
-
     return coordinate_rates(multibody, q, u)
 
 
 def quaternion_slices(multibody) -> tuple[slice, ...]:
     """Slices of q holding a unit quaternion (the first 4 coordinates of each ball and free joint)."""
-    from trajopt.multibody.joints import BallJoint, FreeJoint
-
     return tuple(slice(multibody.q_slice(j.name).start, multibody.q_slice(j.name).start + 4)
                  for j in multibody.joints if isinstance(j, (BallJoint, FreeJoint)))
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from trajopt.analysis.figures import pyplot, save_figure
 from trajopt.analysis.reaction_goal import affine_value
+from trajopt.io.output import fresh_output
 
 
 @dataclass(frozen=True)
@@ -123,8 +124,6 @@ def write_report(folder, solution, title: str, reference=None, reference_name: s
                  emg=None, sections=None, figures: bool = True) -> Path:
     """Solution files, figures (unless not ``figures``) and ``summary.md`` in ``folder`` (created); returns the
     folder. ``sections``: ``folder -> markdown lines`` placed before the list of files (it may write figures)."""
-    from trajopt.io.output import fresh_output
-
     folder = fresh_output(folder)
     solution.write(folder)
     if figures:

@@ -17,7 +17,7 @@ from trajopt.errors import TrajoptInputError
 from trajopt.io import Table
 from trajopt.io.motion_units import AngleUnit, read_checked_motion, rotational_ranges
 from trajopt.io.output import fresh_output
-from trajopt.musculoskeletal.operators import load_processed
+from trajopt.musculoskeletal.operators import AddExpressionForces, load_processed
 
 
 @dataclass
@@ -99,8 +99,6 @@ def add_forces_option(parser) -> None:
 
 def forces_operators(args) -> list:
     """The model operator that adds ``--forces`` (none without it)."""
-    from trajopt.musculoskeletal.operators import AddExpressionForces
-
     return [AddExpressionForces(args.forces)] if getattr(args, "forces", None) else []
 
 

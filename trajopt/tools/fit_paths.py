@@ -35,15 +35,24 @@ import numpy as np
 
 from trajopt.cli.options import add_out, out_folder
 from trajopt.errors import TrajoptInputError
+from trajopt.io.opensim_reference import opensim_available
 from trajopt.io.output import writable_file
 from trajopt.cli.helptext import description
+from trajopt.musculoskeletal.operators import load_processed
+from trajopt.osim import load_osim
 from trajopt.paths.domain import PathDomain
+from trajopt.paths.domain_cells import DomainCellPaths
+from trajopt.paths.domain_pieces import DomainPiecewisePaths, fit_domain_pieces, heldout_rms, model_cuts
 from trajopt.paths.fitting import ACCURATE, StepwiseSettings, fit_paths
-from trajopt.paths.jump_cells import SCAN_BUDGET
+from trajopt.paths.function_based_xml import coordinate_paths, write_function_based_path_set
+from trajopt.paths.jump_cells import SCAN_BUDGET, domain_box, jump_cell_trees, one_cell, pocket_rms
 from trajopt.paths.polynomial import PolynomialPaths
 from trajopt.paths.quaternion import euler_to_constrained_quaternion
 from trajopt.paths.quaternion_paths import BallJointQuaternion
+from trajopt.paths.refit import SamplingPlan, fit_domain, motion_domain
 from trajopt.paths.samples import PathSamples
+from trajopt.tools.geometric_sampling import GeometricPathSampler
+from trajopt.tools.path_sampling import OpenSimPathSampler, read_checked_coordinates
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = 'fit polynomial muscle-path surrogates to an OpenSim model'
@@ -174,42 +183,27 @@ def _settings(args) -> StepwiseSettings:
 def _sampler(args):
     """OpenSim's paths (child process), or the model's geometric paths in trajopt with --geometric or without
     OpenSim."""
-    from trajopt.io.opensim_reference import opensim_available
-
     if args.geometric or not opensim_available():
-        from trajopt.tools.geometric_sampling import GeometricPathSampler
-
         print(f"{args.model}: sampling the model's geometric paths (wrapping as OpenSim computes it; "
               f"{'--geometric' if args.geometric else 'OpenSim is not installed'})")
         return GeometricPathSampler(args.model)
-    from trajopt.tools.path_sampling import OpenSimPathSampler
-
     return OpenSimPathSampler(args.model)
 
 
 def _from_model(args, settings):
-    from trajopt.paths.refit import SamplingPlan, fit_domain, motion_domain
-    from trajopt.tools.path_sampling import read_checked_coordinates
-
     # --cells scans the model's geometric paths: read it with trajopt's importer first. A model it cannot load
     # fails here with --geometric (not after the whole fit); with OpenSim's samples its cell trees go unscanned
     processed = None
     if args.cells:
-        from trajopt.musculoskeletal.operators import load_processed
-
         try:
             processed = load_processed(args.model)
         except TrajoptInputError as error:
-            from trajopt.io.opensim_reference import opensim_available
-
             if args.geometric or not opensim_available():
                 raise
             print(f"--cells: trajopt's importer cannot read the model ({error}): no jump or kink scan; cell trees "
                   f"split along the coordinates only, on OpenSim's samples")
     osim = None
     if args.pieces:  # --pieces finds its cuts on the model: read it before sampling
-        from trajopt.osim import load_osim
-
         osim = load_osim(args.model)
     sampler = _sampler(args)
     if not sampler.info.muscles:
@@ -253,8 +247,6 @@ def _pieces(args, osim, paths, train, heldout, settings):
     """--pieces: refit each muscle cell by cell between its cuts (`trajopt.paths.domain_pieces`; ``osim``: the model
     as ``trajopt.osim.load_osim`` reads it); prints the held-out RMS of each muscle against the single
     polynomial's."""
-    from trajopt.paths.domain_pieces import DomainPiecewisePaths, fit_domain_pieces, heldout_rms, model_cuts
-
     crossed = {p.muscle: p.coordinates for p in paths}
     cuts = model_cuts(osim, crossed, paths.domain, args.cut_along, progress=print)
     ranges = {c: tuple(paths.domain.ranges[i]) for i, c in enumerate(paths.domain.coordinates)}
@@ -273,9 +265,6 @@ def _cells(args, processed, sampler, paths, train, heldout, plan, settings, seco
     (`trajopt.paths.jump_cells`; ``processed``: the model and its couplings as
     ``trajopt.musculoskeletal.operators.load_processed`` returns them); prints each muscle's held-out RMS against
     the one polynomial's."""
-    from trajopt.paths.domain_cells import DomainCellPaths
-    from trajopt.paths.jump_cells import domain_box, jump_cell_trees, one_cell, pocket_rms
-
     failing = _missing_targets(paths, plan)
     trees = {p.muscle: one_cell(p) for p in paths}
     if failing:
@@ -363,8 +352,6 @@ def main(argv=None) -> int:
             fitted, seconds = fit_paths(train, settings, heldout, model=args.model.name)
             paths = PolynomialPaths(list(fitted), args.model.name, domain)
         if args.opensim_xml is not None:
-            from trajopt.paths.function_based_xml import write_function_based_path_set
-
             write_function_based_path_set(paths, args.opensim_xml, coordinate_paths=_coordinate_paths(args))
     except TrajoptInputError as error:
         print(f"trajopt fit-paths: error: {error}", file=sys.stderr)
@@ -392,8 +379,6 @@ def _missing_targets(paths, plan) -> list[str]:
 
 def _hint_cells(paths) -> None:
     """Name the muscles one polynomial misses at the held-out samples and the option that fits them piecewise."""
-    from trajopt.paths.refit import SamplingPlan
-
     missing = _missing_targets(paths, SamplingPlan())
     if missing:
         print(f"{len(missing)} muscle(s) miss 0.5 mm length / 1 mm moment-arm RMS at the held-out samples with one "
@@ -403,8 +388,6 @@ def _hint_cells(paths) -> None:
 def _coordinate_paths(args) -> dict:
     """Coordinate name -> OpenSim component path (/jointset/<joint>/<coordinate>) from the .osim file, read
     without OpenSim; empty when the file cannot be read (names then stay plain)."""
-    from trajopt.paths.function_based_xml import coordinate_paths
-
     return coordinate_paths(args.model) if args.model.is_file() else {}
 
 

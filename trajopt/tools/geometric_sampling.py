@@ -19,6 +19,9 @@ import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
+from trajopt.musculoskeletal.operators import load_processed
+from trajopt.osim import OsimIgnoredWarning
+from trajopt.paths.geometric import GeometricPathWarning, geometric_path
 from trajopt.paths.samples import ModelFileSampler, ModelPaths, PathSamples
 
 # Seconds between progress lines while sampling (chunks are sized to take about this long).
@@ -26,9 +29,6 @@ PROGRESS_SECONDS = 5.0
 
 
 def _load(model_file):
-    from trajopt.osim import OsimIgnoredWarning
-    from trajopt.musculoskeletal.operators import load_processed
-
     model_file = Path(model_file)
     if not model_file.is_file():
         raise TrajoptInputError(f"{model_file}: model file not found")
@@ -39,8 +39,6 @@ def _load(model_file):
 
 def describe_geometric(model_file) -> ModelPaths:
     """Coordinates and muscles of an .osim file, read by trajopt."""
-    from trajopt.paths.geometric import GeometricPathWarning, geometric_path
-
     osim, couplings = _load(model_file)
     model = osim.multibody
     if not osim.muscles:
@@ -71,8 +69,6 @@ def sample_geometric_paths(model_file, coordinates, configurations: np.ndarray, 
                            progress=print, info: ModelPaths | None = None) -> PathSamples:
     """Lengths and moment arms -dl/dq of ``muscles`` (default all) of the model's geometric paths at each row of
     ``configurations`` (samples x ``coordinates``); other coordinates stay at their defaults."""
-    from trajopt.paths.geometric import GeometricPathWarning, geometric_path
-
     osim, couplings = _load(model_file)
     info = info or describe_geometric(model_file)
     model = osim.multibody

@@ -19,6 +19,7 @@ import numpy as np
 from trajopt.cli.options import add_out, add_paths_file
 from trajopt.errors import TrajoptInputError
 from trajopt.io import Table, write_sto
+from trajopt.paths.geometric import GeometricPaths
 from trajopt.tools.common import add_model_and_motion, load_tool_input, output_folder
 from trajopt.paths.files import read_paths
 
@@ -37,8 +38,6 @@ def main(argv=None) -> int:
     folder = output_folder(args.out)
     data = load_tool_input(args.model, args.motion)
     if args.paths is None:
-        from trajopt.paths.geometric import GeometricPaths
-
         # OpenSim's MuscleAnalysis reports computeMomentArm: the generalized-force method on the wrapped path.
         paths = GeometricPaths(data.osim, generalized_force_moment_arms=True)
     else:

@@ -28,7 +28,8 @@ from trajopt.errors import TrajoptInputError
 from trajopt.io import read_motion, read_table
 from trajopt.ocp import HermiteSimpson, Ipopt
 from trajopt.musculoskeletal.operators import AddReserves, AddResiduals, DeGrooteMuscles, WeldJoints
-from trajopt.tools.common import Phases, add_forces_option
+from trajopt.reports.muscle_inverse import write_report
+from trajopt.tools.common import Phases, add_forces_option, forces_operators
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = "muscle-driven inverse simulation of a measured motion (Moco's MocoInverse)"
@@ -81,8 +82,6 @@ def _number(text: str, what: str) -> float:
 
 
 def operators_from(args) -> list:
-    from trajopt.tools.common import forces_operators
-
     operators = []
     if args.weld:
         operators.append(WeldJoints(tuple(args.weld)))
@@ -95,8 +94,6 @@ def operators_from(args) -> list:
 
 
 def main(argv=None) -> int:
-    from trajopt.reports.muscle_inverse import write_report
-
     args = _parser().parse_args(argv)
     check_mesh_interval(args.mesh_interval)
     out = out_folder(args.out, create=False)  # a file name is refused before the solve

@@ -13,6 +13,8 @@ from trajopt.analysis.figures import pyplot, save_figure, write_animation
 from trajopt.io.tables import Table, read_table, write_sto
 from trajopt.multibody import point_position
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
+from trajopt.osim import load_osim
+from trajopt.paths.geometric import GeometricPaths
 from trajopt.prediction import MuscleDrivenProblem
 
 HERE = Path(__file__).resolve().parent
@@ -218,9 +220,6 @@ def opensim_muscle_check(built: MuscleDrivenProblem, solution, folder) -> dict:
 def _exact_paths_function(model_file: str, coordinates: tuple[str, ...]):
     """The model's exact-mode geometric paths as q -> (lengths, −∂l/∂q), built once per process (seconds for
     arm26's ellipsoid wraps)."""
-    from trajopt.osim import load_osim
-    from trajopt.paths.geometric import GeometricPaths
-
     return GeometricPaths(load_osim(model_file)).lengths_and_moment_arms_function(coordinates)
 
 

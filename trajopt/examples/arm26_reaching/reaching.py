@@ -29,12 +29,15 @@ import numpy as np
 
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_intervals, add_out, add_path_model, add_print_level
+from trajopt.examples.arm26_reaching import outputs
+from trajopt.multibody import point_position
 from trajopt.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
 from trajopt.io.output import fresh_output
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.ocp import Effort, FinalTime, Free, Guess, HermiteSimpson, Ipopt, ResidualPenalty, Residuals
 from trajopt.osim import load_osim
+from trajopt.paths.geometric import GeometricPaths
 from trajopt.paths.polynomial import PolynomialPaths
 from trajopt.paths.wrapping.smooth import SmoothWrapping
 from trajopt.prediction import (
@@ -67,8 +70,6 @@ def load_model(geometric: bool = False, smoothing: SmoothWrapping | None = None)
     process)."""
     osim = load_osim(MODEL_FILE)
     if geometric:
-        from trajopt.paths.geometric import GeometricPaths
-
         return MusculoskeletalModel(osim, GeometricPaths(osim, smoothing=smoothing))
     return MusculoskeletalModel(osim, PolynomialPaths.load(PATHS_FILE))
 
@@ -150,8 +151,6 @@ def hand_posture(target, start=START) -> np.ndarray:
     model = load_model()
     q = ca.SX.sym("q", len(model.coordinate_names))
     marker = model.osim.marker(HAND)
-    from trajopt.multibody import point_position
-
     error = point_position(model.multibody, q, marker.body, marker.location) - ca.DM(np.asarray(target, float))
     solver = ca.nlpsol("hand_posture", "ipopt", {"x": q, "f": ca.sumsqr(error)},
                        {"ipopt": {"print_level": 0, "sb": "yes"}, "print_time": False})
@@ -240,7 +239,7 @@ def _duration(text: str):
 
 
 def main(argv=None) -> int:
-    from trajopt.examples.arm26_reaching import outputs, static_arm
+    from trajopt.examples.arm26_reaching import static_arm  # here: static_arm imports this module
 
     parser = argparse.ArgumentParser(prog="trajopt run arm26-reaching", description=description(__doc__))
     parser.add_argument("--target", nargs=3, type=float, metavar=("X", "Y", "Z"), default=DEFAULT_TARGET,

@@ -30,7 +30,7 @@ import numpy as np
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_cutoff, add_out, add_path_model
 from trajopt.analysis.figures import plot_joint_reactions, plot_series
-from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
+from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics, read_model_motion
 from trajopt.analysis.joint_reactions import muscle_joint_reactions
 from trajopt.ocp import Residuals
 from trajopt.analysis.static_optimization import (StaticOptimization, StaticOptimizationResult,
@@ -42,12 +42,13 @@ from trajopt.io.output import default_output, fresh_output
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
 from trajopt.osim import load_osim
-from trajopt.analysis.inverse_dynamics import read_model_motion
+from trajopt.paths.geometric import GeometricPaths
 from trajopt.paths.polynomial import PolynomialPaths
 from trajopt.paths.refit import paths_for_motion
 from trajopt.tools.common import check_cutoff
 
 from trajopt.examples.arm26_static_optimization.report import ALONG_FIBER, Row, compare, write_summary
+from trajopt.tools.path_sampling import OpenSimPathSampler
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = 'arm26 inverse dynamics + static optimization vs OpenSim (the main job)'
@@ -73,8 +74,6 @@ def load_model(paths: PolynomialPaths | None = None, geometric: bool = False) ->
         warnings.simplefilter("ignore")  # the loader lists optional elements it ignores (display, wrap geometry)
         osim = load_osim(MODEL)
         if geometric:
-            from trajopt.paths.geometric import GeometricPaths
-
             return MusculoskeletalModel(osim, GeometricPaths(osim, generalized_force_moment_arms=True))
     return MusculoskeletalModel(osim, paths or PolynomialPaths.load(PATHS))
 
@@ -89,8 +88,6 @@ def paths_covering(motion: Path, with_opensim: bool, cache_dir=None) -> Polynomi
                               tuple(c.name for c in osim.spec.coordinates if c.motion_type == "rotational"))
     sampler = None
     if with_opensim:
-        from trajopt.tools.path_sampling import OpenSimPathSampler
-
         sampler = OpenSimPathSampler(MODEL, progress=None)
     return paths_for_motion(paths, table.data, table.labels, table.time, str(motion), sampler, cache_dir=cache_dir)
 

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import functools
 import json
+from pathlib import Path
+import tempfile
 
 import numpy as np
 
+from trajopt.io import write_sto
 from trajopt.paths.domain_report import print_path_domain_warning
 from trajopt.batch.tasks import Input, Pair, TaskContext, TaskDefinition, TaskOutput
 from trajopt.ocp import Free, Guess
@@ -96,12 +99,7 @@ def _short(bound) -> str:
 
 
 def _sto_bytes(solution) -> bytes:
-    import tempfile
-    from pathlib import Path
-
     with tempfile.TemporaryDirectory() as folder:
-        from trajopt.io import write_sto
-
         return write_sto(Path(folder) / "solution.sto", solution.table()).read_bytes()
 
 

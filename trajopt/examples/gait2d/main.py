@@ -29,6 +29,9 @@ import numpy as np
 
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_compiled, add_out, add_print_level, add_tolerance
+from trajopt.contact import contact_record_values
+from trajopt.examples.gait2d.simulate import resimulate
+from trajopt.io.opensim_reference import opensim_available, run_opensim_task
 from trajopt.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
 from trajopt.io.output import fresh_output
@@ -119,9 +122,6 @@ def solve_tracking(intervals: int = 24, print_level: int = 0, model=None):
 
 def opensim_check(gait, solution, sto: Path) -> dict | None:
     """OpenSim's contact and tendon forces on the written states vs trajopt's; None without opensim."""
-    from trajopt.contact import contact_record_values
-    from trajopt.io.opensim_reference import opensim_available, run_opensim_task
-
     if not opensim_available():
         return None
     model, v = gait.model, gait.muscle_driven
@@ -257,8 +257,6 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
                 outputs.plot_activations(gait, half, moco, folder / f"{stem}_activations.png")]
     if animate:
         written.append(outputs.stick_figure_animation(gait, full, folder / f"{stem}_stick_figure.gif"))
-    from trajopt.examples.gait2d.simulate import resimulate
-
     nq, muscles = model.multibody.nq, len(model.muscle_names)
     local = resimulate(gait, solution, restart_each_interval=True)
     open_loop = resimulate(gait, solution)

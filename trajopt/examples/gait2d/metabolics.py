@@ -33,6 +33,7 @@ from pathlib import Path
 
 import casadi as ca
 import numpy as np
+from scipy.integrate import simpson
 
 from trajopt.gait.metabolic_cost import metabolic_cost
 from trajopt.gait.muscle_tracking import MuscleDrivenTracking
@@ -107,8 +108,6 @@ def build(model: GaitModel | None = None) -> MetabolicsProblem:
 def goal_value(goal, problem, solution) -> float:
     """A goal's value at a solution: its integrands by Simpson's rule on the solution's points (the Hermite-Simpson
     transcription's own quadrature), then its cost of those integrals."""
-    from scipy.integrate import simpson
-
     terms = goal.terms(problem)
     integrals = [float(simpson(np.atleast_1d(solution.value(i)), x=solution.time)) for i in terms.integrands]
     cost = terms.cost(integrals)

@@ -18,6 +18,7 @@ kinematics: left and right swap; in the sagittal plane no sign flips).
 
 from __future__ import annotations
 
+import warnings
 from functools import lru_cache
 from pathlib import Path
 
@@ -42,8 +43,6 @@ PATHS_FILE = HERE / "paths.json"
 
 
 def _load_osim(model_file=MODEL_FILE):
-    import warnings
-
     with warnings.catch_warnings():
         # 2D_gait.osim's obsolete `derivative_smoothing` contact property (ignored by OpenSim 4.6 too).
         warnings.filterwarnings("ignore", message=".*derivative_smoothing.*")

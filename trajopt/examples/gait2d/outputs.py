@@ -15,6 +15,7 @@ from trajopt.io.tables import Table, read_table, write_sto
 
 from trajopt.examples.gait2d.model import HERE, coordinate_path
 from trajopt.examples.gait2d.prediction import REFERENCE_COORDINATES, REFERENCE_GRF
+from trajopt.multibody import body_poses
 
 MOCO_SOLUTION = HERE / "moco" / "gaitPrediction_solution.sto"
 MOCO_GRF = HERE / "moco" / "gaitPrediction_solutionGRF_fullStride.sto"
@@ -161,8 +162,6 @@ def plot_activations(gait, half: Stride, moco: dict, path: Path) -> Path:
 def stick_figure_animation(gait, full: Stride, path: Path, frames: int = 40) -> Path:
     """A small GIF of the body origins (pelvis, hips, knees, ankles, heels, toes, torso) over the stride."""
     plt = pyplot()
-    from trajopt.multibody import body_poses
-
     mb = gait.model.multibody
     labels = [coordinate_path(n) for n in gait.model.coordinate_names]
     q_all = np.column_stack([full.table.column(label) for label in labels])

@@ -17,20 +17,14 @@ import numpy as np
 
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_intervals, add_out, add_print_level
+from trajopt.examples.shoulder_reaching.reaching import (DURATION, RESIDUAL_WEIGHT, ReachingProblem, build_problem,
+                                                         naive_guess, solve_naive_and_warm, solver, start_configuration)
 from trajopt.io.output import fresh_output
 from trajopt.multibody import forward_dynamics, mass_matrix
 from trajopt.ocp import HermiteSimpson
 from trajopt.ocp.interrupts import interrupted_during
 from trajopt.prediction import resimulate
 from trajopt.examples.shoulder_reaching import analysis, outputs
-from trajopt.examples.shoulder_reaching.reaching import (
-    ReachingProblem,
-    build_problem,
-    naive_guess,
-    solve_naive_and_warm,
-    solver,
-    start_configuration,
-)
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = '3D arm reach from gimbal lock: quaternion vs YZY Euler shoulder'
@@ -240,8 +234,6 @@ def main(argv=None) -> int:
             explicit[name] = {"status": solution.status, "success": bool(solution.success),
                               "iterations": int(solution.iterations), "objective": float(solution.objective)}
             finished.append(_status(f"{name} explicit dynamics", solution))
-    from trajopt.examples.shoulder_reaching.reaching import DURATION, RESIDUAL_WEIGHT
-
     with interrupted_during("the checks of the YZY variants (re-simulation, KKT condition number); no figure or "
                             "summary written", ", ".join(finished)):
         _progress("checks (KKT, re-simulation) and figures ...")

@@ -7,9 +7,10 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.analysis.figures import pyplot, save_figure, write_animation
+from trajopt.examples.shoulder_reaching.analysis import (euler_residuals_as_spatial_torques, shoulder_torques,
+                                                         yzy_middle_angle)
 from trajopt.io import write_sto
 from trajopt.multibody import point_position
-from trajopt.examples.shoulder_reaching.analysis import shoulder_torques, yzy_middle_angle
 from trajopt.examples.shoulder_reaching.reaching import ReachingProblem
 
 
@@ -26,8 +27,6 @@ def write_solution(built: ReachingProblem, solution, folder: Path) -> None:
 def plot_comparison(quaternion: tuple[ReachingProblem, object], euler: tuple[ReachingProblem, object],
                     path: Path) -> None:
     """YZY middle angle, quaternion norm error, shoulder residuals (as humerus-axes torques) and activations."""
-    from trajopt.examples.shoulder_reaching.analysis import euler_residuals_as_spatial_torques
-
     plt = pyplot()
     (qb, qs), (eb, es) = quaternion, euler
     fig, axes = plt.subplots(2, 2, figsize=(10, 7))

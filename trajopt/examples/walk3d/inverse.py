@@ -30,6 +30,7 @@ from trajopt.io.output import default_output, fresh_output
 from trajopt.ocp import HermiteSimpson, Ipopt
 from trajopt.musculoskeletal.operators import AddReserves, AddResiduals, DeGrooteMuscles, WeldJoints
 from trajopt.analysis.muscle_inverse_files import load_inverse
+from trajopt.reports.muscle_inverse import reaction_goal_section, write_report
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = ("Moco's 3D walking MocoInverse (80 muscles, GRFs, function-based paths); "
@@ -94,8 +95,6 @@ def solve(inverse, mesh_interval: float = MOCO_MESH_INTERVAL, tolerance: float =
 
 
 def main(argv=None) -> int:
-    from trajopt.reports.muscle_inverse import reaction_goal_section, write_report
-
     parser = argparse.ArgumentParser(prog="trajopt run walk3d-inverse", description=description(__doc__))
     parser.add_argument("--emg", nargs="?", const=str(EMG), metavar="FILE",
                         help="add Moco's EMG tracking goal (weight 50) on this EMG table's soleus, gastrocnemius and "

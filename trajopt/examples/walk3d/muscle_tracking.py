@@ -20,6 +20,7 @@ import time
 
 import numpy as np
 
+from trajopt.examples.walk3d.inverse import build, solve
 from trajopt.examples.walk3d.prediction import (
     COORDINATES,
     GAIT_CYCLE,
@@ -67,8 +68,6 @@ def inverse_activations(study: MuscleDrivenTracking) -> Table:
     """The activations of Moco's exampleMocoInverse of the same motion (``walk3d.inverse``: the measured
     coordinates prescribed, grf_walk.xml applied, pelvis residuals and reserves; seconds to solve) over the tracked
     window, by muscle name."""
-    from trajopt.examples.walk3d.inverse import build, solve
-
     inverse = build()
     solution = solve(inverse, tolerance=1e-4, print_level=0)
     return Table(solution.times, solution.muscle_names, np.clip(solution.activations, 0.0, 1.0), False,

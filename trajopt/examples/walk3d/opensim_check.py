@@ -21,6 +21,7 @@ import numpy as np
 
 from trajopt.contact import contact_record_values
 from trajopt.gait.guess import free_joint_angle_motion, free_joint_speeds
+from trajopt.io.opensim_reference import opensim_available, run_opensim_task
 from trajopt.multibody import inverse_dynamics
 
 from trajopt.musculoskeletal.operators import AddContactGeometry, AddCoordinateActuators, DeGrooteMuscles, WeldJoints
@@ -138,8 +139,6 @@ def compare(walk, q, u, activations, controls, result, udot=None) -> dict:
 def check_states(walk, q, u, activations, excitations, controls, udot=None, run_task=None):
     """Run OpenSim at the states (rows are frames; ``udot``: trajopt's accelerations, optional) and compare:
     (summary dict of max abs differences, arrays)."""
-    from trajopt.io.opensim_reference import run_opensim_task
-
     q, u, activations, excitations, controls = (np.atleast_2d(np.asarray(x, dtype=float))
                                                 for x in (q, u, activations, excitations, controls))
     result = (run_task or run_opensim_task)(TASK, opensim_request(walk, q, u, activations, excitations, controls, udot))
@@ -149,8 +148,6 @@ def check_states(walk, q, u, activations, excitations, controls, udot=None, run_
 def solution_check(walk, solution) -> dict | None:
     """OpenSim's check at every grid point of a solution (``check_states`` with its accelerations); None without
     opensim."""
-    from trajopt.io.opensim_reference import opensim_available
-
     if not opensim_available():
         return None
     built = walk.muscle_driven

@@ -22,6 +22,7 @@ from __future__ import annotations
 import casadi as ca
 
 from trajopt.multibody.bodies import GROUND
+from trajopt.multibody.kinematics import body_pose, coordinate_rates_matrix
 from trajopt.paths.wrapping.path import _index, _local, _seen, _tag
 from trajopt.paths.wrapping.vectors import normalize_or_zero
 
@@ -33,7 +34,7 @@ def _body_number(model, body):
 def _slot_locations(path, q, tags, indices, locals_):
     """Ground location and body number (-1: ground) of each slot of `path`'s wrapped path at q, given each slot's
     tag, path point index and tangent point in its wrap frame (numbers, slot values or placeholders)."""
-    from trajopt.paths.geometric import point_position_in_ground
+    from trajopt.paths.geometric import point_position_in_ground  # here: trajopt.paths.geometric imports this
 
     model = path.model
     positions = [point_position_in_ground(model, q, p) for p in path.points]
@@ -87,8 +88,7 @@ def unit_tension_loads(path, q):
     the path points and at the tangent points (fixed on the wrap object's body). Wrenches as
     `trajopt.multibody.dynamics` (moment about the body origin, then force; ground axes); the generalized
     forces are those of moving path points sliding over their bodies."""
-    from trajopt.paths.geometric import MovingPathPoint
-    from trajopt.multibody.kinematics import body_pose
+    from trajopt.paths.geometric import MovingPathPoint  # here: trajopt.paths.geometric imports this module
 
     model = path.model
     slots = path.wrapped_path(q)
@@ -122,6 +122,4 @@ def unit_tension_loads(path, q):
 
 
 def _rates_matrix(model, q):
-    from trajopt.multibody.kinematics import coordinate_rates_matrix
-
     return coordinate_rates_matrix(model, q)
