@@ -290,9 +290,8 @@ class Problem:
 
         `guess`: a previous Solution (interpolated onto the new grid) or a `Guess` table.
         """
-        # here: both modules import this one
-        from trajopt.ocp.nlp import transcribe
-        from trajopt.ocp.solver import Ipopt
+        from trajopt.ocp.nlp import transcribe  # here: trajopt.ocp.nlp imports this module
+        from trajopt.ocp.solver import Ipopt  # here: trajopt.ocp.solver imports this module (via nlp)
 
         solver = solver if solver is not None else Ipopt()
         discrete = transcribe(self.compile(), transcription, scale_from_bounds=solver.scale_from_bounds)
