@@ -191,5 +191,5 @@ def test_moco_problem_with_smooth_geometric_paths_follows_mocos_solution():
 
 def test_geometric_paths_option_rejects_a_bad_band(tmp_path):
     with pytest.raises(SystemExit) as exit_info:
-        reaching.main(["--path-model", "geometric", "--smoothing-band", "0", "--out", str(tmp_path)])
+        reaching.main(["--paths", "geometric", "--smoothing-band", "0", "--out", str(tmp_path)])
     assert exit_info.value.code == 2

@@ -70,11 +70,9 @@ def test_every_option_spelling_means_one_thing():
     meanings = defaultdict(dict)
     for command, parser in PARSERS.items():
         for spelling, action in _options(parser).items():
-            # one value or several (--intervals: one run, or a sweep), a value that may be left out (--emg's file);
-            # the values it takes (a file is not one of a few named kinds)
+            # one value or several (--intervals: one run, or a sweep), a value that may be left out (--emg's file)
             count = None if action.nargs in ("+", "*", "?") else action.nargs
-            choices = None if action.choices is None else tuple(action.choices)
-            meanings[spelling][command] = (action.dest, action.type, type(action).__name__, count, choices)
+            meanings[spelling][command] = (action.dest, action.type, type(action).__name__, count)
     different = {spelling: uses for spelling, uses in meanings.items() if len(set(uses.values())) > 1}
     assert different == {}
 

@@ -114,21 +114,6 @@ def add_cutoff(parser, *old: str) -> None:
         add_hidden_alias(parser, spelling, "cutoff", type=float)
 
 
-def add_paths_file(parser, default: str = "the model's geometric paths") -> None:
-    """``--paths FILE``: a muscle paths file (trajopt .json or OpenSim FunctionBasedPathSet .xml); ``default`` says
-    what the command uses without it."""
-    parser.add_argument("--paths", metavar="FILE", help="muscle paths file: trajopt .json or OpenSim "
-                                                        f"FunctionBasedPathSet .xml (default: {default})")
-
-
-def add_path_model(parser, geometric: str) -> None:
-    """``--path-model polynomial|geometric``: which of the example's own path models its muscles use (``--paths``
-    is a file in every command); ``geometric`` says how the command uses the geometric paths."""
-    parser.add_argument("--path-model", choices=("polynomial", "geometric"), default="polynomial",
-                        help="muscle path model: the polynomial surrogates of trajopt/examples/arm26/paths.json "
-                             f"(default), or {geometric}")
-
-
 def add_compiled(parser, default: bool) -> None:
     """``--compiled`` / ``--uncompiled``: evaluate the NLP's functions as C code compiled at run time, or in
     CasADi's virtual machine; ``default`` is the command's."""

@@ -40,12 +40,12 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "--out", f"{{results}}/arm26_static_optimization/motion_{stem}"))
       for stem in ("shoulder_elbow_0_90_minjerk", "shoulder60_elbow90_minjerk")),
     *((f"arm26-static-optimization geometric motion {stem}",
-       ("run", "arm26-static-optimization", "--path-model", "geometric", "--motion",
+       ("run", "arm26-static-optimization", "--paths", "geometric", "--motion",
         f"trajopt/examples/arm26_static_optimization/{stem}.mot",
         "--out", f"{{results}}/arm26_static_optimization/geometric_motion_{stem}"))
       for stem in ("shoulder_elbow_0_90_minjerk", "shoulder60_elbow90_minjerk")),
     ("arm26-reaching", ("run", "arm26-reaching", "--out", "{results}/arm26_reaching")),
-    ("arm26-reaching geometric paths", ("run", "arm26-reaching", "--path-model", "geometric", "--out",
+    ("arm26-reaching geometric paths", ("run", "arm26-reaching", "--paths", "geometric", "--out",
                                         "{results}/arm26_reaching_geometric")),
     ("arm26-reaching free duration", ("run", "arm26-reaching", "--duration", "free", "--final-time-weight", "0.1",
                                       "--skip-comparisons", "--out", "{results}/arm26_reaching")),

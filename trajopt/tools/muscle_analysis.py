@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import numpy as np
 
-from trajopt.cli.options import add_out, add_paths_file
+from trajopt.cli.options import add_out
 from trajopt.errors import TrajoptInputError
 from trajopt.io import Table, write_sto
 from trajopt.paths.geometric import GeometricPaths
@@ -32,7 +32,8 @@ def main(argv=None) -> int:
                                      description="Muscle lengths and moment arms along a motion "
                                                  "(OpenSim's MuscleAnalysis).")
     add_model_and_motion(parser, loads=False)
-    add_paths_file(parser)
+    parser.add_argument("--paths", metavar="FILE", help="muscle paths: trajopt .json or OpenSim FunctionBasedPathSet "
+                                                        ".xml (default: the model's geometric paths)")
     add_out(parser, "muscle-analysis")
     args = parser.parse_args(argv)
     folder = output_folder(args.out)

@@ -22,8 +22,8 @@ from trajopt.analysis.inverse_tendons import ElasticTendons, RigidTendons
 from trajopt.analysis.muscle_inverse import mesh_intervals
 from trajopt.analysis.muscle_inverse_files import emg_goal, load_checked_inverse
 from trajopt.analysis.reaction_goal import JointReactionGoal
-from trajopt.cli.options import (add_max_iterations, add_mesh_interval, add_no_figures, add_out, add_paths_file,
-                                 add_tolerance, add_window, check_mesh_interval, check_window, out_folder)
+from trajopt.cli.options import (add_max_iterations, add_mesh_interval, add_no_figures, add_out, add_tolerance,
+                                 add_window, check_mesh_interval, check_window, out_folder)
 from trajopt.errors import TrajoptInputError
 from trajopt.io import read_motion, read_table
 from trajopt.ocp import HermiteSimpson, Ipopt
@@ -44,7 +44,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("coordinates", help="coordinates file (.sto/.mot; degrees or radians as its header says)")
     parser.add_argument("--external-loads", metavar="XML", help="OpenSim ExternalLoads .xml (e.g. ground reactions)")
     add_forces_option(parser)
-    add_paths_file(parser)
+    parser.add_argument("--paths", metavar="FILE", help="muscle paths: trajopt .json or OpenSim FunctionBasedPathSet "
+                                                        ".xml (default: the model's geometric paths)")
     parser.add_argument("--emg", metavar="FILE", help="EMG table; columns named after muscles are tracked by their "
                                                       "excitations")
     parser.add_argument("--emg-weight", type=float, default=50.0, help="weight of the EMG tracking term (default 50, "

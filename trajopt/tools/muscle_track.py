@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.cli.options import (add_cutoff, add_max_iterations, add_mesh_interval, add_out, add_paths_file,
-                                 add_tolerance, add_window, check_mesh_interval, check_window, out_folder)
+from trajopt.cli.options import (add_cutoff, add_max_iterations, add_mesh_interval, add_out, add_tolerance,
+                                 add_window, check_mesh_interval, check_window, out_folder)
 from trajopt.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.muscle_tracking import MuscleDrivenTracking
@@ -82,7 +82,8 @@ def _parser() -> argparse.ArgumentParser:
     add_window(parser)
     add_mesh_interval(parser)
     add_cutoff(parser, "--lowpass")
-    add_paths_file(parser)
+    parser.add_argument("--paths", metavar="FILE", help="muscle paths: trajopt .json or OpenSim FunctionBasedPathSet "
+                                                        ".xml (default: the model's geometric paths)")
     add_forces_option(parser)
     parser.add_argument("--weld", nargs="+", default=(), metavar="JOINT", help="joints to replace with welds")
     parser.add_argument("--ignore-passive-fiber-force", action="store_true", help="muscles without passive fiber force")

@@ -22,7 +22,7 @@ from trajopt.ocp import Residuals
 from trajopt.analysis.static_optimization import (ReserveKind, StaticOptimization,
                                                   StaticOptimizationWarning)
 from trajopt.analysis.external_loads_file import read_external_loads
-from trajopt.cli.options import add_cutoff, add_no_figures, add_out, add_paths_file
+from trajopt.cli.options import add_cutoff, add_no_figures, add_out
 from trajopt.io import MotionProcessor, write_sto
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.tools.common import (Phases, add_model_and_motion, check_cutoff, forces_operators, load_tool_input,
@@ -49,7 +49,9 @@ def main(argv=None) -> int:
                                      description="Static optimization of a motion (OpenSim's Static Optimization). "
                                                  + CONVENTION)
     add_model_and_motion(parser)
-    add_paths_file(parser, "the model's geometric paths with OpenSim's moment arms, computeMomentArm")
+    parser.add_argument("--paths", metavar="FILE", help="muscle paths: trajopt .json or OpenSim FunctionBasedPathSet "
+                                                        ".xml (default: the model's geometric paths with OpenSim's "
+                                                        "moment arms, computeMomentArm)")
     parser.add_argument("--capacity-along-fiber", action="store_true",
                         help="OpenSim's convention: a muscle's force per activation is its active fiber force "
                              "along the fiber, without cos(pennation), as OpenSim's StaticOptimization computes it "

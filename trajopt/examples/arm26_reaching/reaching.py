@@ -11,7 +11,7 @@ polynomial path surrogates of ``trajopt/examples/arm26/paths.json``):
 - ``static_arm.static_arm_problem``: bioptim's ``static_arm`` example set-up.
 
 ``trajopt run arm26-reaching [--target X Y Z] [--duration T|free]`` solves them and writes
-``./trajopt_results/arm26-reaching/`` (``--out`` another folder). ``--path-model geometric`` solves the first two with
+``./trajopt_results/arm26-reaching/`` (``--out`` another folder). ``--paths geometric`` solves the first two with
 arm26's own geometric paths in smooth mode (``trajopt.paths.wrapping.smooth``) instead of the surrogates, and
 reports their deviation from the exact (OpenSim's) wrapped paths along each solution.
 """
@@ -28,7 +28,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_intervals, add_out, add_path_model, add_print_level
+from trajopt.cli.options import add_intervals, add_out, add_print_level
 from trajopt.examples.arm26_reaching import outputs
 from trajopt.multibody import point_position
 from trajopt.paths.domain_report import print_path_domain_warning
@@ -254,12 +254,15 @@ def main(argv=None) -> int:
                         help="only the reaching problem (not Moco's problem nor bioptim's static_arm)")
     parser.add_argument("--animate", action="store_true", help="also write each problem's arm.gif")
     parser.add_argument("--no-animation", dest="animate", action="store_false", help=argparse.SUPPRESS)
-    add_path_model(parser, "arm26's geometric paths in smooth mode (reaching and Moco's problem; bioptim's "
-                           "static_arm has its own model and is not run)")
+    parser.add_argument("--paths", choices=("polynomial", "geometric"), default="polynomial",
+                        help="muscle paths: the polynomial surrogates of trajopt/examples/arm26/paths.json "
+                             "(default), or "
+                             "arm26's geometric paths in smooth mode (reaching and Moco's problem; bioptim's "
+                             "static_arm has its own model and is not run)")
     parser.add_argument("--smoothing-band", type=float, default=SmoothWrapping().band,
-                        help="with --path-model geometric: smooth mode's band (m; default %(default)s): a wrap "
-                             "blends in over its first band of extra length, each wrapped segment within 0.273 band "
-                             "of the closed-form wrap")
+                        help="with --paths geometric: smooth mode's band (m; default %(default)s): a wrap blends in "
+                             "over its first band of extra length, each wrapped segment within 0.273 band of the "
+                             "closed-form wrap")
     add_print_level(parser, 0)
     args = parser.parse_args(argv)
     try:
@@ -270,7 +273,7 @@ def main(argv=None) -> int:
         parser.exit(2, f"{parser.prog}: error: --intervals must be >= 2, got {args.intervals}\n")
     if not args.smoothing_band > 0:
         parser.exit(2, f"{parser.prog}: error: --smoothing-band must be > 0 m, got {args.smoothing_band}\n")
-    geometric = args.path_model == "geometric"
+    geometric = args.paths == "geometric"
     model = load_model(True, SmoothWrapping(args.smoothing_band)) if geometric else load_model()
     name = "reaching_free" if isinstance(duration, Free) else "reaching"
     comparisons = ("moco_comparison",) if geometric else ("moco_comparison", "static_arm")

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_cutoff, add_out, add_path_model
+from trajopt.cli.options import add_cutoff, add_out
 from trajopt.analysis.figures import plot_joint_reactions, plot_series
 from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics, read_model_motion
 from trajopt.analysis.joint_reactions import muscle_joint_reactions
@@ -96,8 +96,8 @@ def _paths_note(model, geometric: bool) -> list[str]:
     if not geometric:
         return []
     wrapped = list(model.paths.wrapped_muscles)
-    return ["", "Paths: the model's geometric paths (`--path-model geometric`, trajopt.paths.wrapping), not",
-            "paths.json, with OpenSim's moment arms (computeMomentArm);",
+    return ["", "Paths: the model's geometric paths (`--paths geometric`, trajopt.paths.wrapping), not paths.json,",
+            "with OpenSim's moment arms (computeMomentArm);",
             f"{', '.join(wrapped)} wrap over objects trajopt does not model yet: their paths are straight "
             f"lines here." if wrapped else "every wrap object is modelled."]
 
@@ -436,15 +436,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-opensim", action="store_true",
                         help="skip the comparison with OpenSim's DeGroote static optimization "
                              "(run when opensim is installed)")
-    add_path_model(parser, "the model's geometric paths, wrapped as OpenSim computes it (cylinders and ellipsoids)")
+    parser.add_argument("--paths", choices=("polynomial", "geometric"), default="polynomial",
+                        help="muscle paths: trajopt/examples/arm26/paths.json (default) or the model's geometric "
+                             "paths, wrapped as OpenSim computes it (cylinders and ellipsoids)")
     args = parser.parse_args(argv)
     if args.motion is None:
         if args.cutoff is not None:
             raise TrajoptInputError("--cutoff applies to --motion; the reference motions use OpenSim's settings "
                                     "(none for the elbow flexion, 6 Hz for arm26_InverseKinematics.mot)")
         why = "skipped: --no-opensim" if args.no_opensim else "" if opensim_available() else "not installed"
-        return _run_references(fresh_output(args.out or default_output(COMMAND)), not why,
-                               args.path_model == "geometric", why)
+        return _run_references(fresh_output(args.out or default_output(COMMAND)), not why, args.paths == "geometric",
+                               why)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the loader lists optional elements it ignores
         checked = read_checked_motion(args.motion, rotational_ranges(load_osim(MODEL)))  # refuses implausible angles
@@ -455,7 +457,7 @@ def main(argv: list[str] | None = None) -> int:
     cutoff = check_cutoff(args.cutoff, motion)
     out = fresh_output(args.out or default_output(f"{COMMAND}_{args.motion.stem}"))
     return _run_motion(args.motion, out, cutoff, opensim_available() and not args.no_opensim,
-                       args.path_model == "geometric", [checked.unit.describe(), *checked.caveats])
+                       args.paths == "geometric", [checked.unit.describe(), *checked.caveats])
 
 if __name__ == "__main__":
     raise SystemExit(main())
