@@ -23,6 +23,7 @@ from trajopt.cli.helptext import description
 from trajopt.cli.options import add_intervals, add_max_iterations, add_report_out, report_file
 from trajopt.examples.walk3d.prediction import MOCO_RECIPE, PREDSIM_RECIPE
 from trajopt.examples.walk3d.prediction_main import solve
+from trajopt.ocp import SolverRoute
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = ("3D predictive walking (quaternion pelvis): wall time, iterations at 25/50/100 intervals "
@@ -33,14 +34,15 @@ PREDSIM = {"ipopt_s": 5630.0, "iterations": 895, "variables": 74504, "intervals"
 
 
 def measure(intervals: int, max_iterations: int, quaternion_pelvis: bool = True, from_tracking: bool = False,
-            threads: int = 1, recipe: str = "predsim") -> dict:
+            threads: int = 1, recipe: str = "predsim", route: SolverRoute = SolverRoute.IPOPT) -> dict:
     load_before = os.getloadavg()[0]
     wall, cpu = time.perf_counter(), time.process_time()
     _, solution, _ = solve(intervals, print_level=0, max_iterations=max_iterations,
                            quaternion_pelvis=quaternion_pelvis, from_tracking=from_tracking, threads=threads,
-                           recipe=PREDSIM_RECIPE if recipe == "predsim" else MOCO_RECIPE)
+                           recipe=PREDSIM_RECIPE if recipe == "predsim" else MOCO_RECIPE, route=route)
     total = time.perf_counter() - wall
-    return {"intervals": intervals, "recipe": recipe, "pelvis": "quaternion" if quaternion_pelvis else "euler",
+    return {"intervals": intervals, "recipe": recipe, "solver": route.value,
+            "pelvis": "quaternion" if quaternion_pelvis else "euler",
             "guess": "tracking solve" if from_tracking else "coordinates.sto", "blas_threads": threads,
             "status": solution.status, "success": solution.success,
             "iterations": solution.iterations, "objective": solution.objective, "final_time": solution.duration,
@@ -63,13 +65,17 @@ def main(argv=None) -> int:
                         help="start each case from a tracking solve's solution instead of coordinates.sto")
     parser.add_argument("--recipe", choices=("predsim", "moco-example"), default="predsim",
                         help="the problem: PredSim's recipe (default) or Moco's example3DWalking")
+    parser.add_argument("--solver", choices=[route.value for route in SolverRoute], default=SolverRoute.IPOPT.value,
+                        help="ipopt (default): IPOPT on each mesh from the guess; mesh-continuation: IPOPT on half the "
+                             "mesh first, then on the mesh from its solution (both solves timed)")
     add_report_out(parser)
     args = parser.parse_args(argv)
     args.out = report_file(args.out, "walk3d")  # the report file inside the --out folder
     runs = []
     cases = [(n, True) for n in args.intervals] + ([(n, False) for n in args.intervals] if args.euler_pelvis else [])
     for intervals, quaternion in cases:
-        run = measure(intervals, args.max_iterations, quaternion, args.from_tracking, args.threads, args.recipe)
+        run = measure(intervals, args.max_iterations, quaternion, args.from_tracking, args.threads, args.recipe,
+                      SolverRoute(args.solver))
         runs.append(run)
         print(f"{intervals:4d} intervals, {run['pelvis']} pelvis, guess {run['guess']}: {run['status']}, "
               f"{run['iterations']} iterations, {run['wall_s']:.1f} s wall "

@@ -28,7 +28,8 @@ DESCRIPTION = "rerun every problem and benchmark into the repository's committed
 # they run into this folder beside the reports, and their report is renamed (RENAMED) and the folder removed.
 SCRATCH = ".regenerate-scratch"
 RENAMED = {"bench walk3d from tracking": "walk3d_from_tracking.json", "bench walk3d idle": "walk3d_50_idle.json",
-           "bench walk3d two threads": "walk3d_50_threads2.json", "bench walk3d 100 intervals": "walk3d_100.json"}
+           "bench walk3d two threads": "walk3d_50_threads2.json", "bench walk3d 100 intervals": "walk3d_100.json",
+           "bench walk3d predsim": "walk3d_predsim_50.json"}
 
 # (label, trajopt arguments with {results} for the results folder); in order (the gait2d prediction's summary
 # reads the mirrored-excitations record, so that variant runs first; the arm26 motion runs write inside the main
@@ -73,6 +74,9 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                            "--out", "{results}/walk3d_prediction")),
     ("walk3d-prediction predsim", ("run", "walk3d-prediction", "--resimulate",
                                    "--out", "{results}/walk3d_prediction_predsim")),
+    *((f"walk3d-prediction predsim {speed} m/s", ("run", "walk3d-prediction", "--speed", speed,
+                                                  "--out", f"{{results}}/walk3d_prediction_predsim_{speed}ms"))
+      for speed in ("0.9", "1.6")),
     ("walk3d-prediction euler pelvis", ("run", "walk3d-prediction", "--recipe", "moco-example", "--euler-pelvis",
                                         "--resimulate",
                                         "--out", "{results}/walk3d_prediction_euler")),
@@ -90,6 +94,8 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                                   "--threads", "2", "--out", "{results}/benchmarks/" + SCRATCH)),
     ("bench walk3d 100 intervals", ("bench", "walk3d", "--recipe", "moco-example", "--intervals", "100",
                                     "--out", "{results}/benchmarks/" + SCRATCH)),
+    ("bench walk3d predsim", ("bench", "walk3d", "--intervals", "50",
+                              "--out", "{results}/benchmarks/" + SCRATCH)),
     ("bench walk3d-track", ("bench", "walk3d-track", "--out", "{results}/benchmarks")),
     ("bench walk3d-ablation", ("bench", "walk3d-ablation", "--out", "{results}/benchmarks")),
     ("bench gait2d-metabolics", ("bench", "gait2d-metabolics", "--out", "{results}/benchmarks")),

@@ -11,11 +11,20 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from enum import Enum
 
 from trajopt.errors import TrajoptInputError
 from trajopt.ocp.nlp import DiscreteProblem, transcribe
 from trajopt.ocp.solution import Solution
 from trajopt.ocp.solver import Ipopt
+
+class SolverRoute(Enum):
+    """How a prediction is solved: IPOPT on the requested mesh from the guess, or mesh continuation (IPOPT on half
+    the mesh from the guess, then on the requested mesh from that solution; ``MeshContinuation``)."""
+
+    IPOPT = "ipopt"
+    MESH_CONTINUATION = "mesh-continuation"
+
 
 # IPOPT options of the fine solve: its guess is near the optimum, so a small barrier keeps it there.
 REFINEMENT_OPTIONS = {"mu_init": 1e-3}
@@ -63,3 +72,14 @@ def _counting(solution: Solution, coarse: Solution) -> Solution:
     solution.iterations += coarse.iterations
     solution.wall_time += coarse.wall_time
     return solution
+
+
+def route_solver(settings: Ipopt, route: SolverRoute, coarse_options: dict | None = None,
+                 refinement: dict | None = None) -> Ipopt | MeshContinuation:
+    """The solver of ``route``: ``settings`` themselves, or mesh continuation with them (the coarse mesh with
+    ``coarse_options`` added, the requested mesh with ``refinement``, default ``REFINEMENT_OPTIONS``)."""
+    if route is SolverRoute.IPOPT:
+        return settings
+    coarse = dataclasses.replace(settings, options={**settings.options, **(coarse_options or {})})
+    return MeshContinuation(settings, coarse=coarse,
+                            refinement=dict(REFINEMENT_OPTIONS if refinement is None else refinement))

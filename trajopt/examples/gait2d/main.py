@@ -18,11 +18,9 @@ the full mesh's guess; the iterations reported count both solves) or IPOPT on th
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 import time
-from enum import Enum
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +33,7 @@ from trajopt.io.opensim_reference import opensim_available, run_opensim_task
 from trajopt.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
 from trajopt.io.output import fresh_output
-from trajopt.ocp import HermiteSimpson, Ipopt, MeshContinuation
+from trajopt.ocp import HermiteSimpson, Ipopt, MeshContinuation, SolverRoute, route_solver
 
 from trajopt.examples.gait2d import outputs
 from trajopt.examples.gait2d.model import MODEL_FILE, GaitModel
@@ -61,14 +59,6 @@ PREDICTION_OBJECTIVE_SCALING = 100.0
 MOCO_TOLERANCE = 1e-4  # convergence and constraint tolerance of Moco's example
 
 
-class SolverRoute(Enum):
-    """How the prediction is solved: IPOPT on the requested mesh from the guess, or mesh continuation (IPOPT on half
-    the mesh from the guess, then on the requested mesh from that solution; trajopt.ocp.MeshContinuation)."""
-
-    IPOPT = "ipopt"
-    MESH_CONTINUATION = "mesh-continuation"
-
-
 # The prediction's route: the same optimum with fewer full-mesh factorizations (`trajopt bench solver-routes`).
 DEFAULT_ROUTE = SolverRoute.MESH_CONTINUATION
 
@@ -81,10 +71,7 @@ COARSE_MESH_OPTIONS = {"mu_strategy": "adaptive", "adaptive_mu_globalization": "
 def prediction_solver(settings: Ipopt, route: SolverRoute = DEFAULT_ROUTE) -> Ipopt | MeshContinuation:
     """The solver of the prediction: `settings` themselves, or mesh continuation with them (the half mesh with the
     adaptive barrier, the full mesh from its solution with a small initial barrier)."""
-    if route is SolverRoute.IPOPT:
-        return settings
-    coarse = dataclasses.replace(settings, options={**settings.options, **COARSE_MESH_OPTIONS})
-    return MeshContinuation(settings, coarse=coarse)
+    return route_solver(settings, route, COARSE_MESH_OPTIONS)
 
 
 def solver_settings(print_level: int = 0, max_iterations: int = 1000, objective_scaling: float = 1.0,

@@ -14,6 +14,7 @@ solve still writes everything, with its status and worst constraint in the summa
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 from pathlib import Path
@@ -31,15 +32,16 @@ from trajopt.gait.guess import free_joint_angles
 from trajopt.gait.labels import coordinate_paths
 from trajopt.gait.metabolic_cost import body_mass, whole_body_metabolic_rate
 from trajopt.gait.metrics import cost_of_transport
-from trajopt.gait.predsim_cost import term_values
+from trajopt.gait.predsim_cost import PREDSIM_WEIGHTS, PredSimWeights, term_values
 from trajopt.io import read_table, write_sto
+from trajopt.ocp import SolverRoute, route_solver
 from trajopt.table import Table
 
 from trajopt.examples.walk3d.opensim_check import solution_check
 from trajopt.examples.walk3d.gait_report import criteria_rows, walking_criteria
 from trajopt.examples.walk3d.prediction import (ACCELERATION_WEIGHT, COORDINATES, GAIT_CYCLE, HERE, MOCO_RECIPE, PELVIS,
-                                                PREDSIM_RECIPE, Recipe, build_problem, tracking_study,
-                                                solver_settings)
+                                                PREDSIM_RECIPE, WARM_START_OPTIONS, Recipe, build_problem,
+                                                solver_settings, tracking_study)
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = '3D predictive walking, half gait cycle, quaternion pelvis, 80 muscles, foot contact'
@@ -67,10 +69,11 @@ def _percent_of_cycle(time):
 def solve(intervals: int, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4,
           quaternion_pelvis: bool = True, acceleration_weight: float = ACCELERATION_WEIGHT,
           from_tracking: bool = False, threads: int = 1, compiled: bool = False, recipe: Recipe = PREDSIM_RECIPE,
-          speed: float | None = None):
+          speed: float | None = None, route: SolverRoute = SolverRoute.IPOPT):
     """(walk3d problem, solution, seconds including the model build and NLP construction); with
     ``from_tracking`` the guess is the solution of ``prediction.tracking_study`` on the same mesh; ``speed``: the
-    average walking speed (m/s; None: the subject's, coordinates.sto's gait cycle)."""
+    average walking speed (m/s; None: the subject's, coordinates.sto's gait cycle); ``route``: IPOPT on the mesh,
+    or mesh continuation (half the mesh first, then the mesh from its solution with the warm-start options)."""
     started = time.perf_counter()
     walk = build_problem(intervals, speed=speed, quaternion_pelvis=quaternion_pelvis,
                          acceleration_weight=acceleration_weight, recipe=recipe)
@@ -81,7 +84,8 @@ def solve(intervals: int, print_level: int = 5, max_iterations: int = 1000, tol:
         guess = tracked.solution
         print(f"walk3d tracking: {tracked.status} after {tracked.iterations} iterations, objective "
               f"{tracked.objective:.6g}")
-    solution = walk.problem.solve(walk.transcription, settings, guess=guess)
+    solver = route_solver(settings, route, refinement=WARM_START_OPTIONS)
+    solution = walk.problem.solve(walk.transcription, solver, guess=guess)
     return walk, solution, time.perf_counter() - started
 
 
@@ -310,8 +314,9 @@ def recipe_rows(recipe: Recipe) -> list[str]:
     choices = recipe.model
     return ["Problem: PredSim's recipe (Falisse et al. 2019, 2022), unlike Moco's example3DWalking: "
             + "; ".join(filter(None, [
-                "PredSim's cost terms and weights instead of the cubed effort" if recipe.predsim_cost else "",
+                "PredSim's cost terms instead of the cubed effort, " + weights_sentence(recipe.weights),
                 "compliant tendons (normalized tendon force states)" if recipe.elastic_tendons else "rigid tendons",
+                tendon_stiffness_sentence(recipe.tendon_stiffness),
                 "passive fiber force on" if choices.passive_fiber_force else "no passive fiber force",
                 f"active force-length width x{choices.active_force_width_scale:g}",
                 "passive toes (mtp spring 25 N·m/rad, damping 2)" if choices.passive_toes else "toe actuators",
@@ -324,13 +329,30 @@ def recipe_rows(recipe: Recipe) -> list[str]:
                 if recipe.predsim_muscle_physiology else ""])) + ".", ""]
 
 
+def weights_sentence(weights: PredSimWeights) -> str:
+    """PredSim's default weights, or which of them the recipe changes."""
+    changed = [f"{field.name.replace('_', ' ')} {getattr(weights, field.name):g} (PredSim {field.default:g})"
+               for field in dataclasses.fields(PredSimWeights)
+               if getattr(weights, field.name) != getattr(PREDSIM_WEIGHTS, field.name)]
+    return "with PredSim's weights" if not changed else "PredSim's weights except " + ", ".join(changed)
+
+
+def tendon_stiffness_sentence(stiffness: tuple) -> str:
+    """The compliant tendons' stiffness overrides, grouped by value."""
+    by_value = {}
+    for muscle, value in stiffness:
+        by_value.setdefault(value, []).append(muscle)
+    return "; ".join(f"tendon stiffness kT {value:g} for {', '.join(muscles)}" for value, muscles in by_value.items())
+
+
 def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int = 1000, tol: float = 1e-4,
         quaternion_pelvis: bool = True, resimulate: bool = False, acceleration_weight: float = ACCELERATION_WEIGHT,
         from_tracking: bool = False, compiled: bool = False, recipe: Recipe = PREDSIM_RECIPE,
-        animate: bool = False, speed: float | None = None) -> dict:
+        animate: bool = False, speed: float | None = None, route: SolverRoute = SolverRoute.IPOPT) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     walk, solution, seconds = solve(intervals, print_level, max_iterations, tol, quaternion_pelvis,
-                                    acceleration_weight, from_tracking, compiled=compiled, recipe=recipe, speed=speed)
+                                    acceleration_weight, from_tracking, compiled=compiled, recipe=recipe, speed=speed,
+                                    route=route)
     print(f"walk3d-prediction: {solution.status} after {solution.iterations} iterations, {seconds:.1f} s "
           f"(IPOPT {solution.wall_time:.1f} s), objective {solution.objective:.6g}, tf {solution.duration:.4f} s")
     domain = print_path_domain_warning(walk.muscle_driven.path_domain_report(solution))
@@ -352,7 +374,7 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
               "ipopt_seconds": solution.wall_time, "intervals": intervals, "speed": walk.speed,
               "variables": int(solution.discrete.layout.size), "worst_constraint": solution.worst_constraint,
               "max_quaternion_norm_error": norm_error, "pelvis": "quaternion" if walk.quaternion_pelvis else "euler",
-              "path_domain": domain.to_json()}
+              "path_domain": domain.to_json(), "solver": route.value}
     terms, term_rows = objective_rows(walk, solution, acceleration_weight)
     criteria = walking_criteria(coordinates, grf, body_weight(walk))
     cot = metabolic_cost_of_transport(walk, solution)
@@ -373,6 +395,7 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
     lines = [f"# 3D predictive walking (trajopt): half gait cycle, {pelvis_kind} pelvis", "", *recipe_rows(recipe),
              f"Command: `trajopt run walk3d-prediction --intervals {intervals}"
              f"{'' if speed is None else f' --speed {speed:g}'}"
+             f"{'' if route is SolverRoute.IPOPT else f' --solver {route.value}'}"
              f"{'' if walk.quaternion_pelvis else ' --euler-pelvis'}{' --from-tracking' if from_tracking else ''}"
              f"{'' if recipe.predsim_cost else ' --recipe moco-example'}"
              f"{weight_option}"
@@ -444,6 +467,9 @@ def main(argv=None) -> int:
     parser.add_argument("--speed", type=float, default=None,
                         help="average walking speed in m/s (default: the subject's, about 1.26); the walking "
                              "criteria still compare with the subject's cycle at its own speed")
+    parser.add_argument("--solver", choices=[route.value for route in SolverRoute], default=SolverRoute.IPOPT.value,
+                        help="ipopt (default): IPOPT on the mesh from the guess; mesh-continuation: IPOPT on half the "
+                             "mesh first, then on the mesh from its solution")
     args = parser.parse_args(argv)
     if args.intervals < 2:
         raise TrajoptInputError(f"walk3d-prediction: --intervals must be >= 2, got {args.intervals}")
@@ -453,7 +479,7 @@ def main(argv=None) -> int:
     record = run(args.intervals, args.out, args.print_level, args.max_iterations, args.tolerance, not args.euler_pelvis,
                  args.resimulate, args.acceleration_weight, args.from_tracking, compiled=args.compiled,
                  recipe=PREDSIM_RECIPE if args.recipe == "predsim" else MOCO_RECIPE, animate=args.animate,
-                 speed=args.speed)
+                 speed=args.speed, route=SolverRoute(args.solver))
     print(f"wrote {args.out}")
     return 0 if record["success"] else 1
 
