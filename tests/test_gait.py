@@ -266,6 +266,18 @@ def test_walk3d_prediction_compiled_option_reaches_the_solver(monkeypatch, tmp_p
     assert solver_settings(compiled=True).compiled and not solver_settings().compiled
 
 
+def test_walk3d_prediction_solver_option_reaches_the_run(monkeypatch, tmp_path):
+    """--solver picks the route (IPOPT on the mesh by default, or mesh continuation)."""
+    import trajopt.examples.walk3d.prediction_main as walk3d_main
+    from trajopt.ocp import SolverRoute
+
+    routes = []
+    monkeypatch.setattr(walk3d_main, "run", lambda *args, route, **options: routes.append(route) or {"success": True})
+    assert walk3d_main.main(["--out", str(tmp_path)]) == 0
+    assert walk3d_main.main(["--solver", "mesh-continuation", "--out", str(tmp_path)]) == 0
+    assert routes == [SolverRoute.IPOPT, SolverRoute.MESH_CONTINUATION]
+
+
 def test_walk3d_operators():
     """Contact geometry from Moco's .xml sets (12 spheres on calcn/toes, raised 2 cm), welded patellae drop their
     couplers, and a pelvis whose translation is not the identity refuses to become a FreeJoint (one-line error)."""
