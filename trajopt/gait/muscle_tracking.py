@@ -151,6 +151,9 @@ class MuscleDrivenTracking:
     reference_interpolation: ReferenceInterpolation = ReferenceInterpolation.LINEAR
 
     def __post_init__(self):
+        if type(self.reference_interpolation) is not ReferenceInterpolation:
+            raise TrajoptInputError(f"muscle-driven tracking: reference_interpolation must be a ReferenceInterpolation "
+                                    f"(LINEAR or QUINTIC_SPLINES), got {self.reference_interpolation!r}")
         if self.residuals is not None:
             self.residuals.require("muscle-driven tracking", mapped=False)
         model = self.model
@@ -231,7 +234,8 @@ class MuscleDrivenTracking:
 
     def reference_coordinates(self, times=None) -> Table:
         """The tracked coordinates at ``times`` (default the motion's frames in the window and its ends): the splines
-        (through the filtered motion when the processor filters); the motion's own frames when unfiltered."""
+        (through the filtered motion when the processor filters, through MocoTrack's frames with
+        ``QUINTIC_SPLINES``); the motion's own frames when unfiltered and ``LINEAR``."""
         if times is None and not self._filtered and self._moco_frames is None:
             return _in_window(self._motion, self._window)
         times = self.reference_times() if times is None else np.asarray(times, dtype=float)
