@@ -23,7 +23,7 @@ def _moco() -> dict:
 
 @pytest.mark.slow
 def test_objective_within_one_percent_of_moco():
-    # trajopt at its tolerance (metabolics.TOLERANCE) against the objective Moco's own solve of the example reached.
+    # trajopt with the example's IPOPT settings against the objective Moco's own solve of the example reached.
     from trajopt.examples.gait2d.metabolics import solve
 
     moco = _moco()

@@ -2,10 +2,10 @@
 
 trajopt: ``trajopt/examples/gait2d/metabolics.py`` (tracking weight 30 with the reference splined as
 MocoStateTrackingGoal splines it, effort 0.1, Bhargava 2004 smoothed metabolic cost 0.1 per displacement and body
-mass, 50 Hermite-Simpson intervals with Moco's midpoint controls, implicit dynamics, exact Hessian), solved twice:
-at its IPOPT tolerance (``metabolics.TOLERANCE``, the reported objective) and at the example's 1e-4 (shown beside
-it: on trajopt's NLP 1e-4 stops before the optimum), each timed end to end (model loading, build, transcription, NLP
-construction, IPOPT). Moco: the example as its source builds it (``trajopt_opensim/moco_walk2d_metabolics.py``:
+mass, 50 Hermite-Simpson intervals with Moco's midpoint controls, implicit dynamics, IPOPT tolerance 1e-4 as the
+example), solved twice: with the limited-memory Hessian as Moco (the reported objective) and with the exact Hessian
+(shown beside it: at 1e-4 it stops before the optimum), each timed end to end (model loading, build, transcription,
+NLP construction, IPOPT). Moco: the example as its source builds it (``trajopt_opensim/moco_walk2d_metabolics.py``:
 MocoCasADiSolver defaults, explicit dynamics, limited-memory Hessian), in an OpenSim child process in the same run
 when opensim is installed, its solve call timed; otherwise, or with ``--recorded-moco``, the run recorded in
 ``trajopt/examples/gait2d/moco/moco_walk2d_metabolics_info.json`` (marked "recorded").
@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.io.opensim_reference import OpenSimTaskError, opensim_available, run_opensim_task
+from trajopt.ocp import Hessian
 from trajopt.io.output import write_report
 from trajopt.io.tables import write_sto
 from trajopt.table import Table
@@ -39,18 +40,17 @@ DESCRIPTION = "2D gait tracking with metabolic cost (Moco example2DWalkingMetabo
 ROOT = Path(__file__).resolve().parent.parent.parent
 GAIT2D = ROOT / "trajopt" / "examples" / "gait2d"
 OBJECTIVE_TOLERANCE = 0.01  # the issue's agreement target: objectives within 1 %
-MOCO_TOLERANCE = 1e-4  # the example's IPOPT convergence and constraint tolerance
 
 
-def run_trajopt(intervals: int, tolerance: float) -> dict:
-    from trajopt.examples.gait2d.metabolics import METABOLIC_WEIGHT, objective_terms, solve
+def run_trajopt(intervals: int, hessian: Hessian) -> dict:
+    from trajopt.examples.gait2d.metabolics import METABOLIC_WEIGHT, TOLERANCE, objective_terms, solve
 
     load = os.getloadavg()[0]
     cpu = time.process_time()
-    built, solution, seconds = solve(intervals, tolerance=tolerance)
+    built, solution, seconds = solve(intervals, tolerance=TOLERANCE, hessian=hessian)
     terms = objective_terms(built, solution)
-    return {"tolerance": tolerance, "status": solution.status, "success": bool(solution.success),
-            "iterations": solution.iterations,
+    return {"hessian": hessian.value, "tolerance": TOLERANCE, "status": solution.status,
+            "success": bool(solution.success), "iterations": solution.iterations,
             "objective": float(solution.objective), "objective_terms": terms,
             "metabolic_cost_of_transport": terms["met"] / METABOLIC_WEIGHT, "wall_s": seconds,
             "ipopt_s": solution.wall_time, "construction_s": seconds - solution.wall_time,
@@ -99,7 +99,7 @@ def _number(value, spec: str) -> str:
 
 
 def markdown(report: dict) -> str:
-    t, loose, m = report["trajopt"], report["trajopt_at_moco_tolerance"], report["moco"]
+    t, loose, m = report["trajopt"], report["trajopt_exact_hessian"], report["moco"]
     moco_terms = m.get("objective_terms", {})
     terms = sorted(set(t["objective_terms"]) | set(moco_terms))
     rows = [("status", t["status"], loose["status"], m["status"]),
@@ -120,10 +120,11 @@ def markdown(report: dict) -> str:
     return "\n".join([
         "# gait2d-metabolics: Moco's example2DWalkingMetabolics, trajopt vs Moco", "",
         f"Moco: {m['source']}. {report['notes']}", "", *rerun,
-        f"| quantity | trajopt (tol {t['tolerance']:g}) | trajopt (tol {loose['tolerance']:g}, the example's) | "
-        f"Moco (tol {m.get('tolerance', MOCO_TOLERANCE):g}) |", "|---|---|---|---|",
+        f"| quantity | trajopt ({t['hessian']} Hessian, tol {t['tolerance']:g}) | trajopt ({loose['hessian']} "
+        f"Hessian, tol {loose['tolerance']:g}) | Moco ({m.get('hessian', '-')} Hessian, tol "
+        f"{_number(m.get('tolerance'), 'g')}) |", "|---|---|---|---|",
         *[f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows], "",
-        f"Objective relative difference (trajopt / Moco - 1): {verdict}; at the example's tolerance "
+        f"Objective relative difference (trajopt / Moco - 1): {verdict}; with the exact Hessian "
         f"{_number(loose_difference, '+.3%')}. Wall-time ratio Moco / trajopt: {report['wall_time_ratio']:.1f}.", ""])
 
 
@@ -137,14 +138,14 @@ def main(argv=None) -> int:
     add_report_out(parser)
     args = parser.parse_args(argv)
     args.out = report_file(args.out, "gait2d_metabolics")  # the report file inside the --out folder
-    from trajopt.examples.gait2d.metabolics import TOLERANCE, moco_record
+    from trajopt.examples.gait2d.metabolics import moco_record
 
     if args.intervals < 2:
         parser.error(f"need --intervals >= 2, got {args.intervals}")
     load_at_start = list(os.getloadavg())
-    trajopt, loose = (run_trajopt(args.intervals, tolerance) for tolerance in (TOLERANCE, MOCO_TOLERANCE))
+    trajopt, loose = (run_trajopt(args.intervals, hessian) for hessian in (Hessian.LIMITED_MEMORY, Hessian.EXACT))
     for run in (trajopt, loose):
-        print(f"trajopt (tol {run['tolerance']:g}): {run['status']}, {run['iterations']} iterations, objective "
+        print(f"trajopt ({run['hessian']} Hessian): {run['status']}, {run['iterations']} iterations, objective "
               f"{run['objective']:.6f}, {run['wall_s']:.1f} s end to end", flush=True)
     recorded = moco_record()
     if recorded is not None and recorded["mesh_intervals"] == args.intervals:
@@ -164,16 +165,16 @@ def main(argv=None) -> int:
         "benchmark": "gait2d metabolics (Moco example2DWalkingMetabolics), Hermite-Simpson",
         "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
                     "load_average_at_start": load_at_start, "load_average_at_end": list(os.getloadavg())},
-        "intervals": args.intervals, "trajopt": trajopt, "trajopt_at_moco_tolerance": loose, "moco": moco,
+        "intervals": args.intervals, "trajopt": trajopt, "trajopt_exact_hessian": loose, "moco": moco,
         "moco_in_this_run": live if live is not moco else "the run above",
         "objective_relative_difference": difference,
         "objective_within_tolerance": None if difference is None else bool(abs(difference) <= OBJECTIVE_TOLERANCE),
         "wall_time_ratio": moco["wall_seconds"] / trajopt["wall_s"],
-        "notes": "trajopt: implicit multibody dynamics, exact Hessian, midpoint controls = mean of the mesh points' "
-                 "(Moco's transcription), the reference as MocoStateTrackingGoal splines it (natural quintic splines "
-                 "through the filtered frames, at the collocation times), polynomial muscle paths; IPOPT tolerance "
-                 f"{TOLERANCE:g} for the reported objective (the example's 1e-4 stops trajopt's NLP before its "
-                 "optimum: second column); wall_s end to end. Moco: explicit "
+        "notes": "trajopt: implicit multibody dynamics, limited-memory Hessian and tol 1e-4 as the example (the "
+                 "reported objective; with the exact Hessian 1e-4 stops before the optimum: second column), "
+                 "midpoint controls = mean of the mesh points' (Moco's transcription), the reference as "
+                 "MocoStateTrackingGoal splines it (natural quintic splines through the filtered frames, at the "
+                 "collocation times), polynomial muscle paths; wall_s end to end. Moco: explicit "
                  "dynamics, limited-memory Hessian, tol 1e-4 (the example's settings); wall_seconds = the solve "
                  "call (problem set-up excluded, setup_seconds). The objectives' terms are each solver's weighted "
                  "goals (Moco's getObjectiveTerm).",

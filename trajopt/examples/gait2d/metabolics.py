@@ -16,11 +16,11 @@ a MocoTrack half gait cycle over the fixed time [0, 0.470089] s with
   repeats), the example's state bounds, Hermite-Simpson on 50 intervals with the midpoint controls tied to the mean
   of the mesh points' (Moco's transcription), the tracked states as the guess.
 
-IPOPT's convergence and constraint tolerance is ``TOLERANCE`` (``--tolerance``), tighter than the example's 1e-4:
-on trajopt's NLP, 1e-4 stops where the objective still falls as the tolerance tightens (the README), so the
-example's value would compare a stop on the way with Moco's optimum.
+IPOPT as the example runs it: convergence and constraint tolerance 1e-4 and the limited-memory Hessian (Moco's
+default; ``--tolerance``, ``--hessian``). With the exact Hessian, 1e-4 stops IPOPT on trajopt's NLP where the
+objective still falls as the tolerance tightens (README).
 
-Differences from Moco, deliberate: implicit multibody dynamics and an exact Hessian (Moco: explicit, limited-memory);
+Differences from Moco, deliberate: implicit multibody dynamics (Moco: explicit);
 the displacement is pelvis_tx(tf) - pelvis_tx(0) (Moco: the centre of mass's, equal between mirrored end states);
 polynomial muscle paths (``paths.json``) for OpenSim's geometric ones.
 
@@ -47,11 +47,10 @@ from trajopt.gait.tracking import ReferenceInterpolation, TrackingWeights, state
 from trajopt.gait.walking import displacement
 from trajopt.io.output import fresh_output
 from trajopt.io.tables import write_sto
-from trajopt.ocp import HermiteSimpson, Integral
+from trajopt.ocp import Hessian, HermiteSimpson, Integral, Ipopt
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_out, add_print_level
 
-from trajopt.examples.gait2d.main import solver_settings
 from trajopt.examples.gait2d.model import HERE, GaitModel
 from trajopt.examples.gait2d.prediction import tracking_study
 
@@ -65,7 +64,8 @@ EFFORT_WEIGHT = 0.1
 METABOLIC_WEIGHT = 0.1
 LOWPASS_HZ = 6.0
 INTERVALS = 50
-TOLERANCE = 1e-6  # IPOPT's convergence and constraint tolerance (module docstring); the example's is 1e-4
+TOLERANCE = 1e-4  # IPOPT's convergence and constraint tolerance, the example's
+HESSIAN = Hessian.LIMITED_MEMORY  # MocoCasADiSolver's default
 
 
 def metabolics_study(model: GaitModel) -> MuscleDrivenTracking:
@@ -119,14 +119,15 @@ def goal_value(goal, problem, solution) -> float:
 
 
 def solve(intervals: int = INTERVALS, print_level: int = 0, model: GaitModel | None = None,
-          tolerance: float = TOLERANCE):
+          tolerance: float = TOLERANCE, hessian: Hessian = HESSIAN):
     """(problem, solution, seconds end to end: model loading, build, transcription, NLP construction, IPOPT)."""
     started = time.perf_counter()
     model = model if model is not None else GaitModel.load()
     built = build(model)
     guess = built.study.guess(built.muscle_driven)
     solution = built.problem.solve(HermiteSimpson(intervals, interpolate_control_midpoints=True),
-                                   solver_settings(print_level, max_iterations=10000, tolerance=tolerance),
+                                   Ipopt(tol=tolerance, max_iterations=10000, print_level=print_level, hessian=hessian,
+                                         options={"constr_viol_tol": tolerance}),
                                    guess=guess)
     return built, solution, time.perf_counter() - started
 
@@ -173,27 +174,30 @@ def summary_lines(record: dict, moco: dict | None, command: str) -> list[str]:
     lines += [f"Sum of the terms {sum(record['objective_terms'].values()):.6f}, IPOPT's objective "
               f"{record['objective']:.6f} (each term integrated by Simpson's rule on the solution's points, the "
               "transcription's quadrature).", "",
-              "trajopt: implicit multibody dynamics, exact Hessian, midpoint controls = the mean of the mesh points' "
-              f"(Moco's transcription), IPOPT tolerance {record['tolerance']:g} (the example: 1e-4, which stops "
-              "trajopt's NLP before its optimum); the reference splined as MocoStateTrackingGoal splines it; "
+              f"trajopt: implicit multibody dynamics, {record['hessian']} Hessian, IPOPT tolerance "
+              f"{record['tolerance']:g}, midpoint controls = the mean of the mesh points' (Moco's transcription); the "
+              "reference splined as MocoStateTrackingGoal splines it; "
               "displacement of pelvis_tx for Moco's centre of mass (equal between mirrored end states); polynomial "
               "muscle paths.", ""]
     return lines
 
 
-def run(folder: Path, intervals: int = INTERVALS, print_level: int = 0, tolerance: float = TOLERANCE) -> dict:
+def run(folder: Path, intervals: int = INTERVALS, print_level: int = 0, tolerance: float = TOLERANCE,
+        hessian: Hessian = HESSIAN) -> dict:
     folder = fresh_output(folder)
-    built, solution, seconds = solve(intervals, print_level, tolerance=tolerance)
+    built, solution, seconds = solve(intervals, print_level, tolerance=tolerance, hessian=hessian)
     terms = objective_terms(built, solution)
     record = {"status": solution.status, "success": bool(solution.success), "iterations": solution.iterations,
               "objective": float(solution.objective), "objective_terms": terms,
               "metabolic_cost_of_transport": terms["met"] / METABOLIC_WEIGHT, "seconds": seconds,
               "ipopt_seconds": solution.wall_time, "intervals": intervals, "tolerance": tolerance,
+              "hessian": hessian.value,
               "final_time": FINAL_TIME,
               "worst_constraint": solution.worst_constraint}
     write_sto(folder / "metabolics_half_stride.sto", solution.table())
     command = "trajopt run gait2d-metabolics" + (f" --intervals {intervals}" if intervals != INTERVALS else "") + \
-        (f" --tolerance {tolerance:g}" if tolerance != TOLERANCE else "")
+        (f" --tolerance {tolerance:g}" if tolerance != TOLERANCE else "") + \
+        (f" --hessian {hessian.value}" if hessian is not HESSIAN else "")
     lines = summary_lines(record, moco_record(), command)
     lines += ["## Files", "- `metabolics_half_stride.sto` (states, controls and accelerations, OpenSim labels)",
               "- `metabolics.json`", ""]
@@ -207,7 +211,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run gait2d-metabolics", description=description(__doc__))
     parser.add_argument("--intervals", type=int, default=INTERVALS, help="mesh intervals (default 50 as Moco)")
     parser.add_argument("--tolerance", type=float, default=TOLERANCE,
-                        help=f"IPOPT convergence and constraint tolerance (default {TOLERANCE:g}; the example's: 1e-4)")
+                        help=f"IPOPT convergence and constraint tolerance (default {TOLERANCE:g}, the example's)")
+    parser.add_argument("--hessian", choices=[h.value for h in Hessian], default=HESSIAN.value,
+                        help=f"IPOPT's Hessian (default {HESSIAN.value}, Moco's)")
     add_out(parser, "gait2d-metabolics")
     add_print_level(parser, 5)
     args = parser.parse_args(argv)
@@ -215,7 +221,7 @@ def main(argv=None) -> int:
         parser.error(f"need --intervals >= 2, got {args.intervals}")
     if not 0 < args.tolerance < 1:
         parser.error(f"need 0 < --tolerance < 1, got {args.tolerance}")
-    record = run(args.out, args.intervals, args.print_level, args.tolerance)
+    record = run(args.out, args.intervals, args.print_level, args.tolerance, Hessian(args.hessian))
     if not record["success"]:
         print(f"{parser.prog}: IPOPT did not converge ({record['status']}, {record['iterations']} iterations); "
               f"partial result in {args.out}", file=sys.stderr)
