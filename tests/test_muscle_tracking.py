@@ -19,7 +19,7 @@ from trajopt.examples.gait2d.model import GaitModel
 from trajopt.examples.gait2d.prediction import moco_tracking_study
 from trajopt.gait.guess import equilibrium_tendon_forces
 from trajopt.gait.muscle_tracking import MuscleDrivenTracking
-from trajopt.gait.tracking import TrackingWeights
+from trajopt.gait.tracking import ReferenceInterpolation, TrackingWeights
 from trajopt.io.motion_processor import MotionProcessor
 from trajopt.io.tables import read_table, write_sto
 from trajopt.musculoskeletal import MusculoskeletalModel
@@ -52,6 +52,34 @@ def test_sliding_mass_tracks_a_quadratic_exactly():
     push = result.solution.value(result.tracking.muscle_driven.actuator_controls) * optimal_force
     np.testing.assert_allclose(push, 2 * mass * c, atol=3e-3)
     assert result.activations().data.min() >= minimum - 1e-8
+
+
+def test_quintic_splines_through_sparse_frames_track_a_quadratic_exactly():
+    """Seven uneven frames of x(t) = a + b t + c t²: the natural quintic splines through them are the quadratic
+    (its third and fourth derivatives vanish at the ends), so QUINTIC_SPLINES reaches the same analytic objective
+    as frames on every node; straight lines between the frames would cut the parabola's corners."""
+    rng = np.random.default_rng(12)
+    a, b, c = rng.uniform(-0.1, 0.1), rng.uniform(0.1, 0.3), rng.uniform(-0.4, -0.2)
+    osim, _ = load_processed(SLIDING_MASS)
+    model = MusculoskeletalModel(osim, GeometricPaths(osim))
+    time = np.concatenate([[0.0], np.sort(rng.uniform(0.05, 0.95, 5)), [1.0]])
+    motion = Table(time, ("x",), (a + b * time + c * time ** 2)[:, None])
+    weights = TrackingWeights(coordinates=100.0, excitations=1.0, actuator_controls=1e-4)
+    study = MuscleDrivenTracking(model, motion, weights=weights, mesh_interval=0.05,
+                                 reference_interpolation=ReferenceInterpolation.QUINTIC_SPLINES)
+    result = study.solve(solver=Ipopt(tol=1e-10, print_level=0, options={"constr_viol_tol": 1e-10}))
+    assert result.success
+    mass, optimal_force, minimum = 2.0, 10.0, 0.02  # the .osim's
+    assert result.objective == pytest.approx(minimum ** 2 + 1e-4 * (2 * mass * c / optimal_force) ** 2, rel=1e-5)
+    assert result.coordinate_errors()["x"] < 1e-7
+
+
+def test_reference_interpolation_must_be_the_enum():
+    osim, _ = load_processed(SLIDING_MASS)
+    model = MusculoskeletalModel(osim, GeometricPaths(osim))
+    motion = Table(np.linspace(0.0, 1.0, 11), ("x",), np.zeros((11, 1)))
+    with pytest.raises(TrajoptInputError, match="reference_interpolation must be a ReferenceInterpolation"):
+        MuscleDrivenTracking(model, motion, reference_interpolation="linear")
 
 
 def test_sliding_mass_with_an_elastic_tendon_tracks_a_quadratic_exactly():

@@ -7,7 +7,7 @@ import pytest
 from ocp_problems import double_integrator
 from trajopt.errors import TrajoptInputError
 from trajopt.ocp import (Effort, Endpoint, FinalTime, Free, HermiteSimpson, Integral, Ipopt, Problem, Radau,
-                         Tracking, Trapezoidal)
+                         SplineTracking, Tracking, Trapezoidal)
 
 SOLVER = Ipopt(tol=1e-10)
 
@@ -142,6 +142,22 @@ def test_tracking_table_reproduces_reference():
     # Table interpolation error (h^2/8 |x''| <= 5e-5) dominates.
     assert np.max(np.abs(solution.value(x) - np.sin(solution.time))) < 1e-4
     assert solution.objective < 1e-7
+
+
+def test_spline_tracking_follows_the_pieces_exactly():
+    """x' = u tracking r(t) = t^3 - t given as two cubic pieces (Taylor coefficients at 0 and at 1, the second also
+    beyond 2): Hermite-Simpson's cubic states follow it, so only the tiny effort moves x off r."""
+    ocp = Problem(duration=2.0)
+    x = ocp.state("x")
+    u = ocp.control("u")
+    ocp.set_derivative(x, u)
+    breaks = np.array([0.0, 1.0, 2.0])
+    coefficients = np.array([[1.0, 1.0], [3 * b for b in breaks[:2]], [3 * b * b - 1 for b in breaks[:2]],
+                             [b ** 3 - b for b in breaks[:2]]])[:, :, None]
+    ocp.minimize(SplineTracking(x, breaks, coefficients) + 1e-10 * Effort(u))
+    solution = ocp.solve(HermiteSimpson(intervals=8), SOLVER)
+    assert np.max(np.abs(solution.value(x) - (solution.time ** 3 - solution.time))) < 1e-6
+    assert solution.objective < 1e-8
 
 
 def test_control_endpoint_bounds_and_value_at_times():

@@ -1,6 +1,8 @@
-"""InverseDynamicsTool's coordinate preprocessing: padding, Butterworth filter, natural quintic splines vs OpenSim."""
+"""InverseDynamicsTool's and Moco's TableProcessor's coordinate preprocessing: padding, Butterworth filter, natural
+quintic splines vs OpenSim."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,9 +12,11 @@ from trajopt.io.signals import (
     coordinate_derivatives,
     coordinate_splines,
     lowpass_butterworth3,
+    lowpass_table,
     natural_spline,
     pad_reflected,
     smoothing_spline,
+    spline_pieces,
 )
 from conftest import DATA
 
@@ -137,3 +141,29 @@ def test_smoothing_spline_equals_opensim_gcvspline(opensim_task, degree, error_v
         scale = np.max(np.abs(reference[key]))
         error = np.max(np.abs(spline(points, derivative) - reference[key]))
         assert error <= tolerance * scale, f"{key}: max abs error {error:.3g} (scale {scale:.3g})"
+
+
+# referenceCoordinates.sto's times are not uniform to OpenSim's test (the resampling branch); arm26's IK motion's are.
+@pytest.mark.parametrize("path", [Path(__file__).resolve().parent.parent / "trajopt" / "examples" / "gait2d"
+                                  / "referenceCoordinates.sto", IK_MOTION])
+def test_lowpass_table_equals_opensim_tab_op_lowpass_filter(opensim_task, path):
+    table = read_table(path)
+    reference = opensim_task("tab_op_lowpass", {"path": path, "cutoff_frequency": 6.0})
+    ours = lowpass_table(table, 6.0)
+    assert ours.labels == tuple(reference["labels"])
+    np.testing.assert_allclose(ours.time, reference["time"], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(ours.data, reference["data"], rtol=0, atol=1e-12 * np.max(np.abs(reference["data"])))
+
+
+def test_spline_pieces_are_the_spline():
+    generator = np.random.default_rng(7)
+    time = np.sort(generator.uniform(0.0, 1.0, 30))
+    spline = natural_spline(time, generator.normal(size=(time.size, 3)))
+    breaks, coefficients = spline_pieces(spline)
+    np.testing.assert_array_equal(breaks, time)
+    points = np.concatenate([generator.uniform(time[0], time[-1], 200), time])
+    piece = np.clip(np.searchsorted(breaks, points, side="right") - 1, 0, breaks.size - 2)
+    offset = (points - breaks[piece])[:, None]
+    values = sum(coefficients[m, piece] * offset ** (coefficients.shape[0] - 1 - m)
+                 for m in range(coefficients.shape[0]))
+    np.testing.assert_allclose(values, spline(points), rtol=0, atol=1e-11)

@@ -35,8 +35,9 @@ from trajopt.gait.ground_reactions import foot_ground_reactions
 from trajopt.gait.guess import guess_from_coordinates
 from trajopt.gait.study import GaitBounds, walking_problem
 from trajopt.gait.symmetry import BilateralSymmetry, require_symmetric_ends
-from trajopt.gait.tracking import GroundReactionReference, TrackingWeights, track
+from trajopt.gait.tracking import GroundReactionReference, ReferenceInterpolation, TrackingWeights, track
 from trajopt.io.motion_processor import motion_processor
+from trajopt.io.signals import lowpass_table, natural_spline
 from trajopt.io.tables import read_table
 from trajopt.multibody.bodies import GROUND
 from trajopt.ocp import HermiteSimpson, Integral, Ipopt, ResidualCoordinates, Residuals
@@ -85,6 +86,15 @@ def _in_window(table: Table, window, times=None) -> Table:
     return Table(times, table.labels, data, False, table.name, table.metadata, table.source)
 
 
+def _moco_frames(motion: Table, cutoff_frequency: float | None, speed_names) -> tuple[Table, Table]:
+    """MocoTrack's tracked frames: the motion (low-pass filtered as TabOpLowPassFilter when a cutoff is set) and, for
+    its columns that are speeds of the model, the derivatives of the natural quintic splines through it."""
+    frames = motion if cutoff_frequency is None else lowpass_table(motion, cutoff_frequency)
+    columns = [k for k, name in enumerate(frames.labels) if name in tuple(speed_names)]
+    derivatives = natural_spline(frames.time, frames.data)(frames.time, nu=1)[:, columns]
+    return frames, Table(frames.time, tuple(frames.labels[k] for k in columns), derivatives, False, "reference_speeds")
+
+
 def rms(times, error) -> np.ndarray:
     """Root mean square over time (trapezoidal) of ``error`` (frames x columns): sqrt(∫ e² dt / T)."""
     error = np.atleast_2d(np.asarray(error, dtype=float).T).T
@@ -111,7 +121,12 @@ class MuscleDrivenTracking:
     translation of a half cycle that starts there), or None; ``quaternion_norm_stabilization`` (1/s): as the gait
     study's, for a model with a quaternion joint (whose components are then tracked as coordinates); ``tendons``:
     ``RigidTendons()`` or ``ElasticTendons(...)`` (``trajopt.prediction.tendon_dynamics``: compliant tendons with
-    implicit normalized tendon-force states, started in fiber-tendon equilibrium by the guess).
+    implicit normalized tendon-force states, started in fiber-tendon equilibrium by the guess);
+    ``reference_interpolation``: ``ReferenceInterpolation.LINEAR`` tracks the splined (filtered) coordinates and
+    their derivatives at the motion's frames in the window, linearly in between; ``QUINTIC_SPLINES`` tracks them as
+    MocoTrack does: the motion low-pass filtered as ``TabOpLowPassFilter`` (``trajopt.io.signals.lowpass_table``),
+    speeds the derivatives of the natural quintic splines through its frames at those frames, and values and speeds
+    each on natural quintic splines through their frames at the collocation times (``MocoStateTrackingGoal``).
     """
 
     model: object
@@ -133,8 +148,12 @@ class MuscleDrivenTracking:
     activation_smoothing: float = OPENSIM_ACTIVATION_SMOOTHING
     quaternion_norm_stabilization: float = 0.0
     tendons: object = RigidTendons()
+    reference_interpolation: ReferenceInterpolation = ReferenceInterpolation.LINEAR
 
     def __post_init__(self):
+        if type(self.reference_interpolation) is not ReferenceInterpolation:
+            raise TrajoptInputError(f"muscle-driven tracking: reference_interpolation must be a ReferenceInterpolation "
+                                    f"(LINEAR or QUINTIC_SPLINES), got {self.reference_interpolation!r}")
         if self.residuals is not None:
             self.residuals.require("muscle-driven tracking", mapped=False)
         model = self.model
@@ -182,6 +201,8 @@ class MuscleDrivenTracking:
         object.__setattr__(self, "_contacts", contacts)
         object.__setattr__(self, "_filtered", processor.cutoff_frequency is not None)
         object.__setattr__(self, "_splines", processor.splines(motion))
+        object.__setattr__(self, "_moco_frames", _moco_frames(motion, processor.cutoff_frequency, model.speed_names)
+                           if self.reference_interpolation is ReferenceInterpolation.QUINTIC_SPLINES else None)
 
     # -- what is tracked -------------------------------------------------------------------------------------------
     @property
@@ -213,19 +234,32 @@ class MuscleDrivenTracking:
 
     def reference_coordinates(self, times=None) -> Table:
         """The tracked coordinates at ``times`` (default the motion's frames in the window and its ends): the splines
-        (through the filtered motion when the processor filters); the motion's own frames when unfiltered."""
-        if times is None and not self._filtered:
+        (through the filtered motion when the processor filters, through MocoTrack's frames with
+        ``QUINTIC_SPLINES``); the motion's own frames when unfiltered and ``LINEAR``."""
+        if times is None and not self._filtered and self._moco_frames is None:
             return _in_window(self._motion, self._window)
         times = self.reference_times() if times is None else np.asarray(times, dtype=float)
-        return Table(times, self.tracked_coordinates, self._splines.evaluate(times, 0), False, "reference_coordinates")
+        values = self._splines.evaluate(times, 0) if self._moco_frames is None else \
+            natural_spline(self._moco_frames[0].time, self._moco_frames[0].data)(times)
+        return Table(times, self.tracked_coordinates, values, False, "reference_coordinates")
 
     def reference_speeds(self, times=None) -> Table:
         """The splines' derivatives for the tracked coordinates that are also speeds of the model."""
         times = self.reference_times() if times is None else np.asarray(times, dtype=float)
+        if self._moco_frames is not None:
+            frames = self._moco_frames[1]
+            return Table(times, frames.labels, natural_spline(frames.time, frames.data)(times), False,
+                         "reference_speeds")
         speeds = tuple(self.model.speed_names)
         columns = [k for k, name in enumerate(self.tracked_coordinates) if name in speeds]
         return Table(times, tuple(self.tracked_coordinates[k] for k in columns),
                      self._splines.evaluate(times, 1)[:, columns], False, "reference_speeds")
+
+    def tracked_frames(self) -> tuple[Table, Table]:
+        """The coordinates and speeds at the frames the state tracking goals follow (``reference_interpolation``
+        between them; no speed columns when none is tracked)."""
+        return (self.reference_coordinates(), self.reference_speeds()) if self._moco_frames is None \
+            else self._moco_frames
 
     def ground_reaction_function(self) -> ca.Function:
         """``ground_reactions(q, u) -> (right_force, left_force, right_torque, left_torque)`` of the contacts."""
@@ -276,10 +310,10 @@ class MuscleDrivenTracking:
             normalization = self.body_weight if self.grf_normalization is None else self.grf_normalization
             grf = GroundReactionReference(self.measured_ground_reactions(), self.ground_reaction_function(),
                                           normalization, axes=tuple(self.grf_axes), label=GRF_LABEL)
-        speeds = self.reference_speeds()
+        coordinates, speeds = self.tracked_frames()
         emg = None if self._emg is None else _in_window(self._emg, self._window)
-        track(built, self.reference_coordinates(), grf, self.weights,
-              speeds=speeds if speeds.labels else None, emg=emg)
+        track(built, coordinates, grf, self.weights, speeds=speeds if speeds.labels else None, emg=emg,
+              interpolation=self.reference_interpolation)
         residuals = holder.get("residuals")
         if residuals is not None and self.residuals.weight:
             built.problem.minimize(self.residuals.weight * Integral(ca.sumsqr(residuals)))

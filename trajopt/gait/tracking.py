@@ -13,19 +13,31 @@ reactions Function of ``trajopt.gait.ground_reactions.foot_ground_reactions`` an
 weight m g;
 N = sqrt(m g) gives Moco's MocoContactTrackingGoal, which divides the squared error by m g once), the muscle
 excitations (or activations when they are controls), EMG when given (a table labelled with muscle names, values
-in [0, 1]) and the coordinate actuators' controls. References are interpolated linearly in time.
+in [0, 1]) and the coordinate actuators' controls. References are interpolated linearly in time between their
+frames; the coordinates and speeds may instead follow natural quintic splines through their frames
+(``ReferenceInterpolation.QUINTIC_SPLINES``, Moco's ``MocoStateTrackingGoal``: a ``GCVSplineSet`` with error
+variance 0, evaluated at the collocation times).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
-from trajopt.ocp import Integral, Tracking
+from trajopt.io.signals import natural_spline, spline_pieces
+from trajopt.ocp import Goal, Integral, SplineTracking, Tracking
 from trajopt.table import Table
+
+
+class ReferenceInterpolation(Enum):
+    """How the tracked coordinates and speeds are evaluated between the reference's frames."""
+
+    LINEAR = "linear"  # straight lines between the frames
+    QUINTIC_SPLINES = "quintic splines"  # natural quintic splines through the frames (Moco's MocoStateTrackingGoal)
 
 
 @dataclass(frozen=True)
@@ -99,23 +111,42 @@ def _column_weights(table: Table, scales: tuple[tuple[str, float], ...], what: s
     return np.array([given.get(label, 1.0) for label in table.labels])
 
 
-def track(built, coordinates: Table, ground_reactions: GroundReactionReference | None = None,
-          weights: TrackingWeights = TrackingWeights(), speeds: Table | None = None,
-          emg: Table | None = None) -> None:
-    """Add the tracking objective (module docstring) to ``built.problem``; ``coordinates`` columns are coordinate
-    names (a subset of the model's), ``speeds`` columns speed names, ``emg`` columns muscle names."""
+def _reference_tracking(expressions, table: Table, weights, interpolation: ReferenceInterpolation) -> Goal:
+    if interpolation is ReferenceInterpolation.QUINTIC_SPLINES:
+        breaks, coefficients = spline_pieces(natural_spline(table.time, table.data))
+        return SplineTracking(expressions, breaks, coefficients, weights)
+    return Tracking(expressions, table.time, table.data, weights)
+
+
+def state_tracking(built, coordinates: Table, weights: TrackingWeights = TrackingWeights(),
+                   speeds: Table | None = None,
+                   interpolation: ReferenceInterpolation = ReferenceInterpolation.LINEAR) -> tuple[Goal, ...]:
+    """The weighted coordinate tracking goal of ``track`` and, when ``speeds`` are given and weighted, the speed
+    tracking goal (MocoTrack's state tracking is their sum)."""
     model = built.model
     rows = _rows(coordinates, model.coordinate_names, "coordinates")
-    problem = built.problem
-    problem.minimize(weights.coordinates * Tracking(_selected(built.q, rows), coordinates.time, coordinates.data,
-                                                    _column_weights(coordinates, weights.coordinate_scales,
-                                                                    "coordinate")))
-    if speeds is not None:
-        weight = weights.coordinates if weights.speeds is None else weights.speeds
+    goals = (weights.coordinates * _reference_tracking(
+        _selected(built.q, rows), coordinates,
+        _column_weights(coordinates, weights.coordinate_scales, "coordinate"), interpolation),)
+    weight = weights.coordinates if weights.speeds is None else weights.speeds
+    if speeds is not None and weight:
         rows = _rows(speeds, model.speed_names, "speeds")
-        if weight:
-            problem.minimize(weight * Tracking(_selected(built.u, rows), speeds.time, speeds.data,
-                                               _column_weights(speeds, weights.speed_scales, "speed")))
+        goals += (weight * _reference_tracking(_selected(built.u, rows), speeds,
+                                               _column_weights(speeds, weights.speed_scales, "speed"),
+                                               interpolation),)
+    return goals
+
+
+def track(built, coordinates: Table, ground_reactions: GroundReactionReference | None = None,
+          weights: TrackingWeights = TrackingWeights(), speeds: Table | None = None,
+          emg: Table | None = None, interpolation: ReferenceInterpolation = ReferenceInterpolation.LINEAR) -> None:
+    """Add the tracking objective (module docstring) to ``built.problem``; ``coordinates`` columns are coordinate
+    names (a subset of the model's), ``speeds`` columns speed names, ``emg`` columns muscle names;
+    ``interpolation``: of the coordinates and speeds between their frames."""
+    model = built.model
+    problem = built.problem
+    for goal in state_tracking(built, coordinates, weights, speeds, interpolation):
+        problem.minimize(goal)
     if ground_reactions is not None:
         forces, reference = ground_reactions.expressions_and_reference(built.q, built.u)
         problem.minimize(weights.ground_reactions * Tracking(forces, ground_reactions.table.time, reference))

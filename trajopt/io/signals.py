@@ -191,6 +191,53 @@ def coordinate_splines(table: Table, cutoff_frequency: float | None = None) -> C
     return CoordinateSplines(table.labels, np.asarray(time), natural_spline(time, values))
 
 
+def _uniform_step(time: np.ndarray) -> tuple[bool, float]:
+    """OpenSim's ``isUniform``: (every step within 4 eps max(|t0|, |tN|) of the mean step, that mean step or else
+    the smallest positive step)."""
+    tolerance = 4.0 * _MACHINE_EPSILON * max(abs(time[0]), abs(time[-1]))
+    mean = (time[-1] - time[0]) / (time.size - 1)
+    steps = np.diff(time)
+    if np.all(np.abs(steps - mean) <= tolerance) or time.size == 2:
+        return True, float(mean)
+    return False, float(np.min(steps[steps > 0]))
+
+
+def lowpass_table(table: Table, cutoff_frequency: float) -> Table:
+    """``table`` low-pass filtered as OpenSim's ``TabOpLowPassFilter`` (Moco's ``TableProcessor``) does it.
+
+    ``TableUtilities::filterLowpass`` with padding: times that are not uniform (``isUniform``) are first resampled
+    on the smallest step from the table's first time (interpolating quintic natural splines), then half the rows
+    are padded reflected at each end and ``Signal::LowpassIIR`` runs; the rows within the table's original time
+    span are kept (``trim_to_original_time_range``). ``InverseDynamicsTool`` pads before resampling and keeps the
+    padding (``coordinate_splines``).
+    """
+    time, values = np.asarray(table.time, dtype=float), np.asarray(table.data, dtype=float)
+    if not (math.isfinite(cutoff_frequency) and cutoff_frequency > 0):
+        raise TrajoptInputError(f"{table.source or table.name}: low-pass cutoff frequency must be > 0 Hz, got "
+                                f"{cutoff_frequency}")
+    if time.size < 4 or np.any(np.diff(time) <= 0):
+        raise TrajoptInputError(f"{table.source or table.name}: low-pass filtering needs >= 4 rows with increasing "
+                                "times")
+    uniform, step = _uniform_step(time)
+    if not uniform:
+        time, values = resample_uniform(time, values, step)
+    pad = time.size // 2
+    padded_time = pad_reflected(time, pad)
+    filtered = lowpass_butterworth3(pad_reflected(values, pad), step, cutoff_frequency)
+    keep = (padded_time >= table.time[0]) & (padded_time <= table.time[-1])
+    return Table(padded_time[keep], table.labels, filtered[keep], False, table.name, table.metadata, table.source)
+
+
+def spline_pieces(spline: BSpline) -> tuple[np.ndarray, np.ndarray]:
+    """A spline as polynomial pieces: (breaks (K+1,), coefficients (degree+1, K, columns)); piece k of column i is
+    sum_m c[m, k, i] (t - breaks[k])^(degree - m) on [breaks[k], breaks[k+1]] (scipy's ``PPoly`` layout)."""
+    breaks = np.unique(spline.t[spline.k:spline.t.size - spline.k])
+    starts = breaks[:-1]  # a B-spline at a knot takes the piece to its right
+    columns = [spline(starts, nu=spline.k - m).reshape(starts.size, -1) / math.factorial(spline.k - m)
+               for m in range(spline.k + 1)]
+    return breaks, np.stack(columns)
+
+
 def coordinate_derivatives(
     table: Table, cutoff_frequency: float | None = None, times: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,7 +1,7 @@
 """Optimal-control core: symbolic Problem, goals, transcriptions, IPOPT solver, Solution, verification."""
 
 from trajopt.ocp.continuation import MeshContinuation, SolverRoute, route_solver
-from trajopt.ocp.goals import Effort, Endpoint, FinalTime, Goal, Integral, ResidualPenalty, Tracking
+from trajopt.ocp.goals import Effort, Endpoint, FinalTime, Goal, Integral, ResidualPenalty, SplineTracking, Tracking
 from trajopt.ocp.problem import Problem
 from trajopt.ocp.residuals import ResidualCoordinates, Residuals
 from trajopt.ocp.solution import Solution
@@ -12,4 +12,5 @@ from trajopt.ocp.verification import Verification, verify
 
 __all__ = ["Effort", "Endpoint", "FinalTime", "Free", "Goal", "Guess", "Hessian", "HermiteSimpson", "Integral",
            "Ipopt", "MeshContinuation", "Problem", "Radau", "ResidualCoordinates", "ResidualPenalty", "Residuals",
-           "Solution", "SolverRoute", "route_solver", "Tracking", "Trapezoidal", "Verification", "verify"]
+           "Solution", "SolverRoute", "SplineTracking", "Tracking", "Trapezoidal", "Verification", "route_solver",
+           "verify"]

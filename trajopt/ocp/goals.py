@@ -186,6 +186,50 @@ class Tracking(Goal):
         return GoalTerms((ca.SX(integrand),), lambda integrals: integrals[0])
 
 
+def piecewise_polynomial(t, breaks: np.ndarray, coefficients: np.ndarray) -> ca.SX:
+    """The pieces' values at ``t`` (SX column, one per column of ``coefficients``): piece k of column i is
+    sum_m c[m, k, i] (t - breaks[k])^(degree - m) (scipy's ``PPoly`` layout); the end pieces extend beyond the
+    breaks. The pieces are selected by ``pw_const``, so a numeric ``t`` gives the exact polynomial value."""
+    inner = ca.DM(breaks[1:-1])
+    offset = t - ca.pw_const(t, inner, ca.DM(breaks[:-1]))
+    values = []
+    for i in range(coefficients.shape[2]):
+        value = ca.pw_const(t, inner, ca.DM(coefficients[0, :, i]))
+        for m in range(1, coefficients.shape[0]):
+            value = value * offset + ca.pw_const(t, inner, ca.DM(coefficients[m, :, i]))
+        values.append(value)
+    return ca.vertcat(*values)
+
+
+@dataclass(frozen=True, eq=False)
+class SplineTracking(Goal):
+    """Integral of sum w_i (e_i(t) - r_i(t))^2, r a piecewise polynomial in t evaluated at the transcription's times.
+
+    `expressions`: SX column (n); `breaks`: (K+1,) increasing; `coefficients`: (degree+1, K, n), piece k of column
+    i = sum_m c[m, k, i] (t - breaks[k])^(degree - m) (scipy's PPoly layout, e.g. a spline's pieces); `weights`:
+    scalar or (n,).
+    """
+
+    expressions: object
+    breaks: object
+    coefficients: object
+    weights: object = 1.0
+    name = "spline tracking"
+
+    def terms(self, problem):
+        values = ca.vec(_sx(self.expressions, "SplineTracking expressions"))
+        breaks = np.asarray(self.breaks, dtype=float).flatten()
+        coefficients = np.asarray(self.coefficients, dtype=float)
+        weights = np.broadcast_to(np.asarray(self.weights, dtype=float), (values.numel(),))
+        if coefficients.ndim != 3 or coefficients.shape[1:] != (breaks.size - 1, values.numel()):
+            raise TrajoptInputError(f"SplineTracking coefficients have shape {coefficients.shape}, expected (degree+1, "
+                                    f"{breaks.size - 1}, {values.numel()})")
+        if breaks.size < 2 or np.any(np.diff(breaks) <= 0) or not np.all(np.isfinite(coefficients)):
+            raise TrajoptInputError("SplineTracking breaks must be >= 2 increasing values and the coefficients finite")
+        error = values - piecewise_polynomial(problem.time, breaks, coefficients)
+        return GoalTerms((ca.SX(ca.sum1(ca.DM(weights) * error ** 2)),), lambda integrals: integrals[0])
+
+
 @dataclass(frozen=True, eq=False)
 class ResidualPenalty(Goal):
     """Integral of sum (r_i)^2 over residual-actuator controls (weight with `*`)."""

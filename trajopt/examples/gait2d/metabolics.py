@@ -3,17 +3,24 @@
 The problem (opensim-core ``OpenSim/Examples/Moco/example2DWalking/example2DWalkingMetabolics.cpp``), term for term:
 a MocoTrack half gait cycle over the fixed time [0, 0.470089] s with
 
-- state tracking, weight 30: referenceCoordinates.sto low-passed at 6 Hz (every coordinate, pelvis_tx included)
-  and the splined coordinates' derivatives as speeds (``track_reference_position_derivatives``);
+- state tracking, weight 30: referenceCoordinates.sto low-passed at 6 Hz as ``TabOpLowPassFilter`` (every
+  coordinate, pelvis_tx included) and the splined coordinates' derivatives at its frames as speeds
+  (``track_reference_position_derivatives``), values and speeds each on natural quintic splines through the frames
+  at the collocation times as ``MocoStateTrackingGoal`` evaluates them
+  (``ReferenceInterpolation.QUINTIC_SPLINES``);
 - control effort, weight 0.1: ∫ Σ control² dt over the 18 excitations and the lumbar actuator control;
 - metabolic cost, weight 0.1: ∫ total_metabolic_rate dt / (displacement · body mass), the rate of OpenSim's
   ``Bhargava2004SmoothedMuscleMetabolics`` with smoothing on and its other options at their defaults
   (``trajopt.gait.metabolic_cost``: activation, maintenance and shortening heat, mechanical work, basal rate);
 - left/right symmetry of the ends (coordinate values except pelvis_tx, speeds, activations; the lumbar control
   repeats), the example's state bounds, Hermite-Simpson on 50 intervals with the midpoint controls tied to the mean
-  of the mesh points' (Moco's transcription), IPOPT tolerances 1e-4, the tracked states as the guess.
+  of the mesh points' (Moco's transcription), the tracked states as the guess.
 
-Differences from Moco, deliberate: implicit multibody dynamics and an exact Hessian (Moco: explicit, limited-memory);
+IPOPT as the example runs it: convergence and constraint tolerance 1e-4 and the limited-memory Hessian (Moco's
+default; ``--tolerance``, ``--hessian``). With the exact Hessian, 1e-4 stops IPOPT on trajopt's NLP where the
+objective still falls as the tolerance tightens (README).
+
+Differences from Moco, deliberate: implicit multibody dynamics (Moco: explicit);
 the displacement is pelvis_tx(tf) - pelvis_tx(0) (Moco: the centre of mass's, equal between mirrored end states);
 polynomial muscle paths (``paths.json``) for OpenSim's geometric ones.
 
@@ -37,15 +44,14 @@ from scipy.integrate import simpson
 
 from trajopt.gait.metabolic_cost import metabolic_cost
 from trajopt.gait.muscle_tracking import MuscleDrivenTracking
-from trajopt.gait.tracking import TrackingWeights
+from trajopt.gait.tracking import ReferenceInterpolation, TrackingWeights, state_tracking
 from trajopt.gait.walking import displacement
 from trajopt.io.output import fresh_output
 from trajopt.io.tables import write_sto
-from trajopt.ocp import HermiteSimpson, Integral, Tracking
+from trajopt.ocp import Hessian, HermiteSimpson, Integral, Ipopt
 from trajopt.cli.helptext import description
 from trajopt.cli.options import add_out, add_print_level
 
-from trajopt.examples.gait2d.main import MOCO_TOLERANCE, solver_settings
 from trajopt.examples.gait2d.model import HERE, GaitModel
 from trajopt.examples.gait2d.prediction import tracking_study
 
@@ -59,6 +65,8 @@ EFFORT_WEIGHT = 0.1
 METABOLIC_WEIGHT = 0.1
 LOWPASS_HZ = 6.0
 INTERVALS = 50
+TOLERANCE = 1e-4  # IPOPT's convergence and constraint tolerance, the example's
+HESSIAN = Hessian.LIMITED_MEMORY  # MocoCasADiSolver's default
 
 
 def metabolics_study(model: GaitModel) -> MuscleDrivenTracking:
@@ -67,7 +75,8 @@ def metabolics_study(model: GaitModel) -> MuscleDrivenTracking:
     weights = TrackingWeights(coordinates=TRACKING_WEIGHT, speeds=TRACKING_WEIGHT, excitations=EFFORT_WEIGHT,
                               actuator_controls=EFFORT_WEIGHT)
     return tracking_study(model, duration=FINAL_TIME, weights=weights, cutoff_frequency=LOWPASS_HZ,
-                          start_at_zero=None, ground_reactions=None)
+                          start_at_zero=None, ground_reactions=None,
+                          reference_interpolation=ReferenceInterpolation.QUINTIC_SPLINES)
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,10 +92,6 @@ class MetabolicsProblem:
         return self.muscle_driven.problem
 
 
-def _rows(names, labels) -> list[int]:
-    return [tuple(names).index(label) for label in labels]
-
-
 def build(model: GaitModel | None = None) -> MetabolicsProblem:
     """example2DWalkingMetabolics on trajopt: the study's tracking and effort goals plus the metabolic goal."""
     model = model if model is not None else GaitModel.load()
@@ -95,11 +100,9 @@ def build(model: GaitModel | None = None) -> MetabolicsProblem:
     metabolic = METABOLIC_WEIGHT * metabolic_cost(built, power=1.0, per_distance=displacement(built, "pelvis_tx"))
     built.problem.minimize(metabolic)
     # The tracking and effort goals as the study added them, kept to report each term of the objective.
-    coordinates, speeds = study.reference_coordinates(), study.reference_speeds()
-    q = ca.vertcat(*[built.q[i] for i in _rows(model.coordinate_names, coordinates.labels)])
-    u = ca.vertcat(*[built.u[i] for i in _rows(built.model.speed_names, speeds.labels)])
-    tracking = TRACKING_WEIGHT * (Tracking(q, coordinates.time, coordinates.data)
-                                  + Tracking(u, speeds.time, speeds.data))
+    coordinates, speeds = study.tracked_frames()
+    values, rates = state_tracking(built, coordinates, study.weights, speeds, study.reference_interpolation)
+    tracking = values + rates
     controls = ca.vertcat(built.muscle_controls, built.actuator_controls)
     effort = EFFORT_WEIGHT * Integral(ca.sumsqr(controls))
     return MetabolicsProblem(study, built, {"state_tracking": tracking, "control_effort": effort, "met": metabolic})
@@ -115,14 +118,15 @@ def goal_value(goal, problem, solution) -> float:
 
 
 def solve(intervals: int = INTERVALS, print_level: int = 0, model: GaitModel | None = None,
-          tolerance: float = MOCO_TOLERANCE):
+          tolerance: float = TOLERANCE, hessian: Hessian = HESSIAN):
     """(problem, solution, seconds end to end: model loading, build, transcription, NLP construction, IPOPT)."""
     started = time.perf_counter()
     model = model if model is not None else GaitModel.load()
     built = build(model)
     guess = built.study.guess(built.muscle_driven)
     solution = built.problem.solve(HermiteSimpson(intervals, interpolate_control_midpoints=True),
-                                   solver_settings(print_level, max_iterations=10000, tolerance=tolerance),
+                                   Ipopt(tol=tolerance, max_iterations=10000, print_level=print_level, hessian=hessian,
+                                         options={"constr_viol_tol": tolerance}),
                                    guess=guess)
     return built, solution, time.perf_counter() - started
 
@@ -169,23 +173,30 @@ def summary_lines(record: dict, moco: dict | None, command: str) -> list[str]:
     lines += [f"Sum of the terms {sum(record['objective_terms'].values()):.6f}, IPOPT's objective "
               f"{record['objective']:.6f} (each term integrated by Simpson's rule on the solution's points, the "
               "transcription's quadrature).", "",
-              "trajopt: implicit multibody dynamics, exact Hessian, midpoint controls = the mean of the mesh points' "
-              "(Moco's transcription), tolerance 1e-4 as the example; displacement of pelvis_tx for Moco's centre of "
-              "mass (equal between mirrored end states); polynomial muscle paths.", ""]
+              f"trajopt: implicit multibody dynamics, {record['hessian']} Hessian, IPOPT tolerance "
+              f"{record['tolerance']:g}, midpoint controls = the mean of the mesh points' (Moco's transcription); the "
+              "reference splined as MocoStateTrackingGoal splines it; "
+              "displacement of pelvis_tx for Moco's centre of mass (equal between mirrored end states); polynomial "
+              "muscle paths.", ""]
     return lines
 
 
-def run(folder: Path, intervals: int = INTERVALS, print_level: int = 0) -> dict:
+def run(folder: Path, intervals: int = INTERVALS, print_level: int = 0, tolerance: float = TOLERANCE,
+        hessian: Hessian = HESSIAN) -> dict:
     folder = fresh_output(folder)
-    built, solution, seconds = solve(intervals, print_level)
+    built, solution, seconds = solve(intervals, print_level, tolerance=tolerance, hessian=hessian)
     terms = objective_terms(built, solution)
     record = {"status": solution.status, "success": bool(solution.success), "iterations": solution.iterations,
               "objective": float(solution.objective), "objective_terms": terms,
               "metabolic_cost_of_transport": terms["met"] / METABOLIC_WEIGHT, "seconds": seconds,
-              "ipopt_seconds": solution.wall_time, "intervals": intervals, "final_time": FINAL_TIME,
+              "ipopt_seconds": solution.wall_time, "intervals": intervals, "tolerance": tolerance,
+              "hessian": hessian.value,
+              "final_time": FINAL_TIME,
               "worst_constraint": solution.worst_constraint}
     write_sto(folder / "metabolics_half_stride.sto", solution.table())
-    command = "trajopt run gait2d-metabolics" + (f" --intervals {intervals}" if intervals != INTERVALS else "")
+    command = "trajopt run gait2d-metabolics" + (f" --intervals {intervals}" if intervals != INTERVALS else "") + \
+        (f" --tolerance {tolerance:g}" if tolerance != TOLERANCE else "") + \
+        (f" --hessian {hessian.value}" if hessian is not HESSIAN else "")
     lines = summary_lines(record, moco_record(), command)
     lines += ["## Files", "- `metabolics_half_stride.sto` (states, controls and accelerations, OpenSim labels)",
               "- `metabolics.json`", ""]
@@ -198,12 +209,18 @@ def run(folder: Path, intervals: int = INTERVALS, print_level: int = 0) -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run gait2d-metabolics", description=description(__doc__))
     parser.add_argument("--intervals", type=int, default=INTERVALS, help="mesh intervals (default 50 as Moco)")
+    parser.add_argument("--tolerance", type=float, default=TOLERANCE,
+                        help=f"IPOPT convergence and constraint tolerance (default {TOLERANCE:g}, the example's)")
+    parser.add_argument("--hessian", choices=[h.value for h in Hessian], default=HESSIAN.value,
+                        help=f"IPOPT's Hessian (default {HESSIAN.value}, Moco's)")
     add_out(parser, "gait2d-metabolics")
     add_print_level(parser, 5)
     args = parser.parse_args(argv)
     if args.intervals < 2:
         parser.error(f"need --intervals >= 2, got {args.intervals}")
-    record = run(args.out, args.intervals, args.print_level)
+    if not 0 < args.tolerance < 1:
+        parser.error(f"need 0 < --tolerance < 1, got {args.tolerance}")
+    record = run(args.out, args.intervals, args.print_level, args.tolerance, Hessian(args.hessian))
     if not record["success"]:
         print(f"{parser.prog}: IPOPT did not converge ({record['status']}, {record['iterations']} iterations); "
               f"partial result in {args.out}", file=sys.stderr)
