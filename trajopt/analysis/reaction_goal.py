@@ -1,4 +1,4 @@
-"""Moco's ``MocoJointReactionGoal`` for ``MuscleDrivenInverse``: minimize a joint's reaction load.
+"""Moco's ``MocoJointReactionGoal``: minimize a joint's reaction load, in the inverse, prediction and tracking.
 
 The goal is  weight / (m g) · ∫ Σ_i (w_i · r_i(t))²  dt  over the chosen components r_i of the load one
 joint transmits (Moco's integrand, divided by the model's weight m·|g| as Moco's ``m_denominator``). The load
@@ -17,6 +17,14 @@ wrap objects the paths ignore (``wrapping=False``) are refused. When the solve's
 of action while the dynamics use the surrogate's moment arms: ``caveats`` says so, for the summary.
 (Moco's FunctionBasedPath applies generalized forces only, so with such paths OpenSim's reaction does not
 see the muscles at all.)
+
+The same object is a goal of every study: ``goal(variables)`` on a built ``MuscleDrivenInverse`` (prescribed motion,
+the affine form above) and ``motion_goal(built)`` on a ``trajopt.prediction.MuscleDrivenProblem`` (prediction,
+``MuscleDrivenTracking(goals=...)``), where the load is the same function of the problem's symbols: q, u, the
+accelerations, the tendon forces along the geometric paths and the problem's external wrenches (foot contact).
+Coordinate actuators, residuals and path actuators act there as generalized forces: the load carries them along
+the joints' free axes. The wrapped paths' expressions enter the problem at every collocation point, and with
+wrap objects solved iteratively they can outweigh the dynamics: straight-line or cylinder paths keep it small.
 """
 
 from __future__ import annotations
@@ -171,10 +179,37 @@ class JointReactionGoal:
         values = lookup(variables.problem.time)
         load = values[:components] + ca.mtimes(ca.reshape(values[components:], -1, components).T,
                                                 variables.muscle_forces)
-        weights = np.ones(components) if self.component_weights is None else np.asarray(self.component_weights)
+        return Integral(self.integrand_of_load(model, load))
+
+    # -- the goal on a muscle-driven problem: prediction and tracking ----------------------------------------------
+    def load(self, built) -> ca.SX:
+        """The chosen components (forces first) as an expression of a ``MuscleDrivenProblem``'s symbols: q, u, its
+        accelerations, its tendon forces pulling along the .osim's geometric paths (the muscles acting distal to
+        the joint) and its external wrenches (contact)."""
+        model = built.model
+        wrenches = ca.SX.zeros(6 * len(model.multibody.bodies)) if built.external_wrenches is None \
+            else ca.vec(built.external_wrenches)  # 6 x bodies -> body by body
+        paths, _ = geometric_paths_of(model)
+        names = tuple(model.muscle_names)
+        for name in self.acting_muscles(model):
+            k = names.index(name)
+            unit, _ = paths[k].loads_function(built.q)
+            wrenches = wrenches + built.tendon_forces[k] * unit
+        return self.load_function(model)(built.q, built.u, built.accelerations, wrenches)
+
+    def integrand(self, built) -> ca.SX:
+        """weight / (m g) · Σ (component weight · load component)² at a ``MuscleDrivenProblem``'s symbols."""
+        return self.integrand_of_load(built.model, self.load(built))
+
+    def motion_goal(self, built) -> Integral:
+        """The goal on a ``MuscleDrivenProblem`` (``built.problem.minimize(goal.motion_goal(built))``)."""
+        return Integral(self.integrand(built))
+
+    def integrand_of_load(self, model, load) -> ca.SX:
+        """weight / (m g) · Σ (component weight · load component)² of the chosen components ``load``."""
+        weights = np.ones(load.numel()) if self.component_weights is None else np.asarray(self.component_weights)
         body_weight = sum(b.mass for b in model.multibody.bodies) * float(np.linalg.norm(model.multibody.gravity))
-        integrand = ca.sumsqr(ca.DM(weights) * load)
-        return Integral(integrand) * (self.weight / body_weight)
+        return ca.sumsqr(ca.DM(weights) * load) * (self.weight / body_weight)
 
 
 def affine_value(affine, muscle_forces) -> np.ndarray:

@@ -10,7 +10,8 @@ cycle, a step: any window; the ends are free unless ``symmetry`` asks for a mirr
 - goals (``trajopt.gait.tracking.track``): the coordinates of the file, their speeds from the splined coordinates
   (MocoTrack's ``track_reference_position_derivatives``: natural quintic splines of ``trajopt.io.signals``,
   after an optional low-pass filter as Moco's ``TabOpLowPassFilter``), the measured ground reactions through the
-  contact forces (per foot, divided by the body weight), excitation effort, EMG, actuator controls;
+  contact forces (per foot, divided by the body weight), excitation effort, EMG, actuator controls, and the
+  study's extra ``goals`` (e.g. Moco's joint reaction goal);
 - residual actuators on the coordinates of the joints attached to ground (the pelvis): none unless
   ``residuals=Residuals(..., coordinates=ResidualCoordinates.GROUND)`` asks for them, with their own weight in the
   objective.
@@ -126,7 +127,9 @@ class MuscleDrivenTracking:
     their derivatives at the motion's frames in the window, linearly in between; ``QUINTIC_SPLINES`` tracks them as
     MocoTrack does: the motion low-pass filtered as ``TabOpLowPassFilter`` (``trajopt.io.signals.lowpass_table``),
     speeds the derivatives of the natural quintic splines through its frames at those frames, and values and speeds
-    each on natural quintic splines through their frames at the collocation times (``MocoStateTrackingGoal``).
+    each on natural quintic splines through their frames at the collocation times (``MocoStateTrackingGoal``);
+    ``goals``: extra goals added to the tracking objective, objects with ``motion_goal(MuscleDrivenProblem)`` (e.g.
+    ``trajopt.analysis.reaction_goal.JointReactionGoal``, Moco's MocoJointReactionGoal, contact forces included).
     """
 
     model: object
@@ -149,6 +152,7 @@ class MuscleDrivenTracking:
     quaternion_norm_stabilization: float = 0.0
     tendons: object = RigidTendons()
     reference_interpolation: ReferenceInterpolation = ReferenceInterpolation.LINEAR
+    goals: tuple = ()
 
     def __post_init__(self):
         if type(self.reference_interpolation) is not ReferenceInterpolation:
@@ -314,6 +318,8 @@ class MuscleDrivenTracking:
         emg = None if self._emg is None else _in_window(self._emg, self._window)
         track(built, coordinates, grf, self.weights, speeds=speeds if speeds.labels else None, emg=emg,
               interpolation=self.reference_interpolation)
+        for goal in self.goals:
+            built.problem.minimize(goal.motion_goal(built))
         residuals = holder.get("residuals")
         if residuals is not None and self.residuals.weight:
             built.problem.minimize(self.residuals.weight * Integral(ca.sumsqr(residuals)))

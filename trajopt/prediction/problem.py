@@ -226,6 +226,7 @@ class MuscleDrivenProblem:
             raise TrajoptInputError(f"muscle_quantity: no quantity '{name}' (known: {', '.join(sorted(quantities))})")
         return quantities[name]
     path_actuator_controls: ca.SX | None = None
+    external_wrenches: ca.SX | None = None  # 6 x bodies (ground axes) of the loads hook, e.g. foot contact
 
     @property
     def muscle_controls(self) -> ca.SX:
@@ -395,7 +396,7 @@ def muscle_driven_problem(
     problem.set_derivative(q, qdot)
     problem.set_derivative(u, udot)
     return MuscleDrivenProblem(problem, model, q, u, a, e, r, c, udot, forces, tau, explicit, rates, held, declared,
-                               path_controls)
+                               path_controls, wrenches)
 
 
 def _coordinate_rates(multibody, q, u):
