@@ -74,7 +74,7 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                            "--out", "{results}/walk3d_prediction")),
     ("walk3d-prediction predsim", ("run", "walk3d-prediction", "--resimulate",
                                    "--out", "{results}/walk3d_prediction_predsim")),
-    # 0.9 m/s on 25 intervals: on 50 its solve from coordinates.sto was still creeping after 530 iterations.
+    # 0.9 m/s on 25 intervals: on 50 the solve from coordinates.sto does not converge (walk3d README).
     *((f"walk3d-prediction predsim {speed} m/s",
        ("run", "walk3d-prediction", "--speed", speed, "--intervals", intervals,
         "--out", f"{{results}}/walk3d_prediction_predsim_{speed}ms"))
