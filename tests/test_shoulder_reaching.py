@@ -200,8 +200,9 @@ def test_euler_and_quaternion_shoulders_accelerate_alike_under_humerus_torques()
 
 
 def test_ctrl_c_in_the_checks_says_interrupted_with_the_finished_solves_and_exits_130(tmp_path):
-    """SIGINT once the first variant's three solves are done and its checks (re-simulation, KKT SVD) run: one
-    "interrupted" line naming the checks and the three solves' IPOPT statuses, exit 130, no solution or summary."""
+    """SIGINT once the first variant's three solves are done and its checks (re-simulation, KKT SVD) start: one
+    "interrupted" line naming the step it stopped (the checks, or on a loaded machine the next variant's first solve)
+    and the finished solves with their IPOPT statuses, exit 130, no solution or summary."""
     out = tmp_path / "out"
     process = subprocess.Popen([sys.executable, "-u", "-m", "trajopt", "run", "shoulder-reaching", "--intervals", "6",
                                 "--coarse-intervals", "3", "--print-level", "0", "--out", str(out)], cwd=tmp_path,
@@ -215,9 +216,9 @@ def test_ctrl_c_in_the_checks_says_interrupted_with_the_finished_solves_and_exit
     assert process.returncode == 130, rest
     lines = [line for line in rest.splitlines() if ": interrupted" in line]
     assert len(lines) == 1 and "Traceback" not in rest, rest
-    assert lines[0].startswith("trajopt run shoulder-reaching: interrupted: during the checks of the quaternion")
+    assert lines[0].startswith("trajopt run shoulder-reaching: interrupted: during the "), lines[0]
     solves = lines[0].split("finished before it: ")[1].split(", ")
-    assert [solve.split(" (")[0].rsplit(" ", 1)[0] for solve in solves] == \
+    assert [solve.split(" (")[0].rsplit(" ", 1)[0] for solve in solves][:3] == \
         ["quaternion naive", "quaternion warm", "quaternion coarse"]
-    assert all(solve.split(" (")[0].endswith("Solve_Succeeded") for solve in solves)  # what the tiny grid reaches
+    assert all(solve.split(" (")[0].endswith("Solve_Succeeded") for solve in solves[:3])  # what the tiny grid reaches
     assert not list(out.rglob("*.sto")) and not (out / "summary.md").exists()

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from trajopt.errors import TrajoptInputError
 from trajopt.io.opensim_reference import OpenSimNotInstalledError
+from trajopt.ocp.interrupts import remember_interrupts
 
 # The ready problems and benchmarks are not part of the library: they register themselves as entry points of
 # these groups (pyproject.toml), and their one-line descriptions are read from their files without importing them.
@@ -107,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     """The console script; Ctrl-C anywhere is one line "interrupted" (with IPOPT's status and iteration when it
     came during a solve) and exit code 130, nothing written after it."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    remember_interrupts()
     try:
         return _main(argv)
     except KeyboardInterrupt as interrupt:

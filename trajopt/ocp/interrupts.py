@@ -56,6 +56,28 @@ def interrupted_during(phase: str, finished: str = ""):
         raise Interrupted(phase, finished) from None
 
 
+_requested = threading.Event()
+
+
+def remember_interrupts() -> None:
+    """From now on a Ctrl-C raises ``KeyboardInterrupt`` as usual and is also remembered, so one that a CasADi call
+    swallows (it checks for signals in its own loops) still stops the run at the next ``raise_if_interrupted``."""
+    _requested.clear()
+
+    def handler(signum, frame):
+        _requested.set()
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, handler)
+
+
+def raise_if_interrupted() -> None:
+    """``KeyboardInterrupt`` if a remembered Ctrl-C came (a phase boundary calls it)."""
+    if _requested.is_set():
+        raise KeyboardInterrupt
+
+
 @dataclass
 class _Watch:
     requested: bool = False

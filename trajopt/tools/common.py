@@ -17,6 +17,7 @@ from trajopt.errors import TrajoptInputError
 from trajopt.io import Table
 from trajopt.io.motion_units import AngleUnit, read_checked_motion, rotational_ranges
 from trajopt.io.output import fresh_output
+from trajopt.ocp.interrupts import raise_if_interrupted
 from trajopt.musculoskeletal.operators import AddExpressionForces, load_processed
 
 
@@ -131,6 +132,7 @@ class Phases:
             yield
         finally:
             self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - begun
+        raise_if_interrupted()  # a Ctrl-C a CasADi call swallowed during the phase
 
     def describe(self) -> str:
         """'X s for the whole run (phase a s, phase b s, ...)' for summary.md."""

@@ -22,7 +22,7 @@ from trajopt.examples.shoulder_reaching.reaching import (DURATION, RESIDUAL_WEIG
 from trajopt.io.output import fresh_output
 from trajopt.multibody import forward_dynamics, mass_matrix
 from trajopt.ocp import HermiteSimpson
-from trajopt.ocp.interrupts import interrupted_during
+from trajopt.ocp.interrupts import SolveInterrupted, interrupted_during
 from trajopt.prediction import resimulate
 from trajopt.examples.shoulder_reaching import analysis, outputs
 
@@ -91,9 +91,14 @@ def _run(name, build, intervals, coarse_intervals, folder, kkt, finished: list[s
     (what a Ctrl-C in the checks reports, with the check it stopped)."""
     _progress(f"{name}: {intervals} intervals from the naive guess, {coarse_intervals} intervals, and "
               f"{intervals} warm-started ...")
-    built = build()
-    started = time.perf_counter()
-    naive, warm, coarse = solve_naive_and_warm(built, intervals, coarse_intervals, print_level=print_level)
+    with interrupted_during(f"building and solving the {name} problem", ", ".join(finished)):
+        try:
+            built = build()
+            started = time.perf_counter()
+            naive, warm, coarse = solve_naive_and_warm(built, intervals, coarse_intervals, print_level=print_level)
+        except SolveInterrupted as interrupt:
+            interrupt.context = f"a {name} solve" + (f"; finished before it: {', '.join(finished)}" if finished else "")
+            raise
     finished += [_status(f"{name} {kind}", solution)
                  for kind, solution in (("naive", naive), ("warm", warm), ("coarse", coarse))]
     checks = "re-simulation, KKT condition number (a dense SVD)" if kkt else "re-simulation"
