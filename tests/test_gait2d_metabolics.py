@@ -2,7 +2,6 @@
 the example (trajopt/examples/gait2d/moco/moco_walk2d_metabolics_info.json, OpenSim 4.6)."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,8 +10,8 @@ from trajopt.examples.gait2d.metabolics import MOCO_RECORD, main
 from trajopt.examples.gait2d.model import MODEL_FILE
 from trajopt.examples.gait2d.prediction import REFERENCE_COORDINATES
 
-MOCO_SOLUTION = (Path(__file__).resolve().parent.parent / "results" / "benchmarks"
-                 / "gait2d_metabolics_moco_solution.sto")
+# Moco's solution of the example, from the run MOCO_RECORD holds (trajopt/examples/gait2d/README.md).
+MOCO_SOLUTION = MOCO_RECORD.with_name("moco_walk2d_metabolics_solution.sto")
 
 
 def _moco() -> dict:
