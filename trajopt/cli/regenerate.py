@@ -2,10 +2,11 @@
 
 The one way the repository's results are rewritten: every problem and benchmark runs in its own process with an
 explicit ``--out`` under ``--results`` (default ``./results``, so run it from the repository root). No other
-command writes there: their default is ``./trajopt_results/<name>``. ``--list`` prints the commands,
-``--only`` runs those whose label contains one of the given words. The comparisons with OpenSim and Moco in the
-committed summaries need the opensim extra (``pip install -e '.[opensim]'``); without it the run refuses unless
-``--without-opensim`` is given.
+command writes there: their default is ``./trajopt_results/<name>``. Each run first rewrites the folder's index
+(``commands.md``: which command writes which folder or report) from the command list. ``--list`` prints the
+commands, ``--only`` runs those whose label contains one of the given words. The comparisons with OpenSim and Moco
+in the committed summaries need the opensim extra (``pip install -e '.[opensim]'``); without it the run refuses
+unless ``--without-opensim`` is given.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ SCRATCH = ".regenerate-scratch"
 RENAMED = {"bench walk3d from tracking": "walk3d_from_tracking.json", "bench walk3d idle": "walk3d_50_idle.json",
            "bench walk3d two threads": "walk3d_50_threads2.json", "bench walk3d 100 intervals": "walk3d_100.json",
            "bench walk3d predsim": "walk3d_predsim_50.json"}
+
+# The index of results/ (which command writes which folder or report), rewritten by every run.
+INDEX = "commands.md"
 
 # (label, trajopt arguments with {results} for the results folder); in order (the gait2d prediction's summary
 # reads the mirrored-excitations record, so that variant runs first; the arm26 motion runs write inside the main
@@ -129,6 +133,22 @@ def outputs(results: Path) -> dict[str, Path]:
     return left
 
 
+def index(results: Path) -> str:
+    """Markdown table of what each command leaves in ``results`` (linked relative to it) and its command line, in
+    the order they run: the index of the folder, written from COMMANDS so that it follows them."""
+    left = outputs(results)
+    rows = []
+    for label, argv in commands(Path("results")):
+        place = left[label].relative_to(results).as_posix() + ("" if left[label].suffix == ".json" else "/")
+        rows.append(f"| [{place}]({place}) | `trajopt {' '.join(argv)}` |")
+    return "\n".join([
+        "# What writes each folder", "",
+        "Written by `trajopt regenerate-results` from its command list, in the order it runs them (what of their "
+        f"output is committed: [README.md](README.md)). The walk3d benchmark variants run into `benchmarks/{SCRATCH}/`"
+        " and their report is renamed.", "",
+        "| writes | command |", "|---|---|", *rows, ""])
+
+
 def _rename_report(results: Path, label: str) -> None:
     """A walk3d variant's report from the scratch folder to its committed name; the scratch folder removed."""
     scratch = results / "benchmarks" / SCRATCH
@@ -159,6 +179,7 @@ def main(argv=None) -> int:
     if not (opensim_available() or args.without_opensim):
         raise TrajoptInputError("opensim is not installed: the committed summaries hold OpenSim and Moco comparisons "
                                 "(pip install -e '.[opensim]', or --without-opensim to lose them)")
+    (args.results / INDEX).write_text(index(args.results))
     failed = []
     for k, (label, command) in enumerate(chosen, 1):
         print(f"[{k}/{len(chosen)}] {label}: trajopt {' '.join(command)}", flush=True)

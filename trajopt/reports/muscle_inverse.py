@@ -134,8 +134,9 @@ def write_report(folder, solution, title: str, reference=None, reference_name: s
         lines[2:2] = ["**Caveats**", ""] + [f"- {c}" for c in caveats] + [""]
     if sections is not None:
         lines += list(sections(folder))
-    lines += ["## Files", "", "`solution.sto` (Moco's labels), `activations.sto`, `excitations.sto`, `actuators.sto` "
-              "(actuator forces), `forces.sto` (tendon and actuator forces), `joint_reactions.sto` (each also .csv)"
+    lines += ["## Files the command writes", "",
+              "`solution.sto` (Moco's labels), `activations.sto`, `excitations.sto`, `actuators.sto` "
+              "(actuator forces), `forces.sto` (tendon and actuator forces), `joint_reactions.sto`"
               + ("; `figures/activations.png`." if figures else "."), ""]
     (folder / "summary.md").write_text("\n".join(lines))
     return folder

@@ -8,7 +8,7 @@ The model is processed as Moco's examples do (muscles as DeGrooteFregly2016 with
 ``--active-force-width-scale`` as the ModOps of the same names). Paths: ``--paths`` a trajopt polynomial paths
 ``.json`` or an OpenSim FunctionBasedPathSet ``.xml``; without it, the model's geometric paths (wrapped over
 cylinders, spheres, ellipsoids and tori as OpenSim). Writes to DIR: the solution (``solution.sto``, ``activations.sto``,
-``excitations.sto``, ``actuators.sto``, ``forces.sto``, ``joint_reactions.sto``, each also as .csv), figures,
+``excitations.sto``, ``actuators.sto``, ``forces.sto``, ``joint_reactions.sto``), figures,
 and ``summary.md``.
 """
 

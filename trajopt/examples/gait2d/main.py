@@ -364,7 +364,7 @@ def run(intervals: int, speed: float, tracking: bool, folder: Path, print_level:
                   "|---|---|---|",
                   *[f"| {name} | {check['generalized_force_max_abs_difference'][name]:.3g} | "
                     f"{check['acceleration_max_abs_difference'][name]:.3g} |" for name in model.coordinate_names], ""]
-    lines += ["## Files", *[f"- `{p.name}`" for p in written], ""]
+    lines += ["## Files the command writes", *[f"- `{p.name}`" for p in written], ""]
     (folder / f"{stem}_summary.md" if stem != "prediction" else folder / "summary.md").write_text("\n".join(lines))
     (folder / f"{stem}.json").write_text(json.dumps(record, indent=1))
     print("\n".join(lines))

@@ -198,7 +198,8 @@ def run(folder: Path, intervals: int = INTERVALS, print_level: int = 0, toleranc
         (f" --tolerance {tolerance:g}" if tolerance != TOLERANCE else "") + \
         (f" --hessian {hessian.value}" if hessian is not HESSIAN else "")
     lines = summary_lines(record, moco_record(), command)
-    lines += ["## Files", "- `metabolics_half_stride.sto` (states, controls and accelerations, OpenSim labels)",
+    lines += ["## Files the command writes",
+              "- `metabolics_half_stride.sto` (states, controls and accelerations, OpenSim labels)",
               "- `metabolics.json`", ""]
     (folder / "summary.md").write_text("\n".join(lines))
     (folder / "metabolics.json").write_text(json.dumps(record, indent=1) + "\n")

@@ -180,8 +180,9 @@ def _markdown(report: dict) -> str:
               f"{report['explicit_dynamics']['quaternion']['status']}, "
               f"{report['explicit_dynamics']['quaternion']['iterations']} "
               f"iterations, objective {report['explicit_dynamics']['quaternion']['objective']:.4g}",
-              "", "Files: `*/solution.sto`, `*/solution.png`, `comparison.png`, `torque_identity.png`,",
-              "`arm.gif` (with --animate), `summary.json` (all numbers, also for the warm and coarse solves)."]
+              "", "Files the command writes: `*/solution.sto`, `*/solution.png`, `comparison.png`,",
+              "`torque_identity.png`, `arm.gif` (with --animate), `summary.json` (all numbers, also for the warm and "
+              "coarse solves)."]
     return "\n".join(lines) + "\n"
 
 

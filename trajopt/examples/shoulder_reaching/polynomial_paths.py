@@ -11,7 +11,8 @@ paths then drive the reaching problem (``QuaternionBallPaths``; Hermite-Simpson 
 run); its torques are checked against the geometric paths' spatial moment arms at the solution. The Euler
 paths drive the same reach with the YZY shoulder (``euler_polynomial_arm``; moment arms -∂l/∂θ about the angles),
 compared with the quaternion-path run and with the geometric-path YZY reach through the gimbal-lock start (θ2 = 0).
-Writes ``results/shoulder_reaching_polynomial/`` (summary.md, solution.sto, solution_euler_yzy.sto) or ``--out``.
+Writes ``./trajopt_results/shoulder-reaching-polynomial/`` (summary.md, solution.sto, solution_euler_yzy.sto, the
+fitted paths_*.json) or ``--out``.
 """
 
 from __future__ import annotations
@@ -349,7 +350,7 @@ def euler_section(euler: dict, naive, warm, quaternion: dict, reused: bool) -> l
         "- the geometric-path YZY problem started from the Euler-path solution uses the warm-start IPOPT settings "
         "(`WARM_START_OPTIONS`, reaching.py)",
         "- the geometric-path runs of both shoulders (KKT, re-simulation): results/shoulder_reaching/summary.md; "
-        "the Euler-path solution: solution_euler_yzy.sto", ""]
+        "the Euler-path solution: solution_euler_yzy.sto (written by the command)", ""]
     return lines
 
 

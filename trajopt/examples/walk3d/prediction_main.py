@@ -438,7 +438,7 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
                    if recipe.model.weld_forearms else ""))
              + "the gait is predicted, not tracked: it is not the measured one (tables above). "
              + ("" if solution.success else "The solve did not converge: the files hold its last iterate."), "",
-             "Files: " + ", ".join(p.name for p in sorted(folder.iterdir()) if p.is_file())]
+             "Files the command writes: " + ", ".join(p.name for p in sorted(folder.iterdir()) if p.is_file())]
     (folder / "summary.md").write_text("\n".join(lines) + "\n")
     return record
 
