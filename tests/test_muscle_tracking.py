@@ -218,3 +218,25 @@ def test_command_refuses_contacts_on_bodies_the_model_lacks(tmp_path, capsys):
     assert "\n" not in error and "contacts.xml" in error and "hoof_r" in error
 
 
+
+
+def test_command_with_quintic_splines_tracks_a_quadratic_through_sparse_frames(tmp_path):
+    """`--reference quintic-splines`: seven uneven frames of a quadratic are tracked to solver precision (the natural
+    quintic splines through them are the quadratic); straight lines between the frames (the default) cut the
+    parabola's corners by about c·h²/8 between frames h apart."""
+    rng = np.random.default_rng(13)
+    a, b, c = rng.uniform(-0.1, 0.1), rng.uniform(0.1, 0.3), rng.uniform(-0.4, -0.2)
+    time = np.concatenate([[0.0], np.sort(rng.uniform(0.05, 0.95, 5)), [1.0]])
+    write_sto(tmp_path / "x.sto", Table(time, ("x",), (a + b * time + c * time ** 2)[:, None]))
+    errors = {}
+    for reference in ("quintic-splines", "linear"):
+        out = tmp_path / reference
+        assert cli(["muscle-track", str(SLIDING_MASS), str(tmp_path / "x.sto"), "--reference", reference,
+                    "--mesh-interval", "0.05", "--tolerance", "1e-10", "--out",
+                    str(out)]) == 0
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["status"] == "Solve_Succeeded" and summary["reference"] == reference.replace("-", " ")
+        errors[reference] = summary["coordinate_rms"]["x"]
+    widest_cut = abs(c) * np.diff(time).max() ** 2 / 8  # the chord's largest distance from the parabola
+    assert errors["quintic-splines"] < 3e-7
+    assert 0.3 * widest_cut < errors["linear"] < widest_cut

@@ -31,7 +31,7 @@ from trajopt.cli.options import (add_cutoff, add_max_iterations, add_mesh_interv
 from trajopt.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.muscle_tracking import MuscleDrivenTracking
-from trajopt.gait.tracking import TrackingWeights
+from trajopt.gait.tracking import ReferenceInterpolation, TrackingWeights
 from trajopt.io.motion_units import CheckedMotion, read_checked_motion, rotational_ranges
 from trajopt.io.motion_processor import MotionProcessor
 from trajopt.io.tables import write_sto
@@ -92,10 +92,18 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--elastic-tendons", action="store_true",
                         help="compliant tendons (implicit normalized tendon force, the model's tendon strain; "
                              "default rigid)")
+    parser.add_argument("--reference", choices=tuple(REFERENCES), default="linear",
+                        help="how the tracked coordinates and speeds are read between the motion's frames: linear "
+                             "(straight lines between the filtered frames, the default) or quintic-splines (as "
+                             "MocoTrack: natural quintic splines through the frames, speeds their derivatives, "
+                             "the motion filtered as Moco's TabOpLowPassFilter when --cutoff is given)")
     add_tolerance(parser, 1e-4)
     add_max_iterations(parser, 1000)
     add_out(parser, "muscle-track")
     return parser
+
+
+REFERENCES = {"linear": ReferenceInterpolation.LINEAR, "quintic-splines": ReferenceInterpolation.QUINTIC_SPLINES}
 
 
 def load_tracking(args) -> MuscleDrivenTracking:
@@ -133,7 +141,8 @@ def load_checked_tracking(args) -> tuple[MuscleDrivenTracking, CheckedMotion]:
                                  weights=weights, mesh_interval=check_mesh_interval(args.mesh_interval),
                                  passive=passive, residuals=None if args.residual_weight is None else Residuals(
                                      100.0, 10.0, args.residual_weight, ResidualCoordinates.GROUND),
-                                 tendons=ElasticTendons() if args.elastic_tendons else RigidTendons())
+                                 tendons=ElasticTendons() if args.elastic_tendons else RigidTendons(),
+                                 reference_interpolation=REFERENCES[args.reference])
     return study, checked
 
 
@@ -154,6 +163,7 @@ def summary_of(result, model, coordinates, grf, weights: dict, wall_time: float,
             "mesh_intervals": result.solution.discrete.transcription.intervals,
             "status": result.status, "success": result.success, "objective": result.objective,
             "iterations": result.iterations, "body_weight_N": study.body_weight, "weights": weights,
+            "reference": study.reference_interpolation.value,
             "coordinate_rms": result.coordinate_errors(), "ground_reaction_rms_N": result.ground_reaction_errors(),
             "wall_time_s": wall_time, "path_domain": domain.to_json(), "path_domain_sentence": domain.sentence(),
             **({} if motion is None else {"angles": motion.unit.describe(), "warnings": list(motion.caveats)})}
@@ -174,6 +184,8 @@ def write_outputs(folder: Path, result, summary: dict) -> None:
              (f"- status: **{summary['status']}**; objective {summary['objective']:.6g}; {summary['iterations']} "
               f"iterations; wall time of the whole run {summary['wall_time_s']:.1f} s"),
              f"- weights: {', '.join(f'{k} {v:g}' for k, v in summary['weights'].items() if v is not None)}",
+             f"- reference between the motion's frames: {summary['reference']}"
+             + (" (MocoTrack's)" if summary["reference"] == ReferenceInterpolation.QUINTIC_SPLINES.value else ""),
              *([f"- coordinates: {summary['angles']}"] if "angles" in summary else []),
              f"- muscle paths: {summary['path_domain_sentence']}",
              *[f"- warning: {warning}" for warning in summary.get("warnings", ())], "",
