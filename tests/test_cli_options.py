@@ -18,6 +18,7 @@ from conftest import ROOT
 from trajopt.cli import BENCHMARK_GROUP, COMMANDS, PROBLEM_GROUP, main, registered
 from trajopt.cli.regenerate import RENAMED, SCRATCH, commands, outputs
 from trajopt.io import read_table
+from trajopt.ocp import SolverRoute
 from trajopt.ocp.transcriptions import MOCO_MESH_INTERVAL
 
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
@@ -78,6 +79,7 @@ def test_every_option_spelling_means_one_thing():
 
 
 def test_shared_options_have_one_default():
+    solver_helps = {}
     for command, parser in PARSERS.items():
         options = _options(parser)
         # walk3d-tracking (and its benchmark, which defaults to the command's) is coarser: minutes, not hours
@@ -88,9 +90,17 @@ def test_shared_options_have_one_default():
             assert options["--tol"].dest == "tolerance", command
         if "--compiled" in options or "--uncompiled" in options:  # a pair, one destination
             assert options["--compiled"].dest == options["--uncompiled"].dest == "compiled", command
+        if "--solver" in options:  # every solver route offered, the command's default one of them, one help text
+            solver = options["--solver"]
+            assert solver.choices == [route.value for route in SolverRoute], command
+            assert solver.default in solver.choices, command
+            solver_helps[command] = solver.help.replace(f"(default {solver.default})", "")
         for flag in ("--no-figures", "--no-progress"):
             if flag in options:
                 assert options[flag].default is False, command
+    assert {"trajopt run gait2d-prediction", "trajopt run walk3d-prediction", "trajopt bench walk3d"} <= \
+        set(solver_helps)
+    assert len(set(solver_helps.values())) == 1, solver_helps
 
 
 def test_out_is_a_folder_named_after_the_command():

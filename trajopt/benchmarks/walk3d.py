@@ -20,7 +20,7 @@ import platform
 import time
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_intervals, add_max_iterations, add_report_out, report_file
+from trajopt.cli.options import add_intervals, add_max_iterations, add_report_out, add_solver_route, report_file
 from trajopt.examples.walk3d.prediction import MOCO_RECIPE, PREDSIM_RECIPE
 from trajopt.examples.walk3d.prediction_main import solve
 from trajopt.ocp import SolverRoute
@@ -65,9 +65,7 @@ def main(argv=None) -> int:
                         help="start each case from a tracking solve's solution instead of coordinates.sto")
     parser.add_argument("--recipe", choices=("predsim", "moco-example"), default="predsim",
                         help="the problem: PredSim's recipe (default) or Moco's example3DWalking")
-    parser.add_argument("--solver", choices=[route.value for route in SolverRoute], default=SolverRoute.IPOPT.value,
-                        help="ipopt (default): IPOPT on each mesh from the guess; mesh-continuation: IPOPT on half the "
-                             "mesh first, then on the mesh from its solution (both solves timed)")
+    add_solver_route(parser, SolverRoute.IPOPT)  # with mesh continuation both solves are timed
     add_report_out(parser)
     args = parser.parse_args(argv)
     args.out = report_file(args.out, "walk3d")  # the report file inside the --out folder

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from trajopt.errors import TrajoptInputError
 from trajopt.io.output import DEFAULT_PARENT, create_folder, default_output, folder_name
+from trajopt.ocp import SolverRoute
 from trajopt.ocp.transcriptions import MOCO_MESH_INTERVAL
 
 def add_hidden_alias(parser, spelling: str, dest: str, **kwargs) -> None:
@@ -87,6 +88,15 @@ def add_intervals(parser, default, sweep: bool = False) -> None:
     shown = " ".join(str(n) for n in default) if sweep else default
     parser.add_argument("--intervals", type=int, default=default, metavar="N", nargs="+" if sweep else None,
                         help=f"mesh intervals{' (one run each)' if sweep else ''} (default {shown})")
+
+
+def add_solver_route(parser, default: SolverRoute) -> None:
+    """``--solver ROUTE``: how a prediction is solved (``trajopt.ocp.SolverRoute``; ``SolverRoute(args.solver)``
+    reads it); ``default`` is the command's."""
+    parser.add_argument("--solver", choices=[route.value for route in SolverRoute], default=default.value,
+                        help="how the prediction is solved: ipopt, IPOPT on the mesh from the guess; "
+                             "mesh-continuation, IPOPT on half the mesh first, then on the mesh from that solution "
+                             f"(default {default.value})")
 
 
 def add_window(parser) -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_compiled, add_out, add_print_level, add_tolerance
+from trajopt.cli.options import add_compiled, add_out, add_print_level, add_solver_route, add_tolerance
 from trajopt.contact import contact_record_values
 from trajopt.examples.gait2d.simulate import resimulate
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
@@ -385,10 +385,7 @@ def main(argv=None) -> int:
     add_print_level(parser, 5)
     add_compiled(parser, default=False)  # the prediction's: C code kept in the disk cache, same iterates
     parser.add_argument("--animate", action="store_true", help="also write the stick-figure GIF")
-    parser.add_argument("--solver", choices=[route.value for route in SolverRoute], default=DEFAULT_ROUTE.value,
-                        help="prediction: 'ipopt' (IPOPT on the full mesh from the guess) or 'mesh-continuation' "
-                             "(IPOPT on half the mesh, then on the full mesh from that solution); default "
-                             f"{DEFAULT_ROUTE.value}")
+    add_solver_route(parser, DEFAULT_ROUTE)  # the prediction's
     args = parser.parse_args(argv)
     intervals = args.intervals if args.intervals is not None else (24 if args.tracking else 50)
     if intervals < 2 or not 0.0 < args.speed < 3.0:

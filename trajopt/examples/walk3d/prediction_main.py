@@ -23,7 +23,8 @@ import numpy as np
 
 from trajopt.analysis.figures import pyplot, save_figure, write_animation
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_compiled, add_intervals, add_max_iterations, add_out, add_print_level, add_tolerance
+from trajopt.cli.options import (add_compiled, add_intervals, add_max_iterations, add_out, add_print_level,
+                                 add_solver_route, add_tolerance)
 from trajopt.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.expansion import full_cycle, table_mirror
@@ -467,9 +468,7 @@ def main(argv=None) -> int:
     parser.add_argument("--speed", type=float, default=None,
                         help="average walking speed in m/s (default: the subject's, about 1.26); the walking "
                              "criteria still compare with the subject's cycle at its own speed")
-    parser.add_argument("--solver", choices=[route.value for route in SolverRoute], default=SolverRoute.IPOPT.value,
-                        help="ipopt (default): IPOPT on the mesh from the guess; mesh-continuation: IPOPT on half the "
-                             "mesh first, then on the mesh from its solution")
+    add_solver_route(parser, SolverRoute.IPOPT)
     args = parser.parse_args(argv)
     if args.intervals < 2:
         raise TrajoptInputError(f"walk3d-prediction: --intervals must be >= 2, got {args.intervals}")
