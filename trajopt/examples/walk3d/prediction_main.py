@@ -331,10 +331,10 @@ def recipe_rows(recipe: Recipe) -> list[str]:
 
 
 def weights_sentence(weights: PredSimWeights) -> str:
-    """PredSim's default weights, or which of them the recipe changes."""
-    changed = [f"{field.name.replace('_', ' ')} {getattr(weights, field.name):g} (PredSim {field.default:g})"
-               for field in dataclasses.fields(PredSimWeights)
-               if getattr(weights, field.name) != getattr(PREDSIM_WEIGHTS, field.name)]
+    """PredSim's weights (``PREDSIM_WEIGHTS``), or which of them the recipe changes."""
+    names = [field.name for field in dataclasses.fields(PREDSIM_WEIGHTS)]
+    changed = [f"{name.replace('_', ' ')} {getattr(weights, name):g} (PredSim {getattr(PREDSIM_WEIGHTS, name):g})"
+               for name in names if getattr(weights, name) != getattr(PREDSIM_WEIGHTS, name)]
     return "with PredSim's weights" if not changed else "PredSim's weights except " + ", ".join(changed)
 
 
