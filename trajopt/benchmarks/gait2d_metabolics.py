@@ -33,7 +33,7 @@ from trajopt.io.output import write_report
 from trajopt.io.tables import write_sto
 from trajopt.table import Table
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_report_out, report_file
+from trajopt.cli.options import add_intervals, add_report_out, report_file
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = "2D gait tracking with metabolic cost (Moco example2DWalkingMetabolics): trajopt vs Moco, same run"
@@ -129,7 +129,7 @@ def markdown(report: dict) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench gait2d-metabolics", description=description(__doc__))
-    parser.add_argument("--intervals", type=int, default=50, help="mesh intervals (default 50 as the example)")
+    add_intervals(parser, 50)  # the example's
     parser.add_argument("--recorded-moco", action="store_true",
                         help="use Moco's recorded run even when opensim is installed (its solve takes long)")
     parser.add_argument("--moco-timeout", type=float, default=3 * 3600.0,
