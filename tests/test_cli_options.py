@@ -78,8 +78,12 @@ def test_every_option_spelling_means_one_thing():
     assert different == {}
 
 
+# Options several commands share through one helper: one help text (apart from the command's default).
+ONE_HELP = ("--solver", "--elastic-tendons", "--recipe", "--from-tracking")
+
+
 def test_shared_options_have_one_default():
-    solver_helps = {}
+    helps = defaultdict(dict)
     for command, parser in PARSERS.items():
         options = _options(parser)
         # walk3d-tracking (and its benchmark, which defaults to the command's) is coarser: minutes, not hours
@@ -90,17 +94,21 @@ def test_shared_options_have_one_default():
             assert options["--tol"].dest == "tolerance", command
         if "--compiled" in options or "--uncompiled" in options:  # a pair, one destination
             assert options["--compiled"].dest == options["--uncompiled"].dest == "compiled", command
-        if "--solver" in options:  # every solver route offered, the command's default one of them, one help text
+        if "--solver" in options:  # every solver route offered, the command's default one of them
             solver = options["--solver"]
             assert solver.choices == [route.value for route in SolverRoute], command
             assert solver.default in solver.choices, command
-            solver_helps[command] = solver.help.replace(f"(default {solver.default})", "")
+        for spelling in ONE_HELP:
+            if spelling in options:
+                action = options[spelling]
+                helps[spelling][command] = action.help.replace(f"(default {action.default})", "")
         for flag in ("--no-figures", "--no-progress"):
             if flag in options:
                 assert options[flag].default is False, command
     assert {"trajopt run gait2d-prediction", "trajopt run walk3d-prediction", "trajopt bench walk3d"} <= \
-        set(solver_helps)
-    assert len(set(solver_helps.values())) == 1, solver_helps
+        set(helps["--solver"])
+    for spelling, texts in helps.items():  # one help text, the command's default aside
+        assert len(set(texts.values())) == 1, (spelling, texts)
 
 
 def test_out_is_a_folder_named_after_the_command():

@@ -99,6 +99,13 @@ def add_solver_route(parser, default: SolverRoute) -> None:
                              f"(default {default.value})")
 
 
+def add_elastic_tendons(parser) -> None:
+    """``--elastic-tendons``: compliant tendons (``ElasticTendons``) instead of rigid ones."""
+    parser.add_argument("--elastic-tendons", action="store_true",
+                        help="compliant tendons: normalized tendon-force states in De Groote 2016's implicit form, "
+                             "the model's tendon strain (default: rigid tendons)")
+
+
 def add_window(parser) -> None:
     """``--window T0 T1``: the time window of the motion the study covers."""
     parser.add_argument("--window", type=float, nargs=2, metavar=("T0", "T1"),

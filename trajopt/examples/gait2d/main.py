@@ -26,7 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_compiled, add_out, add_print_level, add_solver_route, add_tolerance
+from trajopt.cli.options import (add_compiled, add_elastic_tendons, add_out, add_print_level, add_solver_route,
+                                 add_tolerance)
 from trajopt.contact import contact_record_values
 from trajopt.examples.gait2d.simulate import resimulate
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
@@ -378,8 +379,7 @@ def main(argv=None) -> int:
     parser.add_argument("--tracking", action="store_true", help="solve the tracking variant instead")
     parser.add_argument("--mirror-excitations", action="store_true",
                         help="also map the excitations left<->right at the end (prediction; Moco leaves them free)")
-    parser.add_argument("--elastic-tendons", action="store_true",
-                        help="prediction with compliant tendons (tendon-force states, De Groote 2016 implicit form)")
+    add_elastic_tendons(parser)  # the prediction's
     add_out(parser, "gait2d-prediction")  # a variant replaces only its own files
     add_tolerance(parser, MOCO_TOLERANCE)  # the prediction's, also its constraint tolerance (Moco's)
     add_print_level(parser, 5)
