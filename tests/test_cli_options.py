@@ -79,7 +79,7 @@ def test_every_option_spelling_means_one_thing():
 
 
 # Options several commands share through one helper: one help text (apart from the command's default).
-ONE_HELP = ("--solver", "--elastic-tendons", "--recipe", "--from-tracking")
+ONE_HELP = ("--solver", "--elastic-tendons", "--recipe", "--from-tracking", "--no-moco")
 
 
 def test_shared_options_have_one_default():

@@ -106,6 +106,12 @@ def add_elastic_tendons(parser) -> None:
                              "the model's tendon strain (default: rigid tendons)")
 
 
+def add_no_moco(parser) -> None:
+    """``--no-moco``: a benchmark compares with Moco's recorded run instead of running Moco."""
+    parser.add_argument("--no-moco", action="store_true",
+                        help="use Moco's recorded run instead of running Moco (which runs when opensim is installed)")
+
+
 def add_window(parser) -> None:
     """``--window T0 T1``: the time window of the motion the study covers."""
     parser.add_argument("--window", type=float, nargs=2, metavar=("T0", "T1"),
