@@ -20,6 +20,7 @@ from trajopt.cli.regenerate import RENAMED, SCRATCH, commands, outputs
 from trajopt.io import read_table
 from trajopt.ocp import SolverRoute
 from trajopt.ocp.transcriptions import MOCO_MESH_INTERVAL
+from trajopt.paths.wrapping.smooth import SmoothWrapping
 
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 ARM26_PATHS = ROOT / "trajopt" / "examples" / "arm26" / "paths.json"
@@ -79,7 +80,7 @@ def test_every_option_spelling_means_one_thing():
 
 
 # Options several commands share through one helper: one help text (apart from the command's default).
-ONE_HELP = ("--solver", "--elastic-tendons", "--recipe", "--from-tracking", "--no-moco")
+ONE_HELP = ("--solver", "--elastic-tendons", "--recipe", "--from-tracking", "--no-moco", "--smoothing-band")
 
 
 def test_shared_options_have_one_default():
@@ -98,6 +99,8 @@ def test_shared_options_have_one_default():
             solver = options["--solver"]
             assert solver.choices == [route.value for route in SolverRoute], command
             assert solver.default in solver.choices, command
+        if "--smoothing-band" in options:
+            assert options["--smoothing-band"].default == SmoothWrapping().band, command
         for spelling in ONE_HELP:
             if spelling in options:
                 action = options[spelling]

@@ -112,10 +112,20 @@ def add_no_moco(parser) -> None:
                         help="use Moco's recorded run instead of running Moco (which runs when opensim is installed)")
 
 
-def add_window(parser) -> None:
-    """``--window T0 T1``: the time window of the motion the study covers."""
-    parser.add_argument("--window", type=float, nargs=2, metavar=("T0", "T1"),
-                        help="time window in s (default: the motion's whole span)")
+def add_smoothing_band(parser, default: float) -> None:
+    """``--smoothing-band``: the band of geometric paths' smooth wrapping (``SmoothWrapping.band``; ``default``
+    ``SmoothWrapping().band``, given by the caller so that this module stays off the paths package)."""
+    parser.add_argument("--smoothing-band", type=float, default=default, metavar="M",
+                        help=f"geometric paths' smooth wrapping band in m (default {default:g}): a wrap blends in over "
+                             "its first band of extra length, each wrapped segment within 0.273 band of the "
+                             "closed-form wrap")
+
+
+def add_window(parser, default: tuple[float, float] | None = None) -> None:
+    """``--window T0 T1``: the time window of the motion the study covers (``default`` None: all of it)."""
+    shown = "the motion's whole span" if default is None else f"{default[0]:g} {default[1]:g}"
+    parser.add_argument("--window", type=float, nargs=2, metavar=("T0", "T1"), default=default,
+                        help=f"time window in s (default: {shown})")
 
 
 def check_window(window) -> tuple[float, float] | None:
