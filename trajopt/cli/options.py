@@ -158,6 +158,11 @@ def add_compiled(parser, default: bool) -> None:
     parser.set_defaults(compiled=default)
 
 
+def add_animate(parser, gif: str) -> None:
+    """``--animate``: also write the command's animation, ``gif`` (its file name, or which files)."""
+    parser.add_argument("--animate", action="store_true", help=f"also write an animation of the solution: {gif}")
+
+
 def add_no_figures(parser) -> None:
     """``--no-figures``: tables and summary only."""
     parser.add_argument("--no-figures", action="store_true", help="write the tables and summary only, no figures")

@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import (add_compiled, add_elastic_tendons, add_out, add_print_level, add_solver_route,
-                                 add_tolerance)
+from trajopt.cli.options import (add_animate, add_compiled, add_elastic_tendons, add_out, add_print_level,
+                                 add_solver_route, add_tolerance)
 from trajopt.contact import contact_record_values
 from trajopt.examples.gait2d.simulate import resimulate
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
@@ -384,7 +384,7 @@ def main(argv=None) -> int:
     add_tolerance(parser, MOCO_TOLERANCE)  # the prediction's, also its constraint tolerance (Moco's)
     add_print_level(parser, 5)
     add_compiled(parser, default=False)  # the prediction's: C code kept in the disk cache, same iterates
-    parser.add_argument("--animate", action="store_true", help="also write the stick-figure GIF")
+    add_animate(parser, "<variant>_stick_figure.gif (prediction_stick_figure.gif by default)")
     add_solver_route(parser, DEFAULT_ROUTE)  # the prediction's
     args = parser.parse_args(argv)
     intervals = args.intervals if args.intervals is not None else (24 if args.tracking else 50)

@@ -23,7 +23,7 @@ import numpy as np
 
 from trajopt.analysis.figures import pyplot, save_figure, write_animation
 from trajopt.cli.helptext import description
-from trajopt.cli.options import (add_compiled, add_intervals, add_max_iterations, add_out, add_print_level,
+from trajopt.cli.options import (add_animate, add_compiled, add_intervals, add_max_iterations, add_out, add_print_level,
                                  add_solver_route, add_tolerance)
 from trajopt.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
@@ -479,7 +479,7 @@ def main(argv=None) -> int:
     add_from_tracking(parser)
     add_recipe(parser)
     add_compiled(parser, default=False)  # C code kept in the disk cache; same iterates
-    parser.add_argument("--animate", action="store_true", help="also write stick_figure.gif")
+    add_animate(parser, "stick_figure.gif")
     parser.add_argument("--speed", type=float, default=None,
                         help="average walking speed in m/s (default: the subject's, about 1.26); the walking "
                              "criteria still compare with the subject's cycle at its own speed")
