@@ -18,7 +18,9 @@ from conftest import ROOT
 from trajopt.cli import BENCHMARK_GROUP, COMMANDS, PROBLEM_GROUP, main, registered
 from trajopt.cli.regenerate import RENAMED, SCRATCH, commands, outputs
 from trajopt.io import read_table
+from trajopt.ocp import SolverRoute
 from trajopt.ocp.transcriptions import MOCO_MESH_INTERVAL
+from trajopt.paths.wrapping.smooth import SmoothWrapping
 
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 ARM26_PATHS = ROOT / "trajopt" / "examples" / "arm26" / "paths.json"
@@ -77,7 +79,12 @@ def test_every_option_spelling_means_one_thing():
     assert different == {}
 
 
+# Options several commands share through one helper: one help text (apart from the command's default).
+ONE_HELP = ("--solver", "--elastic-tendons", "--recipe", "--from-tracking", "--no-moco", "--smoothing-band")
+
+
 def test_shared_options_have_one_default():
+    helps = defaultdict(dict)
     for command, parser in PARSERS.items():
         options = _options(parser)
         # walk3d-tracking (and its benchmark, which defaults to the command's) is coarser: minutes, not hours
@@ -88,9 +95,23 @@ def test_shared_options_have_one_default():
             assert options["--tol"].dest == "tolerance", command
         if "--compiled" in options or "--uncompiled" in options:  # a pair, one destination
             assert options["--compiled"].dest == options["--uncompiled"].dest == "compiled", command
+        if "--solver" in options:  # every solver route offered, the command's default one of them
+            solver = options["--solver"]
+            assert solver.choices == [route.value for route in SolverRoute], command
+            assert solver.default in solver.choices, command
+        if "--smoothing-band" in options:
+            assert options["--smoothing-band"].default == SmoothWrapping().band, command
+        for spelling in ONE_HELP:
+            if spelling in options:
+                action = options[spelling]
+                helps[spelling][command] = action.help.replace(f"(default {action.default})", "")
         for flag in ("--no-figures", "--no-progress"):
             if flag in options:
                 assert options[flag].default is False, command
+    assert {"trajopt run gait2d-prediction", "trajopt run walk3d-prediction", "trajopt bench walk3d"} <= \
+        set(helps["--solver"])
+    for spelling, texts in helps.items():  # one help text, the command's default aside
+        assert len(set(texts.values())) == 1, (spelling, texts)
 
 
 def test_out_is_a_folder_named_after_the_command():

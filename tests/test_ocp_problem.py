@@ -4,7 +4,7 @@ import casadi as ca
 import numpy as np
 import pytest
 
-from ocp_problems import double_integrator
+from ocp_problems import double_integrator, pendulum_swing_up
 from trajopt.errors import TrajoptInputError
 from trajopt.ocp import (Effort, Endpoint, FinalTime, Free, HermiteSimpson, Integral, Ipopt, Problem, Radau,
                          SplineTracking, Tracking, Trapezoidal)
@@ -112,6 +112,23 @@ def test_implicit_form_with_algebraic_acceleration_matches_explicit(transcriptio
     solution = ocp.solve(transcription, SOLVER)
     assert abs(solution.objective - expected) < 1e-8
     assert np.max(np.abs(solution.value(2.0 * acceleration - force))) < 1e-9
+
+
+def test_the_default_transcription_is_mocos():
+    """Without a transcription, MocoCasADiSolver's default: Hermite-Simpson on 100 mesh intervals (a point every
+    T/200 with the midpoints), each midpoint control the mean of its mesh neighbours; the swing-up's controls are
+    not linear in time, so free midpoint controls would differ from that mean. The double integrator's optimum is
+    the analytic 12."""
+    ocp, q, w, tau = pendulum_swing_up()
+    solution = ocp.solve(solver=SOLVER)
+    assert solution.success
+    np.testing.assert_allclose(solution.time, np.linspace(0.0, 1.0, 201), rtol=0, atol=1e-12)
+    torque = solution.value(tau)
+    np.testing.assert_allclose(torque[1::2], 0.5 * (torque[:-1:2] + torque[2::2]), rtol=0, atol=1e-9)
+    assert np.ptp(np.diff(torque[::2], 2)) > 1e-3  # not a straight line
+    assert solution.value(q)[-1] == pytest.approx(np.pi, abs=1e-9)
+    ocp, *_ = double_integrator()
+    assert ocp.solve(solver=SOLVER).objective == pytest.approx(12.0, abs=1e-7)
 
 
 def test_goal_objects_integral_endpoint_and_per_distance():

@@ -21,10 +21,10 @@ from conftest import ROOT
 from trajopt.examples.arm26_static_optimization.main import (ELBOW_MOTION, IK_MOTION, REFERENCE, build_problem,
                                                              load_model)
 from trajopt.paths.domain import PathDomainError
-from trajopt.analysis.frame_optimization import Frames
+from trajopt.analysis.frame_optimization import FrameGuess, Frames
 from trajopt.analysis.static_optimization import StaticOptimization, StaticOptimizationWarning
 from trajopt.ocp import Residuals
-from trajopt.errors import MotionFileError
+from trajopt.errors import MotionFileError, TrajoptInputError
 from trajopt.io import Table, read_motion, read_table
 
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
@@ -89,6 +89,37 @@ def test_batched_and_sequential_solves_agree(model, elbow_flv):
     sequential = build_problem(ELBOW_MOTION, model=model).solve(Frames(batched=False))
     np.testing.assert_allclose(sequential.activations, elbow_flv.activations, atol=1e-7)
     np.testing.assert_allclose(sequential.residual_forces, elbow_flv.residual_forces, atol=1e-7)
+
+
+def _objective(result):
+    """Σ a² + Σ e², the objective with the default exponent and unit reserve weights."""
+    return float(np.sum(result.activations ** 2) + np.sum(result.residual_controls ** 2))
+
+
+def test_a_solve_started_from_its_own_solution_stays_there(model, elbow_flv):
+    """IPOPT started at the optimum (the guess) converges in a few iterations to the same optimum."""
+    restarted = build_problem(ELBOW_MOTION, model=model).solve(guess=elbow_flv)
+    assert restarted.success and elbow_flv.iterations >= 10
+    assert restarted.iterations <= 5
+    assert _objective(restarted) == pytest.approx(_objective(elbow_flv), rel=1e-9)
+    np.testing.assert_allclose(restarted.activations, elbow_flv.activations, atol=1e-6)
+
+
+def test_a_guess_of_another_problem_still_reaches_this_optimum(model, elbow_flv):
+    """The guess is only where IPOPT starts: the activations of the problem without force-length-velocity, every
+    frame's reserves 0, lead to the optimum of the problem with it."""
+    rng = np.random.default_rng(3)
+    other = build_problem(ELBOW_MOTION, force_length_velocity=False, model=model).solve()
+    started = build_problem(ELBOW_MOTION, model=model).solve(
+        guess=FrameGuess(other.activations + rng.uniform(0.0, 0.05, other.activations.shape)))
+    assert started.success
+    assert _objective(started) == pytest.approx(_objective(elbow_flv), rel=1e-9)
+    np.testing.assert_allclose(started.activations, elbow_flv.activations, atol=1e-6)
+
+
+def test_a_guess_of_the_wrong_shape_is_refused_in_one_line(model, elbow_flv):
+    with pytest.raises(TrajoptInputError, match=r"^static optimization guess: activations have shape \(100, 6\)"):
+        build_problem(ELBOW_MOTION, model=model).solve(guess=FrameGuess(elbow_flv.activations[1:]))
 
 
 def test_write_produces_opensim_style_tables(elbow_flv, tmp_path):

@@ -9,7 +9,7 @@ optimization), ``trajopt.io`` (motion and table files).
 """
 
 from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
-from trajopt.analysis.frame_optimization import Frames
+from trajopt.analysis.frame_optimization import FrameGuess, Frames
 from trajopt.analysis.static_optimization import StaticOptimization, StaticOptimizationResult
 from trajopt.errors import ModelFileError, MotionFileError, TrajoptInputError
 from trajopt.io import MotionProcessor, Table, read_motion, read_table, write_csv, write_sto
@@ -67,7 +67,7 @@ __all__ = [
     "MotionFileError", "MuscleParameters", "OsimModel", "PolynomialPath", "PolynomialPaths", "Problem", "Radau",
     "ResidualPenalty", "RigidTendonMuscle", "Solution", "Table", "Tracking", "Trapezoidal", "TrajoptInputError",
     "MusculoskeletalModel", "Residuals", "StaticOptimization", "StaticOptimizationResult", "motion_inverse_dynamics",
-    "ExplicitDynamics", "ImplicitDynamics", "MuscleDrivenProblem", "StateBounds", "Frames", "Hessian",
+    "ExplicitDynamics", "ImplicitDynamics", "MuscleDrivenProblem", "StateBounds", "FrameGuess", "Frames", "Hessian",
     "MotionProcessor", "ReactionAxes", "BodyAxes", "ResidualCoordinates",
     "ElasticTendons", "RigidTendons",
     "muscle_driven_problem", "load_osim", "read_motion", "read_table", "write_csv",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import casadi as ca
 import numpy as np
@@ -109,6 +109,11 @@ MAX_FRAMES_PER_SOLVE = 101
 # static-optimization measures it on arm26).
 DEFAULT_SOLVER = Ipopt(tol=1e-10)
 
+# Added to the default settings when the caller gives a starting point: it is taken to be near the optimum, so a
+# small barrier parameter and a small push off the bounds keep IPOPT there instead of re-centring it first.
+WARM_START_OPTIONS = {"mu_init": 1e-8, "bound_push": 1e-10, "bound_frac": 1e-10}
+WARM_SOLVER = replace(DEFAULT_SOLVER, options={**DEFAULT_SOLVER.options, **WARM_START_OPTIONS})
+
 
 @dataclass(frozen=True)
 class Frames:
@@ -118,6 +123,31 @@ class Frames:
 
     batched: bool = True
 COMPILED_SOLVER = Ipopt(tol=1e-10, compiled=True)
+
+
+@dataclass(frozen=True)
+class FrameGuess:
+    """IPOPT's starting point for every frame: activations (frames, muscles) and residual controls (frames,
+    coordinates; None: zero). A ``StaticOptimizationResult`` has both, so a previous result is a guess as it is."""
+
+    activations: np.ndarray
+    residual_controls: np.ndarray | None = None
+
+    def start(self, frames: int, muscles: int, coordinates: int) -> tuple[np.ndarray, np.ndarray]:
+        """(activations, residual controls) as float arrays of the problem's shape, or one line naming the
+        mismatch."""
+        activations = np.asarray(self.activations, dtype=float)
+        controls = np.zeros((frames, coordinates)) if self.residual_controls is None else \
+            np.asarray(self.residual_controls, dtype=float)
+        for name, values, shape in (("activations", activations, (frames, muscles)),
+                                    ("residual controls", controls, (frames, coordinates))):
+            if values.shape != shape:
+                raise TrajoptInputError(f"static optimization guess: {name} have shape {values.shape}, the problem "
+                                        f"{shape} (frames, {'muscles' if name == 'activations' else 'reserves'})")
+            if not np.all(np.isfinite(values)):
+                frame = int(np.argwhere(~np.isfinite(values))[0][0])
+                raise TrajoptInputError(f"static optimization guess: {name} are not finite at frame {frame}")
+        return activations, controls
 
 
 def _settings_key(solver: Ipopt) -> tuple:
@@ -179,9 +209,12 @@ def optimize_frames(
     exponent: float = 2.0,
     batched: bool = True,
     solver: Ipopt = DEFAULT_SOLVER,
+    guess: FrameGuess | None = None,
 ) -> FrameSolution:
     """Solve static optimization for every frame; see the module docstring for the problem. ``solver``: the
-    IPOPT settings (``trajopt.ocp.Ipopt``: tolerance, iterations, print level, linear solver, options)."""
+    IPOPT settings (``trajopt.ocp.Ipopt``: tolerance, iterations, print level, linear solver, options).
+    ``guess``: IPOPT's starting point per frame (default: activations 0.1 and no reserves for the first solve, then
+    each solve starts from the previous solve's last frame)."""
     n, m, j = np.shape(loads.moment_arms)
     lower, upper = (np.broadcast_to(np.asarray(b, float), (m,)) for b in activation_bounds)
     if np.any(lower > upper):
@@ -195,7 +228,8 @@ def optimize_frames(
 
     activations = np.zeros((n, m))
     controls = np.zeros((n, j))
-    statuses, iterations, guess = [], 0, np.concatenate([np.clip(np.full(m, 0.1), lower, upper), np.zeros(j)])
+    statuses, iterations, previous = [], 0, np.concatenate([np.clip(np.full(m, 0.1), lower, upper), np.zeros(j)])
+    start_points = None if guess is None else guess.start(n, m, j)
     start = time.perf_counter()
     for first in range(0, n, frames_per_solve):
         k = min(frames_per_solve, n - first)
@@ -208,7 +242,10 @@ def optimize_frames(
             loads.force_per_activation[rows].T.ravel(order="F"),
             loads.generalized_forces[rows].T.ravel(order="F"),
         ])
-        x0 = np.concatenate([np.tile(guess[:m], k), np.tile(guess[m:], k)])
+        if start_points is None:
+            x0 = np.concatenate([np.tile(previous[:m], k), np.tile(previous[m:], k)])
+        else:  # frame by frame, as the unknowns are laid out
+            x0 = np.concatenate([start_points[0][rows].ravel(), start_points[1][rows].ravel()])
         with solver.threads_set():
             try:
                 result, stats = call_solver(
@@ -225,7 +262,7 @@ def optimize_frames(
         x = np.asarray(result["x"]).ravel()
         activations[rows] = x[: m * k].reshape(k, m)
         controls[rows] = x[m * k:].reshape(k, j)
-        guess = np.concatenate([activations[first + k - 1], controls[first + k - 1]])
+        previous = np.concatenate([activations[first + k - 1], controls[first + k - 1]])
     wall = time.perf_counter() - start
 
     forces = loads.force_at_zero_activation + loads.force_per_activation * activations

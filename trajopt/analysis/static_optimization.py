@@ -45,7 +45,8 @@ import numpy as np
 
 from trajopt.analysis.external_loads_file import external_loads_from
 from trajopt.analysis.figures import plot_joint_reactions, plot_series
-from trajopt.analysis.frame_optimization import DEFAULT_SOLVER, FrameLoads, Frames, optimize_frames
+from trajopt.analysis.frame_optimization import (DEFAULT_SOLVER, WARM_SOLVER, FrameGuess, FrameLoads, Frames,
+                                                 optimize_frames)
 from trajopt.analysis.inverse_dynamics import InverseDynamicsResult, processed_kinematics, solve_inverse_dynamics
 from trajopt.analysis.joint_reactions import muscle_joint_reactions
 from trajopt.errors import TrajoptInputError
@@ -244,11 +245,18 @@ class StaticOptimization:
         """The coordinates the balance is written about: the independent ones when the model has couplers."""
         return self.model.speed_names if self.constraints is None else self.constraints.independent_speeds
 
-    def solve(self, transcription: Frames | None = None, solver: Ipopt | None = None) -> StaticOptimizationResult:
+    def solve(self, transcription: Frames | None = None, solver: Ipopt | None = None,
+              guess: StaticOptimizationResult | FrameGuess | None = None) -> StaticOptimizationResult:
         """Solve every frame: ``transcription`` says how frames share solves (default ``Frames()``: in batches),
-        ``solver`` the IPOPT settings (default ``frame_optimization.DEFAULT_SOLVER``, tolerance 1e-10). The
-        studies' solve: ``solve(transcription, solver)``, the problem is this object."""
+        ``solver`` the IPOPT settings (default ``frame_optimization.DEFAULT_SOLVER``, tolerance 1e-10), ``guess``
+        IPOPT's starting point at every frame: a previous result on the same frames, or a ``FrameGuess`` of
+        activations (frames, muscles) and reserve controls (frames, coordinates). With a guess and no ``solver`` the
+        default settings get ``frame_optimization.WARM_START_OPTIONS``, so a start near the optimum stays near it.
+        The studies' solve: ``solve(transcription, solver, guess)``, the problem is this object."""
         transcription = Frames() if transcription is None else transcription
+        start = None if guess is None else FrameGuess(guess.activations, guess.residual_controls)
+        if solver is None:
+            solver = DEFAULT_SOLVER if start is None else WARM_SOLVER
         loads = self.frame_loads()
         nv = len(self.speed_names)
         solution = optimize_frames(
@@ -256,7 +264,7 @@ class StaticOptimization:
             residual_optimal_forces=np.full(nv, self.residuals.optimal_force),
             residual_weights=np.full(nv, self.residuals.weight),
             exponent=self.activation_exponent, batched=transcription.batched,
-            solver=DEFAULT_SOLVER if solver is None else solver,
+            solver=solver, guess=start,
         )
         frames = self._report_weak_frames(solution.residual_forces, solution.activations, loads.moment_arms)
         return StaticOptimizationResult(

@@ -7,7 +7,7 @@ example), solved twice: with the limited-memory Hessian as Moco (the reported ob
 (shown beside it: at 1e-4 it stops before the optimum), each timed end to end (model loading, build, transcription,
 NLP construction, IPOPT). Moco: the example as its source builds it (``trajopt_opensim/moco_walk2d_metabolics.py``:
 MocoCasADiSolver defaults, explicit dynamics, limited-memory Hessian), in an OpenSim child process in the same run
-when opensim is installed, its solve call timed; otherwise, or with ``--recorded-moco``, the run recorded in
+when opensim is installed, its solve call timed; otherwise, or with ``--no-moco``, the run recorded in
 ``trajopt/examples/gait2d/moco/moco_walk2d_metabolics_info.json`` (marked "recorded").
 
 Writes ./trajopt_results/benchmarks/gait2d_metabolics.json (or --out) and a Markdown table beside it: both
@@ -33,7 +33,7 @@ from trajopt.io.output import write_report
 from trajopt.io.tables import write_sto
 from trajopt.table import Table
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_report_out, report_file
+from trajopt.cli.options import add_hidden_alias, add_intervals, add_no_moco, add_report_out, report_file
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = "2D gait tracking with metabolic cost (Moco example2DWalkingMetabolics): trajopt vs Moco, same run"
@@ -129,9 +129,9 @@ def markdown(report: dict) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench gait2d-metabolics", description=description(__doc__))
-    parser.add_argument("--intervals", type=int, default=50, help="mesh intervals (default 50 as the example)")
-    parser.add_argument("--recorded-moco", action="store_true",
-                        help="use Moco's recorded run even when opensim is installed (its solve takes long)")
+    add_intervals(parser, 50)  # the example's
+    add_no_moco(parser)  # Moco's solve takes long
+    add_hidden_alias(parser, "--recorded-moco", "no_moco", action="store_true")
     parser.add_argument("--moco-timeout", type=float, default=3 * 3600.0,
                         help="seconds before Moco's child process is stopped (default 3 h)")
     add_report_out(parser)
@@ -151,7 +151,7 @@ def main(argv=None) -> int:
     else:
         recorded = None
     live = None
-    if opensim_available() and not args.recorded_moco:
+    if opensim_available() and not args.no_moco:
         live = {**run_moco(args.intervals, args.moco_timeout), "source": "measured in this run (OpenSim child process)"}
     moco = live if live is not None and live["objective"] is not None else recorded
     if moco is None and live is None:

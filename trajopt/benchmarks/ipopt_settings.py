@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_report_out, report_file
+from trajopt.cli.options import add_intervals, add_report_out, report_file
 from trajopt.examples.gait2d.main import PREDICTION_OBJECTIVE_SCALING, solver_settings
 from trajopt.examples.gait2d.model import GaitModel
 from trajopt.examples.gait2d.prediction import build_problem
@@ -156,7 +156,7 @@ def markdown(rows: list[dict], tight: dict, intervals, speeds) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench ipopt-settings", description=description(__doc__))
-    parser.add_argument("--intervals", type=int, nargs="+", default=[25, 50, 100], help="meshes for Moco's problem")
+    add_intervals(parser, [25, 50, 100], sweep=True)  # meshes of Moco's problem
     parser.add_argument("--speeds", type=float, nargs="*", default=list(SPEEDS),
                         help="speeds of the robustness sweep, m/s (default 0.8 ... 2.0)")
     parser.add_argument("--settings", nargs="+", choices=list(SETTINGS), default=list(SETTINGS),

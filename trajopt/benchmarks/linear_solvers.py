@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_report_out, report_file
+from trajopt.cli.options import add_intervals, add_report_out, report_file
 from trajopt.examples.gait2d import main as gait2d_main
 from trajopt.examples.gait2d import prediction as gait2d_prediction
 from trajopt.examples.gait2d.main import PREDICTION_OBJECTIVE_SCALING
@@ -191,8 +191,7 @@ def markdown(report: dict) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench linear-solvers", description=description(__doc__))
-    parser.add_argument("--intervals", type=int, nargs="+", default=[25, 50, 100, 200],
-                        help="2D gait meshes for the scaling table (default 25 50 100 200)")
+    add_intervals(parser, [25, 50, 100, 200], sweep=True)  # 2D gait meshes of the scaling table
     parser.add_argument("--scaling-iterations", type=int, default=3,
                         help="IPOPT iterations per scaling run (default 3)")
     parser.add_argument("--solvers", nargs="+", default=None, metavar="SOLVER",

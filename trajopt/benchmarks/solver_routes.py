@@ -45,7 +45,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_report_out, report_file
+from trajopt.cli.options import add_intervals, add_report_out, report_file
 from trajopt.examples.gait2d.main import PREDICTION_OBJECTIVE_SCALING, SolverRoute, prediction_solver, solver_settings
 from trajopt.examples.gait2d.model import GaitModel
 from trajopt.examples.gait2d.prediction import build_problem
@@ -315,7 +315,7 @@ def markdown(placed: list[dict], tight: list[dict], verdict: dict, stagewise: li
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench solver-routes", description=description(__doc__))
-    parser.add_argument("--intervals", type=int, nargs="+", default=[25, 50], help="gait2d meshes (default 25 50)")
+    add_intervals(parser, [25, 50], sweep=True)  # gait2d meshes
     parser.add_argument("--routes", nargs="+", choices=list(ROUTES), default=list(ROUTES), metavar="ROUTE",
                         help="routes to measure (default all: " + "; ".join(ROUTES) + "); today's settings always")
     parser.add_argument("--stagewise-intervals", type=int, nargs="*", default=[100, 400],

@@ -20,9 +20,8 @@ import platform
 import time
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_intervals, add_max_iterations, add_report_out, report_file
-from trajopt.examples.walk3d.prediction import MOCO_RECIPE, PREDSIM_RECIPE
-from trajopt.examples.walk3d.prediction_main import solve
+from trajopt.cli.options import add_intervals, add_max_iterations, add_report_out, add_solver_route, report_file
+from trajopt.examples.walk3d.prediction_main import RECIPES, add_from_tracking, add_recipe, solve
 from trajopt.ocp import SolverRoute
 
 # One line for `trajopt --help`, read from this file without importing it.
@@ -39,7 +38,7 @@ def measure(intervals: int, max_iterations: int, quaternion_pelvis: bool = True,
     wall, cpu = time.perf_counter(), time.process_time()
     _, solution, _ = solve(intervals, print_level=0, max_iterations=max_iterations,
                            quaternion_pelvis=quaternion_pelvis, from_tracking=from_tracking, threads=threads,
-                           recipe=PREDSIM_RECIPE if recipe == "predsim" else MOCO_RECIPE, route=route)
+                           recipe=RECIPES[recipe], route=route)
     total = time.perf_counter() - wall
     return {"intervals": intervals, "recipe": recipe, "solver": route.value,
             "pelvis": "quaternion" if quaternion_pelvis else "euler",
@@ -61,13 +60,9 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, default=1,
                         help="BLAS threads of the linear algebra (default 1; results differ in round-off, and so "
                              "may the iterates of this non-convex problem)")
-    parser.add_argument("--from-tracking", action="store_true",
-                        help="start each case from a tracking solve's solution instead of coordinates.sto")
-    parser.add_argument("--recipe", choices=("predsim", "moco-example"), default="predsim",
-                        help="the problem: PredSim's recipe (default) or Moco's example3DWalking")
-    parser.add_argument("--solver", choices=[route.value for route in SolverRoute], default=SolverRoute.IPOPT.value,
-                        help="ipopt (default): IPOPT on each mesh from the guess; mesh-continuation: IPOPT on half the "
-                             "mesh first, then on the mesh from its solution (both solves timed)")
+    add_from_tracking(parser)  # each case
+    add_recipe(parser)
+    add_solver_route(parser, SolverRoute.IPOPT)  # with mesh continuation both solves are timed
     add_report_out(parser)
     args = parser.parse_args(argv)
     args.out = report_file(args.out, "walk3d")  # the report file inside the --out folder

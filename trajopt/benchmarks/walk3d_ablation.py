@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_max_iterations, add_report_out, out_folder
+from trajopt.cli.options import add_intervals, add_max_iterations, add_report_out, out_folder
 from trajopt.examples.walk3d import prediction as walk3d
 from trajopt.examples.walk3d.gait_report import walking_criteria
 from trajopt.examples.walk3d.prediction_main import body_weight, full_cycle_tables, metabolic_cost_of_transport, solve
@@ -125,7 +125,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench walk3d-ablation", description=description(__doc__))
     parser.add_argument("--variants", nargs="+", choices=tuple(variants), default=tuple(variants),
                         help="variants to solve (default all, in order)")
-    parser.add_argument("--intervals", type=int, default=25, help="mesh intervals of the half cycle (default 25)")
+    add_intervals(parser, 25)  # of the half cycle
     add_max_iterations(parser, 3000)
     add_report_out(parser)
     args = parser.parse_args(argv)

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_report_out, report_file
+from trajopt.cli.options import add_no_moco, add_report_out, report_file
 from trajopt.io.output import write_report
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
 
@@ -73,7 +73,7 @@ def _moco(tolerance: float) -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench walk3d-inverse", description=description(__doc__))
-    parser.add_argument("--no-moco", action="store_true", help="do not run Moco (use its recorded run)")
+    add_no_moco(parser)
     parser.add_argument("--moco-tight", action="store_true", help="also run Moco at tolerance 1e-5 (~1-2 min)")
     add_report_out(parser)
     args = parser.parse_args(argv)

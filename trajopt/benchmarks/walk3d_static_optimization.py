@@ -40,7 +40,7 @@ import numpy as np
 from trajopt.analysis.external_loads_file import read_external_loads
 from trajopt.analysis.static_optimization import StaticOptimization
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_report_out, check_window, report_file
+from trajopt.cli.options import add_report_out, add_window, check_window, report_file
 from trajopt.io import MotionProcessor, write_sto
 from trajopt.io.output import write_report
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
@@ -102,8 +102,7 @@ def _opensim_rigid_body(inverse_dynamics):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench walk3d-static-optimization",
                                      description=description(__doc__))
-    parser.add_argument("--window", type=float, nargs=2, default=WINDOW, metavar=("T0", "T1"),
-                        help=f"time window in s (default {WINDOW[0]:g} {WINDOW[1]:g}: 101 frames)")
+    add_window(parser, WINDOW)  # 101 frames of the stance
     parser.add_argument("--physiology", action="store_true", help="force-length-velocity on both sides")
     parser.add_argument("--convergence", type=float, default=1e-4,
                         help="OpenSim's convergence criterion (default 1e-4, OpenSim's own)")

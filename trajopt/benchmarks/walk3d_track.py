@@ -27,7 +27,8 @@ import warnings
 from pathlib import Path
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_max_iterations, add_report_out, add_tolerance, report_file
+from trajopt.cli.options import (add_max_iterations, add_mesh_interval, add_report_out, add_tolerance,
+                                 check_mesh_interval, report_file)
 from trajopt.examples.walk3d.muscle_tracking import MESH_INTERVAL, guess_for, solver_for, tracking_study
 from trajopt.io.output import write_report
 
@@ -168,8 +169,7 @@ def markdown(report: dict) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench walk3d-track", description=description(__doc__))
-    parser.add_argument("--mesh-interval", type=float, default=None,
-                        help="mesh interval in s (default: walk3d-tracking's)")
+    add_mesh_interval(parser, MESH_INTERVAL)  # walk3d-tracking's
     parser.add_argument("--guess", choices=("inverse", "coordinates"), default="inverse",
                         help="the first guess: the tracked coordinates with the activations of a muscle inverse of the "
                              "measured motion (default), or with activations 0.05 (MocoTrack's)")
@@ -182,11 +182,12 @@ def main(argv=None) -> int:
     if args.child:
         print(RESULT_PREFIX + json.dumps(_solve(json.loads(args.child))), flush=True)
         return 0
-    spec = {"mesh_interval": MESH_INTERVAL if args.mesh_interval is None else args.mesh_interval,
+    spec = {"mesh_interval": check_mesh_interval(args.mesh_interval),
             "guess": args.guess, "tolerance": args.tolerance, "max_iterations": args.max_iterations}
     command = "trajopt bench walk3d-track" + "".join(
         f" --{key.replace('_', '-')} {value}" for key, value in (
-            ("mesh_interval", args.mesh_interval), ("guess", None if args.guess == "inverse" else args.guess),
+            ("mesh_interval", None if args.mesh_interval == MESH_INTERVAL else args.mesh_interval),
+            ("guess", None if args.guess == "inverse" else args.guess),
             ("tolerance", None if args.tolerance == 1e-4 else args.tolerance),
             ("max_iterations", None if args.max_iterations == 1000 else args.max_iterations)) if value is not None)
     report = {"benchmark": "walk3d-track", "command": command, "spec": spec,

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from trajopt.errors import TrajoptInputError
 from trajopt.io.output import DEFAULT_PARENT, create_folder, default_output, folder_name
+from trajopt.ocp import SolverRoute
 from trajopt.ocp.transcriptions import MOCO_MESH_INTERVAL
 
 def add_hidden_alias(parser, spelling: str, dest: str, **kwargs) -> None:
@@ -89,10 +90,42 @@ def add_intervals(parser, default, sweep: bool = False) -> None:
                         help=f"mesh intervals{' (one run each)' if sweep else ''} (default {shown})")
 
 
-def add_window(parser) -> None:
-    """``--window T0 T1``: the time window of the motion the study covers."""
-    parser.add_argument("--window", type=float, nargs=2, metavar=("T0", "T1"),
-                        help="time window in s (default: the motion's whole span)")
+def add_solver_route(parser, default: SolverRoute) -> None:
+    """``--solver ROUTE``: how a prediction is solved (``trajopt.ocp.SolverRoute``; ``SolverRoute(args.solver)``
+    reads it); ``default`` is the command's."""
+    parser.add_argument("--solver", choices=[route.value for route in SolverRoute], default=default.value,
+                        help="how the prediction is solved: ipopt, IPOPT on the mesh from the guess; "
+                             "mesh-continuation, IPOPT on half the mesh first, then on the mesh from that solution "
+                             f"(default {default.value})")
+
+
+def add_elastic_tendons(parser) -> None:
+    """``--elastic-tendons``: compliant tendons (``ElasticTendons``) instead of rigid ones."""
+    parser.add_argument("--elastic-tendons", action="store_true",
+                        help="compliant tendons: normalized tendon-force states in De Groote 2016's implicit form, "
+                             "the model's tendon strain (default: rigid tendons)")
+
+
+def add_no_moco(parser) -> None:
+    """``--no-moco``: a benchmark compares with Moco's recorded run instead of running Moco."""
+    parser.add_argument("--no-moco", action="store_true",
+                        help="use Moco's recorded run instead of running Moco (which runs when opensim is installed)")
+
+
+def add_smoothing_band(parser, default: float) -> None:
+    """``--smoothing-band``: the band of geometric paths' smooth wrapping (``SmoothWrapping.band``; ``default``
+    ``SmoothWrapping().band``, given by the caller so that this module stays off the paths package)."""
+    parser.add_argument("--smoothing-band", type=float, default=default, metavar="M",
+                        help=f"geometric paths' smooth wrapping band in m (default {default:g}): a wrap blends in over "
+                             "its first band of extra length, each wrapped segment within 0.273 band of the "
+                             "closed-form wrap")
+
+
+def add_window(parser, default: tuple[float, float] | None = None) -> None:
+    """``--window T0 T1``: the time window of the motion the study covers (``default`` None: all of it)."""
+    shown = "the motion's whole span" if default is None else f"{default[0]:g} {default[1]:g}"
+    parser.add_argument("--window", type=float, nargs=2, metavar=("T0", "T1"), default=default,
+                        help=f"time window in s (default: {shown})")
 
 
 def check_window(window) -> tuple[float, float] | None:
@@ -123,6 +156,11 @@ def add_compiled(parser, default: bool) -> None:
     pair.add_argument("--uncompiled", dest="compiled", action="store_false",
                       help="evaluate the NLP in CasADi's virtual machine" + ("" if default else " (default)"))
     parser.set_defaults(compiled=default)
+
+
+def add_animate(parser, gif: str) -> None:
+    """``--animate``: also write the command's animation, ``gif`` (its file name, or which files)."""
+    parser.add_argument("--animate", action="store_true", help=f"also write an animation of the solution: {gif}")
 
 
 def add_no_figures(parser) -> None:

@@ -14,6 +14,7 @@ import numpy as np
 
 from trajopt.errors import TrajoptInputError
 from trajopt.ocp.goals import Goal
+from trajopt.ocp.transcriptions import MOCO_DEFAULT_TRANSCRIPTION
 from trajopt.ocp.variables import Variable, make_variable, stack, time_bounds
 
 
@@ -285,14 +286,18 @@ class Problem:
                                tuple(self._algebraics), tuple(self._parameters), self._initial_time,
                                self._duration, symbols, mesh_path, tuple(self._mesh_path))
 
-    def solve(self, transcription, solver=None, guess=None):
+    def solve(self, transcription=None, solver=None, guess=None):
         """Transcribe with `transcription`, solve with `solver` (default Ipopt()), return a Solution.
 
-        `guess`: a previous Solution (interpolated onto the new grid) or a `Guess` table.
+        `transcription`: default MocoCasADiSolver's, Hermite-Simpson on 100 mesh intervals with the midpoint
+        controls interpolated (`transcriptions.MOCO_DEFAULT_TRANSCRIPTION`); the studies' own defaults follow
+        their mesh interval instead. `guess`: a previous Solution (interpolated onto the new grid) or a `Guess`
+        table.
         """
         from trajopt.ocp.nlp import transcribe  # here: trajopt.ocp.nlp imports this module
         from trajopt.ocp.solver import Ipopt  # here: trajopt.ocp.solver imports this module (via nlp)
 
+        transcription = MOCO_DEFAULT_TRANSCRIPTION if transcription is None else transcription
         solver = solver if solver is not None else Ipopt()
         discrete = transcribe(self.compile(), transcription, scale_from_bounds=solver.scale_from_bounds)
         return solver.solve(discrete, guess=guess)

@@ -190,6 +190,11 @@ class HermiteSimpson(Transcription):
                     algebraic_extension=np.eye(m))
 
 
+# MocoCasADiSolver's defaults (MocoDirectCollocationSolver's properties): 100 mesh intervals, Hermite-Simpson,
+# midpoint controls interpolated. ``Problem.solve``'s transcription when none is given.
+MOCO_DEFAULT_TRANSCRIPTION = HermiteSimpson(intervals=100, interpolate_control_midpoints=True)
+
+
 @dataclass(frozen=True)
 class Radau(Transcription):
     """Legendre-Gauss-Radau collocation of `degree` points per interval (degree 1 = backward Euler).

@@ -22,8 +22,8 @@ from trajopt.analysis.inverse_tendons import ElasticTendons, RigidTendons
 from trajopt.analysis.muscle_inverse import mesh_intervals
 from trajopt.analysis.muscle_inverse_files import emg_goal, load_checked_inverse
 from trajopt.analysis.reaction_goal import JointReactionGoal
-from trajopt.cli.options import (add_max_iterations, add_mesh_interval, add_no_figures, add_out, add_tolerance,
-                                 add_window, check_mesh_interval, check_window, out_folder)
+from trajopt.cli.options import (add_elastic_tendons, add_max_iterations, add_mesh_interval, add_no_figures, add_out,
+                                 add_tolerance, add_window, check_mesh_interval, check_window, out_folder)
 from trajopt.errors import TrajoptInputError
 from trajopt.io import read_motion, read_table
 from trajopt.ocp import HermiteSimpson, Ipopt
@@ -63,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--ignore-passive-fiber-force", action="store_true", help="muscles without passive fiber force")
     parser.add_argument("--active-force-width-scale", type=float, default=1.0,
                         help="scale of the active force-length curve's width (Moco's example: 1.5)")
-    parser.add_argument("--elastic-tendons", action="store_true", help="compliant tendons (default: rigid)")
+    add_elastic_tendons(parser)
     parser.add_argument("--joint-reaction", nargs=2, action="append", default=[], metavar=("JOINT", "WEIGHT"),
                         help="also minimize the force (x, y in the parent frame) this joint applies to its parent "
                              "body, as Moco's MocoJointReactionGoal with measures force-x, force-y; needs geometric "

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.cli.options import (add_cutoff, add_max_iterations, add_mesh_interval, add_out, add_tolerance,
-                                 add_window, check_mesh_interval, check_window, out_folder)
+from trajopt.cli.options import (add_cutoff, add_elastic_tendons, add_max_iterations, add_mesh_interval, add_out,
+                                 add_tolerance, add_window, check_mesh_interval, check_window, out_folder)
 from trajopt.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.muscle_tracking import MuscleDrivenTracking
@@ -89,9 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--ignore-passive-fiber-force", action="store_true", help="muscles without passive fiber force")
     parser.add_argument("--active-force-width-scale", type=float, default=1.0,
                         help="scale of the active force-length curve's width (Moco's example: 1.5)")
-    parser.add_argument("--elastic-tendons", action="store_true",
-                        help="compliant tendons (implicit normalized tendon force, the model's tendon strain; "
-                             "default rigid)")
+    add_elastic_tendons(parser)
     parser.add_argument("--reference", choices=tuple(REFERENCES), default="linear",
                         help="how the tracked coordinates and speeds are read between the motion's frames: linear "
                              "(straight lines between the filtered frames, the default) or quintic-splines (as "

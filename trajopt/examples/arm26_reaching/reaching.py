@@ -28,7 +28,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_intervals, add_out, add_print_level
+from trajopt.cli.options import add_animate, add_intervals, add_out, add_print_level, add_smoothing_band
 from trajopt.examples.arm26_reaching import outputs
 from trajopt.multibody import point_position
 from trajopt.paths.domain_report import print_path_domain_warning
@@ -252,17 +252,14 @@ def main(argv=None) -> int:
     add_out(parser, "arm26-reaching")  # a run replaces the subfolders it writes and adds its problems to summary.json
     parser.add_argument("--skip-comparisons", action="store_true",
                         help="only the reaching problem (not Moco's problem nor bioptim's static_arm)")
-    parser.add_argument("--animate", action="store_true", help="also write each problem's arm.gif")
+    add_animate(parser, "each problem's arm.gif")
     parser.add_argument("--no-animation", dest="animate", action="store_false", help=argparse.SUPPRESS)
     parser.add_argument("--paths", choices=("polynomial", "geometric"), default="polynomial",
                         help="muscle paths: the polynomial surrogates of trajopt/examples/arm26/paths.json "
                              "(default), or "
                              "arm26's geometric paths in smooth mode (reaching and Moco's problem; bioptim's "
                              "static_arm has its own model and is not run)")
-    parser.add_argument("--smoothing-band", type=float, default=SmoothWrapping().band,
-                        help="with --paths geometric: smooth mode's band (m; default %(default)s): a wrap blends in "
-                             "over its first band of extra length, each wrapped segment within 0.273 band of the "
-                             "closed-form wrap")
+    add_smoothing_band(parser, SmoothWrapping().band)  # with --paths geometric
     add_print_level(parser, 0)
     args = parser.parse_args(argv)
     try:

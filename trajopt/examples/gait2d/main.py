@@ -26,7 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_compiled, add_out, add_print_level, add_tolerance
+from trajopt.cli.options import (add_animate, add_compiled, add_elastic_tendons, add_out, add_print_level,
+                                 add_solver_route, add_tolerance)
 from trajopt.contact import contact_record_values
 from trajopt.examples.gait2d.simulate import resimulate
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
@@ -378,17 +379,13 @@ def main(argv=None) -> int:
     parser.add_argument("--tracking", action="store_true", help="solve the tracking variant instead")
     parser.add_argument("--mirror-excitations", action="store_true",
                         help="also map the excitations left<->right at the end (prediction; Moco leaves them free)")
-    parser.add_argument("--elastic-tendons", action="store_true",
-                        help="prediction with compliant tendons (tendon-force states, De Groote 2016 implicit form)")
+    add_elastic_tendons(parser)  # the prediction's
     add_out(parser, "gait2d-prediction")  # a variant replaces only its own files
     add_tolerance(parser, MOCO_TOLERANCE)  # the prediction's, also its constraint tolerance (Moco's)
     add_print_level(parser, 5)
     add_compiled(parser, default=False)  # the prediction's: C code kept in the disk cache, same iterates
-    parser.add_argument("--animate", action="store_true", help="also write the stick-figure GIF")
-    parser.add_argument("--solver", choices=[route.value for route in SolverRoute], default=DEFAULT_ROUTE.value,
-                        help="prediction: 'ipopt' (IPOPT on the full mesh from the guess) or 'mesh-continuation' "
-                             "(IPOPT on half the mesh, then on the full mesh from that solution); default "
-                             f"{DEFAULT_ROUTE.value}")
+    add_animate(parser, "<variant>_stick_figure.gif (prediction_stick_figure.gif by default)")
+    add_solver_route(parser, DEFAULT_ROUTE)  # the prediction's
     args = parser.parse_args(argv)
     intervals = args.intervals if args.intervals is not None else (24 if args.tracking else 50)
     if intervals < 2 or not 0.0 < args.speed < 3.0:

@@ -50,7 +50,7 @@ from trajopt.io.output import fresh_output
 from trajopt.io.tables import write_sto
 from trajopt.ocp import Hessian, HermiteSimpson, Integral, Ipopt
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_out, add_print_level, add_tolerance
+from trajopt.cli.options import add_intervals, add_out, add_print_level, add_tolerance
 
 from trajopt.examples.gait2d.model import HERE, GaitModel
 from trajopt.examples.gait2d.prediction import tracking_study
@@ -209,7 +209,7 @@ def run(folder: Path, intervals: int = INTERVALS, print_level: int = 0, toleranc
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run gait2d-metabolics", description=description(__doc__))
-    parser.add_argument("--intervals", type=int, default=INTERVALS, help="mesh intervals (default 50 as Moco)")
+    add_intervals(parser, INTERVALS)  # Moco's
     add_tolerance(parser, TOLERANCE)  # the example's; also IPOPT's constraint tolerance
     parser.add_argument("--hessian", choices=[h.value for h in Hessian], default=HESSIAN.value,
                         help=f"IPOPT's Hessian (default {HESSIAN.value}, Moco's)")

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_intervals, add_out, add_print_level
+from trajopt.cli.options import add_animate, add_intervals, add_out, add_print_level
 from trajopt.examples.shoulder_reaching.reaching import (DURATION, RESIDUAL_WEIGHT, ReachingProblem, build_problem,
                                                          naive_guess, solve_naive_and_warm, solver, start_configuration)
 from trajopt.io.output import fresh_output
@@ -193,7 +193,7 @@ def main(argv=None) -> int:
                         help="intervals of the coarse solve that warm-starts the second solve (default 20)")
     add_out(parser, "shoulder-reaching")
     parser.add_argument("--no-kkt", action="store_true", help="skip the KKT condition numbers (dense SVD)")
-    parser.add_argument("--animate", action="store_true", help="also write arm.gif")
+    add_animate(parser, "arm.gif")
     parser.add_argument("--no-animation", dest="animate", action="store_false", help=argparse.SUPPRESS)
     add_print_level(parser, 5)
     args = parser.parse_args(argv)

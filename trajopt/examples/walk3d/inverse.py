@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_mesh_interval, add_out
+from trajopt.cli.options import add_elastic_tendons, add_mesh_interval, add_out
 from trajopt.analysis.inverse_goals import EmgTracking
 from trajopt.analysis.inverse_tendons import ElasticTendons, RigidTendons
 from trajopt.analysis.muscle_inverse import mesh_intervals
@@ -99,7 +99,7 @@ def main(argv=None) -> int:
     parser.add_argument("--emg", nargs="?", const=str(EMG), metavar="FILE",
                         help="add Moco's EMG tracking goal (weight 50) on this EMG table's soleus, gastrocnemius and "
                              "tibialis_anterior columns (default: Moco's electromyography.sto)")
-    parser.add_argument("--elastic-tendons", action="store_true", help="compliant tendons (implicit tendon force)")
+    add_elastic_tendons(parser)
     parser.add_argument("--knee-reaction", type=float, metavar="WEIGHT",
                         help="add Moco's MocoJointReactionGoal on both knees (walker_knee_r/l: force-x and force-y "
                              "on the femur, in its frame) with this weight beside the effort; also solves the effort "

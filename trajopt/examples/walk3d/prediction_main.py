@@ -23,7 +23,8 @@ import numpy as np
 
 from trajopt.analysis.figures import pyplot, save_figure, write_animation
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_compiled, add_intervals, add_max_iterations, add_out, add_print_level, add_tolerance
+from trajopt.cli.options import (add_animate, add_compiled, add_intervals, add_max_iterations, add_out, add_print_level,
+                                 add_solver_route, add_tolerance)
 from trajopt.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.expansion import full_cycle, table_mirror
@@ -330,10 +331,10 @@ def recipe_rows(recipe: Recipe) -> list[str]:
 
 
 def weights_sentence(weights: PredSimWeights) -> str:
-    """PredSim's default weights, or which of them the recipe changes."""
-    changed = [f"{field.name.replace('_', ' ')} {getattr(weights, field.name):g} (PredSim {field.default:g})"
-               for field in dataclasses.fields(PredSimWeights)
-               if getattr(weights, field.name) != getattr(PREDSIM_WEIGHTS, field.name)]
+    """PredSim's weights (``PREDSIM_WEIGHTS``), or which of them the recipe changes."""
+    names = [field.name for field in dataclasses.fields(PREDSIM_WEIGHTS)]
+    changed = [f"{name.replace('_', ' ')} {getattr(weights, name):g} (PredSim {getattr(PREDSIM_WEIGHTS, name):g})"
+               for name in names if getattr(weights, name) != getattr(PREDSIM_WEIGHTS, name)]
     return "with PredSim's weights" if not changed else "PredSim's weights except " + ", ".join(changed)
 
 
@@ -443,6 +444,25 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
     return record
 
 
+# --recipe's choices: the problem each names.
+RECIPES = {"predsim": PREDSIM_RECIPE, "moco-example": MOCO_RECIPE}
+
+
+def add_recipe(parser) -> None:
+    """``--recipe``: which walking problem (``RECIPES``), the same option for the command and its benchmark."""
+    parser.add_argument("--recipe", choices=tuple(RECIPES), default="predsim",
+                        help="the problem: predsim, PredSim's cost, compliant tendons, passive forces and toes; "
+                             "moco-example, Moco's example3DWalking problem (cubed effort, rigid tendons) "
+                             "(default predsim)")
+
+
+def add_from_tracking(parser) -> None:
+    """``--from-tracking``: the guess, the command's and its benchmark's."""
+    parser.add_argument("--from-tracking", action="store_true",
+                        help="start from the solution of a tracking solve of coordinates.sto and grf_walk.mot "
+                             "instead of coordinates.sto itself")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run walk3d-prediction", description=description(__doc__))
     add_intervals(parser, 50)  # of the half cycle
@@ -456,20 +476,14 @@ def main(argv=None) -> int:
     add_out(parser, "walk3d-prediction")
     parser.add_argument("--acceleration-weight", type=float, default=ACCELERATION_WEIGHT,
                         help=f"weight of ∫ Σ q̈² dt / distance beside the effort (default {ACCELERATION_WEIGHT:g})")
-    parser.add_argument("--from-tracking", action="store_true",
-                        help="start from a tracking solve of coordinates.sto and grf_walk.mot "
-                             "(default: coordinates.sto)")
-    parser.add_argument("--recipe", choices=("predsim", "moco-example"), default="predsim",
-                        help="predsim (default): PredSim's cost, compliant tendons, passive forces and toes; "
-                             "moco-example: Moco's example3DWalking problem (cubed effort, rigid tendons)")
+    add_from_tracking(parser)
+    add_recipe(parser)
     add_compiled(parser, default=False)  # C code kept in the disk cache; same iterates
-    parser.add_argument("--animate", action="store_true", help="also write stick_figure.gif")
+    add_animate(parser, "stick_figure.gif")
     parser.add_argument("--speed", type=float, default=None,
                         help="average walking speed in m/s (default: the subject's, about 1.26); the walking "
                              "criteria still compare with the subject's cycle at its own speed")
-    parser.add_argument("--solver", choices=[route.value for route in SolverRoute], default=SolverRoute.IPOPT.value,
-                        help="ipopt (default): IPOPT on the mesh from the guess; mesh-continuation: IPOPT on half the "
-                             "mesh first, then on the mesh from its solution")
+    add_solver_route(parser, SolverRoute.IPOPT)
     args = parser.parse_args(argv)
     if args.intervals < 2:
         raise TrajoptInputError(f"walk3d-prediction: --intervals must be >= 2, got {args.intervals}")
@@ -478,7 +492,7 @@ def main(argv=None) -> int:
                                 f"(0.3 to 2.5 m/s)")
     record = run(args.intervals, args.out, args.print_level, args.max_iterations, args.tolerance, not args.euler_pelvis,
                  args.resimulate, args.acceleration_weight, args.from_tracking, compiled=args.compiled,
-                 recipe=PREDSIM_RECIPE if args.recipe == "predsim" else MOCO_RECIPE, animate=args.animate,
+                 recipe=RECIPES[args.recipe], animate=args.animate,
                  speed=args.speed, route=SolverRoute(args.solver))
     print(f"wrote {args.out}")
     return 0 if record["success"] else 1
