@@ -30,7 +30,8 @@ from trajopt_opensim._model_state import append_degroote_curve_and_path_operator
 
 def _without_couplers_of(model, joints):
     """Remove the CoordinateCouplerConstraints whose dependent coordinate belongs to ``joints`` (a weld leaves
-    them nothing to couple; ModOpReplaceJointsWithWelds alone fails on them), as trajopt's WeldJoints does."""
+    them nothing to couple; ModOpReplaceJointsWithWelds alone fails on them) and the CoordinateActuators of their
+    coordinates (nothing left to drive; they fail on a missing coordinate), as trajopt's WeldJoints does."""
     gone = set()
     for name in joints:
         joint = model.getJointSet().get(name)
@@ -40,6 +41,11 @@ def _without_couplers_of(model, joints):
         coupler = opensim.CoordinateCouplerConstraint.safeDownCast(constraints.get(i))
         if coupler is not None and coupler.getDependentCoordinateName() in gone:
             constraints.remove(i)
+    forces = model.updForceSet()
+    for i in reversed(range(forces.getSize())):
+        actuator = opensim.CoordinateActuator.safeDownCast(forces.get(i))
+        if actuator is not None and actuator.get_coordinate() in gone:
+            forces.remove(i)
     return model
 
 
@@ -51,10 +57,29 @@ def _processed(request):
         welds.append(name)
     if len(welds):
         processor.append(opensim.ModOpReplaceJointsWithWelds(welds))
-    processor.append(opensim.ModOpIgnoreTendonCompliance())
+    compliant = bool(request.get("tendon_compliance", False))
+    if not compliant:
+        processor.append(opensim.ModOpIgnoreTendonCompliance())
     processor.append(opensim.ModOpReplaceMusclesWithDeGrooteFregly2016())
+    if compliant:
+        processor.append(opensim.ModOpUseImplicitTendonComplianceDynamicsDGF())
     append_degroote_curve_and_path_operators(processor, request)
-    return processor.process()
+    model = processor.process()
+    for name, stiffness in zip(np.atleast_1d(request.get("tendon_stiffness_muscles", [])),
+                               np.atleast_1d(request.get("tendon_stiffness", []))):
+        muscle = opensim.DeGrooteFregly2016Muscle.safeDownCast(model.updForceSet().get(str(name)))
+        muscle.set_tendon_strain_at_one_norm_force(tendon_strain_at_stiffness(float(stiffness)))
+    return model
+
+
+# DeGrooteFregly2016Muscle's tendon force-length curve c1 exp(kT (l̃T - c2)) - c3 (opensim-core
+# OpenSim/Actuators/DeGrooteFregly2016Muscle.h): kT = ln((1 + c3) / c1) / (1 + strain - c2).
+TENDON_C1, TENDON_C2, TENDON_C3 = 0.200, 1.0, 0.200
+
+
+def tendon_strain_at_stiffness(stiffness):
+    """The tendon_strain_at_one_norm_force that gives OpenSim's tendon curve the stiffness kT."""
+    return float(np.log((1.0 + TENDON_C3) / TENDON_C1) / stiffness + TENDON_C2 - 1.0)
 
 
 def build_model(request):
@@ -110,17 +135,27 @@ def run(request):
     q, u, activations, controls = (np.atleast_2d(np.asarray(request[k], dtype=float))
                                    for k in ("q", "u", "activations", "controls"))
     udot = request.get("udot")
+    compliant, tendon_states = None, None
+    if "normalized_tendon_forces" in request:
+        compliant = [opensim.DeGrooteFregly2016Muscle.safeDownCast(m) for m in muscles]
+        tendon_states = [np.atleast_2d(np.asarray(request[key], dtype=float)) for key in
+                         ("normalized_tendon_forces", "normalized_tendon_force_derivatives")]
     solver = opensim.InverseDynamicsSolver(model)
     count, n, nu = q.shape[0], len(names), state.getNU()
     order = [all_names.index(name) for name in names]
     result = {"contact_records": np.zeros((count, 12, len(contacts))), "tendon_forces": np.zeros((count, len(muscles))),
               "accelerations": np.zeros((count, n)), "inverse_dynamics_residual": np.zeros((count, n))}
+    equilibrium = np.zeros((count, len(muscles)))
     for k in range(count):
         for coordinate, value, speed in zip(coordinates, q[k], u[k]):
             coordinate.setValue(state, float(value), False)
             coordinate.setSpeedValue(state, float(speed))
         for muscle, activation in zip(muscles, activations[k]):
             muscle.setActivation(state, float(activation))
+        if compliant is not None:
+            for muscle, force, rate in zip(compliant, tendon_states[0][k], tendon_states[1][k]):
+                muscle.setNormalizedTendonForce(state, float(force))
+                muscle.setDiscreteVariableValue(state, "implicitderiv_normalized_tendon_force", float(rate))
         model.realizeVelocity(state)
         model_controls = model.updControls(state)
         model_controls.setToZero()
@@ -133,10 +168,22 @@ def run(request):
             values = contact.getRecordValues(state)
             result["contact_records"][k, :, j] = [values.get(i) for i in range(12)]
         result["tendon_forces"][k] = [m.getTendonForce(state) for m in muscles]
+        if compliant is not None:
+            equilibrium[k] = [m.getImplicitResidualNormalizedTendonForce(state) for m in compliant]
         if udot is not None:
             by_set = np.zeros(n)
             by_set[order] = np.asarray(udot[k], dtype=float)
             residual = solver.solve(state, vector(by_set, index, nu))
             result["inverse_dynamics_residual"][k] = [residual.get(int(index[1][i])) for i in order]
+    if compliant is not None:
+        result["equilibrium_residual"] = equilibrium
     result["contact_names"] = np.array([c.getName() for c in contacts], dtype=str)
+    dgf = [opensim.DeGrooteFregly2016Muscle.safeDownCast(m) for m in muscles]
+    for key, get in (("tendon_strain", "get_tendon_strain_at_one_norm_force"),
+                     ("passive_fiber_strain", "get_passive_fiber_strain_at_one_norm_force"),
+                     ("fiber_damping", "get_fiber_damping"),
+                     ("active_force_width_scale", "get_active_force_width_scale"),
+                     ("ignore_passive_fiber_force", "get_ignore_passive_fiber_force"),
+                     ("ignore_tendon_compliance", "get_ignore_tendon_compliance")):
+        result[f"muscle_{key}"] = np.array([float(getattr(m, get)()) for m in dgf])
     return result

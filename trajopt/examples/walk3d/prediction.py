@@ -154,6 +154,12 @@ class Walk3dModel:
     symmetry: object
 
 
+def predsim_passive_torques(choices: ModelChoices):
+    """PredSim's passive joint torques of a model processed as ``choices`` say: the mtp spring only on passive
+    toes."""
+    return PREDSIM_PASSIVE if choices.passive_toes else dataclasses.replace(PREDSIM_PASSIVE, springs=())
+
+
 @lru_cache(maxsize=None)
 def load_model(quaternion_pelvis: bool = True, choices: ModelChoices = MOCO_MODEL) -> Walk3dModel:
     """The model with the pelvis as a quaternion FreeJoint, or (False) as the .osim's CustomJoint with three angles
@@ -172,8 +178,7 @@ def load_model(quaternion_pelvis: bool = True, choices: ModelChoices = MOCO_MODE
     mb = model.multibody
     contacts = osim_contacts(osim)
     if choices.predsim_passive_torques:
-        torques = passive_joint_torques(mb, PREDSIM_PASSIVE if choices.passive_toes else
-                                        dataclasses.replace(PREDSIM_PASSIVE, springs=()))
+        torques = passive_joint_torques(mb, predsim_passive_torques(choices))
         passive, limit_torques = torques.generalized_forces, torques.limit_torques
     else:
         passive = generalized_forces_function(mb, read_expression_forces(PASSIVE) + LUMBAR_PASSIVE)

@@ -7,8 +7,9 @@ pelvis), the full cycle's coordinates in OpenSim's labels and angles (pelvis til
 quaternion: a motion OpenSim loads), the feet's ground reactions (.sto), figures of GRFs vs grf_walk.mot, joint
 angles vs coordinates.sto and activations vs electromyography.sto, a stick-figure GIF and summary.md. A failed
 solve still writes everything, with its status and worst constraint in the summary. With opensim installed, OpenSim
-4.6 rebuilds the model and evaluates contact forces, tendon forces and dynamics at the solution's states
-(``trajopt.examples.walk3d.opensim_check``): max differences in walk3d_prediction.json ("opensim_check") and summary.md.
+4.6 rebuilds the recipe's model and evaluates contact forces, tendon forces, dynamics and (compliant tendons) the
+tendon dynamics' residual at the solution's states (``trajopt.examples.walk3d.opensim_check``): max differences in
+walk3d_prediction.json ("opensim_check") and summary.md.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from trajopt.io import read_table, write_sto
 from trajopt.ocp import SolverRoute, route_solver
 from trajopt.table import Table
 
-from trajopt.examples.walk3d.opensim_check import solution_check
+from trajopt.examples.walk3d.opensim_check import opensim_check_rows, solution_check
 from trajopt.examples.walk3d.gait_report import criteria_rows, walking_criteria
 from trajopt.examples.walk3d.prediction import (ACCELERATION_WEIGHT, COORDINATES, GAIT_CYCLE, HERE, MOCO_RECIPE, PELVIS,
                                                 PREDSIM_RECIPE, WARM_START_OPTIONS, Recipe, build_problem,
@@ -238,40 +239,6 @@ def resimulation_drift(walk, solution) -> dict:
             "per_interval_worst": local.worst()}
 
 
-def opensim_check_rows(check: dict | None) -> list[str]:
-    """summary.md's OpenSim cross-check section (``trajopt.examples.walk3d.opensim_check``); nothing without opensim."""
-    if check is None:
-        return []
-    return ["## OpenSim 4.6 cross-check at the solution's states", "",
-            "The same model built by OpenSim's operators (.osim pelvis CustomJoint: a quaternion pelvis is handed over "
-            "as its angles and angle rates), at every grid point with the solution's activations and controls. "
-            "Accelerations in trajopt's speeds "
-            "(a quaternion pelvis: its angular acceleration in the pelvis frame).", "",
-            "| quantity | max abs difference | largest value |", "|---|---|---|",
-            *([f"| pelvis quaternion norm - 1 (trajopt's poses use it as it is, OpenSim gets angles) | "
-               f"{check['pelvis_quaternion_max_norm_error']:.2g} | |"]
-              if check["pelvis_quaternion_max_norm_error"] is not None else []),
-            f"| contact sphere forces (N) | {check['contact_force_max_abs_difference_N']:.3g} | "
-            f"{check['contact_force_max_N']:.4g} |",
-            f"| tendon forces (N) | {check['tendon_force_max_abs_difference_N']:.3g} | "
-            f"{check['tendon_force_max_N']:.4g} |",
-            f"| OpenSim's forward-dynamics accelerations vs the solution's (rad/s², m/s²) | "
-            f"{check['acceleration_max_abs_difference']:.3g} ({check['acceleration_worst_speed']}) | |",
-            f"| OpenSim's forward dynamics vs trajopt's at the same states | "
-            f"{check['forward_acceleration_max_abs_difference']:.3g} ({check['forward_acceleration_worst_speed']}) | |",
-            f"| trajopt's dynamics residual at OpenSim's accelerations (N·m, N) | "
-            f"{check['implicit_residual_at_opensim_accelerations_max_abs']:.3g} "
-            f"({check['implicit_residual_at_opensim_accelerations_worst_speed']}) | |",
-            f"| OpenSim's inverse-dynamics residual at the solution's accelerations (N·m, N) | "
-            f"{check['opensim_inverse_dynamics_residual_max_abs']:.3g} "
-            f"({check['opensim_inverse_dynamics_residual_worst_coordinate']}) | |", "",
-            "The rows against the solution's accelerations also hold the solve's own dynamics violation. At the same "
-            "states the dynamics differ by the walker knee's velocity-dependent forces: OpenSim's disagree with "
-            "Lagrange's equations of its own mass matrix (with the knees still both agree to ~1e-10; "
-            "tests/test_tools.py, tests/test_walk3d_opensim_check.py). Contact forces differ through the "
-            "quaternion's norm error only (to ~1e-11 N with it normalized).", ""]
-
-
 # Gross metabolic cost of transport of adults walking near 1.25 m/s, as published (Waters and Mulroy 1999, Gait
 # Posture 9: 207-231: about 3.3 J/(kg·m) at comfortable speed; Ralston 1958: a minimum near 1.3 m/s).
 PUBLISHED_COST_OF_TRANSPORT = "about 3.3 J/(kg·m) gross at comfortable speed (Waters and Mulroy 1999)"
@@ -385,9 +352,7 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
                   deviation_from_coordinates_deg=deviation_from_coordinates(coordinates))
     if resimulate:
         record["resimulation"] = resimulation_drift(walk, solution)
-    # The OpenSim rebuild follows Moco's example's processing; PredSim's recipe changes the model (passive toes and
-    # torques, passive fiber force, compliant tendons), which it does not build yet.
-    record["opensim_check"] = None if recipe.predsim_cost else solution_check(walk, solution)
+    record["opensim_check"] = solution_check(walk, solution)
     (folder / "walk3d_prediction.json").write_text(json.dumps(record, indent=1))
     pelvis_kind = "quaternion" if walk.quaternion_pelvis else "Euler-angle (.osim CustomJoint)"
     weight_option = ("" if acceleration_weight == ACCELERATION_WEIGHT
@@ -422,9 +387,6 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
                 f"{record['resimulation']['per_interval_worst']}) |"] if resimulate else []), "",
              *criteria_rows(criteria),
              *opensim_check_rows(record["opensim_check"]),
-             *(["The OpenSim 4.6 cross-check rebuilds Moco's example's model; it is not run for PredSim's recipe "
-                "(passive toes and joint torques, passive fiber force and compliant tendons are not rebuilt in "
-                "OpenSim yet).", ""] if recipe.predsim_cost else []),
              *deviation_rows(record["deviation_from_coordinates_deg"]),
              "Caveats: the patellofemoral joints are welded (their couplers dropped; 0.07 kg patellae move with the "
              "femurs); "
