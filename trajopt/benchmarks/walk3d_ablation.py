@@ -53,6 +53,12 @@ def _variants():
                        dataclasses.replace(recipe, weights=dataclasses.replace(
                            recipe.weights, metabolic_energy=150.0, joint_accelerations=200000.0),
                            tendon_stiffness=walk3d.COMPLIANT_TRICEPS_SURAE)),
+        "minimum-activation-0.01": ("activations from 0.01 (PredSim 0.05)",
+                                    dataclasses.replace(recipe, min_activation=0.01)),
+        "minimum-activation-0.01-reweighted": (
+            "activations from 0.01, metabolic energy weight 150, joint acceleration weight 2e5",
+            dataclasses.replace(recipe, min_activation=0.01, weights=dataclasses.replace(
+                recipe.weights, metabolic_energy=150.0, joint_accelerations=200000.0))),
         "opensim-muscle-physiology": ("OpenSim's default specific tension 0.25 MPa and slow-twitch ratio 0.5",
                                       dataclasses.replace(recipe, predsim_muscle_physiology=False)),
         "moco-passive-forces": ("Moco's passive joint forces instead of PredSim's",
