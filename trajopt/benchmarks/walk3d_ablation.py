@@ -53,12 +53,10 @@ def _variants():
                        dataclasses.replace(recipe, weights=dataclasses.replace(
                            recipe.weights, metabolic_energy=150.0, joint_accelerations=200000.0),
                            tendon_stiffness=walk3d.COMPLIANT_TRICEPS_SURAE)),
-        "minimum-activation-0.01": ("activations from 0.01 (PredSim 0.05)",
-                                    dataclasses.replace(recipe, min_activation=0.01)),
-        "minimum-activation-0.01-reweighted": (
-            "activations from 0.01, metabolic energy weight 150, joint acceleration weight 2e5",
-            dataclasses.replace(recipe, min_activation=0.01, weights=dataclasses.replace(
-                recipe.weights, metabolic_energy=150.0, joint_accelerations=200000.0))),
+        "minimum-activation-0": ("activations from 0 (PredSim 0.05)", dataclasses.replace(recipe, min_activation=0.0)),
+        "trunk-actuators-1000": ("trunk actuators at 1000 N·m per unit excitation (PredSim's arms 150)",
+                                 dataclasses.replace(recipe, trunk_actuator_torque=1000.0)),
+        "adapted": ("both: the predsim-adapted recipe", walk3d.PREDSIM_ADAPTED_RECIPE),
         "opensim-muscle-physiology": ("OpenSim's default specific tension 0.25 MPa and slow-twitch ratio 0.5",
                                       dataclasses.replace(recipe, predsim_muscle_physiology=False)),
         "moco-passive-forces": ("Moco's passive joint forces instead of PredSim's",

@@ -248,6 +248,9 @@ class Walk3dProblem:
         return guess_from_coordinates(self.muscle_driven, time, q)
 
 
+PREDSIM_ACTUATOR_TORQUE = 150.0  # N·m per unit excitation of PredSim's arm actuators
+
+
 @dataclass(frozen=True)
 class Recipe:
     """What is predicted: the model's processing, the tendons and the cost.
@@ -260,7 +263,12 @@ class Recipe:
     stiffness kT 35 and derivative bounds), passive fiber forces, passive joint torques and passive toes,
     activations from PredSim's 0.05, its distance constraints between the feet, tibias, toes and hands and thighs,
     its per-muscle specific tensions and slow-twitch ratios in the metabolic rates, and no forearm rotation (its
-    model has none).
+    model has none). ``PREDSIM_ADAPTED_RECIPE`` is PredSim's recipe with two choices for a model like this one,
+    whose muscles are stronger than those of PredSim's models (Rajagopal's forces: soleus 6195 N against 3549 N)
+    and whose trunk is moved by torque actuators instead of muscles: activations from 0 (a 0.05 floor holds
+    hundreds of newtons in the swing leg's soleus, which the tibialis anterior then fights), and the trunk
+    actuators priced at 1000 N·m per unit excitation instead of the arms' 150 (trunk muscles, which the actuators
+    stand for, cost far less per N·m than PredSim's excitation term weighted 1e6).
     """
 
     model: ModelChoices = MOCO_MODEL
@@ -272,6 +280,9 @@ class Recipe:
     body_distances: tuple[BodyDistance, ...] = ()  # PredSim's distance constraints (trajopt.gait.body_distances)
     predsim_muscle_physiology: bool = False  # PredSim's specific tensions and slow-twitch ratios (else 0.25 MPa, 0.5)
     coordinate_bounds: tuple[tuple[str, tuple[float, float]], ...] = ()  # (name without side, bounds) over PredSim's
+    # N·m per unit excitation of the lumbar actuators in the actuator term (PredSim's models move the trunk with
+    # muscles; this model has torque actuators there)
+    trunk_actuator_torque: float = PREDSIM_ACTUATOR_TORQUE
 
     def metabolic_constants(self, muscle_names) -> tuple | None:
         """Per-muscle Bhargava 2004 constants of the metabolic rates (None: OpenSim's defaults for every muscle)."""
@@ -281,6 +292,7 @@ class Recipe:
 MOCO_RECIPE = Recipe()
 PREDSIM_RECIPE = Recipe(PREDSIM_MODEL, elastic_tendons=True, predsim_cost=True, min_activation=0.05,
                         body_distances=predsim_body_distances(), predsim_muscle_physiology=True)
+PREDSIM_ADAPTED_RECIPE = dataclasses.replace(PREDSIM_RECIPE, min_activation=0.0, trunk_actuator_torque=1000.0)
 # A compliant triceps surae: half PredSim's default tendon stiffness (kT 17.5), as PredSim's gait1018 settings
 # (Subjects/gait1018/settings_gait1018.m).
 COMPLIANT_TRICEPS_SURAE = tuple((f"{muscle}_{side}", 17.5) for muscle in ("soleus", "gasmed", "gaslat")
@@ -313,7 +325,6 @@ PREDSIM_ARM_WIDTHS = (("arm_add", (-0.35, 0.16)), ("arm_rot", (-0.5, 0.07)))
 # The quaternion pelvis's angular velocity components (pelvis frame): about x the list, y the rotation, z the tilt.
 PELVIS_ANGULAR_SPEEDS = {"ground_pelvis_wx": "pelvis_list", "ground_pelvis_wy": "pelvis_rotation",
                          "ground_pelvis_wz": "pelvis_tilt"}
-PREDSIM_ACTUATOR_TORQUE = 150.0  # N·m per unit excitation of PredSim's arm and trunk actuators
 
 
 def _base(name: str) -> str:
@@ -371,7 +382,9 @@ def build_problem(intervals: int = 50, speed: float | None = None, duration=Free
         terms = predsim_cost(built, distance, joint_accelerations=_scaled_leg_and_trunk_accelerations(built),
                              passive_torques=None if model.limit_torques is None else
                              model.limit_torques(built.q, built.u),
-                             actuator_excitations=torques / PREDSIM_ACTUATOR_TORQUE,
+                             actuator_excitations=torques / ca.DM([
+                                 recipe.trunk_actuator_torque if a.coordinate.startswith("lumbar_")
+                                 else PREDSIM_ACTUATOR_TORQUE for a in actuators]),
                              slack_controls=built.excitations, weights=recipe.weights,
                              metabolics=recipe.metabolic_constants(built.model.muscle_names))
         built.problem.minimize(total(terms))

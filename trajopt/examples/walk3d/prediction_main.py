@@ -42,6 +42,7 @@ from trajopt.table import Table
 from trajopt.examples.walk3d.opensim_check import opensim_check_rows, solution_check
 from trajopt.examples.walk3d.gait_report import criteria_rows, walking_criteria
 from trajopt.examples.walk3d.prediction import (ACCELERATION_WEIGHT, COORDINATES, GAIT_CYCLE, HERE, MOCO_RECIPE, PELVIS,
+                                                PREDSIM_ACTUATOR_TORQUE, PREDSIM_ADAPTED_RECIPE,
                                                 PREDSIM_RECIPE, WARM_START_OPTIONS, Recipe, build_problem,
                                                 solver_settings, tracking_study)
 
@@ -290,7 +291,12 @@ def recipe_rows(recipe: Recipe) -> list[str]:
                 "passive toes (mtp spring 25 N·m/rad, damping 2)" if choices.passive_toes else "toe actuators",
                 "PredSim's limit torques and damping on every joint instead of Moco's passive forces"
                 if choices.predsim_passive_torques else "Moco's passive joint forces",
-                f"activations from {recipe.min_activation:g}",
+                f"activations from {recipe.min_activation:g}" + (
+                    "" if recipe.min_activation == PREDSIM_RECIPE.min_activation
+                    else f" (PredSim {PREDSIM_RECIPE.min_activation:g})"),
+                "" if recipe.trunk_actuator_torque == PREDSIM_ACTUATOR_TORQUE else
+                f"trunk actuators priced at {recipe.trunk_actuator_torque:g} N·m per unit excitation (arms "
+                f"{PREDSIM_ACTUATOR_TORQUE:g}, as PredSim's; PredSim's models move the trunk with muscles)",
                 "PredSim's distance constraints (feet, tibias, toes apart; hands away from the thighs)"
                 if recipe.body_distances else "",
                 "PredSim's specific tensions and slow-twitch ratios in the metabolic rates"
@@ -407,15 +413,16 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
 
 
 # --recipe's choices: the problem each names.
-RECIPES = {"predsim": PREDSIM_RECIPE, "moco-example": MOCO_RECIPE}
+RECIPES = {"predsim": PREDSIM_RECIPE, "predsim-adapted": PREDSIM_ADAPTED_RECIPE, "moco-example": MOCO_RECIPE}
 
 
 def add_recipe(parser) -> None:
     """``--recipe``: which walking problem (``RECIPES``), the same option for the command and its benchmark."""
     parser.add_argument("--recipe", choices=tuple(RECIPES), default="predsim",
                         help="the problem: predsim, PredSim's cost, compliant tendons, passive forces and toes; "
-                             "moco-example, Moco's example3DWalking problem (cubed effort, rigid tendons) "
-                             "(default predsim)")
+                             "predsim-adapted, the same with activations from 0 and cheaper trunk actuators (for "
+                             "a model with strong muscles and a torque-driven trunk, as this one); moco-example, "
+                             "Moco's example3DWalking problem (cubed effort, rigid tendons) (default predsim)")
 
 
 def add_from_tracking(parser) -> None:
