@@ -2,12 +2,14 @@
 
 import re
 
+import casadi as ca
 import numpy as np
 import pytest
 
 from ocp_problems import double_integrator, pendulum_swing_up, sliding_mass
 from trajopt.errors import TrajoptInputError
 from trajopt.io import Table, read_table, write_csv, write_sto
+from trajopt.ocp.verification import SimulationUndefined, simulate
 from trajopt.ocp import Effort, Guess, HermiteSimpson, Hessian, Ipopt, Problem, Radau, Trapezoidal
 
 
@@ -111,3 +113,17 @@ def test_a_solution_of_another_shape_is_refused_as_a_guess_in_one_line():
     other.minimize(Effort(u))
     with pytest.raises(TrajoptInputError, match=r"guess: the solution's 'x' has 1 entries, this problem's 2"):
         other.solve(HermiteSimpson(intervals=4), guess=solution)
+
+
+def test_resimulation_with_undefined_forward_dynamics_names_the_interval_and_states():
+    """Dynamics that are NaN where the solution starts (sqrt of a negative number): SimulationUndefined names the
+    first interval and the state whose derivative is not finite, instead of scipy's error from inside Radau."""
+    ocp, *_ = double_integrator()
+    solution = ocp.solve(HermiteSimpson(intervals=4))
+    problem = solution.discrete.problem
+    t, x, u = ca.SX.sym("t"), ca.SX.sym("x", 2), ca.SX.sym("u", problem.symbols["u"].numel())
+    p, z = ca.SX.sym("p", problem.symbols["p"].numel()), ca.SX.sym("z", problem.symbols["z"].numel())
+    undefined = ca.Function("f", [t, x, u, p, z], [ca.vertcat(ca.sqrt(x[0] - 1.0), u[0])])
+    labels = [label for variable in problem.states for label in variable.labels]
+    with pytest.raises(SimulationUndefined, match=rf"interval 0 \(0-0.25 s\): derivatives of {labels[0]} at"):
+        simulate(solution, undefined, method="Radau")

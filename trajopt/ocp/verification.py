@@ -48,6 +48,12 @@ class Verification:
         return f"state '{self.labels[row]}' drifts {self.drift[row, column]:.3g} at t={self.time[column]:.4g} s"
 
 
+class SimulationUndefined(ValueError):
+    """The forward dynamics are not finite where a re-simulation starts or steps (e.g. a compliant-tendon muscle at
+    activation 0, whose explicit fiber velocity divides by the activation): the interval and the states whose
+    derivatives are not finite."""
+
+
 def verify(solution, rtol: float = 1e-10, atol: float = 1e-10, method: str = "RK45") -> Verification:
     """Integrate x' = f(t, x, u(t), p, z(t)) from the solution's initial state with scipy's solve_ivp."""
     return simulate(solution, rtol=rtol, atol=atol, method=method)
@@ -97,8 +103,19 @@ def simulate(solution, dynamics: ca.Function | None = None, restart_each_interva
         if restart_each_interval:
             state = x_grid[:, np.searchsorted(solution.time, start - 1e-12 * max(1.0, abs(start)))]
         points = solution.time[(solution.time > start) & (solution.time <= end + 1e-12 * max(1.0, abs(end)))]
-        result = solve_ivp(rhs, (start, end), state, method=method, rtol=rtol, atol=atol,
-                           t_eval=np.clip(points, start, end), **({"jac": state_jacobian} if jacobian else {}))
+        labels = tuple(label for variable in problem.states for label in variable.labels)
+        derivative = rhs(start, state)
+        try:
+            if not np.all(np.isfinite(derivative)):
+                raise ValueError("not finite at the interval's start")
+            result = solve_ivp(rhs, (start, end), state, method=method, rtol=rtol, atol=atol,
+                               t_eval=np.clip(points, start, end), **({"jac": state_jacobian} if jacobian else {}))
+        except ValueError as error:  # scipy refuses a Jacobian or step with NaN or inf
+            bad = [label for label, value in zip(labels, derivative) if not np.isfinite(value)]
+            raise SimulationUndefined(
+                f"the forward dynamics are not finite in interval {k} ({start:.4g}-{end:.4g} s): "
+                + (f"derivatives of {', '.join(bad[:5])}{' ...' if len(bad) > 5 else ''} at its start"
+                   if bad else str(error))) from None
         indices = np.searchsorted(solution.time, points)
         simulated[:, indices] = result.y
         state = result.y[:, -1]

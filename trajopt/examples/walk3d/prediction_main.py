@@ -37,6 +37,7 @@ from trajopt.gait.metrics import cost_of_transport
 from trajopt.gait.predsim_cost import PREDSIM_WEIGHTS, PredSimWeights, term_values
 from trajopt.io import read_table, write_sto
 from trajopt.ocp import SolverRoute, route_solver
+from trajopt.ocp.verification import SimulationUndefined
 from trajopt.table import Table
 
 from trajopt.examples.walk3d.opensim_check import opensim_check_rows, solution_check
@@ -234,7 +235,11 @@ def resimulation_drift(walk, solution) -> dict:
     from trajopt.prediction import resimulate
 
     mb = walk.model.musculoskeletal.multibody
-    local = resimulate(walk.muscle_driven, solution, restart_each_interval=True, method="Radau")
+    try:
+        local = resimulate(walk.muscle_driven, solution, restart_each_interval=True, method="Radau")
+    except SimulationUndefined as error:
+        print(f"walk3d-prediction: re-simulation not possible: {error}", flush=True)
+        return {"failed": str(error)}
     return {"per_interval_max_coordinate_drift": local.max_drift_in(slice(0, mb.nq)),
             "per_interval_max_speed_drift": local.max_drift_in(slice(mb.nq, mb.nq + mb.nv)),
             "per_interval_worst": local.worst()}
@@ -388,9 +393,10 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
              f"| muscle paths | {domain.sentence()} |",
              *([f"| max abs(norm(Q) - 1) of the pelvis quaternion | {norm_error:.2g} |"] if norm_error is not None
                else []),
-             *([f"| forward re-simulation, restarted per mesh interval: max coordinate drift (rad or m) | "
-                f"{record['resimulation']['per_interval_max_coordinate_drift']:.3g} ("
-                f"{record['resimulation']['per_interval_worst']}) |"] if resimulate else []), "",
+             *(["| forward re-simulation, restarted per mesh interval: max coordinate drift (rad or m) | "
+                + (f"not possible: {record['resimulation']['failed']}" if "failed" in record["resimulation"] else
+                   f"{record['resimulation']['per_interval_max_coordinate_drift']:.3g} ("
+                   f"{record['resimulation']['per_interval_worst']})") + " |"] if resimulate else []), "",
              *criteria_rows(criteria),
              *opensim_check_rows(record["opensim_check"]),
              *deviation_rows(record["deviation_from_coordinates_deg"]),
