@@ -305,3 +305,21 @@ def test_explicit_tendon_force_derivative_solves_the_equilibrium(damping):
         expected = explicit["tendon_velocity"] * stiffness / 0.2
         ours = np.asarray(rate(a, length, speed, forces)).ravel()
         np.testing.assert_allclose(ours[keep], expected[keep], rtol=1e-9, atol=1e-9)
+
+
+def test_explicit_tendon_force_derivative_at_zero_activation_is_finite_with_damping():
+    """At activation 0 a damped fiber still holds the tendon (β ṽM carries what the passive force does not): the
+    rate zeroes the implicit residual, and its Jacobian (what an implicit integrator factorizes) is finite."""
+    muscle = ElasticTendonMuscle(_pennated(fiber_damping=0.01))
+    rng = np.random.default_rng(12)
+    n = 100
+    length, speed, force = 0.2 + 0.1 * rng.uniform(0.7, 1.5, n), rng.uniform(-1.0, 1.0, n), rng.uniform(0.0, 0.5, n)
+    a_sym, l_sym, v_sym, f_sym = (casadi.SX.sym(name) for name in "alvf")
+    rate_expression = muscle.normalized_tendon_force_derivative(a_sym, l_sym, v_sym, f_sym)
+    inputs = casadi.vertcat(a_sym, l_sym, v_sym, f_sym)
+    rate = casadi.Function("rate", [a_sym, l_sym, v_sym, f_sym],
+                           [rate_expression, casadi.jacobian(rate_expression, inputs)]).map(n)
+    values, jacobians = (np.asarray(x) for x in rate(np.zeros(n), length, speed, force))
+    assert np.isfinite(values).all() and np.isfinite(jacobians).all()
+    residual = np.asarray(muscle.equilibrium_residual.map(n)(np.zeros(n), length, speed, force, values)).ravel()
+    assert np.max(np.abs(residual)) <= 1e-12

@@ -118,7 +118,10 @@ class ElasticTendonMuscle(MuscleModel):
         c2 = -p.fiber_damping / c.velocity_d2
         c0 = -(target - active * c.velocity_d4 + p.fiber_damping * c.velocity_d3 / c.velocity_d2)
         size = casadi.fabs(c0)
-        y = casadi.fmin(casadi.sinh(size / c1), size / c2) if p.fiber_damping > 0 else casadi.sinh(size / c1)
+        # With damping, sinh's argument is capped so that at zero activation (c1 = 0) neither the start nor its
+        # derivative is inf or NaN (size / c2 is then the start, and the root).
+        y = casadi.fmin(casadi.sinh(casadi.fmin(size / casadi.fmax(c1, 1e-12), 50.0)), size / c2) \
+            if p.fiber_damping > 0 else casadi.sinh(size / c1)
         for _ in range(iterations if p.fiber_damping > 0 else 0):
             y = y - (c1 * casadi.asinh(y) + c2 * y - size) / (c1 / casadi.sqrt(1 + y**2) + c2)
         y = casadi.sign(c0) * y
