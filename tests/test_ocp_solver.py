@@ -127,3 +127,17 @@ def test_resimulation_with_undefined_forward_dynamics_names_the_interval_and_sta
     labels = [label for variable in problem.states for label in variable.labels]
     with pytest.raises(SimulationUndefined, match=rf"interval 0 \(0-0.25 s\): derivatives of {labels[0]} at"):
         simulate(solution, undefined, method="Radau")
+
+
+def test_resimulation_that_the_integrator_cannot_finish_says_where_it_stopped():
+    """ẋ = (x + 1)² from x(0) = 0 blows up at t = 1 (x = t/(1-t)): on a solution over [0, 2] (four intervals) the
+    integrator cannot go past it, and SimulationUndefined names the interval it stopped in, the one ending at 1 s or
+    (when the step lands on the pole) the next."""
+    ocp, *_ = double_integrator(duration=2.0)
+    solution = ocp.solve(HermiteSimpson(intervals=4))
+    problem = solution.discrete.problem
+    t, x, u = ca.SX.sym("t"), ca.SX.sym("x", 2), ca.SX.sym("u", problem.symbols["u"].numel())
+    p, z = ca.SX.sym("p", problem.symbols["p"].numel()), ca.SX.sym("z", problem.symbols["z"].numel())
+    blow_up = ca.Function("f", [t, x, u, p, z], [ca.vertcat((x[0] + 1.0) ** 2, 0.0)])
+    with pytest.raises(SimulationUndefined, match=r"the integrator stopped in interval (1 \(0.5-1 s\)|2 \(1-1.5 s\))"):
+        simulate(solution, blow_up, method="Radau")

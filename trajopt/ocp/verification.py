@@ -49,9 +49,9 @@ class Verification:
 
 
 class SimulationUndefined(ValueError):
-    """The forward dynamics are not finite where a re-simulation starts or steps (e.g. a compliant-tendon muscle at
-    activation 0, whose explicit fiber velocity divides by the activation): the interval and the states whose
-    derivatives are not finite."""
+    """A re-simulation cannot integrate an interval: the forward dynamics are not finite where it starts or steps
+    (the states whose derivatives are not finite), or the integrator stopped (its message; e.g. dynamics too stiff
+    for its smallest step, as a damped fiber's at activation 0)."""
 
 
 def verify(solution, rtol: float = 1e-10, atol: float = 1e-10, method: str = "RK45") -> Verification:
@@ -116,6 +116,9 @@ def simulate(solution, dynamics: ca.Function | None = None, restart_each_interva
                 f"the forward dynamics are not finite in interval {k} ({start:.4g}-{end:.4g} s): "
                 + (f"derivatives of {', '.join(bad[:5])}{' ...' if len(bad) > 5 else ''} at its start"
                    if bad else str(error))) from None
+        if not result.success:
+            raise SimulationUndefined(f"the integrator stopped in interval {k} ({start:.4g}-{end:.4g} s): "
+                                      f"{result.message}")
         indices = np.searchsorted(solution.time, points)
         simulated[:, indices] = result.y
         state = result.y[:, -1]
