@@ -308,6 +308,11 @@ def recipe_rows(recipe: Recipe) -> list[str]:
                 if recipe.predsim_muscle_physiology else ""])) + ".", ""]
 
 
+def recipe_option(recipe: Recipe) -> str:
+    """``--recipe NAME`` that gives ``recipe`` (empty for the default, or a recipe no name gives)."""
+    return next((f" --recipe {name}" for name, known in RECIPES.items() if known == recipe and name != "predsim"), "")
+
+
 def weights_sentence(weights: PredSimWeights) -> str:
     """PredSim's weights (``PREDSIM_WEIGHTS``), or which of them the recipe changes."""
     names = [field.name for field in dataclasses.fields(PREDSIM_WEIGHTS)]
@@ -374,7 +379,7 @@ def run(intervals: int, folder: Path, print_level: int = 5, max_iterations: int 
              f"{'' if speed is None else f' --speed {speed:g}'}"
              f"{'' if route is SolverRoute.IPOPT else f' --solver {route.value}'}"
              f"{'' if walk.quaternion_pelvis else ' --euler-pelvis'}{' --from-tracking' if from_tracking else ''}"
-             f"{'' if recipe.predsim_cost else ' --recipe moco-example'}"
+             f"{recipe_option(recipe)}"
              f"{weight_option}"
              f"{' --resimulate' if resimulate else ''}`. Model, problem and guess"
              f"{' (a tracking solve of coordinates.sto and grf_walk.mot)' if from_tracking else ' (coordinates.sto)'}: "
