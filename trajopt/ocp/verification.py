@@ -81,6 +81,7 @@ def simulate(solution, dynamics: ca.Function | None = None, restart_each_interva
     z_grid = solution.value(problem.symbols["z"]).reshape(-1, columns)
     n_intervals = transcription.intervals
     mesh = solution.initial_time + solution.duration * np.linspace(0.0, 1.0, n_intervals + 1)
+    labels = tuple(label for variable in problem.states for label in variable.labels)
     simulated = np.zeros_like(x_grid)
     simulated[:, 0] = x_grid[:, 0]
     state = x_grid[:, 0].copy()
@@ -103,24 +104,19 @@ def simulate(solution, dynamics: ca.Function | None = None, restart_each_interva
         if restart_each_interval:
             state = x_grid[:, np.searchsorted(solution.time, start - 1e-12 * max(1.0, abs(start)))]
         points = solution.time[(solution.time > start) & (solution.time <= end + 1e-12 * max(1.0, abs(end)))]
-        labels = tuple(label for variable in problem.states for label in variable.labels)
-        derivative = rhs(start, state)
+        where = f"interval {k} ({start:.4g}-{end:.4g} s)"
+        bad = [label for label, value in zip(labels, rhs(start, state)) if not np.isfinite(value)]
+        if bad:
+            raise SimulationUndefined(f"the forward dynamics are not finite in {where}: derivatives of "
+                                      f"{', '.join(bad[:5])}{' ...' if len(bad) > 5 else ''} at its start")
         try:
-            if not np.all(np.isfinite(derivative)):
-                raise ValueError("not finite at the interval's start")
             result = solve_ivp(rhs, (start, end), state, method=method, rtol=rtol, atol=atol,
                                t_eval=np.clip(points, start, end), **({"jac": state_jacobian} if jacobian else {}))
         except ValueError as error:  # scipy refuses a Jacobian or step with NaN or inf
-            bad = [label for label, value in zip(labels, derivative) if not np.isfinite(value)]
-            raise SimulationUndefined(
-                f"the forward dynamics are not finite in interval {k} ({start:.4g}-{end:.4g} s): "
-                + (f"derivatives of {', '.join(bad[:5])}{' ...' if len(bad) > 5 else ''} at its start"
-                   if bad else str(error))) from None
+            raise SimulationUndefined(f"the forward dynamics are not finite in {where}: {error}") from None
         if not result.success:
-            raise SimulationUndefined(f"the integrator stopped in interval {k} ({start:.4g}-{end:.4g} s): "
-                                      f"{result.message}")
+            raise SimulationUndefined(f"the integrator stopped in {where}: {result.message}")
         indices = np.searchsorted(solution.time, points)
         simulated[:, indices] = result.y
         state = result.y[:, -1]
-    labels = tuple(label for variable in problem.states for label in variable.labels)
     return Verification(solution.time.copy(), simulated, simulated - x_grid, labels)
