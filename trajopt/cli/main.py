@@ -19,7 +19,7 @@ from pathlib import Path
 
 from trajopt.errors import TrajoptInputError
 from trajopt.io.opensim_reference import OpenSimNotInstalledError
-from trajopt.ocp.interrupts import remember_interrupts
+from trajopt.ocp.interrupts import raise_if_interrupted, remember_interrupts
 
 # The ready problems and benchmarks are not part of the library: they register themselves as entry points of
 # these groups (pyproject.toml), and their one-line descriptions are read from their files without importing them.
@@ -110,7 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     remember_interrupts()
     try:
-        return _main(argv)
+        status = _main(argv)
+        raise_if_interrupted()  # a Ctrl-C that Python swallowed (e.g. in a destructor) still ends the run as one
+        return status
     except KeyboardInterrupt as interrupt:
         words = argv[:2] if argv and argv[0] in GROUPS else argv[:1]
         detail = str(interrupt)

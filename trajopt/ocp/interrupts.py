@@ -46,10 +46,11 @@ class Interrupted(KeyboardInterrupt):
 
 @contextlib.contextmanager
 def interrupted_during(phase: str, finished: str = ""):
-    """A Ctrl-C inside becomes ``Interrupted(phase, finished)``; a ``SolveInterrupted`` or ``Interrupted`` raised
-    deeper keeps its own, more precise account."""
+    """A Ctrl-C inside becomes ``Interrupted(phase, finished)``, also one that a CasADi or SciPy call swallowed (it
+    was remembered); a ``SolveInterrupted`` or ``Interrupted`` raised deeper keeps its own, more precise account."""
     try:
         yield
+        raise_if_interrupted()
     except (SolveInterrupted, Interrupted):
         raise
     except KeyboardInterrupt:
