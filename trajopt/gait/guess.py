@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import casadi as ca
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from trajopt.errors import TrajoptInputError
 from trajopt.multibody import coordinate_rates_matrix
+from trajopt.multibody.motion_conversion import joint_speeds_between
+from trajopt.multibody.rotations import rotation_to_quaternion
 from trajopt.ocp import Guess
 
 
@@ -70,8 +73,6 @@ def free_joint_motion(original, multibody, joint: str, names, data, fill_missing
     The joint's rotation R_FM(angles) of the original becomes the quaternion (sign kept continuous from frame to
     frame, w >= 0 at the first); every other coordinate is copied by name.
     """
-    from trajopt.multibody.rotations import rotation_to_quaternion
-
     names = tuple(names)
     data = np.atleast_2d(np.asarray(data, dtype=float))
     source = original.joint(joint)
@@ -107,8 +108,6 @@ def free_joint_angles(original, multibody, joint: str, q) -> np.ndarray:
     The original joint's rotation axes must be ± unit axes (x, y or z) of distinct directions, as OpenSim's
     pelvis CustomJoints are (tilt about z, list about x, rotation about y); other joints are an error.
     """
-    from scipy.spatial.transform import Rotation
-
     source = original.joint(joint)
     axes = [np.asarray(a, dtype=float) for a in getattr(source, "_axes", [])[:3]]
     letters, signs = "", []
@@ -139,8 +138,6 @@ def free_joint_angles(original, multibody, joint: str, q) -> np.ndarray:
 def _joint_speeds(source, target, joint, q_source, u_source, q_target, udot_source):
     """(u, udot) of model ``target`` from ``source``'s: speeds copied by name, ``joint``'s converted
     (``trajopt.multibody.motion_conversion.joint_speeds_between``)."""
-    from trajopt.multibody.motion_conversion import joint_speeds_between
-
     q_source, u_source, q_target = (np.atleast_2d(np.asarray(x, dtype=float)) for x in (q_source, u_source, q_target))
     udot_source = None if udot_source is None else np.atleast_2d(np.asarray(udot_source, dtype=float))
     u, udot = np.zeros((u_source.shape[0], target.nv)), np.zeros((u_source.shape[0], target.nv))

@@ -30,6 +30,7 @@ import numpy as np
 
 from trajopt.errors import TrajoptInputError
 from trajopt.multibody import body_poses, coordinate_rates_matrix
+from trajopt.prediction import quaternion_slices
 
 SIDES = ("l", "r")  # side tokens: "_"-separated parts of names
 REFLECTION = np.diag([1.0, 1.0, -1.0])  # across the sagittal (x-y) plane
@@ -196,8 +197,6 @@ def require_symmetric_ends(built, symmetry: BilateralSymmetry, exclude: tuple[st
     translation) are left out of q's rows. Actuator controls are mirrored too (Moco's periodicity goal
     for the lumbar control of 2D gait); ``mirror_excitations`` also maps the excitations.
     """
-    from trajopt.prediction import quaternion_slices
-
     problem = built.problem
     names = tuple(symmetry.coordinate_names)
     unknown = [n for n in exclude if n not in names]

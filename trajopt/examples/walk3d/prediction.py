@@ -47,7 +47,8 @@ from trajopt.gait.passive_joint_torques import FALISSE2022, passive_joint_torque
 from trajopt.gait.predsim_cost import PREDSIM_WEIGHTS, PredSimWeights, predsim_cost, total
 from trajopt.gait.study import GaitBounds, half_gait_cycle
 from trajopt.gait.symmetry import bilateral_symmetry
-from trajopt.io import read_motion
+from trajopt.gait.tracking import TrackingWeights
+from trajopt.io import MotionProcessor, read_motion, read_table
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.ocp import Effort, Free, Guess, HermiteSimpson, Ipopt
 from trajopt.osim.expression_forces import (ExpressionCoordinateForce, generalized_forces_function,
@@ -401,8 +402,6 @@ def tracking_study(walk: Walk3dProblem) -> MuscleDrivenTracking:
     pelvis_tx from 0, the pelvis as ``walk``'s model has it) and grf_walk.mot's forces (x, y, z, both feet, / body
     weight) on ``walk``'s model with its contacts, passive moments, bounds and symmetric ends, rigid tendons: its
     solution on ``walk.transcription`` is a guess for the prediction that already walks on the contact model."""
-    from trajopt.gait.tracking import TrackingWeights
-    from trajopt.io import MotionProcessor, read_table
 
     half = (GAIT_CYCLE[1] - GAIT_CYCLE[0]) / 2
     model = walk.model

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from scipy.integrate import simpson
 
 from trajopt.analysis.figures import pyplot, save_figure, write_animation
 from trajopt.cli.helptext import description
@@ -36,8 +37,10 @@ from trajopt.gait.metabolic_cost import body_mass, whole_body_metabolic_rate
 from trajopt.gait.metrics import cost_of_transport
 from trajopt.gait.predsim_cost import PREDSIM_WEIGHTS, PredSimWeights, term_values
 from trajopt.io import read_table, write_sto
+from trajopt.multibody import body_poses
 from trajopt.ocp import SolverRoute, route_solver
 from trajopt.ocp.verification import SimulationUndefined
+from trajopt.prediction import resimulate
 from trajopt.table import Table
 
 from trajopt.examples.walk3d.opensim_check import opensim_check_rows, solution_check
@@ -163,7 +166,6 @@ def plot_comparisons(walk, full: Table, coordinates: Table, grf: Table, folder: 
 def stick_figure(walk, full: Table, path: Path, frames: int = 30) -> Path:
     """A 3D GIF of the body origins (pelvis, legs, torso, arms) over the gait cycle."""
     plt = pyplot()
-    from trajopt.multibody import body_poses
 
     mb = walk.model.musculoskeletal.multibody
     picks = np.linspace(0, full.time.size - 1, frames).round().astype(int)
@@ -194,8 +196,6 @@ def stick_figure(walk, full: Table, path: Path, frames: int = 30) -> Path:
 def objective_terms(walk, solution, acceleration_weight: float) -> dict:
     """The objective's two terms, integrated with Simpson's rule on the solution's points (mesh points and
     Hermite-Simpson midpoints: the transcription's own quadrature)."""
-    from scipy.integrate import simpson
-
     built = walk.muscle_driven
     effort = np.sum(np.atleast_2d(solution.value(built.excitations)) ** 3, axis=0) + \
         np.sum(np.abs(np.atleast_2d(solution.value(built.actuator_controls))) ** 3, axis=0)
@@ -232,8 +232,6 @@ def deviation_rows(deviation: dict, shown: int = 8) -> list[str]:
 def resimulation_drift(walk, solution) -> dict:
     """Forward re-simulation (``trajopt.prediction.resimulate``: forward dynamics, Radau with the exact Jacobian)
     restarted from the optimized state at each mesh point: the transcription's local error."""
-    from trajopt.prediction import resimulate
-
     mb = walk.model.musculoskeletal.multibody
     try:
         local = resimulate(walk.muscle_driven, solution, restart_each_interval=True, method="Radau")
@@ -257,8 +255,6 @@ def body_weight(walk) -> float:
 
 def metabolic_cost_of_transport(walk, solution) -> float:
     """Whole-body metabolic energy (Bhargava et al. 2004, basal included) over the half cycle per kg and metre."""
-    from scipy.integrate import simpson
-
     built = walk.muscle_driven
     muscles = None if walk.recipe is None else walk.recipe.metabolic_constants(built.model.muscle_names)
     rate = np.atleast_1d(solution.value(whole_body_metabolic_rate(built, muscles)))
