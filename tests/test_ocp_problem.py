@@ -6,8 +6,8 @@ import pytest
 
 from ocp_problems import double_integrator, pendulum_swing_up
 from trajopt.errors import TrajoptInputError
-from trajopt.ocp import (Effort, Endpoint, FinalTime, Free, HermiteSimpson, Integral, Ipopt, Problem, Radau,
-                         SplineTracking, Tracking, Trapezoidal)
+from trajopt.ocp import (Effort, Endpoint, FinalTime, Free, HermiteSimpson, Integral, Ipopt, LinearInterpolation,
+                         PiecewisePolynomial, Problem, Radau, Tracking, Trapezoidal)
 
 SOLVER = Ipopt(tol=1e-10)
 
@@ -154,7 +154,7 @@ def test_tracking_table_reproduces_reference():
     u = ocp.control("u")
     ocp.set_derivative(x, u)
     times = np.linspace(0.0, 2.0, 101)
-    ocp.minimize(Tracking(x, times, np.sin(times)) + 1e-8 * Effort(u))
+    ocp.minimize(Tracking(x, LinearInterpolation(times, np.sin(times))) + 1e-8 * Effort(u))
     solution = ocp.solve(HermiteSimpson(intervals=20), SOLVER)
     # Table interpolation error (h^2/8 |x''| <= 5e-5) dominates.
     assert np.max(np.abs(solution.value(x) - np.sin(solution.time))) < 1e-4
@@ -171,10 +171,26 @@ def test_spline_tracking_follows_the_pieces_exactly():
     breaks = np.array([0.0, 1.0, 2.0])
     coefficients = np.array([[1.0, 1.0], [3 * b for b in breaks[:2]], [3 * b * b - 1 for b in breaks[:2]],
                              [b ** 3 - b for b in breaks[:2]]])[:, :, None]
-    ocp.minimize(SplineTracking(x, breaks, coefficients) + 1e-10 * Effort(u))
+    ocp.minimize(Tracking(x, PiecewisePolynomial(breaks, coefficients)) + 1e-10 * Effort(u))
     solution = ocp.solve(HermiteSimpson(intervals=8), SOLVER)
     assert np.max(np.abs(solution.value(x) - (solution.time ** 3 - solution.time))) < 1e-6
     assert solution.objective < 1e-8
+
+
+def test_a_table_is_the_linear_pieces_through_its_rows():
+    """LinearInterpolation of a table and the PiecewisePolynomial of its chords (slope, start value per piece) are
+    the same reference inside the table; a Tracking given a table's arrays instead of a reference is refused."""
+    rng = np.random.default_rng(7)
+    times = np.cumsum(rng.uniform(0.1, 0.5, 6))
+    values = rng.normal(size=(6, 2))
+    slopes = np.diff(values, axis=0) / np.diff(times)[:, None]
+    t = ca.SX.sym("t")
+    table = ca.Function("table", [t], [LinearInterpolation(times, values).at(t)])
+    pieces = ca.Function("pieces", [t], [PiecewisePolynomial(times, np.stack([slopes, values[:-1]])).at(t)])
+    for time in rng.uniform(times[0], times[-1], 20):
+        assert np.allclose(np.asarray(table(time)), np.asarray(pieces(time)), rtol=0, atol=1e-12)
+    with pytest.raises(TrajoptInputError, match="Tracking reference must be LinearInterpolation"):
+        Tracking(t, times, values[:, 0])
 
 
 def test_control_endpoint_bounds_and_value_at_times():

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
-from trajopt.ocp import Tracking
+from trajopt.ocp import LinearInterpolation, Tracking
 
 
 @dataclass(frozen=True)
@@ -57,4 +57,5 @@ class EmgTracking:
         grid = variables.data.times
         first = max(int(np.searchsorted(times, grid[0], side="right")) - 1, 0)
         last = min(int(np.searchsorted(times, grid[-1], side="left")) + 1, times.size)
-        return Tracking(variables.excitations[rows], times[first:last], reference[first:last], weights=self.weight)
+        return Tracking(variables.excitations[rows], LinearInterpolation(times[first:last], reference[first:last]),
+                        weights=self.weight)

@@ -29,7 +29,7 @@ import numpy as np
 
 from trajopt.errors import TrajoptInputError
 from trajopt.io.signals import natural_spline, spline_pieces
-from trajopt.ocp import Goal, Integral, SplineTracking, Tracking
+from trajopt.ocp import Goal, Integral, LinearInterpolation, PiecewisePolynomial, Tracking
 from trajopt.table import Table
 
 
@@ -113,9 +113,9 @@ def _column_weights(table: Table, scales: tuple[tuple[str, float], ...], what: s
 
 def _reference_tracking(expressions, table: Table, weights, interpolation: ReferenceInterpolation) -> Goal:
     if interpolation is ReferenceInterpolation.QUINTIC_SPLINES:
-        breaks, coefficients = spline_pieces(natural_spline(table.time, table.data))
-        return SplineTracking(expressions, breaks, coefficients, weights)
-    return Tracking(expressions, table.time, table.data, weights)
+        return Tracking(expressions, PiecewisePolynomial(*spline_pieces(natural_spline(table.time, table.data))),
+                        weights)
+    return Tracking(expressions, LinearInterpolation(table.time, table.data), weights)
 
 
 def state_tracking(built, coordinates: Table, weights: TrackingWeights = TrackingWeights(),
@@ -149,10 +149,12 @@ def track(built, coordinates: Table, ground_reactions: GroundReactionReference |
         problem.minimize(goal)
     if ground_reactions is not None:
         forces, reference = ground_reactions.expressions_and_reference(built.q, built.u)
-        problem.minimize(weights.ground_reactions * Tracking(forces, ground_reactions.table.time, reference))
+        reference = LinearInterpolation(ground_reactions.table.time, reference)
+        problem.minimize(weights.ground_reactions * Tracking(forces, reference))
     problem.minimize(weights.excitations * Integral(ca.sumsqr(built.muscle_controls)))
     if emg is not None and weights.emg:
         rows = _rows(emg, model.muscle_names, "muscles")
-        problem.minimize(weights.emg * Tracking(_selected(built.muscle_controls, rows), emg.time, emg.data))
+        problem.minimize(weights.emg * Tracking(_selected(built.muscle_controls, rows),
+                                                LinearInterpolation(emg.time, emg.data)))
     if built.actuator_controls is not None and weights.actuator_controls:
         problem.minimize(weights.actuator_controls * Integral(ca.sumsqr(built.actuator_controls)))

@@ -1,7 +1,8 @@
 """Optimal-control core: symbolic Problem, goals, transcriptions, IPOPT solver, Solution, verification."""
 
 from trajopt.ocp.continuation import MeshContinuation, SolverRoute, route_solver
-from trajopt.ocp.goals import Effort, Endpoint, FinalTime, Goal, Integral, ResidualPenalty, SplineTracking, Tracking
+from trajopt.ocp.goals import (Effort, Endpoint, FinalTime, Goal, Integral, LinearInterpolation, PiecewisePolynomial,
+                               Reference, ResidualPenalty, Tracking)
 from trajopt.ocp.problem import Problem
 from trajopt.ocp.residuals import ResidualCoordinates, Residuals
 from trajopt.ocp.solution import Solution
@@ -11,6 +12,6 @@ from trajopt.ocp.variables import Free
 from trajopt.ocp.verification import Verification, verify
 
 __all__ = ["Effort", "Endpoint", "FinalTime", "Free", "Goal", "Guess", "Hessian", "HermiteSimpson", "Integral",
-           "Ipopt", "MeshContinuation", "Problem", "Radau", "ResidualCoordinates", "ResidualPenalty", "Residuals",
-           "Solution", "SolverRoute", "SplineTracking", "Tracking", "Trapezoidal", "Verification", "route_solver",
-           "verify"]
+           "Ipopt", "LinearInterpolation", "MeshContinuation", "PiecewisePolynomial", "Problem", "Radau", "Reference",
+           "ResidualCoordinates", "ResidualPenalty", "Residuals", "Solution", "SolverRoute", "Tracking", "Trapezoidal",
+           "Verification", "route_solver", "verify"]

@@ -156,77 +156,107 @@ class Effort(Goal):
         return GoalTerms((integrand,), lambda integrals: integrals[0] / distance)
 
 
+class Reference:
+    """A reference r(t) for ``Tracking``: ``columns`` signals, ``at(t)`` their values (SX column) at time ``t``."""
+
+    @property
+    def columns(self) -> int:
+        raise NotImplementedError
+
+    def at(self, t) -> ca.SX:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, eq=False)
+class LinearInterpolation(Reference):
+    """A table's rows joined by straight lines (``casadi.pw_lin``): ``times`` (K,) increasing, K >= 2;
+    ``values`` (K, n) finite, one column per signal."""
+
+    times: np.ndarray
+    values: np.ndarray
+
+    def __post_init__(self):
+        times = np.asarray(self.times, dtype=float).flatten()
+        values = np.asarray(self.values, dtype=float)
+        if times.size < 2 or np.any(np.diff(times) <= 0) or not np.all(np.isfinite(values)):
+            raise TrajoptInputError("LinearInterpolation times must be >= 2 increasing values and the values finite")
+        if values.size == 0 or values.size % times.size:
+            raise TrajoptInputError(f"LinearInterpolation: {values.size} values do not fill {times.size} rows")
+        values = values.reshape(times.size, -1)
+        object.__setattr__(self, "times", times)
+        object.__setattr__(self, "values", values)
+
+    @property
+    def columns(self) -> int:
+        return self.values.shape[1]
+
+    def at(self, t) -> ca.SX:
+        return ca.vertcat(*[ca.pw_lin(t, ca.DM(self.times), ca.DM(self.values[:, i])) for i in range(self.columns)])
+
+
+@dataclass(frozen=True, eq=False)
+class PiecewisePolynomial(Reference):
+    """Polynomial pieces, e.g. a spline's (``trajopt.io.signals.spline_pieces``): ``breaks`` (K+1,) increasing;
+    ``coefficients`` (degree+1, K, n) finite, piece k of column i = sum_m c[m, k, i] (t - breaks[k])^(degree - m)
+    (scipy's ``PPoly`` layout); the end pieces extend beyond the breaks. The pieces are selected by ``pw_const``,
+    so a numeric ``t`` gives the exact polynomial value."""
+
+    breaks: np.ndarray
+    coefficients: np.ndarray
+
+    def __post_init__(self):
+        breaks = np.asarray(self.breaks, dtype=float).flatten()
+        coefficients = np.asarray(self.coefficients, dtype=float)
+        if coefficients.ndim != 3 or coefficients.shape[1] != breaks.size - 1:
+            raise TrajoptInputError(f"PiecewisePolynomial coefficients have shape {coefficients.shape}, expected "
+                                    f"(degree+1, {breaks.size - 1}, columns)")
+        if breaks.size < 2 or np.any(np.diff(breaks) <= 0) or not np.all(np.isfinite(coefficients)):
+            raise TrajoptInputError("PiecewisePolynomial breaks must be >= 2 increasing values and the coefficients "
+                                    "finite")
+        object.__setattr__(self, "breaks", breaks)
+        object.__setattr__(self, "coefficients", coefficients)
+
+    @property
+    def columns(self) -> int:
+        return self.coefficients.shape[2]
+
+    def at(self, t) -> ca.SX:
+        inner = ca.DM(self.breaks[1:-1])
+        offset = t - ca.pw_const(t, inner, ca.DM(self.breaks[:-1]))
+        values = []
+        for i in range(self.columns):
+            value = ca.pw_const(t, inner, ca.DM(self.coefficients[0, :, i]))
+            for m in range(1, self.coefficients.shape[0]):
+                value = value * offset + ca.pw_const(t, inner, ca.DM(self.coefficients[m, :, i]))
+            values.append(value)
+        return ca.vertcat(*values)
+
+
 @dataclass(frozen=True, eq=False)
 class Tracking(Goal):
-    """Integral of sum w_i (e_i(t) - r_i(t))^2, r linearly interpolated from a table.
+    """Integral of sum w_i (e_i(t) - r_i(t))^2, r evaluated at the transcription's times.
 
-    `expressions`: SX column (n); `times`: (K,) increasing; `reference`: (K, n); `weights`: scalar or (n,).
+    `expressions`: SX column (n); `reference`: a ``Reference`` with n columns (``LinearInterpolation`` of a table,
+    ``PiecewisePolynomial`` of a spline); `weights`: scalar or (n,).
     """
 
     expressions: object
-    times: object
-    reference: object
+    reference: Reference
     weights: object = 1.0
     name = "tracking"
 
+    def __post_init__(self):
+        if not isinstance(self.reference, Reference):
+            raise TrajoptInputError(f"Tracking reference must be LinearInterpolation(times, values) or "
+                                    f"PiecewisePolynomial(breaks, coefficients), got {type(self.reference).__name__}")
+
     def terms(self, problem):
         values = ca.vec(_sx(self.expressions, "Tracking expressions"))
-        times = np.asarray(self.times, dtype=float).flatten()
-        reference = np.asarray(self.reference, dtype=float).reshape(times.size, -1)
         weights = np.broadcast_to(np.asarray(self.weights, dtype=float), (values.numel(),))
-        if reference.shape[1] != values.numel():
-            raise TrajoptInputError(f"Tracking reference has {reference.shape[1]} columns for "
+        if self.reference.columns != values.numel():
+            raise TrajoptInputError(f"Tracking reference has {self.reference.columns} columns for "
                                     f"{values.numel()} expressions")
-        if times.size < 2 or np.any(np.diff(times) <= 0) or not np.all(np.isfinite(reference)):
-            raise TrajoptInputError("Tracking times must be >= 2 increasing values and the reference finite")
-        integrand = 0
-        for i in range(values.numel()):
-            target = ca.pw_lin(problem.time, ca.DM(times), ca.DM(reference[:, i]))
-            integrand = integrand + weights[i] * (values[i] - target) ** 2
-        return GoalTerms((ca.SX(integrand),), lambda integrals: integrals[0])
-
-
-def piecewise_polynomial(t, breaks: np.ndarray, coefficients: np.ndarray) -> ca.SX:
-    """The pieces' values at ``t`` (SX column, one per column of ``coefficients``): piece k of column i is
-    sum_m c[m, k, i] (t - breaks[k])^(degree - m) (scipy's ``PPoly`` layout); the end pieces extend beyond the
-    breaks. The pieces are selected by ``pw_const``, so a numeric ``t`` gives the exact polynomial value."""
-    inner = ca.DM(breaks[1:-1])
-    offset = t - ca.pw_const(t, inner, ca.DM(breaks[:-1]))
-    values = []
-    for i in range(coefficients.shape[2]):
-        value = ca.pw_const(t, inner, ca.DM(coefficients[0, :, i]))
-        for m in range(1, coefficients.shape[0]):
-            value = value * offset + ca.pw_const(t, inner, ca.DM(coefficients[m, :, i]))
-        values.append(value)
-    return ca.vertcat(*values)
-
-
-@dataclass(frozen=True, eq=False)
-class SplineTracking(Goal):
-    """Integral of sum w_i (e_i(t) - r_i(t))^2, r a piecewise polynomial in t evaluated at the transcription's times.
-
-    `expressions`: SX column (n); `breaks`: (K+1,) increasing; `coefficients`: (degree+1, K, n), piece k of column
-    i = sum_m c[m, k, i] (t - breaks[k])^(degree - m) (scipy's PPoly layout, e.g. a spline's pieces); `weights`:
-    scalar or (n,).
-    """
-
-    expressions: object
-    breaks: object
-    coefficients: object
-    weights: object = 1.0
-    name = "spline tracking"
-
-    def terms(self, problem):
-        values = ca.vec(_sx(self.expressions, "SplineTracking expressions"))
-        breaks = np.asarray(self.breaks, dtype=float).flatten()
-        coefficients = np.asarray(self.coefficients, dtype=float)
-        weights = np.broadcast_to(np.asarray(self.weights, dtype=float), (values.numel(),))
-        if coefficients.ndim != 3 or coefficients.shape[1:] != (breaks.size - 1, values.numel()):
-            raise TrajoptInputError(f"SplineTracking coefficients have shape {coefficients.shape}, expected (degree+1, "
-                                    f"{breaks.size - 1}, {values.numel()})")
-        if breaks.size < 2 or np.any(np.diff(breaks) <= 0) or not np.all(np.isfinite(coefficients)):
-            raise TrajoptInputError("SplineTracking breaks must be >= 2 increasing values and the coefficients finite")
-        error = values - piecewise_polynomial(problem.time, breaks, coefficients)
+        error = values - self.reference.at(problem.time)
         return GoalTerms((ca.SX(ca.sum1(ca.DM(weights) * error ** 2)),), lambda integrals: integrals[0])
 
 
