@@ -10,6 +10,7 @@ optimization), ``trajopt.io`` (motion and table files).
 
 from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
 from trajopt.analysis.frame_optimization import FrameGuess, Frames
+from trajopt.analysis.reaction_goal import JointReactionGoal
 from trajopt.analysis.static_optimization import StaticOptimization, StaticOptimizationResult
 from trajopt.errors import ModelFileError, MotionFileError, TrajoptInputError
 from trajopt.io import MotionProcessor, Table, read_motion, read_table, write_csv, write_sto
@@ -34,7 +35,9 @@ from trajopt.ocp import (
     Hessian,
     Integral,
     Ipopt,
+    LinearInterpolation,
     MeshContinuation,
+    PiecewisePolynomial,
     Problem,
     Radau,
     ResidualCoordinates,
@@ -69,7 +72,7 @@ __all__ = [
     "MusculoskeletalModel", "Residuals", "StaticOptimization", "StaticOptimizationResult", "motion_inverse_dynamics",
     "ExplicitDynamics", "ImplicitDynamics", "MuscleDrivenProblem", "StateBounds", "FrameGuess", "Frames", "Hessian",
     "MotionProcessor", "ReactionAxes", "BodyAxes", "ResidualCoordinates",
-    "ElasticTendons", "RigidTendons",
+    "ElasticTendons", "RigidTendons", "LinearInterpolation", "PiecewisePolynomial", "JointReactionGoal",
     "muscle_driven_problem", "load_osim", "read_motion", "read_table", "write_csv",
     "write_sto",
 ]
