@@ -180,7 +180,7 @@ def main(argv=None) -> int:
     tight = study("tight optimum (default settings, tolerance 1e-8)", TIGHT)
     runs = {name: study(name, SETTINGS[name][1]) for name in names}
     rows = summarize(runs, tight)
-    report = {"benchmark": "IPOPT settings on the gait2d prediction (issue 14)", "settings": rows,
+    report = {"benchmark": "IPOPT settings on the gait2d prediction", "settings": rows,
               "tight": {"options": TIGHT, **tight}, "same_objective_absolute": SAME_OBJECTIVE,
               "intervals": args.intervals, "speeds": args.speeds}
     path = write_report(args.out, report)

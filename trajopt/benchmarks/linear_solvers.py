@@ -225,7 +225,7 @@ def main(argv=None) -> int:
         scaling += [measured({"problem": "walk3d", "max_iter": args.scaling_iterations, "threads": threads,
                               "compiled": False}) for threads in (1, 2)]
     full = [where if name == "mumps" else measured({"linear_solver": name, "counters": False}) for name in solvers]
-    report = {"benchmark": "linear solvers under IPOPT (issue 14)", "loadavg_start": load, "hsl_library": hsl,
+    report = {"benchmark": "linear solvers under IPOPT", "loadavg_start": load, "hsl_library": hsl,
               "where_the_time_goes": where, "scaling": scaling, "solvers": full}
     path = write_report(args.out, report)
     table = Path(path).with_suffix(".md")

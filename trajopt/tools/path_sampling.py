@@ -48,7 +48,7 @@ def read_checked_coordinates(file, info: ModelPaths | None = None) -> CheckedMot
     return read_checked_motion(file, ranges)
 
 
-def read_motion(file, coordinates, info: ModelPaths | None = None) -> np.ndarray:
+def motion_coordinates(file, coordinates, info: ModelPaths | None = None) -> np.ndarray:
     """Columns ``coordinates`` of an OpenSim .mot/.sto file (frames x coordinates), angles in radians
     (``read_checked_coordinates``; without ``info`` every column is taken as an angle)."""
     if info is None:

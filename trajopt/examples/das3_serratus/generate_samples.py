@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.cli.helptext import description
-from trajopt.tools.path_sampling import read_motion, sample_paths
+from trajopt.tools.path_sampling import motion_coordinates, sample_paths
 
 HERE = Path(__file__).resolve().parent
 SHOULDER = ("SC_y", "SC_z", "SC_x", "AC_y", "AC_z", "AC_x")
@@ -68,7 +68,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     names = SHOULDER + ("GH_y", "GH_z", "GH_yy")
-    motion = read_motion(args.motion, names)
+    motion = motion_coordinates(args.motion, names)
     elevation, plane = humerothoracic_angles(motion, names)
     selected = (plane >= SCAPULAR_PLANE[0]) & (plane <= SCAPULAR_PLANE[1]) & (elevation <= 90.0)
     rhythm = motion[selected][:, :6]

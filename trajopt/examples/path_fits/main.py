@@ -286,7 +286,7 @@ def _cells_notes(out: Path, cases: dict) -> list[str]:
         lines += ["  arm26 BIClong's fresh held-out length error comes from 2 of the 4000 points, at 29.6 deg shoulder",
                   "  elevation, where OpenSim's path is 86-87 mm longer than the cells (which follow the points around",
                   "  them to about 1 mm): a sliver narrower than the jump scan's 0.5 deg step, below the 100 mm pocket",
-                  "  threshold; without them 0.225 / 0.462 mm (measured on arm26_ranges_cells.json, issue 12 notes).",
+                  "  threshold; without them 0.225 / 0.462 mm (measured on arm26_ranges_cells.json).",
                   "  OpenSim's computeMomentArm is NaN for BIClong at 2 of the 4000 points; held-out RMS leave such",
                   "  points out."]
     return lines
