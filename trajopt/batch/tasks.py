@@ -19,6 +19,7 @@ from pathlib import Path
 
 from trajopt.batch.manifest import file_digest
 from trajopt.errors import TrajoptInputError
+from trajopt.ocp.transcriptions import MOCO_MESH_INTERVAL
 
 
 class Pair(tuple):
@@ -166,7 +167,7 @@ TASKS: dict[str, TaskDefinition] = {
             "muscle-inverse", "trajopt.batch.tool_tasks:muscle_inverse",
             "muscle-driven inverse simulation (trajopt muscle-inverse, Moco's MocoInverse)",
             _tool_inputs(paths=Input(Path, default="", help="muscle paths .json/.xml"),
-                         mesh_interval=Input(float, default=0.02, help="mesh interval in s"),
+                         mesh_interval=Input(float, default=MOCO_MESH_INTERVAL, help="mesh interval in s"),
                          reserves=Input(float, default=1.0, help="reserve actuators' optimal force (0: none)"),
                          tolerance=Input(float, default=1e-6, help="IPOPT tolerance")),
             metrics=("objective",)),
