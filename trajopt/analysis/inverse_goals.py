@@ -1,7 +1,9 @@
-"""Extra goals for ``MuscleDrivenInverse`` beyond Moco's effort: electromyography tracking.
+"""Extra goals beyond Moco's effort: electromyography tracking, in the inverse, prediction and tracking.
 
-A goal here is a small object with ``goal(variables) -> ocp.Goal``, given the built problem's symbols
-(``MuscleInverseVariables``), so it can refer to excitations, activations or muscle forces.
+A goal here is a small object with ``goal(variables) -> ocp.Goal``, given a built ``MuscleDrivenInverse``'s symbols
+(``MuscleInverseVariables``), so it can refer to excitations, activations or muscle forces, and
+``motion_goal(built) -> ocp.Goal`` on a ``trajopt.prediction.MuscleDrivenProblem`` (as
+``trajopt.analysis.reaction_goal.JointReactionGoal``).
 """
 
 from __future__ import annotations
@@ -45,12 +47,17 @@ class EmgTracking:
         column = self.columns[muscle]
         return self.emg.column(column) * float(self.scales.get(column, 1.0))
 
-    def goal(self, variables):
-        names = list(variables.muscle_names)
+    def rows(self, muscle_names) -> list[int]:
+        """The tracked muscles' positions in ``muscle_names`` (the model's order)."""
+        names = list(muscle_names)
         unknown = sorted(set(self.columns) - set(names))
         if unknown:
             raise TrajoptInputError(f"EmgTracking: muscle(s) {unknown} are not in the model")
-        rows = [names.index(m) for m in self.columns]
+        return [names.index(m) for m in self.columns]
+
+    def goal(self, variables):
+        """The goal on a built ``MuscleDrivenInverse``: its excitations track the scaled EMG."""
+        rows = self.rows(variables.muscle_names)
         reference = np.column_stack([self.reference(m) for m in self.columns])
         # Only the samples around the grid enter the (piecewise-linear) reference: same values, smaller graph.
         times = np.asarray(self.emg.time)
@@ -58,4 +65,12 @@ class EmgTracking:
         first = max(int(np.searchsorted(times, grid[0], side="right")) - 1, 0)
         last = min(int(np.searchsorted(times, grid[-1], side="left")) + 1, times.size)
         return Tracking(variables.excitations[rows], LinearInterpolation(times[first:last], reference[first:last]),
+                        weights=self.weight)
+
+    def motion_goal(self, built) -> Tracking:
+        """The goal on a ``trajopt.prediction.MuscleDrivenProblem`` (prediction, ``MuscleDrivenTracking(goals=...)``):
+        its muscle controls (excitations, or activations when they are the controls) track the scaled EMG."""
+        rows = self.rows(built.model.muscle_names)
+        reference = np.column_stack([self.reference(m) for m in self.columns])
+        return Tracking(built.muscle_controls[rows], LinearInterpolation(self.emg.time, reference),
                         weights=self.weight)

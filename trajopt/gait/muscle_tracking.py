@@ -129,7 +129,8 @@ class MuscleDrivenTracking:
     speeds the derivatives of the natural quintic splines through its frames at those frames, and values and speeds
     each on natural quintic splines through their frames at the collocation times (``MocoStateTrackingGoal``);
     ``goals``: extra goals added to the tracking objective, objects with ``motion_goal(MuscleDrivenProblem)`` (e.g.
-    ``trajopt.analysis.reaction_goal.JointReactionGoal``, Moco's MocoJointReactionGoal, contact forces included).
+    ``trajopt.analysis.reaction_goal.JointReactionGoal``, Moco's MocoJointReactionGoal, contact forces included;
+    ``trajopt.analysis.inverse_goals.EmgTracking``).
     """
 
     model: object
