@@ -1,6 +1,7 @@
-"""The figure and animation module every command and example draws with: matplotlib's pyplot on the Agg backend,
-saving a figure, writing a GIF from a per-frame drawing function, and the curve figures of inverse dynamics and static
-optimization results (optionally against a reference such as OpenSim).
+"""The figure and animation module every command and example draws with: matplotlib's pyplot on a file backend
+(``trajopt.ocp.figures.pyplot``, in the core so that ``Solution.plot`` shares it), saving a figure, writing a GIF
+from a per-frame drawing function, and the curve figures of inverse dynamics and static optimization results
+(optionally against a reference such as OpenSim).
 
 Curves: trajopt solid, reference dashed in the same colour. Matplotlib is imported lazily, so importing this module
 costs nothing.
@@ -12,15 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-
-def pyplot():
-    """matplotlib.pyplot on the Agg backend (files only, no window), imported on first use."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+from trajopt.ocp.figures import pyplot
 
 
 def save_figure(figure, path, dpi: int = 110, tight: bool = True) -> Path:
