@@ -1,7 +1,8 @@
 """Benchmark ``trajopt bench walk3d-ablation``: which ingredient of PredSim's recipe moves which walking criterion.
 
 Solves the walk3d half gait cycle (trajopt/examples/walk3d/prediction.py) with the default recipe and with one
-ingredient changed at a time (``VARIANTS``), from the same coordinates.sto guess on the same mesh, and records per
+ingredient changed at a time (``_variants()``), from the same coordinates.sto guess on the same mesh (one variant starts
+from the tracking solution instead, to show whether the optimum depends on the guess), and records per
 variant: status, iterations, wall time, the PredSim cost terms, the metabolic cost of transport and the walking
 criteria against the subject's measured cycle (swing knee peak, early-stance knee wave, vertical GRF peaks and
 trough, pelvis list, pelvis rotation and hip rotation ranges, hip/knee/ankle correlation and RMS). Each variant
@@ -57,6 +58,12 @@ def _variants():
         "trunk-actuators-1000": ("trunk actuators at 1000 N·m per unit excitation (PredSim's arms 150)",
                                  dataclasses.replace(recipe, trunk_actuator_torque=1000.0)),
         "adapted": ("both: the predsim-adapted recipe", walk3d.PREDSIM_ADAPTED_RECIPE),
+        "adapted-from-tracking": ("the predsim-adapted recipe from the tracking solution (coordinates.sto and "
+                                  "grf_walk.mot tracked on the same mesh) instead of coordinates.sto",
+                                  walk3d.PREDSIM_ADAPTED_RECIPE),
+        "adapted-compliant-triceps": ("the predsim-adapted recipe with triceps surae tendons kT 17.5",
+                                      dataclasses.replace(walk3d.PREDSIM_ADAPTED_RECIPE,
+                                                          tendon_stiffness=walk3d.COMPLIANT_TRICEPS_SURAE)),
         "opensim-muscle-physiology": ("OpenSim's default specific tension 0.25 MPa and slow-twitch ratio 0.5",
                                       dataclasses.replace(recipe, predsim_muscle_physiology=False)),
         "moco-passive-forces": ("Moco's passive joint forces instead of PredSim's",
@@ -69,11 +76,17 @@ def _variants():
     }
 
 
+# Variants whose guess is the tracking solution rather than coordinates.sto.
+FROM_TRACKING = ("adapted-from-tracking",)
+
+
 def measure(name: str, recipe, intervals: int, max_iterations: int) -> dict:
     load_before = os.getloadavg()[0]
-    walk, solution, wall = solve(intervals, print_level=0, max_iterations=max_iterations, recipe=recipe)
+    walk, solution, wall = solve(intervals, print_level=0, max_iterations=max_iterations, recipe=recipe,
+                                 from_tracking=name in FROM_TRACKING)
     _, coordinates, grf = full_cycle_tables(walk, solution)
-    return {"variant": name, "intervals": intervals, "status": solution.status, "success": solution.success,
+    return {"variant": name, "intervals": intervals, "guess": "tracking solution" if name in FROM_TRACKING
+            else "coordinates.sto", "status": solution.status, "success": solution.success,
             "iterations": solution.iterations, "objective": solution.objective, "wall_s": wall,
             "cost_terms": term_values(solution, walk.cost_terms) if walk.cost_terms else {},
             "cost_of_transport": metabolic_cost_of_transport(walk, solution),
@@ -108,8 +121,9 @@ def write_table(folder: Path, labels: dict) -> Path:
                                      for name, value in first["ranges_deg"].items())
         knee = first["knee"]
         measured_grf = first["vertical_grf_bw"]["measured"]
-        lines += [f"{ordered[0]['intervals']} mesh intervals, guess coordinates.sto; measured values in brackets; "
-                  "wall times from a shared machine (load averages in walk3d_ablation.json).",
+        lines += [f"{ordered[0]['intervals']} mesh intervals, guess coordinates.sto (unless the variant says "
+                  "otherwise); measured values in brackets; wall times from a shared machine (load averages in "
+                  "walk3d_ablation.json).",
                   "",
                   f"| variant | what changes | solve | swing knee ({knee['measured_swing_peak_deg']:.0f}) | "
                   f"stance knee wave ({knee['measured_stance_wave_deg']:.1f}) | vertical GRF peak / trough / peak "
