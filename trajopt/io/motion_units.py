@@ -12,6 +12,9 @@ and why (``AngleUnit``), and checks every rotational column the model has a rang
 - read as degrees: when every such column stays within ``AngleLimits.tiny`` rad while the model's ranges span more
   than ``AngleLimits.wide_range`` rad, the data look like radians: a caveat, not an error (a still pose near zero is
   possible).
+
+A motion whose frames lie ``AngleLimits.frame_step`` or more apart (a time column in milliseconds) is a caveat too:
+its speeds and accelerations would be far too small.
 """
 
 from __future__ import annotations
@@ -41,7 +44,8 @@ class MotionValueError(MotionFileError):
 class AngleLimits:
     """What a joint angle read in radians may do: ``turn`` (rad) beyond the coordinate's range, ``speed`` (rad/s)
     over ``sustained`` successive frames (refused beyond); ``outside_range`` (rad) past its model range (a caveat
-    beyond); ``tiny`` (rad) and ``wide_range`` (rad) flag radians read as degrees."""
+    beyond); ``tiny`` (rad) and ``wide_range`` (rad) flag radians read as degrees; frames ``frame_step`` (s) or more
+    apart (median) flag a time column that is not in seconds."""
 
     turn: float = 2.0 * math.pi
     speed: float = 50.0
@@ -49,6 +53,7 @@ class AngleLimits:
     tiny: float = 0.1
     wide_range: float = 1.0
     outside_range: float = 0.5
+    frame_step: float = 1.0
 
 
 LIMITS = AngleLimits()
@@ -91,6 +96,21 @@ def check_finite(table: Table) -> None:
         raise MotionValueError(f"{table.source or table.name}: column '{table.labels[column]}' is "
                                f"{table.data[frame, column]} at time {table.time[frame]:g} s "
                                f"({int(bad.sum())} such values)")
+
+
+EMG_CEILING = 2.0  # normalized EMG (about 0..1) above this is a percent or a raw signal
+
+
+def check_normalized_emg(table: Table, columns) -> None:
+    """Refuse tracked EMG ``columns`` of ``table`` holding a value above ``EMG_CEILING``: an excitation lies in
+    [0, 1], so EMG in percent or in volts would be tracked as nonsense (names file, column, time and value)."""
+    for label in columns:
+        values = table.column(label)
+        i = int(np.argmax(values))
+        if values[i] > EMG_CEILING:
+            raise MotionValueError(f"{table.source or table.name}: EMG column '{label}' is {values[i]:.4g} at time "
+                                   f"{table.time[i]:g} s: normalized EMG (0 to 1, as excitations) is expected, not "
+                                   f"percent or volts")
 
 
 def check_angles(table: Table, unit: AngleUnit, ranges: Mapping[str, tuple[float, float]],
@@ -159,7 +179,18 @@ def read_checked_motion(path: str | Path, ranges: Mapping[str, tuple[float, floa
     check_finite(raw)
     unit = angle_unit(raw)
     motion = motion_in_radians(raw, set(ranges))
-    return CheckedMotion(motion, unit, check_angles(motion, unit, ranges, limits))
+    return CheckedMotion(motion, unit, check_angles(motion, unit, ranges, limits) + check_time_scale(motion, limits))
+
+
+def check_time_scale(table: Table, limits: AngleLimits = LIMITS) -> tuple[str, ...]:
+    """A caveat when the median frame step is ``limits.frame_step`` or more: the time is likely not in seconds."""
+    if table.num_frames < 2:
+        return ()
+    step = float(np.median(np.diff(table.time)))
+    if step < limits.frame_step:
+        return ()
+    return (f"{table.source or table.name}: frames are {step:g} s apart over {table.time[-1] - table.time[0]:g} s: "
+            f"if the time column is not in seconds (e.g. milliseconds), speeds and accelerations are off by as much",)
 
 
 def rotational_ranges(osim) -> dict[str, tuple[float, float]]:

@@ -217,8 +217,10 @@ class MusculoskeletalModel:
         self.paths = paths
         missing = [m.name for m in active if m.name not in paths.muscles]
         if missing:
-            raise TrajoptInputError(f"{osim.spec.file}: no path for muscles {missing} "
-                                    f"(paths have {list(paths.muscles)})")
+            have = list(paths.muscles)
+            raise TrajoptInputError(f"{osim.spec.file}: no path for muscles {missing[:6]}"
+                                    f"{f' (+{len(missing) - 6} more)' if len(missing) > 6 else ''} (paths have "
+                                    f"{have[:6]}{f' (+{len(have) - 6} more)' if len(have) > 6 else ''})")
         names = {m.name for m in osim.muscles}
         unused = [name for name in paths.muscles if name not in names]
         # Paths for muscles the model lacks are not used; tools report this note (summary.md and stderr).

@@ -160,6 +160,9 @@ class AddExpressionForces:
 
     def apply(self, model_spec):
         forces = read_expression_forces(self.path)
+        if not forces:  # another kind of file (e.g. the ExternalLoads .xml): nothing would be added
+            raise ModelFileError(f"{self.path}: no ExpressionBasedCoordinateForce in the file (a ForceSet .xml of "
+                                 f"them is expected)")
         names = {c.name for c in model_spec.coordinates}
         for force in forces:
             if force.coordinate not in names:

@@ -299,11 +299,17 @@ def _check_counts(args) -> None:
     for option, value, least in (("--samples", args.samples, 1), ("--heldout", args.heldout, 0),
                                  ("--samples-per-frame", args.samples_per_frame, 1),
                                  ("--max-degree", args.max_degree, 1), ("--degree", args.degree, 1),
-                                 ("--cells-samples", args.cells_samples, 0)):
+                                 ("--cells-samples", args.cells_samples, 0), ("--seed", args.seed, 0)):
         if value < least:
             raise TrajoptInputError(f"{option} {value}: must be at least {least}")
     if not (np.isfinite(args.band) and args.band > 0):
         raise TrajoptInputError(f"--band {args.band:g}: must be a positive number of degrees")
+    # the fit stops below these: a negative one never stops it before --degree
+    for option, value in (("--rms-tolerance", args.rms_tolerance), ("--scan-budget", args.scan_budget)):
+        if value is not None and not (np.isfinite(value) and value > 0):
+            raise TrajoptInputError(f"{option} {value:g}: must be a positive number")
+    if not (np.isfinite(args.min_improvement) and args.min_improvement >= 0):
+        raise TrajoptInputError(f"--min-improvement {args.min_improvement:g}: must be a number >= 0")
 
 
 def _check_outputs(args) -> None:
