@@ -95,7 +95,7 @@ class DeGrooteMuscles:
     def apply(self, model_spec):
         muscles = []
         for muscle in model_spec.muscles:
-            p = degroote_parameters(muscle)
+            p = degroote_parameters(muscle, source=model_spec.file)
             parameters = osim_spec.DeGrooteFregly2016Parameters(
                 active_force_width_scale=p.active_force_width_scale * self.active_force_width_scale,
                 fiber_damping=p.fiber_damping,
