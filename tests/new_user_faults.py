@@ -116,6 +116,11 @@ def arm26_variant(tmp: Path, name: str, *pairs: str) -> Path:
     return write(tmp, name, text)
 
 
+def gait_motion(tmp: Path, name: str, edit: Callable[[list[str]], list[str]]) -> Path:
+    """gait2d's reference coordinates (radians; time, pelvis_tilt, pelvis_tx, pelvis_ty, ...) with lines edited."""
+    return write(tmp, name, "\n".join(edit(GAIT2D_MOTION.read_text().splitlines())) + "\n")
+
+
 def gait_loads(tmp: Path, name: str, edit: Callable[[list[str]], list[str]], xml_edit=lambda text: text) -> Path:
     """gait2d's ExternalLoads (``name``.xml) with its .sto's lines edited (``name``.sto), and its text edited."""
     lines = (GAIT2D / "referenceGRF.sto").read_text().splitlines()
@@ -252,6 +257,9 @@ CASES: list[Case] = [
         *[line.replace("nColumns=3", "nColumns=4") for line in ls[:header_end(ls)]],
         ls[header_end(ls)] + "\tr_elbow_flex_speed", *[line + "\t0" for line in ls[header_end(ls) + 1:]]]),
         "--out", tmp / "out"], C, ("{tmp}/extra.mot", "r_elbow_flex_speed")),
+    Case("id-translations-in-millimetres", lambda tmp: [ID, GAIT2D_MODEL, gait_motion(tmp, "mm.sto", rows_edited(
+        lambda rows: [[r[0], r[1], *[f"{float(v) * 1000:g}" for v in r[2:4]], *r[4:]] for r in rows])),
+        "--out", tmp / "out"], C, ("{tmp}/mm.sto", "pelvis_ty", "millimetres?")),
     Case("id-motion-no-indegrees-line-with-degrees", lambda tmp: [ID, ARM26, elbow_variant(
         tmp, "nounit.mot", without_line("inDegrees")), "--out", tmp / "out"], E, ("{tmp}/nounit.mot", "r_elbow_flex")),
     # --- options of inverse dynamics ---------------------------------------------------------------------------------
@@ -419,6 +427,9 @@ CASES: list[Case] = [
                                           "--out", tmp / "p"], E, ("--band -5",)),
     Case("fp-motion-time-backwards", lambda tmp: ["fit-paths", ARM26, "--geometric", "--motion", elbow_variant(
         tmp, "back.mot", swap_rows(40, 41)), "--out", tmp / "p"], E, ("{tmp}/back.mot",)),
+    Case("fp-motion-of-another-model", lambda tmp: ["fit-paths", ARM26, "--geometric", "--motion", GAIT2D_MOTION,
+                                                    "--out", tmp / "p"], E, ("referenceCoordinates.sto",
+                                                                             "r_shoulder_elev")),
     Case("fp-quaternion-syntax", lambda tmp: ["fit-paths", ARM26, "--geometric", "--quaternion", "shoulder",
                                               "--out", tmp / "p"], E, ("--quaternion",)),
     Case("fp-train-csv-missing", lambda tmp: ["fit-paths", ARM26, "--train-csv", tmp / "train.csv",
@@ -468,6 +479,12 @@ CASES: list[Case] = [
         tmp, f'task = "inverse-dynamics"\n[inputs]\nmodel = "{ARM26}"\n'
              f'motion = "{elbow_variant(tmp, "back.mot", swap_rows(40, 41))}"\n'), "--serial", "--no-progress",
         "--out", tmp / "b"], E, ("back.mot",)),
+    Case("batch-gait2d-intervals-zero", lambda tmp: ["batch", spec(
+        tmp, 'task = "gait2d-prediction"\n[inputs]\nintervals = 0\n[sweep]\nspeed = [1.2]\n'), "--serial",
+        "--no-progress", "--out", tmp / "b"], E, ("speed=1.2", "intervals", "got 0")),
+    Case("batch-gait2d-speed-negative", lambda tmp: ["batch", spec(
+        tmp, 'task = "gait2d-prediction"\n[inputs]\nintervals = 10\n[sweep]\nspeed = [-1.2]\n'), "--serial",
+        "--no-progress", "--out", tmp / "b"], E, ("speed=-1.2", "got -1.2")),
     Case("batch-sleep", lambda tmp: ["batch", sleep_spec(tmp), "--serial", "--no-progress", "--out", tmp / "b"], OK),
     # --- run and bench with bad options -------------------------------------------------------------------------------
     Case("command-misspelled", lambda tmp: ["inverse-dynamic", ARM26, ELBOW], E, ("inverse-dynamic",)),

@@ -14,7 +14,8 @@ and why (``AngleUnit``), and checks every rotational column the model has a rang
   possible).
 
 A motion whose frames lie ``AngleLimits.frame_step`` or more apart (a time column in milliseconds) is a caveat too:
-its speeds and accelerations would be far too small.
+its speeds and accelerations would be far too small; so is a translation more than ``AngleLimits.outside_translation``
+past its model range (millimetres read as metres).
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ class AngleLimits:
     """What a joint angle read in radians may do: ``turn`` (rad) beyond the coordinate's range, ``speed`` (rad/s)
     over ``sustained`` successive frames (refused beyond); ``outside_range`` (rad) past its model range (a caveat
     beyond); ``tiny`` (rad) and ``wide_range`` (rad) flag radians read as degrees; frames ``frame_step`` (s) or more
-    apart (median) flag a time column that is not in seconds."""
+    apart (median) flag a time column that is not in seconds; a translation ``outside_translation`` (m) past its
+    model range one that is not in metres."""
 
     turn: float = 2.0 * math.pi
     speed: float = 50.0
@@ -54,6 +56,7 @@ class AngleLimits:
     wide_range: float = 1.0
     outside_range: float = 0.5
     frame_step: float = 1.0
+    outside_translation: float = 0.5
 
 
 LIMITS = AngleLimits()
@@ -171,15 +174,38 @@ def check_angles(table: Table, unit: AngleUnit, ranges: Mapping[str, tuple[float
 
 
 def read_checked_motion(path: str | Path, ranges: Mapping[str, tuple[float, float]],
-                        limits: AngleLimits = LIMITS) -> CheckedMotion:
+                        limits: AngleLimits = LIMITS,
+                        translations: Mapping[str, tuple[float, float]] | None = None) -> CheckedMotion:
     """Read a coordinates file into radians (``ranges``: every rotational coordinate of the model -> its range in
     rad; their columns are converted when the file is in degrees), refuse non-finite values and implausible
-    angles, and say which unit was read."""
+    angles, and say which unit was read; ``translations`` (translational coordinate -> range in m) are checked
+    against their ranges too."""
     raw = read_table(path)
     check_finite(raw)
     unit = angle_unit(raw)
     motion = motion_in_radians(raw, set(ranges))
-    return CheckedMotion(motion, unit, check_angles(motion, unit, ranges, limits) + check_time_scale(motion, limits))
+    return CheckedMotion(motion, unit, check_angles(motion, unit, ranges, limits) + check_time_scale(motion, limits)
+                         + check_translations(motion, translations or {}, limits))
+
+
+def check_translations(table: Table, ranges: Mapping[str, tuple[float, float]],
+                       limits: AngleLimits = LIMITS) -> tuple[str, ...]:
+    """A caveat for each translational column (``ranges``: coordinate -> model range in m) that goes more than
+    ``limits.outside_translation`` past its range: millimetres (or centimetres) read as metres."""
+    caveats = []
+    for label in table.labels:
+        name = coordinate_name(label)
+        if name not in ranges or label.endswith("/speed"):
+            continue
+        low, high = ranges[name]
+        values = table.column(label)
+        outside = np.maximum(low - values, values - high)
+        i = int(np.argmax(outside))
+        if outside[i] > limits.outside_translation:
+            caveats.append(f"{table.source or table.name}: column '{label}' is {values[i]:.4g} m at time "
+                           f"{table.time[i]:g} s, {outside[i]:.4g} m outside its model range [{low:g}, {high:g}] m "
+                           f"(translations are read in metres: millimetres?)")
+    return tuple(caveats)
 
 
 def check_time_scale(table: Table, limits: AngleLimits = LIMITS) -> tuple[str, ...]:
@@ -191,6 +217,12 @@ def check_time_scale(table: Table, limits: AngleLimits = LIMITS) -> tuple[str, .
         return ()
     return (f"{table.source or table.name}: frames are {step:g} s apart over {table.time[-1] - table.time[0]:g} s: "
             f"if the time column is not in seconds (e.g. milliseconds), speeds and accelerations are off by as much",)
+
+
+def translational_ranges(osim) -> dict[str, tuple[float, float]]:
+    """Translational coordinate -> range (m) of a model read by ``trajopt.osim``."""
+    return {c.name: (float(c.range[0]), float(c.range[1])) for c in osim.spec.coordinates
+            if c.motion_type == "translational"}
 
 
 def rotational_ranges(osim) -> dict[str, tuple[float, float]]:

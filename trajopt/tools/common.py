@@ -15,7 +15,7 @@ from trajopt.analysis.couplers import CouplerConstraints
 from trajopt.cli.options import out_folder
 from trajopt.errors import TrajoptInputError
 from trajopt.io import Table
-from trajopt.io.motion_units import AngleUnit, read_checked_motion, rotational_ranges
+from trajopt.io.motion_units import AngleUnit, read_checked_motion, rotational_ranges, translational_ranges
 from trajopt.io.output import fresh_output
 from trajopt.ocp.interrupts import raise_if_interrupted
 from trajopt.musculoskeletal.operators import AddExpressionForces, load_processed
@@ -50,7 +50,7 @@ def load_tool_input(model_file, motion_file, operators=()) -> ToolInput:
                                 f"represents with a quaternion; the motion tools take models whose coordinates are "
                                 f"OpenSim's (a CustomJoint with three rotations, as OpenSim's gait models use)")
     names = osim.multibody.coordinate_names
-    checked = read_checked_motion(motion_file, rotational_ranges(osim))
+    checked = read_checked_motion(motion_file, rotational_ranges(osim), translations=translational_ranges(osim))
     table = checked.table
     notes = []
     extra = [label for label in table.labels if label not in names]

@@ -33,7 +33,7 @@ from trajopt.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.muscle_tracking import MuscleDrivenTracking
 from trajopt.gait.tracking import ReferenceInterpolation, TrackingWeights
-from trajopt.io.motion_units import CheckedMotion, read_checked_motion, rotational_ranges
+from trajopt.io.motion_units import CheckedMotion, read_checked_motion, rotational_ranges, translational_ranges
 from trajopt.io.motion_processor import MotionProcessor
 from trajopt.io.tables import write_sto
 from trajopt.musculoskeletal import MusculoskeletalModel
@@ -126,7 +126,7 @@ def load_checked_tracking(args) -> tuple[MuscleDrivenTracking, CheckedMotion]:
     if couplings:
         raise TrajoptInputError(f"{args.model}: CoordinateCouplerConstraints {[c.dependent for c in couplings]} are "
                                 f"not held by muscle-track; weld their joints (--weld)")
-    checked = read_checked_motion(args.coordinates, rotational_ranges(osim))
+    checked = read_checked_motion(args.coordinates, rotational_ranges(osim), translations=translational_ranges(osim))
     model = MusculoskeletalModel(osim, read_paths(args.paths, osim))
     forces = osim.spec.expression_forces
     passive = generalized_forces_function(osim.multibody, forces) if forces else None
