@@ -25,6 +25,7 @@ GAIT2D_MODEL = GAIT2D / "2D_gait.osim"
 GAIT2D_MOTION = GAIT2D / "referenceCoordinates.sto"  # 0..0.47 s, 50 frames, radians
 GAIT2D_LOADS = GAIT2D / "referenceGRF.xml"
 GAIT2D_PATHS = GAIT2D / "paths.json"
+WALK3D = EXAMPLES / "walk3d"  # Moco's example3DWalking: a gait cycle with measured ground reactions
 NO_MUSCLES = ROOT / "tests" / "data" / "osim" / "all_joints.osim"
 BALL_JOINT = ROOT / "tests" / "data" / "osim" / "ball_free.osim"
 UNWRITABLE = Path("/proc/trajopt-new-user")  # no one can create a folder here, not even root
@@ -126,6 +127,17 @@ def gait_loads(tmp: Path, name: str, edit: Callable[[list[str]], list[str]], xml
     lines = (GAIT2D / "referenceGRF.sto").read_text().splitlines()
     write(tmp, f"{name}.sto", "\n".join(edit(lines)) + "\n")
     return write(tmp, f"{name}.xml", xml_edit(GAIT2D_LOADS.read_text().replace("referenceGRF.sto", f"{name}.sto")))
+
+
+def walk3d_loads_in_millimetres(tmp: Path) -> Path:
+    """walk3d's ExternalLoads with the points of application (``..._p{x,y,z}`` columns) in millimetres."""
+    lines = (WALK3D / "grf_walk.mot").read_text().splitlines()
+    start = header_end(lines)
+    points = [i for i, label in enumerate(lines[start].split()) if "_p" in label]
+    rows = [line.split() for line in lines[start + 1:]]
+    rows = [[f"{float(v) * 1000:.6g}" if i in points else v for i, v in enumerate(row)] for row in rows]
+    write(tmp, "grf_mm.mot", "\n".join(lines[:start + 1] + ["\t".join(row) for row in rows]) + "\n")
+    return write(tmp, "grf_mm.xml", (WALK3D / "grf_walk.xml").read_text().replace("grf_walk.mot", "grf_mm.mot"))
 
 
 def short_gait_loads(tmp: Path, first: int, last: int) -> Path:
@@ -282,6 +294,10 @@ CASES: list[Case] = [
     Case("id-loads-expressed-in-unknown-body", gait_id(lambda tmp: gait_loads(
         tmp, "grf", lambda lines: lines, lambda text: text.replace(
             "<force_expressed_in_body>ground", "<force_expressed_in_body>floor", 1))), E, ("{tmp}/grf.xml", "floor")),
+    Case("id-loads-points-in-millimetres", lambda tmp: [ID, WALK3D / "subject_walk_scaled.osim",
+                                                        WALK3D / "coordinates.sto", "--external-loads",
+                                                        walk3d_loads_in_millimetres(tmp), "--out", tmp / "out"], C,
+         ("{tmp}/grf_mm.xml", "ExternalForce", "millimetres read as metres?")),
     Case("id-loads-for-another-model", lambda tmp: [ID, ARM26, ELBOW, "--external-loads", GAIT2D_LOADS,
                                                     "--out", tmp / "out"], E, ("calcn_r",)),
     Case("id-loads-start-after-the-motion", lambda tmp: [ID, GAIT2D_MODEL, GAIT2D_MOTION, "--external-loads",
