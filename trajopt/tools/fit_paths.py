@@ -345,6 +345,8 @@ def main(argv=None) -> int:
                                     "--opensim-xml")
         if args.cut_along is not None and not args.pieces:
             raise TrajoptInputError("--cut-along needs --pieces")
+        if args.heldout_csv is not None and args.train_csv is None:  # else ignored, and the model sampled
+            raise TrajoptInputError(f"--heldout-csv {args.heldout_csv}: goes with --train-csv")
         if args.train_csv is None:
             if args.quaternion:
                 raise TrajoptInputError("--quaternion needs --train-csv (samples in Euler coordinates to map)")

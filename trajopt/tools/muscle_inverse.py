@@ -67,8 +67,9 @@ def _parser() -> argparse.ArgumentParser:
     add_elastic_tendons(parser)
     parser.add_argument("--joint-reaction", nargs=2, action="append", default=[], metavar=("JOINT", "WEIGHT"),
                         help="also minimize the force (x, y in the parent frame) this joint applies to its parent "
-                             "body, as Moco's MocoJointReactionGoal with measures force-x, force-y; needs geometric "
-                             "paths (no --paths); repeat for several joints")
+                             "body, as Moco's MocoJointReactionGoal with measures force-x, force-y; the muscle "
+                             "tensions act along the model's geometric paths (with --paths, whose moment arms differ, "
+                             "a note says so); repeat for several joints")
     add_tolerance(parser, 1e-6)
     add_max_iterations(parser, 3000)
     add_out(parser, "muscle-inverse")
