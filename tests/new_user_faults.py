@@ -256,6 +256,11 @@ CASES: list[Case] = [
                                              "--out", tmp / "out"], E, ("{tmp}/one.mot",)),
     Case("id-motion-two-frames", lambda tmp: [ID, ARM26, elbow_variant(tmp, "two.mot", first_rows(2)),
                                               "--out", tmp / "out"], E, ("{tmp}/two.mot",)),
+    Case("id-motion-windows-line-endings", lambda tmp: [ID, ARM26, write(tmp, "crlf.mot", ELBOW.read_text().replace(
+        "\n", "\r\n")), "--out", tmp / "out"], OK),
+    Case("id-motion-with-byte-order-mark", lambda tmp: [ID, ARM26, write(tmp, "bom.mot", "\ufeff" + ELBOW.read_text()),
+                                                        "--out", tmp / "out"], OK),
+    Case("id-extra-argument", lambda tmp: [ID, ARM26, ELBOW, "elbow2.mot", "--out", tmp / "out"], E, ("elbow2.mot",)),
     Case("id-motion-time-in-milliseconds", lambda tmp: [ID, ARM26, elbow_variant(tmp, "ms.mot", rows_edited(
         lambda rows: [[f"{float(r[0]) * 1000:g}", *r[1:]] for r in rows])), "--out", tmp / "out"], C,
         ("{tmp}/ms.mot", "frames are 10 s apart over 1000 s")),
@@ -470,6 +475,8 @@ CASES: list[Case] = [
                                                 "--out", tmp / "b"], E, ("{tmp}/spec.toml",)),
     Case("batch-spec-task-misspelled", lambda tmp: ["batch", spec(tmp, 'task = "inverse_dynamics"\n'), "--serial",
                                                     "--out", tmp / "b"], E, ("inverse_dynamics",)),
+    Case("batch-spec-broken-yaml", lambda tmp: ["batch", spec(tmp, "task: [sleep\n", "spec.yaml"), "--serial",
+                                                "--out", tmp / "b"], E, ("{tmp}/spec.yaml", "YAML")),
     Case("batch-spec-json", lambda tmp: ["batch", spec(tmp, '{"task": "sleep"}', "spec.json"), "--serial",
                                          "--out", tmp / "b"], E, ("{tmp}/spec.json",)),
     Case("batch-spec-unknown-input", lambda tmp: ["batch", spec(
