@@ -4,11 +4,14 @@ Per ``ExternalForce``: ``applied_to_body``, ``force_expressed_in_body``, ``point
 ``force_identifier``, ``point_identifier``, ``torque_identifier`` (each identifier names the three columns that
 start with it, in file order, as OpenSim's ``Storage::getDataForIdentifier``; an empty point or torque
 identifier means none). The data file is the ExternalLoads ``datafile`` (it overrides each force's
-``data_source_name``), relative to the .xml. Every problem is one line naming the file, the force and the value.
+``data_source_name``), relative to the .xml. Every problem is one line naming the file, the force and the value;
+a point of application expressed in ground farther than ``FARTHEST_POINT`` from its origin while the force acts is
+an ``ExternalLoadsWarning`` (millimetres read as metres).
 """
 
 from __future__ import annotations
 
+import warnings
 import xml.etree.ElementTree as ElementTree
 from os import PathLike
 from pathlib import Path
@@ -22,6 +25,28 @@ from trajopt.io.tables import read_table
 
 class ExternalLoadsFileError(TrajoptInputError):
     """An ExternalLoads .xml or its data file cannot be used as written."""
+
+
+class ExternalLoadsWarning(UserWarning):
+    """An ExternalLoads data file holds implausible values (names the file, the force, the time and the value)."""
+
+
+FARTHEST_POINT = 10.0  # m from ground's origin: no force plate lies farther (a point in mm is hundreds of "metres")
+ACTING = 0.05  # of the force's largest magnitude: below it the point of application is noise (often left at 0)
+
+
+def _check_point(force: ExternalForce, where: str) -> None:
+    """Warn when the point of application (in ground) lies farther than ``FARTHEST_POINT`` while the force acts."""
+    if force.point is None or force.point_expressed_in != GROUND:
+        return
+    magnitude = np.linalg.norm(force.force, axis=1)
+    acting = magnitude > ACTING * magnitude.max()
+    distance = np.where(acting, np.linalg.norm(force.point, axis=1), 0.0)
+    i = int(np.argmax(distance))
+    if distance[i] > FARTHEST_POINT:
+        warnings.warn(f"{where}: the point of application is {distance[i]:.4g} m from the ground's origin at time "
+                      f"{force.times[i]:g} s (force {magnitude[i]:.4g} N): millimetres read as metres?",
+                      ExternalLoadsWarning, stacklevel=3)
 
 
 def _text(element, tag: str, default: str = "") -> str:
@@ -77,6 +102,8 @@ def read_external_loads(path) -> ExternalLoads:
             torque=_columns(table, _text(element, "torque_identifier"), where, "torque")))
     if not forces:
         raise ExternalLoadsFileError(f"{path}: ExternalLoads has no ExternalForce")
+    for force in forces:
+        _check_point(force, f"{path} (data file {data_path}): ExternalForce '{force.name}'")
     return ExternalLoads(tuple(forces), str(path), str(data_path))
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
+from trajopt.io.motion_units import check_normalized_emg
 from trajopt.ocp import LinearInterpolation, Tracking
 
 
@@ -41,6 +42,7 @@ class EmgTracking:
             raise TrajoptInputError(f"{where}: EMG scale given for column(s) {unknown} that no muscle tracks")
         if not (np.isfinite(self.weight) and self.weight > 0):
             raise TrajoptInputError(f"EmgTracking weight must be a finite number > 0, got {self.weight!r}")
+        check_normalized_emg(self.emg, sorted(set(self.columns.values())))
 
     def reference(self, muscle: str) -> np.ndarray:
         """The scaled EMG the muscle's excitation tracks, at the table's times."""

@@ -11,7 +11,7 @@ from trajopt.analysis.inverse_tendons import RigidTendons
 from trajopt.analysis.muscle_inverse import MuscleDrivenInverse
 from trajopt.errors import TrajoptInputError
 from trajopt.io import MotionProcessor, read_table
-from trajopt.io.motion_units import CheckedMotion, read_checked_motion, rotational_ranges
+from trajopt.io.motion_units import CheckedMotion, read_checked_motion, rotational_ranges, translational_ranges
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.musculoskeletal.model_forces import model_applied_forces
 from trajopt.musculoskeletal.operators import load_processed
@@ -35,7 +35,8 @@ def load_checked_inverse(model_file, coordinates_file, operators=(), external_lo
         raise TrajoptInputError(f"{osim.spec.file}: PathActuator '{osim.spec.path_actuators[0].name}': the "
                                 f"muscle-driven inverse takes muscles and coordinate actuators only (use "
                                 f"trajopt.prediction.muscle_driven_problem(path_actuators=...) for path actuators)")
-    checked = read_checked_motion(coordinates_file, rotational_ranges(osim))  # before the paths: bad data fail fast
+    # before the paths: bad data fail fast
+    checked = read_checked_motion(coordinates_file, rotational_ranges(osim), translations=translational_ranges(osim))
     model = MusculoskeletalModel(osim, read_paths(paths, osim))
     constraints = CouplerConstraints(osim.multibody, couplings)
     motion = MotionProcessor(constraints.assemble(checked.table), window=window)

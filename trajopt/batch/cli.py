@@ -24,7 +24,7 @@ from trajopt.batch.aggregate import write_aggregate
 from trajopt.batch.lock import hold_output_folder
 from trajopt.batch.runner import run_batch
 from trajopt.batch.spec import BatchSpecError, load_spec
-from trajopt.cli.options import add_no_progress, add_out, out_folder
+from trajopt.cli.options import COUNT, add_no_progress, add_out, out_folder
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = 'one task over many trials, subjects or a parameter sweep, on Dask (TOML spec)'
@@ -37,7 +37,7 @@ def main(argv=None) -> int:
     parser.add_argument("spec", help="batch spec (.toml, or .yaml with PyYAML)")
     add_out(parser, "<spec name>", "named after the spec")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=int, help="LocalCluster worker processes (default: one per core)")
+    where.add_argument("--workers", type=COUNT, help="LocalCluster worker processes (default: one per core)")
     where.add_argument("--scheduler", metavar="ADDRESS", help="an existing Dask scheduler, e.g. tcp://127.0.0.1:8786")
     where.add_argument("--serial", action="store_true", help="run the tasks one by one in this process (no Dask)")
     parser.add_argument("--resume", action="store_true", help="continue the batch in --out: finished tasks are "
@@ -48,8 +48,6 @@ def main(argv=None) -> int:
                         help="replace an [inputs] value of the spec (TOML value), e.g. --set intervals=20")
     add_no_progress(parser)
     args = parser.parse_args(argv)
-    if args.workers is not None and args.workers < 1:
-        raise BatchSpecError(f"--workers {args.workers}: give at least 1")
     if args.force and not args.resume:
         raise BatchSpecError("--force: goes with --resume (it recomputes the tasks whose inputs changed)")
     try:
@@ -74,4 +72,21 @@ def main(argv=None) -> int:
         return INTERRUPTED
     print(f"trajopt batch {spec.name}: {counts}; {report.wall_seconds:.1f} s on {report.workers} {report.mode} "
           f"worker(s); results in {out} ({', '.join(p.name for p in written)})")
+    _print_failures(spec.name, report.records, out)
     return 0 if report.failed == 0 else 1
+
+
+SHOWN_FAILURES = 5
+
+
+def _print_failures(name: str, records: list[dict], out: Path) -> None:
+    """Why the tasks that failed in this run failed (their last attempt), one line each on stderr, so a bad input
+    file is named on the terminal, not only in the manifest."""
+    last = {record["key"]: record for record in records}
+    failed = [record for record in last.values() if record["status"] == "failed"]
+    for record in failed[:SHOWN_FAILURES]:
+        print(f"trajopt batch {name}: error: task '{record['label']}' failed ({record['failure'] or 'exception'}): "
+              f"{(record['error'] or 'no reason recorded').splitlines()[0]}", file=sys.stderr)
+    if len(failed) > SHOWN_FAILURES:
+        print(f"trajopt batch {name}: {len(failed) - SHOWN_FAILURES} more failed task(s): see {out / 'manifest.jsonl'}",
+              file=sys.stderr)

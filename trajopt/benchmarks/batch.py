@@ -23,7 +23,7 @@ from pathlib import Path
 from trajopt.batch import Manifest, load_spec, run_batch, write_aggregate
 from trajopt.batch.sweep import plan
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_out, out_folder
+from trajopt.cli.options import COUNT, add_out, out_folder
 from trajopt.errors import TrajoptInputError
 from trajopt.io.output import default_output
 
@@ -42,7 +42,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench batch", description=description(__doc__))
     parser.add_argument("--spec", default=str(DEFAULT_SPEC), help="batch spec (default: the gait2d speed sweep)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="replace a spec input")
-    parser.add_argument("--workers", type=int, default=2, help="LocalCluster workers (default 2)")
+    parser.add_argument("--workers", type=COUNT, default=2, help="LocalCluster workers (default 2)")
     add_out(parser, "batch")
     parser.add_argument("--work", help="folder for the two runs (default: a temporary folder, removed)")
     parser.add_argument("--report-only", action="store_true",

@@ -24,7 +24,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_hidden_alias, add_report_out, report_file
+from trajopt.cli.options import COUNT, add_hidden_alias, add_report_out, report_file
 from trajopt.io.output import create_folder
 from trajopt.multibody import forward_dynamics, inverse_dynamics
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
@@ -86,7 +86,7 @@ def _trajopt_timings(model, q, u, udot, folder: Path | None) -> tuple[dict, np.n
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench dynamics", description=description(__doc__))
-    parser.add_argument("--states", type=int, default=200, help="random states per model (default 200)")
+    parser.add_argument("--states", type=COUNT, default=200, help="random states per model (default 200)")
     add_report_out(parser)
     add_hidden_alias(parser, "--output", "out", type=Path)
     parser.add_argument("--no-codegen", action="store_true", help="skip the C-compiled variant")

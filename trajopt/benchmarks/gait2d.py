@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_compiled, add_intervals, add_report_out, report_file
+from trajopt.cli.options import COUNT, add_compiled, add_intervals, add_report_out, report_file
 from trajopt.examples.gait2d.main import solve_prediction
 from trajopt.examples.gait2d.model import GaitModel
 from trajopt.examples.gait2d.prediction import build_problem
@@ -75,7 +75,8 @@ def measure(intervals: int, moco_terms: bool, compiled: bool, speed: float = 1.2
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench gait2d", description=description(__doc__))
     add_intervals(parser, [25, 50, 100], sweep=True)  # mesh sizes to time (Moco's example: 50)
-    parser.add_argument("--repeat", type=int, default=1, help="solves per mesh size (the best and median are kept)")
+    parser.add_argument("--repeat", type=COUNT, default=1,
+                        help="solves per mesh size (the best and median are kept)")
     parser.add_argument("--transcriptions", nargs="+", choices=["moco_terms", "free"], default=["moco_terms", "free"],
                         help="transcriptions to time: Moco's tied midpoint controls and/or free ones (default both)")
     add_compiled(parser, default=True)

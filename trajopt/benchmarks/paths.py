@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_report_out, report_file
+from trajopt.cli.options import COUNT, add_report_out, report_file
 from trajopt.io.output import write_report
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
 from trajopt.osim import load_osim
@@ -68,7 +68,7 @@ def _geometric_errors(mapped, q, reference, muscles, straight, prefix: str = "ge
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench paths", description=description(__doc__))
-    parser.add_argument("--configurations", type=int, default=2000,
+    parser.add_argument("--configurations", type=COUNT, default=2000,
                         help="random arm26 configurations evaluated by both (default 2000)")
     add_report_out(parser)
     args = parser.parse_args(argv)

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_compiled, add_no_moco, add_report_out, report_file
+from trajopt.cli.options import COUNT, add_compiled, add_no_moco, add_report_out, report_file
 from trajopt.examples.arm26_reaching import reaching, static_arm
 from trajopt.io.output import write_report
 from trajopt.ocp import HermiteSimpson, Ipopt, Trapezoidal
@@ -73,7 +73,8 @@ def run_moco(intervals: int = 50) -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench reaching", description=description(__doc__))
-    parser.add_argument("--repeats", type=int, default=5, help="timed end-to-end runs per problem (default 5)")
+    parser.add_argument("--repeats", type=COUNT, default=5,
+                        help="timed end-to-end runs per problem (default 5)")
     add_no_moco(parser)
     add_compiled(parser, default=True)
     add_report_out(parser)

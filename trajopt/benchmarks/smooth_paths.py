@@ -20,7 +20,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_report_out, add_smoothing_band, report_file
+from trajopt.cli.options import COUNT, add_report_out, add_smoothing_band, report_file
 from trajopt.io.output import write_report
 from trajopt.osim import OsimIgnoredWarning
 from trajopt.musculoskeletal.operators import load_processed
@@ -78,7 +78,8 @@ def compare_model(file: Path, smoothing: SmoothWrapping, count: int, seed: int) 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench smooth-paths", description=description(__doc__))
-    parser.add_argument("--configurations", type=int, default=300, help="random configurations per model (default 300)")
+    parser.add_argument("--configurations", type=COUNT, default=300,
+                        help="random configurations per model (default 300)")
     add_smoothing_band(parser, SmoothWrapping().band)
     add_report_out(parser)
     args = parser.parse_args(argv)

@@ -27,7 +27,7 @@ import numpy as np
 
 from trajopt.analysis import frame_optimization
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_report_out, report_file
+from trajopt.cli.options import COUNT, add_report_out, report_file
 from trajopt.examples.arm26_static_optimization.main import ELBOW_MOTION, build_problem, load_model
 from trajopt.io.output import write_report
 from trajopt.io.opensim_reference import opensim_available, run_opensim_task
@@ -85,8 +85,9 @@ def _opensim_runs(degroote: bool, repeats: int) -> np.ndarray:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt bench static-optimization", description=description(__doc__))
-    parser.add_argument("--repeats", type=int, default=5, help="timed runs of each side per round (default 5)")
-    parser.add_argument("--rounds", type=int, default=2,
+    parser.add_argument("--repeats", type=COUNT, default=5,
+                        help="timed runs of each side per round (default 5)")
+    parser.add_argument("--rounds", type=COUNT, default=2,
                         help="alternating rounds of trajopt and OpenSim runs, so both see the same machine load")
     add_report_out(parser)
     args = parser.parse_args(argv)

@@ -20,7 +20,8 @@ import platform
 import time
 
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_intervals, add_max_iterations, add_report_out, add_solver_route, report_file
+from trajopt.cli.options import (COUNT, add_intervals, add_max_iterations, add_report_out, add_solver_route,
+                                 report_file)
 from trajopt.examples.walk3d.prediction_main import RECIPES, add_from_tracking, add_recipe, solve
 from trajopt.ocp import SolverRoute
 
@@ -57,7 +58,7 @@ def main(argv=None) -> int:
     add_intervals(parser, [25, 50, 100], sweep=True)
     add_max_iterations(parser, 3000)
     parser.add_argument("--euler-pelvis", action="store_true", help="also solve with the .osim's pelvis angles")
-    parser.add_argument("--threads", type=int, default=1,
+    parser.add_argument("--threads", type=COUNT, default=1,
                         help="BLAS threads of the linear algebra (default 1; results differ in round-off, and so "
                              "may the iterates of this non-convex problem)")
     add_from_tracking(parser)  # each case

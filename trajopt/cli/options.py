@@ -10,12 +10,46 @@ interval is defined once, in ``trajopt.ocp.transcriptions``.
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 from trajopt.errors import TrajoptInputError
 from trajopt.io.output import DEFAULT_PARENT, create_folder, default_output, folder_name
 from trajopt.ocp import SolverRoute
 from trajopt.ocp.transcriptions import MOCO_MESH_INTERVAL
+
+def integer_at_least(least: int):
+    """An argparse ``type``: an integer of at least ``least`` (a count, a limit), one line otherwise."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be at least {least}, got {value}")
+        return value
+    return parse
+
+
+def number_above(least: float, strict: bool = False):
+    """An argparse ``type``: a finite number >= ``least`` (> with ``strict``): a weight, a force, a tolerance."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not math.isfinite(value) or value < least or (strict and value == least):
+            raise argparse.ArgumentTypeError(f"must be a finite number {'>' if strict else '>='} {least:g}, "
+                                             f"got {text}")
+        return value
+    return parse
+
+
+# One object per meaning, so an option spelled alike in several commands parses alike (tests/test_cli_options.py).
+COUNT = integer_at_least(1)  # runs, repeats, random states, workers
+NON_NEGATIVE = number_above(0.0)  # a term's weight, a reserve's optimal force: zero switches it off
+POSITIVE = number_above(0.0, strict=True)
+
 
 def add_hidden_alias(parser, spelling: str, dest: str, **kwargs) -> None:
     """An old spelling of an option: parsed into the same ``dest``, not shown by ``--help``."""

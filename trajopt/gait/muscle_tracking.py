@@ -38,6 +38,7 @@ from trajopt.gait.study import GaitBounds, walking_problem
 from trajopt.gait.symmetry import BilateralSymmetry, require_symmetric_ends
 from trajopt.gait.tracking import GroundReactionReference, ReferenceInterpolation, TrackingWeights, track
 from trajopt.io.motion_processor import motion_processor
+from trajopt.io.motion_units import check_normalized_emg
 from trajopt.io.signals import lowpass_table, natural_spline
 from trajopt.io.tables import read_table
 from trajopt.multibody.bodies import GROUND
@@ -198,6 +199,7 @@ class MuscleDrivenTracking:
                 raise TrajoptInputError(f"{table.source or 'EMG table'}: no column is named after a muscle of the "
                                         f"model (columns: {', '.join(table.labels)})")
             _check_covers(table, window, "EMG")
+            check_normalized_emg(table, columns)
             emg = table.select(columns)
         object.__setattr__(self, "_motion", motion)
         object.__setattr__(self, "_window", window)

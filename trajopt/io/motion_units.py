@@ -12,6 +12,10 @@ and why (``AngleUnit``), and checks every rotational column the model has a rang
 - read as degrees: when every such column stays within ``AngleLimits.tiny`` rad while the model's ranges span more
   than ``AngleLimits.wide_range`` rad, the data look like radians: a caveat, not an error (a still pose near zero is
   possible).
+
+A motion whose frames lie ``AngleLimits.frame_step`` or more apart (a time column in milliseconds) is a caveat too:
+its speeds and accelerations would be far too small; so is a translation more than ``AngleLimits.outside_translation``
+past its model range (millimetres read as metres).
 """
 
 from __future__ import annotations
@@ -41,7 +45,9 @@ class MotionValueError(MotionFileError):
 class AngleLimits:
     """What a joint angle read in radians may do: ``turn`` (rad) beyond the coordinate's range, ``speed`` (rad/s)
     over ``sustained`` successive frames (refused beyond); ``outside_range`` (rad) past its model range (a caveat
-    beyond); ``tiny`` (rad) and ``wide_range`` (rad) flag radians read as degrees."""
+    beyond); ``tiny`` (rad) and ``wide_range`` (rad) flag radians read as degrees; frames ``frame_step`` (s) or more
+    apart (median) flag a time column that is not in seconds; a translation ``outside_translation`` (m) past its
+    model range one that is not in metres."""
 
     turn: float = 2.0 * math.pi
     speed: float = 50.0
@@ -49,6 +55,8 @@ class AngleLimits:
     tiny: float = 0.1
     wide_range: float = 1.0
     outside_range: float = 0.5
+    frame_step: float = 1.0
+    outside_translation: float = 0.5
 
 
 LIMITS = AngleLimits()
@@ -91,6 +99,21 @@ def check_finite(table: Table) -> None:
         raise MotionValueError(f"{table.source or table.name}: column '{table.labels[column]}' is "
                                f"{table.data[frame, column]} at time {table.time[frame]:g} s "
                                f"({int(bad.sum())} such values)")
+
+
+EMG_CEILING = 2.0  # normalized EMG (about 0..1) above this is a percent or a raw signal
+
+
+def check_normalized_emg(table: Table, columns) -> None:
+    """Refuse tracked EMG ``columns`` of ``table`` holding a value above ``EMG_CEILING``: an excitation lies in
+    [0, 1], so EMG in percent or in volts would be tracked as nonsense (names file, column, time and value)."""
+    for label in columns:
+        values = table.column(label)
+        i = int(np.argmax(values))
+        if values[i] > EMG_CEILING:
+            raise MotionValueError(f"{table.source or table.name}: EMG column '{label}' is {values[i]:.4g} at time "
+                                   f"{table.time[i]:g} s: normalized EMG (0 to 1, as excitations) is expected, not "
+                                   f"percent or volts")
 
 
 def check_angles(table: Table, unit: AngleUnit, ranges: Mapping[str, tuple[float, float]],
@@ -151,15 +174,55 @@ def check_angles(table: Table, unit: AngleUnit, ranges: Mapping[str, tuple[float
 
 
 def read_checked_motion(path: str | Path, ranges: Mapping[str, tuple[float, float]],
-                        limits: AngleLimits = LIMITS) -> CheckedMotion:
+                        limits: AngleLimits = LIMITS,
+                        translations: Mapping[str, tuple[float, float]] | None = None) -> CheckedMotion:
     """Read a coordinates file into radians (``ranges``: every rotational coordinate of the model -> its range in
     rad; their columns are converted when the file is in degrees), refuse non-finite values and implausible
-    angles, and say which unit was read."""
+    angles, and say which unit was read; ``translations`` (translational coordinate -> range in m) are checked
+    against their ranges too."""
     raw = read_table(path)
     check_finite(raw)
     unit = angle_unit(raw)
     motion = motion_in_radians(raw, set(ranges))
-    return CheckedMotion(motion, unit, check_angles(motion, unit, ranges, limits))
+    return CheckedMotion(motion, unit, check_angles(motion, unit, ranges, limits) + check_time_scale(motion, limits)
+                         + check_translations(motion, translations or {}, limits))
+
+
+def check_translations(table: Table, ranges: Mapping[str, tuple[float, float]],
+                       limits: AngleLimits = LIMITS) -> tuple[str, ...]:
+    """A caveat for each translational column (``ranges``: coordinate -> model range in m) that goes more than
+    ``limits.outside_translation`` past its range: millimetres (or centimetres) read as metres."""
+    caveats = []
+    for label in table.labels:
+        name = coordinate_name(label)
+        if name not in ranges or label.endswith("/speed"):
+            continue
+        low, high = ranges[name]
+        values = table.column(label)
+        outside = np.maximum(low - values, values - high)
+        i = int(np.argmax(outside))
+        if outside[i] > limits.outside_translation:
+            caveats.append(f"{table.source or table.name}: column '{label}' is {values[i]:.4g} m at time "
+                           f"{table.time[i]:g} s, {outside[i]:.4g} m outside its model range [{low:g}, {high:g}] m "
+                           f"(translations are read in metres: millimetres?)")
+    return tuple(caveats)
+
+
+def check_time_scale(table: Table, limits: AngleLimits = LIMITS) -> tuple[str, ...]:
+    """A caveat when the median frame step is ``limits.frame_step`` or more: the time is likely not in seconds."""
+    if table.num_frames < 2:
+        return ()
+    step = float(np.median(np.diff(table.time)))
+    if step < limits.frame_step:
+        return ()
+    return (f"{table.source or table.name}: frames are {step:g} s apart over {table.time[-1] - table.time[0]:g} s: "
+            f"if the time column is not in seconds (e.g. milliseconds), speeds and accelerations are off by as much",)
+
+
+def translational_ranges(osim) -> dict[str, tuple[float, float]]:
+    """Translational coordinate -> range (m) of a model read by ``trajopt.osim``."""
+    return {c.name: (float(c.range[0]), float(c.range[1])) for c in osim.spec.coordinates
+            if c.motion_type == "translational"}
 
 
 def rotational_ranges(osim) -> dict[str, tuple[float, float]]:

@@ -173,6 +173,9 @@ def coordinate_splines(table: Table, cutoff_frequency: float | None = None) -> C
     ``cutoff_frequency`` in Hz; ``None`` or a negative number (OpenSim's ``-1``) means no filter.
     ``table`` should already be in radians (``read_motion``): scaling commutes with both steps.
     """
+    if table.num_frames < 6:
+        raise TrajoptInputError(f"{table.source or table.name or 'motion'}: a quintic spline through the "
+                                f"coordinates needs at least 6 frames, got {table.num_frames}")
     time = table.time
     values = table.data
     if cutoff_frequency is not None and cutoff_frequency >= 0:

@@ -148,8 +148,16 @@ class CoordinateActuatorSpec:
     max_control: float
 
 
-def degroote_parameters(muscle, ignore_passive_fiber_force: bool = False) -> MuscleParameters:
-    """DeGroote 2016 rigid-tendon parameters for an OpenSim muscle (``trajopt.osim.spec.Muscle``)."""
+def degroote_parameters(muscle, ignore_passive_fiber_force: bool = False, source="") -> MuscleParameters:
+    """DeGroote 2016 rigid-tendon parameters for an OpenSim muscle (``trajopt.osim.spec.Muscle``); an unusable
+    parameter is one line naming ``source`` (the model file), the muscle and the value."""
+    try:
+        return _degroote_parameters(muscle, ignore_passive_fiber_force)
+    except TrajoptInputError as error:
+        raise TrajoptInputError(f"{source}: {error}" if source else str(error)) from None
+
+
+def _degroote_parameters(muscle, ignore_passive_fiber_force: bool) -> MuscleParameters:
     extra = muscle.parameters
     kind = muscle.model
     if kind == "Thelen2003Muscle":
@@ -217,8 +225,10 @@ class MusculoskeletalModel:
         self.paths = paths
         missing = [m.name for m in active if m.name not in paths.muscles]
         if missing:
-            raise TrajoptInputError(f"{osim.spec.file}: no path for muscles {missing} "
-                                    f"(paths have {list(paths.muscles)})")
+            have = list(paths.muscles)
+            raise TrajoptInputError(f"{osim.spec.file}: no path for muscles {missing[:6]}"
+                                    f"{f' (+{len(missing) - 6} more)' if len(missing) > 6 else ''} (paths have "
+                                    f"{have[:6]}{f' (+{len(have) - 6} more)' if len(have) > 6 else ''})")
         names = {m.name for m in osim.muscles}
         unused = [name for name in paths.muscles if name not in names]
         # Paths for muscles the model lacks are not used; tools report this note (summary.md and stderr).
@@ -226,8 +236,8 @@ class MusculoskeletalModel:
                       + ", ".join(unused[:6]) + (f" (+{len(unused) - 6} more)" if len(unused) > 6 else ""),) \
             if unused else ()
         self.muscle_specs = tuple(active)
-        self.muscles = tuple(RigidTendonMuscle(degroote_parameters(m, ignore_passive_fiber_force), constants)
-                             for m in active)
+        self.muscles = tuple(RigidTendonMuscle(degroote_parameters(m, ignore_passive_fiber_force, osim.spec.file),
+                                               constants) for m in active)
         self.coordinate_actuators = tuple(
             CoordinateActuatorSpec(a.name, a.coordinate, a.optimal_force, a.min_control, a.max_control)
             for a in osim.coordinate_actuators if a.applies_force

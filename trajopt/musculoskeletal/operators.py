@@ -95,7 +95,7 @@ class DeGrooteMuscles:
     def apply(self, model_spec):
         muscles = []
         for muscle in model_spec.muscles:
-            p = degroote_parameters(muscle)
+            p = degroote_parameters(muscle, source=model_spec.file)
             parameters = osim_spec.DeGrooteFregly2016Parameters(
                 active_force_width_scale=p.active_force_width_scale * self.active_force_width_scale,
                 fiber_damping=p.fiber_damping,
@@ -160,6 +160,9 @@ class AddExpressionForces:
 
     def apply(self, model_spec):
         forces = read_expression_forces(self.path)
+        if not forces:  # another kind of file (e.g. the ExternalLoads .xml): nothing would be added
+            raise ModelFileError(f"{self.path}: no ExpressionBasedCoordinateForce in the file (a ForceSet .xml of "
+                                 f"them is expected)")
         names = {c.name for c in model_spec.coordinates}
         for force in forces:
             if force.coordinate not in names:

@@ -225,7 +225,8 @@ class DomainPiecewisePaths(PathsByMuscle):
         for path in self:
             missing = [c for c in path.coordinates if c not in coordinates]
             if missing:
-                raise TrajoptInputError(f"path '{path.muscle}' needs coordinates {missing} not in {list(coordinates)}")
+                raise TrajoptInputError(f"path '{path.muscle}' needs coordinates {missing} not in {list(coordinates)} "
+                                        f"(a joint welded, or paths fitted to another model)")
             lengths.append(path.length_function(casadi.vertcat(*[q[coordinates.index(c)] for c in path.coordinates])))
         lengths = casadi.vertcat(*lengths)
         return casadi.Function("lengths_and_moment_arms", [q], [lengths, -casadi.jacobian(lengths, q)], ["q"],

@@ -21,8 +21,18 @@ def read_paths(path, osim, generalized_force_moment_arms: bool = False):
     path = Path(path)
     if path.suffix.lower() == ".json":
         # Polynomial, or piecewise along a motion or over the coordinate domain, by the file's format.
-        return with_quaternion_joints(load_paths(path), osim.multibody)
-    if path.suffix.lower() == ".xml":
-        return read_function_based_path_set(path)
-    raise TrajoptInputError(f"{path}: paths file must be .json (trajopt polynomial paths) or .xml "
-                            f"(OpenSim FunctionBasedPathSet), got '{path.suffix}'")
+        paths = with_quaternion_joints(load_paths(path), osim.multibody)
+    elif path.suffix.lower() == ".xml":
+        paths = read_function_based_path_set(path)
+    else:
+        raise TrajoptInputError(f"{path}: paths file must be .json (trajopt polynomial paths) or .xml "
+                                f"(OpenSim FunctionBasedPathSet), got '{path.suffix}'")
+    muscles = [m.name for m in osim.muscles]
+    if muscles and not set(muscles) & set(paths.muscles):  # the paths of another model
+        raise TrajoptInputError(f"{path}: no path for any muscle of model {osim.spec.file} (the file has "
+                                f"{_first(list(paths.muscles))}; the model {_first(muscles)})")
+    return paths
+
+
+def _first(names: list, count: int = 4) -> str:
+    return ", ".join(names[:count]) + (f" (+{len(names) - count} more)" if len(names) > count else "")

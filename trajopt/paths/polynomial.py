@@ -283,7 +283,8 @@ class PolynomialPaths(PathsByMuscle):
         for path in self:
             missing = [c for c in path.coordinates if c not in index]
             if missing:
-                raise TrajoptInputError(f"path '{path.muscle}' needs coordinates {missing} not in {list(coordinates)}")
+                raise TrajoptInputError(f"path '{path.muscle}' needs coordinates {missing} not in {list(coordinates)} "
+                                        f"(a joint welded, or paths fitted to another model)")
             local = casadi.vertcat(*[q[index[c]] for c in path.coordinates])
             length = path.length_function(local)
             lengths.append(length)

@@ -126,6 +126,8 @@ class PathSamples:
         index = {name: i for i, name in enumerate(header)}
         all_muscles = [name[: -len("_length")] for name in header if name.endswith("_length")]
         muscles = tuple(muscles or all_muscles)
+        if not muscles:
+            raise MotionFileError(f"{file}: no '<muscle>_length' column among {header[:6]}: not path samples")
         if coordinates is None:
             coordinates = [h for h in header if not any(h.startswith(f"{m}_") for m in all_muscles)]
         coordinates = tuple(coordinates)

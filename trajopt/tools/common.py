@@ -15,7 +15,7 @@ from trajopt.analysis.couplers import CouplerConstraints
 from trajopt.cli.options import out_folder
 from trajopt.errors import TrajoptInputError
 from trajopt.io import Table
-from trajopt.io.motion_units import AngleUnit, read_checked_motion, rotational_ranges
+from trajopt.io.motion_units import AngleUnit, read_checked_motion, rotational_ranges, translational_ranges
 from trajopt.io.output import fresh_output
 from trajopt.ocp.interrupts import raise_if_interrupted
 from trajopt.musculoskeletal.operators import AddExpressionForces, load_processed
@@ -50,14 +50,16 @@ def load_tool_input(model_file, motion_file, operators=()) -> ToolInput:
                                 f"represents with a quaternion; the motion tools take models whose coordinates are "
                                 f"OpenSim's (a CustomJoint with three rotations, as OpenSim's gait models use)")
     names = osim.multibody.coordinate_names
-    checked = read_checked_motion(motion_file, rotational_ranges(osim))
+    checked = read_checked_motion(motion_file, rotational_ranges(osim), translations=translational_ranges(osim))
     table = checked.table
     notes = []
     extra = [label for label in table.labels if label not in names]
+    if len(extra) == len(table.labels):  # a motion of another model: every coordinate would sit at its default
+        raise TrajoptInputError(f"{motion_file}: none of its columns ({_first(extra)}) is a coordinate of model "
+                                f"{model_file} ({_first(names)})")
     if extra:
-        shown = ", ".join(extra[:6]) + (f" (+{len(extra) - 6} more)" if len(extra) > 6 else "")
         notes.append(f"{motion_file}: {len(extra)} column(s) that are not coordinates of the model were ignored: "
-                     f"{shown}")
+                     f"{_first(extra)}")
     defaults = {c.name: c.default_value for c in osim.spec.coordinates}
     missing = [n for n in names if n not in table.labels]
     if missing:
@@ -70,6 +72,11 @@ def load_tool_input(model_file, motion_file, operators=()) -> ToolInput:
         notes.append("dependent coordinates " + ", ".join(c.dependent for c in couplings)
                      + " computed from their CoordinateCouplerConstraints")
     return ToolInput(osim, constraints, motion, notes, checked.unit, checked.caveats)
+
+
+def _first(names, count: int = 6) -> str:
+    """The first ``count`` of ``names``, and how many more."""
+    return ", ".join(names[:count]) + (f" (+{len(names) - count} more)" if len(names) > count else "")
 
 
 def check_cutoff(cutoff, motion: Table, option: str = "--cutoff"):

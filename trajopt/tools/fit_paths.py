@@ -127,7 +127,14 @@ def _ranges(info, coordinates, overrides) -> np.ndarray:
             raise TrajoptInputError(f"--range '{text}': '{name}' is not a sampled coordinate "
                                     f"({', '.join(coordinates)})")
         i = coordinates.index(name)
-        scale = np.pi / 180 if info.rotational[info.coordinates.index(name)] else 1.0
+        if not (np.isfinite(low) and np.isfinite(high) and low < high):
+            raise TrajoptInputError(f"--range '{text}': LOW must be below HIGH")
+        rotational = info.rotational[info.coordinates.index(name)]
+        if rotational and max(abs(low), abs(high)) <= 2 * np.pi and ranges[i][1] - ranges[i][0] > 0.5:
+            raise TrajoptInputError(f"--range '{text}': rotational ranges are in degrees, and {low:g}..{high:g} deg is "
+                                    f"a sliver of the model's {np.degrees(ranges[i][1] - ranges[i][0]):.0f} deg range: "
+                                    f"radians? ({name}={np.degrees(low):.4g}:{np.degrees(high):.4g} in degrees)")
+        scale = np.pi / 180 if rotational else 1.0
         ranges[i] = (low * scale, high * scale)
     return ranges
 
@@ -299,11 +306,21 @@ def _check_counts(args) -> None:
     for option, value, least in (("--samples", args.samples, 1), ("--heldout", args.heldout, 0),
                                  ("--samples-per-frame", args.samples_per_frame, 1),
                                  ("--max-degree", args.max_degree, 1), ("--degree", args.degree, 1),
-                                 ("--cells-samples", args.cells_samples, 0)):
+                                 ("--cells-samples", args.cells_samples, 0), ("--seed", args.seed, 0)):
         if value < least:
             raise TrajoptInputError(f"{option} {value}: must be at least {least}")
     if not (np.isfinite(args.band) and args.band > 0):
         raise TrajoptInputError(f"--band {args.band:g}: must be a positive number of degrees")
+    if args.band < 1:  # a band given in radians
+        raise TrajoptInputError(f"--band {args.band:g}: the band is in degrees, and {args.band:g} deg leaves the fit "
+                                f"almost nothing to span: radians? ({args.band:g} rad = "
+                                f"{np.degrees(args.band):.3g} deg)")
+    # the fit stops below these: a negative one never stops it before --degree
+    for option, value in (("--rms-tolerance", args.rms_tolerance), ("--scan-budget", args.scan_budget)):
+        if value is not None and not (np.isfinite(value) and value > 0):
+            raise TrajoptInputError(f"{option} {value:g}: must be a positive number")
+    if not (np.isfinite(args.min_improvement) and args.min_improvement >= 0):
+        raise TrajoptInputError(f"--min-improvement {args.min_improvement:g}: must be a number >= 0")
 
 
 def _check_outputs(args) -> None:
@@ -328,6 +345,8 @@ def main(argv=None) -> int:
                                     "--opensim-xml")
         if args.cut_along is not None and not args.pieces:
             raise TrajoptInputError("--cut-along needs --pieces")
+        if args.heldout_csv is not None and args.train_csv is None:  # else ignored, and the model sampled
+            raise TrajoptInputError(f"--heldout-csv {args.heldout_csv}: goes with --train-csv")
         if args.train_csv is None:
             if args.quaternion:
                 raise TrajoptInputError("--quaternion needs --train-csv (samples in Euler coordinates to map)")

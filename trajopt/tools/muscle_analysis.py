@@ -38,6 +38,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     folder = output_folder(args.out)
     data = load_tool_input(args.model, args.motion)
+    if not data.osim.muscles:
+        raise TrajoptInputError(f"{args.model}: the model has no muscles, so no muscle lengths or moment arms")
     if args.paths is None:
         # OpenSim's MuscleAnalysis reports computeMomentArm: the generalized-force method on the wrapped path.
         paths = GeometricPaths(data.osim, generalized_force_moment_arms=True)
@@ -66,6 +68,9 @@ def main(argv=None) -> int:
         print(f"note: {note}")
     for warning in data.warnings:
         print(f"warning: {warning}")
+    outside = paths.domain_report(q, tuple(mb.coordinate_names), data.motion.time).warning()
+    if outside:  # polynomial surrogates extrapolate there
+        print(outside)
     wrapped = list(getattr(paths, "wrapped_muscles", ()))
     if wrapped:
         print(f"note: geometric paths ignore wrap objects; {len(wrapped)} muscle(s) are straight "

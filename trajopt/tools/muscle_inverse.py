@@ -22,8 +22,9 @@ from trajopt.analysis.inverse_tendons import ElasticTendons, RigidTendons
 from trajopt.analysis.muscle_inverse import mesh_intervals
 from trajopt.analysis.muscle_inverse_files import emg_goal, load_checked_inverse
 from trajopt.analysis.reaction_goal import JointReactionGoal
-from trajopt.cli.options import (add_elastic_tendons, add_max_iterations, add_mesh_interval, add_no_figures, add_out,
-                                 add_tolerance, add_window, check_mesh_interval, check_window, out_folder)
+from trajopt.cli.options import (NON_NEGATIVE, POSITIVE, add_elastic_tendons, add_max_iterations, add_mesh_interval,
+                                 add_no_figures, add_out, add_tolerance, add_window, check_mesh_interval, check_window,
+                                 out_folder)
 from trajopt.errors import TrajoptInputError
 from trajopt.io import read_motion, read_table
 from trajopt.ocp import HermiteSimpson, Ipopt
@@ -48,17 +49,17 @@ def _parser() -> argparse.ArgumentParser:
                                                         ".xml (default: the model's geometric paths)")
     parser.add_argument("--emg", metavar="FILE", help="EMG table; columns named after muscles are tracked by their "
                                                       "excitations")
-    parser.add_argument("--emg-weight", type=float, default=50.0, help="weight of the EMG tracking term (default 50, "
-                                                                       "as Moco's example)")
+    parser.add_argument("--emg-weight", type=NON_NEGATIVE, default=50.0,
+                        help="weight of the EMG tracking term (default 50, as Moco's example)")
     add_mesh_interval(parser)
     add_window(parser)
     # Earlier spellings of the window's two ends, each alone (the other end is the motion's).
     parser.add_argument("--initial-time", type=float, help=argparse.SUPPRESS)
     parser.add_argument("--final-time", type=float, help=argparse.SUPPRESS)
     parser.add_argument("--weld", nargs="+", default=(), metavar="JOINT", help="joints to replace with welds")
-    parser.add_argument("--residuals", nargs=3, type=float, metavar=("ROT", "TRANS", "BOUND"),
+    parser.add_argument("--residuals", nargs=3, type=POSITIVE, metavar=("ROT", "TRANS", "BOUND"),
                         help="residual actuators on the ground joint: optimal forces (N·m, N) and control bound")
-    parser.add_argument("--reserves", type=float, default=1.0,
+    parser.add_argument("--reserves", type=NON_NEGATIVE, default=1.0,
                         help="optimal force of reserve actuators on every coordinate without one (default 1; 0: none)")
     parser.add_argument("--ignore-passive-fiber-force", action="store_true", help="muscles without passive fiber force")
     parser.add_argument("--active-force-width-scale", type=float, default=1.0,
@@ -66,8 +67,9 @@ def _parser() -> argparse.ArgumentParser:
     add_elastic_tendons(parser)
     parser.add_argument("--joint-reaction", nargs=2, action="append", default=[], metavar=("JOINT", "WEIGHT"),
                         help="also minimize the force (x, y in the parent frame) this joint applies to its parent "
-                             "body, as Moco's MocoJointReactionGoal with measures force-x, force-y; needs geometric "
-                             "paths (no --paths); repeat for several joints")
+                             "body, as Moco's MocoJointReactionGoal with measures force-x, force-y; the muscle "
+                             "tensions act along the model's geometric paths (with --paths, whose moment arms differ, "
+                             "a note says so); repeat for several joints")
     add_tolerance(parser, 1e-6)
     add_max_iterations(parser, 3000)
     add_out(parser, "muscle-inverse")

@@ -26,13 +26,14 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.cli.options import (add_cutoff, add_elastic_tendons, add_max_iterations, add_mesh_interval, add_out,
-                                 add_tolerance, add_window, check_mesh_interval, check_window, out_folder)
+from trajopt.cli.options import (NON_NEGATIVE, POSITIVE, add_cutoff, add_elastic_tendons, add_max_iterations,
+                                 add_mesh_interval, add_out, add_tolerance, add_window, check_mesh_interval,
+                                 check_window, out_folder)
 from trajopt.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.muscle_tracking import MuscleDrivenTracking
 from trajopt.gait.tracking import ReferenceInterpolation, TrackingWeights
-from trajopt.io.motion_units import CheckedMotion, read_checked_motion, rotational_ranges
+from trajopt.io.motion_units import CheckedMotion, read_checked_motion, rotational_ranges, translational_ranges
 from trajopt.io.motion_processor import MotionProcessor
 from trajopt.io.tables import write_sto
 from trajopt.musculoskeletal import MusculoskeletalModel
@@ -46,7 +47,7 @@ from trajopt.ocp import Ipopt, ResidualCoordinates, Residuals
 from trajopt.osim.expression_forces import generalized_forces_function
 from trajopt.prediction.tendon_dynamics import ElasticTendons, RigidTendons
 from trajopt.table import Table
-from trajopt.tools.common import add_forces_option, forces_operators, output_folder
+from trajopt.tools.common import add_forces_option, check_cutoff, forces_operators, output_folder
 from trajopt.paths.files import read_paths
 
 # One line for `trajopt --help`, read from this file without importing it.
@@ -62,21 +63,21 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("coordinates", help="coordinates file (.sto/.mot; degrees or radians as its header says)")
     parser.add_argument("--grf", metavar="FILE", help="measured ground reactions (.mot/.sto, columns "
                                                       "ground_force_{r,l}_v{x,y,z}) tracked through the contacts")
-    parser.add_argument("--grf-weight", type=float, default=1.0,
+    parser.add_argument("--grf-weight", type=NON_NEGATIVE, default=1.0,
                         help="weight of the ground reaction term (forces / body weight; default 1)")
     parser.add_argument("--grf-axes", default="xyz", help="force components tracked (default xyz; 2D models: xy)")
     parser.add_argument("--contact", action="append", default=[], metavar="XML",
                         help="contact spheres and SmoothSphereHalfSpaceForces to add (a ContactGeometrySet .xml, a "
                              "ForceSet .xml, or one file with both); repeat for two files")
     parser.add_argument("--emg", metavar="FILE", help="normalized EMG; columns named after muscles are tracked")
-    parser.add_argument("--emg-weight", type=float, default=1.0, help="weight of the EMG term (default 1)")
-    parser.add_argument("--states-weight", type=float, default=10.0,
+    parser.add_argument("--emg-weight", type=NON_NEGATIVE, default=1.0, help="weight of the EMG term (default 1)")
+    parser.add_argument("--states-weight", type=NON_NEGATIVE, default=10.0,
                         help="weight of the coordinate and speed tracking terms (default 10)")
-    parser.add_argument("--effort-weight", type=float, default=10.0,
+    parser.add_argument("--effort-weight", type=NON_NEGATIVE, default=10.0,
                         help="weight of the excitation effort (default 10)")
-    parser.add_argument("--actuator-weight", type=float, default=1e-4,
+    parser.add_argument("--actuator-weight", type=NON_NEGATIVE, default=1e-4,
                         help="weight of the coordinate actuators' controls (default 1e-4)")
-    parser.add_argument("--residual-weight", type=float, metavar="W",
+    parser.add_argument("--residual-weight", type=POSITIVE, metavar="W",
                         help="residual actuators on the pelvis (joints attached to ground) with this weight "
                              "(default: none)")
     add_window(parser)
@@ -125,7 +126,7 @@ def load_checked_tracking(args) -> tuple[MuscleDrivenTracking, CheckedMotion]:
     if couplings:
         raise TrajoptInputError(f"{args.model}: CoordinateCouplerConstraints {[c.dependent for c in couplings]} are "
                                 f"not held by muscle-track; weld their joints (--weld)")
-    checked = read_checked_motion(args.coordinates, rotational_ranges(osim))
+    checked = read_checked_motion(args.coordinates, rotational_ranges(osim), translations=translational_ranges(osim))
     model = MusculoskeletalModel(osim, read_paths(args.paths, osim))
     forces = osim.spec.expression_forces
     passive = generalized_forces_function(osim.multibody, forces) if forces else None
@@ -133,7 +134,7 @@ def load_checked_tracking(args) -> tuple[MuscleDrivenTracking, CheckedMotion]:
                               excitations=args.effort_weight, actuator_controls=args.actuator_weight,
                               emg=args.emg_weight)
     window = check_window(args.window)
-    motion = MotionProcessor(checked.table, cutoff_frequency=args.cutoff,
+    motion = MotionProcessor(checked.table, cutoff_frequency=check_cutoff(args.cutoff, checked.table),
                              window=None if window is None else tuple(window))
     study = MuscleDrivenTracking(model, motion, ground_reactions=args.grf, grf_axes=axes, emg=args.emg,
                                  weights=weights, mesh_interval=check_mesh_interval(args.mesh_interval),

@@ -22,7 +22,8 @@ from trajopt.ocp import Residuals
 from trajopt.analysis.static_optimization import (ReserveKind, StaticOptimization,
                                                   StaticOptimizationWarning)
 from trajopt.analysis.external_loads_file import read_external_loads
-from trajopt.cli.options import add_cutoff, add_no_figures, add_out
+from trajopt.cli.options import NON_NEGATIVE, add_cutoff, add_no_figures, add_out
+from trajopt.errors import TrajoptInputError
 from trajopt.io import MotionProcessor, write_sto
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.tools.common import (Phases, add_model_and_motion, check_cutoff, forces_operators, load_tool_input,
@@ -58,10 +59,14 @@ def main(argv=None) -> int:
                              "for DeGroote muscles; use it to compare with OpenSim (default: the tendon force, "
                              "× cos(pennation))")
     add_cutoff(parser)
-    parser.add_argument("--reserves", type=float, default=1.0, help="reserve actuators' optimal force (default 1)")
+    parser.add_argument("--reserves", type=NON_NEGATIVE, default=1.0,
+                        help="reserve actuators' optimal force (default 1)")
     add_out(parser, "static-optimization")
     add_no_figures(parser)
     args = parser.parse_args(argv)
+    if args.reserves == 0:  # muscle-inverse's "none": here every coordinate needs its reserve
+        raise TrajoptInputError("--reserves 0: static optimization puts a reserve actuator on every coordinate; "
+                                "give its optimal force (> 0; a small one leaves the load to the muscles)")
     folder = output_folder(args.out)
     phases = Phases("trajopt static-optimization")
     with phases.phase("read model and motion", f"{args.model}, {args.motion}"):

@@ -268,6 +268,8 @@ def main(argv=None) -> int:
         parser.exit(2, f"{parser.prog}: error: {error}\n")
     if args.intervals < 2:
         parser.exit(2, f"{parser.prog}: error: --intervals must be >= 2, got {args.intervals}\n")
+    if not np.all(np.isfinite(args.target)):  # before the hand posture is solved for it
+        parser.exit(2, f"{parser.prog}: error: --target must be 3 finite numbers (m), got {args.target}\n")
     if not args.smoothing_band > 0:
         parser.exit(2, f"{parser.prog}: error: --smoothing-band must be > 0 m, got {args.smoothing_band}\n")
     geometric = args.paths == "geometric"

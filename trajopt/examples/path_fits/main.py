@@ -46,7 +46,7 @@ import numpy as np
 
 from trajopt.errors import TrajoptInputError
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_out
+from trajopt.cli.options import add_out, out_folder
 from trajopt.io import read_table
 from trajopt.io.opensim_reference import run_opensim_task
 from trajopt.paths.function_based_xml import read_function_based_path_set
@@ -438,6 +438,10 @@ def _load() -> str:
     return open("/proc/loadavg").read().split()[0] if Path("/proc/loadavg").exists() else "?"
 
 
+CASES = ("arm26", "gait2d", "walk3d", "walk3d-band", "none", "arm26-geometric", "gait2d-geometric", "arm26-cells",
+         "gait2d-cells", "walk3d-cells", "walk3d-band-cells")  # what --cases takes
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="trajopt run path-fits", description=description(__doc__))
     add_out(parser, "path-fits")
@@ -459,7 +463,10 @@ def main(argv=None) -> int:
     parser.add_argument("--motion-every", type=int, default=100,
                         help="walk3d: OpenSim's fitter uses every N-th frame of the walking motion")
     args = parser.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
+    unknown = [case for case in args.cases if case not in CASES]
+    if unknown:  # a misspelled case would only rewrite the summary
+        parser.error(f"--cases {' '.join(unknown)}: not a case (cases: {', '.join(CASES)})")
+    args.out = out_folder(args.out)
     load = _load()
     cases = {}
     if "arm26" in args.cases:

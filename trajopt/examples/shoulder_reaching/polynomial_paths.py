@@ -28,7 +28,7 @@ import numpy as np
 from trajopt.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
 from trajopt.cli.helptext import description
-from trajopt.cli.options import add_out
+from trajopt.cli.options import add_out, out_folder
 from trajopt.io import write_sto
 from trajopt.multibody import rotations
 from trajopt.ocp import HermiteSimpson
@@ -360,7 +360,7 @@ def main(argv=None) -> int:
     parser.add_argument("--samples", type=int, default=1500, help="training configurations (held-out: 600)")
     parser.add_argument("--reuse-fits", action="store_true", help="load the fits saved in --out by an earlier run")
     args = parser.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
+    args.out = out_folder(args.out)  # one line when it cannot be a folder
     arm = shoulder_arm()
     sampler = GeometricArmSampler(arm)
     train, heldout = (sampler.sample(VARIABLES, DOMAIN.sample(args.samples, 0)),

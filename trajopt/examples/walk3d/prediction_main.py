@@ -26,7 +26,7 @@ from scipy.integrate import simpson
 from trajopt.analysis.figures import pyplot, save_figure, write_animation
 from trajopt.cli.helptext import description
 from trajopt.cli.options import (add_animate, add_compiled, add_intervals, add_max_iterations, add_out, add_print_level,
-                                 add_solver_route, add_tolerance)
+                                 add_solver_route, add_tolerance, out_folder)
 from trajopt.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
 from trajopt.gait.expansion import full_cycle, table_mirror
@@ -466,6 +466,7 @@ def main(argv=None) -> int:
     if args.speed is not None and not 0.3 <= args.speed <= 2.5:
         raise TrajoptInputError(f"walk3d-prediction: --speed {args.speed:g} m/s is not a walking speed "
                                 f"(0.3 to 2.5 m/s)")
+    out_folder(args.out)  # before the solve: one line when it cannot be a folder
     record = run(args.intervals, args.out, args.print_level, args.max_iterations, args.tolerance, not args.euler_pelvis,
                  args.resimulate, args.acceleration_weight, args.from_tracking, compiled=args.compiled,
                  recipe=RECIPES[args.recipe], animate=args.animate,
