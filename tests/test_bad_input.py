@@ -17,6 +17,7 @@ from trajopt.analysis.muscle_inverse import mesh_intervals
 from trajopt.cli import main
 from trajopt.io import read_table, write_sto
 from trajopt.table import Table
+from terminal import sigint_as_in_a_terminal
 
 ROOT = Path(__file__).resolve().parents[1]
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
@@ -264,7 +265,8 @@ def interrupt_at_first_iteration(argv, cwd) -> tuple[int, str, float]:
     signal, inf_pr printed on iteration 1)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     process = subprocess.Popen([sys.executable, "-u", "-m", "trajopt", *map(str, argv)], cwd=cwd, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               preexec_fn=sigint_as_in_a_terminal)
     violation = None
     for line in process.stdout:
         match = FIRST_ITERATION.match(line)
@@ -410,7 +412,8 @@ def test_ctrl_c_in_static_optimization_is_one_line_and_exit_130(tmp_path):
     out = tmp_path / "so"
     process = subprocess.Popen([sys.executable, "-u", "-m", "trajopt", "static-optimization", str(ARM26),
                                 str(ELBOW_DEGREES), "--out", str(out)], cwd=tmp_path, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               preexec_fn=sigint_as_in_a_terminal)
     for line in process.stdout:
         if "build muscle paths" in line:
             process.send_signal(signal.SIGINT)

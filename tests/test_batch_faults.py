@@ -21,6 +21,7 @@ from trajopt.batch import Manifest, parse_spec, run_batch, write_aggregate
 from trajopt.batch.executors import serial_fallback
 from trajopt.batch.runner import InputsChanged
 from trajopt.batch.sweep import plan
+from terminal import sigint_as_in_a_terminal
 
 ROOT = Path(__file__).parent.parent
 
@@ -114,7 +115,7 @@ def test_second_run_into_the_same_folder_refuses_at_once_and_a_dead_holder_does_
     spec.write_text('task = "sleep"\n[[table]]\nvalue = 1.0\nseconds = 6.0\n[[table]]\nvalue = 2.0\nseconds = 0.0\n')
     out = tmp_path / "out"
     holder = subprocess.Popen(batch_command(spec, "--serial", "--out", out), cwd=ROOT, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+                              stderr=subprocess.PIPE, text=True, preexec_fn=sigint_as_in_a_terminal)
     try:
         deadline = time.time() + 60
         while time.time() < deadline and not (out / "spec.json").exists():  # written once the lock is held
@@ -240,7 +241,7 @@ def test_sigint_stops_the_batch_marks_the_running_task_interrupted_and_resume_fi
     spec = write_spec(tmp_path / "s.toml", [1, 2, 3, 4, 5, 6], seconds=0.8)
     out = tmp_path / "out"
     batch = subprocess.Popen(batch_command(spec, "--serial", "--out", out), cwd=ROOT, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+                             stderr=subprocess.PIPE, text=True, preexec_fn=sigint_as_in_a_terminal)
     deadline = time.time() + 60
     while time.time() < deadline and not Manifest(out).records():
         time.sleep(0.02)
@@ -270,7 +271,8 @@ def test_sigint_on_a_local_cluster_interrupts_only_the_running_tasks(tmp_path):
     spec = write_spec(tmp_path / "s.toml", [1, 2, 3, 4, 5], seconds=1.0)
     out = tmp_path / "out"
     batch = subprocess.Popen(batch_command(spec, "--workers", "2", "--out", out), cwd=ROOT,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=sigint_as_in_a_terminal)
     deadline = time.time() + 60
     while time.time() < deadline and not Manifest(out).records():
         time.sleep(0.02)

@@ -20,6 +20,7 @@ def _swallowed_sigint():
 def test_a_swallowed_ctrl_c_ends_its_phase_as_interrupted():
     previous = signal.getsignal(signal.SIGINT)
     try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, even if the runner ignores it
         remember_interrupts()
         with pytest.raises(Interrupted) as raised:
             with interrupted_during("the checks", "solve A"):

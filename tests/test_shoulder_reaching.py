@@ -19,6 +19,7 @@ from trajopt.examples.shoulder_reaching import analysis
 from trajopt.examples.shoulder_reaching.model import ARM26_FILE, HAND_MARKER, elevation_rotation, shoulder_arm
 from trajopt.ocp import HermiteSimpson
 from trajopt.examples.shoulder_reaching.reaching import build_problem, naive_guess, solver
+from terminal import sigint_as_in_a_terminal
 
 
 def random_states(arm, n, seed=0):
@@ -207,7 +208,7 @@ def test_ctrl_c_in_the_checks_says_interrupted_with_the_finished_solves_and_exit
     process = subprocess.Popen([sys.executable, "-u", "-m", "trajopt", "run", "shoulder-reaching", "--intervals", "6",
                                 "--coarse-intervals", "3", "--print-level", "0", "--out", str(out)], cwd=tmp_path,
                                env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
+                               stderr=subprocess.STDOUT, text=True, preexec_fn=sigint_as_in_a_terminal)
     for line in process.stdout:
         if "quaternion: checks of the three solutions" in line:
             process.send_signal(signal.SIGINT)
