@@ -31,7 +31,7 @@ import numpy as np
 from trajopt.paths.domain_report import PathDomainReport
 from trajopt.analysis.muscle_inverse import mesh_intervals
 from trajopt.contact import contact_loads_function, osim_contacts
-from trajopt.errors import TrajoptInputError
+from trajopt.errors import TrajoptInputError, first_names
 from trajopt.gait.ground_reactions import foot_ground_reactions
 from trajopt.gait.guess import guess_from_coordinates
 from trajopt.gait.study import GaitBounds, walking_problem
@@ -168,8 +168,8 @@ class MuscleDrivenTracking:
         motion = processor.table(model.rotational_coordinates)
         unknown = [label for label in motion.labels if label not in names and not label.endswith("/speed")]
         if unknown:
-            shown = ", ".join(unknown[:4]) + (f" (+{len(unknown) - 4} more)" if len(unknown) > 4 else "")
-            raise TrajoptInputError(f"{motion.source or 'coordinates table'}: columns {shown} are not coordinates of "
+            raise TrajoptInputError(f"{motion.source or 'coordinates table'}: columns {first_names(unknown, 4)} are "
+                                    f"not coordinates of "
                                     f"the model (coordinates: {', '.join(names)})")
         tracked = tuple(label for label in motion.labels if label in names)
         if not tracked:

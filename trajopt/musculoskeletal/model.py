@@ -36,7 +36,7 @@ from typing import Protocol, runtime_checkable
 import casadi as ca
 import numpy as np
 
-from trajopt.errors import TrajoptInputError
+from trajopt.errors import TrajoptInputError, first_names
 from trajopt.multibody import Model, coordinate_rates_matrix
 from trajopt.muscles import DEFAULT_CONSTANTS, DeGroote2016Constants, MuscleParameters, RigidTendonMuscle
 from trajopt.osim import OsimModel, load_osim
@@ -233,7 +233,7 @@ class MusculoskeletalModel:
         unused = [name for name in paths.muscles if name not in names]
         # Paths for muscles the model lacks are not used; tools report this note (summary.md and stderr).
         self.notes = (f"{osim.spec.file}: the paths have {len(unused)} muscle(s) the model lacks, not used: "
-                      + ", ".join(unused[:6]) + (f" (+{len(unused) - 6} more)" if len(unused) > 6 else ""),) \
+                      + first_names(unused),) \
             if unused else ()
         self.muscle_specs = tuple(active)
         self.muscles = tuple(RigidTendonMuscle(degroote_parameters(m, ignore_passive_fiber_force, osim.spec.file),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from trajopt.errors import TrajoptInputError
+from trajopt.errors import TrajoptInputError, first_names
 from trajopt.paths.function_based_xml import read_function_based_path_set
 from trajopt.paths.geometric import GeometricPaths
 from trajopt.paths.quaternion_paths import with_quaternion_joints
@@ -30,9 +30,5 @@ def read_paths(path, osim, generalized_force_moment_arms: bool = False):
     muscles = [m.name for m in osim.muscles]
     if muscles and not set(muscles) & set(paths.muscles):  # the paths of another model
         raise TrajoptInputError(f"{path}: no path for any muscle of model {osim.spec.file} (the file has "
-                                f"{_first(list(paths.muscles))}; the model {_first(muscles)})")
+                                f"{first_names(paths.muscles, 4)}; the model {first_names(muscles, 4)})")
     return paths
-
-
-def _first(names: list, count: int = 4) -> str:
-    return ", ".join(names[:count]) + (f" (+{len(names) - count} more)" if len(names) > count else "")

@@ -13,7 +13,7 @@ import numpy as np
 
 from trajopt.analysis.couplers import CouplerConstraints
 from trajopt.cli.options import out_folder
-from trajopt.errors import TrajoptInputError
+from trajopt.errors import TrajoptInputError, first_names
 from trajopt.io import Table
 from trajopt.io.motion_units import AngleUnit, read_checked_motion, rotational_ranges, translational_ranges
 from trajopt.io.output import fresh_output
@@ -55,11 +55,11 @@ def load_tool_input(model_file, motion_file, operators=()) -> ToolInput:
     notes = []
     extra = [label for label in table.labels if label not in names]
     if len(extra) == len(table.labels):  # a motion of another model: every coordinate would sit at its default
-        raise TrajoptInputError(f"{motion_file}: none of its columns ({_first(extra)}) is a coordinate of model "
-                                f"{model_file} ({_first(names)})")
+        raise TrajoptInputError(f"{motion_file}: none of its columns ({first_names(extra)}) is a coordinate of model "
+                                f"{model_file} ({first_names(names)})")
     if extra:
         notes.append(f"{motion_file}: {len(extra)} column(s) that are not coordinates of the model were ignored: "
-                     f"{_first(extra)}")
+                     f"{first_names(extra)}")
     defaults = {c.name: c.default_value for c in osim.spec.coordinates}
     missing = [n for n in names if n not in table.labels]
     if missing:
@@ -72,11 +72,6 @@ def load_tool_input(model_file, motion_file, operators=()) -> ToolInput:
         notes.append("dependent coordinates " + ", ".join(c.dependent for c in couplings)
                      + " computed from their CoordinateCouplerConstraints")
     return ToolInput(osim, constraints, motion, notes, checked.unit, checked.caveats)
-
-
-def _first(names, count: int = 6) -> str:
-    """The first ``count`` of ``names``, and how many more."""
-    return ", ".join(names[:count]) + (f" (+{len(names) - count} more)" if len(names) > count else "")
 
 
 def check_cutoff(cutoff, motion: Table, option: str = "--cutoff"):

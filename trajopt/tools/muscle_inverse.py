@@ -25,7 +25,7 @@ from trajopt.analysis.reaction_goal import JointReactionGoal
 from trajopt.cli.options import (NON_NEGATIVE, POSITIVE, add_elastic_tendons, add_max_iterations, add_mesh_interval,
                                  add_no_figures, add_out, add_tolerance, add_window, check_mesh_interval, check_window,
                                  out_folder)
-from trajopt.errors import TrajoptInputError
+from trajopt.errors import TrajoptInputError, first_names
 from trajopt.io import read_motion, read_table
 from trajopt.ocp import HermiteSimpson, Ipopt
 from trajopt.musculoskeletal.operators import AddReserves, AddResiduals, DeGrooteMuscles, WeldJoints
@@ -137,7 +137,7 @@ def main(argv=None) -> int:
              if label not in inverse.model.coordinate_names and not label.endswith("/speed")]
     if extra:
         caveats.append(f"{args.coordinates}: {len(extra)} column(s) that are not coordinates of the model were "
-                       "ignored: " + ", ".join(extra[:6]) + (f" (+{len(extra) - 6} more)" if len(extra) > 6 else ""))
+                       "ignored: " + first_names(extra))
     motion_lines = [f"Motion: {args.coordinates}, {checked.unit.describe()}.", ""]
     if checked.caveats:
         motion_lines += ["**Warnings**", ""] + [f"- {w}" for w in checked.caveats] + [""]

@@ -35,7 +35,7 @@ from trajopt.analysis.joint_reactions import muscle_joint_reactions
 from trajopt.ocp import Residuals
 from trajopt.analysis.static_optimization import (StaticOptimization, StaticOptimizationResult,
                                                   StaticOptimizationWarning)
-from trajopt.errors import TrajoptInputError
+from trajopt.errors import TrajoptInputError, first_names
 from trajopt.io import MotionProcessor, Table, read_motion, read_table, write_csv
 from trajopt.io.motion_units import read_checked_motion, rotational_ranges
 from trajopt.io.output import default_output, fresh_output
@@ -358,7 +358,7 @@ def _motion_notes(motion: Path, model: MusculoskeletalModel) -> list[str]:
     notes = []
     if extra:
         notes.append(f"{motion}: {len(extra)} column(s) that are not coordinates of arm26 were ignored: "
-                     + ", ".join(extra[:6]) + (f" (+{len(extra) - 6} more)" if len(extra) > 6 else ""))
+                     + first_names(extra))
     return notes
 
 
