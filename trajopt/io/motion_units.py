@@ -116,6 +116,13 @@ def check_normalized_emg(table: Table, columns) -> None:
                                    f"percent or volts")
 
 
+def _farthest_outside(values: np.ndarray, low: float, high: float) -> tuple[int, float]:
+    """(frame, distance) of the value farthest outside [low, high]; the distance is <= 0 when all lie inside."""
+    outside = np.maximum(low - values, values - high)
+    i = int(np.argmax(outside))
+    return i, float(outside[i])
+
+
 def check_angles(table: Table, unit: AngleUnit, ranges: Mapping[str, tuple[float, float]],
                  limits: AngleLimits = LIMITS) -> tuple[str, ...]:
     """Check the rotational columns of ``table`` (radians; ``ranges``: rotational coordinate -> model range in
@@ -155,11 +162,10 @@ def check_angles(table: Table, unit: AngleUnit, ranges: Mapping[str, tuple[float
         for label, name in columns:
             low, high = ranges[name]
             q = table.column(label)
-            outside = np.maximum(low - q, q - high)
-            i = int(np.argmax(outside))
-            if outside[i] > limits.outside_range:
+            i, outside = _farthest_outside(q, low, high)
+            if outside > limits.outside_range:
                 caveats.append(f"{where}: column '{label}' is {q[i]:.4g} rad at time {table.time[i]:g} s, "
-                               f"{outside[i]:.3g} rad outside its model range [{low:.3g}, {high:.3g}] rad "
+                               f"{outside:.3g} rad outside its model range [{low:.3g}, {high:.3g}] rad "
                                f"({unit.reason}; degrees would need inDegrees=yes)")
         return tuple(caveats)
     wide = [(label, name) for label, name in columns if ranges[name][1] - ranges[name][0] > limits.wide_range]
@@ -199,11 +205,10 @@ def check_translations(table: Table, ranges: Mapping[str, tuple[float, float]],
             continue
         low, high = ranges[name]
         values = table.column(label)
-        outside = np.maximum(low - values, values - high)
-        i = int(np.argmax(outside))
-        if outside[i] > limits.outside_translation:
+        i, outside = _farthest_outside(values, low, high)
+        if outside > limits.outside_translation:
             caveats.append(f"{table.source or table.name}: column '{label}' is {values[i]:.4g} m at time "
-                           f"{table.time[i]:g} s, {outside[i]:.4g} m outside its model range [{low:g}, {high:g}] m "
+                           f"{table.time[i]:g} s, {outside:.4g} m outside its model range [{low:g}, {high:g}] m "
                            f"(translations are read in metres: millimetres?)")
     return tuple(caveats)
 
