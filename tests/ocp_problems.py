@@ -1,9 +1,10 @@
-"""Small optimal-control problems shared by the tests of trajopt.ocp (tiny factories, as rockit does)."""
+"""Small optimal-control problems shared by the tests (tiny factories, as rockit does)."""
 
 import casadi as ca
 import numpy as np
 
 from trajopt.ocp import Effort, FinalTime, Free, Problem
+from trajopt.prediction import ImplicitDynamics, StateBounds, muscle_driven_problem
 
 
 def double_integrator(duration=1.0):
@@ -40,3 +41,14 @@ def pendulum_swing_up(duration=1.0):
     ocp.set_derivative(w, tau - 9.81 * ca.sin(q))
     ocp.minimize(Effort(tau))
     return ocp, q, w, tau
+
+
+def arm26_elbow_reach(model):
+    """arm26's elbow flexion 0.3 -> 1.3 rad in 0.5 s from rest to rest, the shoulder at 0 at both ends, muscle-driven
+    (``muscle_driven_problem`` with implicit dynamics), for goals to be added to."""
+    return muscle_driven_problem(
+        model, 0.5,
+        coordinates=StateBounds(initial=[0.0, 0.3], final=[0.0, 1.3]),
+        speeds=StateBounds((-20.0, 20.0), initial=0.0, final=0.0),
+        activations=StateBounds((0.0, 1.0), initial=0.0),
+        dynamics=ImplicitDynamics())

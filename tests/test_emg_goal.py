@@ -16,8 +16,9 @@ from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.musculoskeletal.operators import load_processed
 from trajopt.ocp import Effort, HermiteSimpson, Ipopt
 from trajopt.paths.geometric import GeometricPaths
-from trajopt.prediction import ImplicitDynamics, StateBounds, muscle_driven_problem
 from trajopt.table import Table
+
+from ocp_problems import arm26_elbow_reach
 
 DATA = Path(__file__).resolve().parent / "data"
 LEVEL = 0.5  # the EMG the triceps' long head tracks in the solves
@@ -29,16 +30,6 @@ def _model():
     return MusculoskeletalModel(osim, GeometricPaths(osim))
 
 
-def _reaching(model):
-    """Elbow flexion 0.3 -> 1.3 rad in 0.5 s from rest to rest, the shoulder at 0 at both ends."""
-    return muscle_driven_problem(
-        model, 0.5,
-        coordinates=StateBounds(initial=[0.0, 0.3], final=[0.0, 1.3]),
-        speeds=StateBounds((-20.0, 20.0), initial=0.0, final=0.0),
-        activations=StateBounds((0.0, 1.0), initial=0.0),
-        dynamics=ImplicitDynamics())
-
-
 def _constant_emg(level: float = LEVEL) -> Table:
     return Table(np.array([0.0, 0.5]), ("TRI",), np.full((2, 1), level))
 
@@ -46,7 +37,7 @@ def _constant_emg(level: float = LEVEL) -> Table:
 def test_integrand_is_the_weighted_squared_error_to_the_interpolated_emg():
     rng = np.random.default_rng(5)
     model = _model()
-    built = _reaching(model)
+    built = arm26_elbow_reach(model)
     times = np.sort(rng.uniform(0.0, 0.5, 7))
     emg = Table(times, ("BIC", "TRI"), rng.uniform(0.0, 1.0, (7, 2)))
     goal = EmgTracking(emg, {"BIClong": "BIC", "TRIlong": "TRI"}, scales={"BIC": 0.8}, weight=50.0)
@@ -73,7 +64,7 @@ def test_emg_goal_pulls_the_predicted_excitation_towards_the_emg():
     model = _model()
     results = []
     for goals in ((), (EmgTracking(_constant_emg(), {"TRIlong": "TRI"}, weight=10.0),)):
-        built = _reaching(model)
+        built = arm26_elbow_reach(model)
         built.problem.minimize(Effort(built.excitations))
         for goal in goals:
             built.problem.minimize(goal.motion_goal(built))

@@ -22,20 +22,11 @@ from trajopt.gait.tracking import TrackingWeights
 from trajopt.musculoskeletal import MusculoskeletalModel
 from trajopt.musculoskeletal.operators import load_processed
 from trajopt.paths.geometric import GeometricPaths
-from trajopt.prediction import ImplicitDynamics, StateBounds, muscle_driven_problem
 from trajopt.table import Table
 
+from ocp_problems import arm26_elbow_reach
+
 DATA = Path(__file__).resolve().parent / "data"
-
-
-def _reaching(model):
-    """Elbow flexion 0.3 -> 1.3 rad in 0.5 s from rest to rest, the shoulder at 0 at both ends."""
-    return muscle_driven_problem(
-        model, 0.5,
-        coordinates=StateBounds(initial=[0.0, 0.3], final=[0.0, 1.3]),
-        speeds=StateBounds((-20.0, 20.0), initial=0.0, final=0.0),
-        activations=StateBounds((0.0, 1.0), initial=0.0),
-        dynamics=ImplicitDynamics())
 
 
 def test_goal_load_is_the_inverse_joint_reaction(arm26_model):
@@ -44,7 +35,7 @@ def test_goal_load_is_the_inverse_joint_reaction(arm26_model):
     weight / (m g) Σ (w_i r_i)²."""
     rng = np.random.default_rng(33)
     model = arm26_model
-    built = _reaching(model)
+    built = arm26_elbow_reach(model)
     child = JointReactionGoal("r_elbow", weight=2.5, on_parent=False)
     parent = JointReactionGoal("r_elbow", forces=(0, 1), moments=(), component_weights=(0.5, 2.0))
     symbols = [built.q, built.u, built.accelerations, built.activations]
@@ -93,7 +84,7 @@ def test_reaction_goal_lowers_the_elbow_load_of_a_reach():
     model = _arm26_straight_lines()
     results = []
     for weight in (0.0, 1e-3):
-        built = _reaching(model)
+        built = arm26_elbow_reach(model)
         built.problem.minimize(Effort(built.excitations))
         if weight:
             built.problem.minimize(JointReactionGoal("r_elbow", weight=weight, forces=(0, 1, 2),
