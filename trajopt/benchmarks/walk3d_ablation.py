@@ -64,6 +64,9 @@ def _variants():
         "adapted-compliant-triceps": ("the predsim-adapted recipe with triceps surae tendons kT 17.5",
                                       dataclasses.replace(walk3d.PREDSIM_ADAPTED_RECIPE,
                                                           tendon_stiffness=walk3d.COMPLIANT_TRICEPS_SURAE)),
+        "adapted-toe-actuators": ("the predsim-adapted recipe with toe actuators instead of passive toes",
+                                  dataclasses.replace(walk3d.PREDSIM_ADAPTED_RECIPE, model=dataclasses.replace(
+                                      walk3d.PREDSIM_ADAPTED_RECIPE.model, passive_toes=False))),
         "opensim-muscle-physiology": ("OpenSim's default specific tension 0.25 MPa and slow-twitch ratio 0.5",
                                       dataclasses.replace(recipe, predsim_muscle_physiology=False)),
         "moco-passive-forces": ("Moco's passive joint forces instead of PredSim's",
