@@ -107,6 +107,7 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("bench walk3d-track", ("bench", "walk3d-track", "--out", "{results}/benchmarks")),
     ("bench walk3d-ablation", ("bench", "walk3d-ablation", "--out", "{results}/benchmarks")),
     ("bench gait2d-metabolics", ("bench", "gait2d-metabolics", "--out", "{results}/benchmarks")),
+    ("bench gait2d-track", ("bench", "gait2d-track", "--out", "{results}/benchmarks")),
     ("bench batch", ("bench", "batch", "--out", "{results}/batch")),
 )
 

@@ -128,7 +128,8 @@ class MuscleDrivenTracking:
     their derivatives at the motion's frames in the window, linearly in between; ``QUINTIC_SPLINES`` tracks them as
     MocoTrack does: the motion low-pass filtered as ``TabOpLowPassFilter`` (``trajopt.io.signals.lowpass_table``),
     speeds the derivatives of the natural quintic splines through its frames at those frames, and values and speeds
-    each on natural quintic splines through their frames at the collocation times (``MocoStateTrackingGoal``);
+    each on natural quintic splines through their frames at the collocation times (``MocoStateTrackingGoal``), and
+    the ground reactions on natural quintic splines through theirs (``MocoContactTrackingGoal``);
     ``goals``: extra goals added to the tracking objective, objects with ``motion_goal(MuscleDrivenProblem)`` (e.g.
     ``trajopt.analysis.reaction_goal.JointReactionGoal``, Moco's MocoJointReactionGoal, contact forces included;
     ``trajopt.analysis.inverse_goals.EmgTracking``).

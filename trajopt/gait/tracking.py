@@ -14,9 +14,9 @@ weight m g;
 N = sqrt(m g) gives Moco's MocoContactTrackingGoal, which divides the squared error by m g once), the muscle
 excitations (or activations when they are controls), EMG when given (a table labelled with muscle names, values
 in [0, 1]) and the coordinate actuators' controls. References are interpolated linearly in time between their
-frames; the coordinates and speeds may instead follow natural quintic splines through their frames
-(``ReferenceInterpolation.QUINTIC_SPLINES``, Moco's ``MocoStateTrackingGoal``: a ``GCVSplineSet`` with error
-variance 0, evaluated at the collocation times).
+frames; the coordinates, speeds and ground reactions may instead follow natural quintic splines through their
+frames (``ReferenceInterpolation.QUINTIC_SPLINES``, Moco's ``MocoStateTrackingGoal`` and ``MocoContactTrackingGoal``:
+a ``GCVSplineSet`` with error variance 0, evaluated at the collocation times).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class ReferenceInterpolation(Enum):
     """How the tracked coordinates and speeds are evaluated between the reference's frames."""
 
     LINEAR = "linear"  # straight lines between the frames
-    QUINTIC_SPLINES = "quintic splines"  # natural quintic splines through the frames (Moco's MocoStateTrackingGoal)
+    QUINTIC_SPLINES = "quintic splines"  # natural quintic splines through the frames (Moco's tracking goals)
 
 
 @dataclass(frozen=True)
@@ -111,11 +111,14 @@ def _column_weights(table: Table, scales: tuple[tuple[str, float], ...], what: s
     return np.array([given.get(label, 1.0) for label in table.labels])
 
 
-def _reference_tracking(expressions, table: Table, weights, interpolation: ReferenceInterpolation) -> Goal:
+def _interpolated(times, data, interpolation: ReferenceInterpolation):
     if interpolation is ReferenceInterpolation.QUINTIC_SPLINES:
-        return Tracking(expressions, PiecewisePolynomial(*spline_pieces(natural_spline(table.time, table.data))),
-                        weights)
-    return Tracking(expressions, LinearInterpolation(table.time, table.data), weights)
+        return PiecewisePolynomial(*spline_pieces(natural_spline(times, data)))
+    return LinearInterpolation(times, data)
+
+
+def _reference_tracking(expressions, table: Table, weights, interpolation: ReferenceInterpolation) -> Goal:
+    return Tracking(expressions, _interpolated(table.time, table.data, interpolation), weights)
 
 
 def state_tracking(built, coordinates: Table, weights: TrackingWeights = TrackingWeights(),
@@ -142,15 +145,15 @@ def track(built, coordinates: Table, ground_reactions: GroundReactionReference |
           emg: Table | None = None, interpolation: ReferenceInterpolation = ReferenceInterpolation.LINEAR) -> None:
     """Add the tracking objective (module docstring) to ``built.problem``; ``coordinates`` columns are coordinate
     names (a subset of the model's), ``speeds`` columns speed names, ``emg`` columns muscle names;
-    ``interpolation``: of the coordinates and speeds between their frames."""
+    ``interpolation``: of the coordinates, speeds and ground reactions between their frames."""
     model = built.model
     problem = built.problem
     for goal in state_tracking(built, coordinates, weights, speeds, interpolation):
         problem.minimize(goal)
     if ground_reactions is not None:
         forces, reference = ground_reactions.expressions_and_reference(built.q, built.u)
-        reference = LinearInterpolation(ground_reactions.table.time, reference)
-        problem.minimize(weights.ground_reactions * Tracking(forces, reference))
+        problem.minimize(weights.ground_reactions * Tracking(forces, _interpolated(
+            ground_reactions.table.time, reference, interpolation)))
     problem.minimize(weights.excitations * Integral(ca.sumsqr(built.muscle_controls)))
     if emg is not None and weights.emg:
         rows = _rows(emg, model.muscle_names, "muscles")

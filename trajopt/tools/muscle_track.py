@@ -92,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="scale of the active force-length curve's width (Moco's example: 1.5)")
     add_elastic_tendons(parser)
     parser.add_argument("--reference", choices=tuple(REFERENCES), default="linear",
-                        help="how the tracked coordinates and speeds are read between the motion's frames: linear "
+                        help="how the tracked coordinates, speeds and GRFs are read between their frames: linear "
                              "(straight lines between the filtered frames, the default) or quintic-splines (as "
                              "MocoTrack: natural quintic splines through the frames, speeds their derivatives, "
                              "the motion filtered as Moco's TabOpLowPassFilter when --cutoff is given)")
