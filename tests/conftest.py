@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from trajopt.io.opensim_reference import opensim_available, run_opensim_task
-from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.osim import load_osim
-from trajopt.paths.polynomial import PolynomialPaths
+from trajopt.model.io.opensim_reference import opensim_available, run_opensim_task
+from trajopt.model.musculoskeletal import MusculoskeletalModel
+from trajopt.model.osim import load_osim
+from trajopt.model.paths.polynomial import PolynomialPaths
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).parent.parent

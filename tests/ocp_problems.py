@@ -3,8 +3,8 @@
 import casadi as ca
 import numpy as np
 
-from trajopt.ocp import Effort, FinalTime, Free, Problem
-from trajopt.prediction import ImplicitDynamics, StateBounds, muscle_driven_problem
+from trajopt.core.ocp import Effort, FinalTime, Free, Problem
+from trajopt.studies.prediction import ImplicitDynamics, StateBounds, muscle_driven_problem
 
 
 def double_integrator(duration=1.0):

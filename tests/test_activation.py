@@ -7,7 +7,7 @@ import sympy as sp
 from sympy.physics import biomechanics as bm
 
 from trajopt.errors import TrajoptInputError
-from trajopt.muscles import ActivationRateControl, FirstOrderActivationDeGroote2016
+from trajopt.core.muscles import ActivationRateControl, FirstOrderActivationDeGroote2016
 
 GRID = np.array([(e, a) for e in np.linspace(0.0, 1.0, 21) for a in np.linspace(0.01, 1.0, 20)])
 

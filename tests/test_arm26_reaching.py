@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from trajopt.examples.arm26_reaching import outputs, reaching, static_arm
-from trajopt.io.tables import read_table
-from trajopt.ocp import HermiteSimpson, Ipopt
+from trajopt.model.io.tables import read_table
+from trajopt.core.ocp import HermiteSimpson, Ipopt
 
 DATA = Path(__file__).resolve().parent / "data" / "arm26_reaching"
 MOCO_INFO = json.loads((DATA / "arm26_p2p_T0.5_info.json").read_text())
@@ -176,7 +176,7 @@ def test_moco_problem_with_smooth_geometric_paths_follows_mocos_solution():
     """Moco's problem with arm26's own geometric paths in smooth mode (default band 0.1 mm), Moco's mesh: converges
     and follows Moco's solution (Moco used OpenSim's exact wrapped paths) within 0.025 activation and 0.08 rad
     (measured 0.018 and 0.059; the polynomial surrogates give 0.030 and 0.19); objective 2.4 % above Moco's."""
-    from trajopt.paths.wrapping.smooth import SmoothWrapping
+    from trajopt.model.paths.wrapping.smooth import SmoothWrapping
 
     model = reaching.load_model(True, SmoothWrapping())
     built = reaching.moco_problem(model=model)

@@ -1,5 +1,5 @@
 """Bad input to the command-line tools gives one line naming the file, column and value and a non-zero exit (or a
-stated caveat), never a silent wrong number or a traceback. Every case runs through ``trajopt.cli.main``."""
+stated caveat), never a silent wrong number or a traceback. Every case runs through ``trajopt.edge.cli.main``."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from trajopt.analysis.muscle_inverse import mesh_intervals
-from trajopt.cli import main
-from trajopt.io import read_table, write_sto
+from trajopt.studies.analysis.muscle_inverse import mesh_intervals
+from trajopt.edge.cli import main
+from trajopt.model.io import read_table, write_sto
 from trajopt.table import Table
 from terminal import sigint_as_in_a_terminal
 

@@ -1,4 +1,4 @@
-"""trajopt.batch: spec parser, plan, manifest, retries and resume on the tiny ``sleep`` task; the Dask paths
+"""trajopt.edge.batch: spec parser, plan, manifest, retries and resume on the tiny ``sleep`` task; the Dask paths
 (LocalCluster with a worker that dies, a separately started scheduler) are in test_batch_dask.py."""
 
 import json
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from trajopt.batch import BatchSpecError, Manifest, input_key, load_spec, parse_spec, run_batch, write_aggregate
-from trajopt.batch.manifest import write_result
-from trajopt.batch.spec import sweep_values
-from trajopt.batch.sweep import plan
+from trajopt.edge.batch import BatchSpecError, Manifest, input_key, load_spec, parse_spec, run_batch, write_aggregate
+from trajopt.edge.batch.manifest import write_result
+from trajopt.edge.batch.spec import sweep_values
+from trajopt.edge.batch.sweep import plan
 
 ROOT = Path(__file__).parent.parent
 
@@ -197,8 +197,8 @@ first_frame = [0, 50]
         assert {"activations.sto", "forces.sto", "reserves.sto", "summary.md", "log.txt"} <= \
             {p.name for p in folder.iterdir()}
     # The batch changes nothing: the same 8 frames through `trajopt static-optimization` give the same activations.
-    from trajopt.cli import main
-    from trajopt.io import read_table, write_sto
+    from trajopt.edge.cli import main
+    from trajopt.model.io import read_table, write_sto
 
     motion = read_table(ROOT / "trajopt/examples/arm26_static_optimization/elbow_flex_0_90_minjerk.mot")
     part = type(motion)(motion.time[50:58], motion.labels, motion.data[50:58], motion.in_degrees, motion.name)
@@ -231,7 +231,7 @@ max_retries = 3
 
 
 def test_dask_is_imported_only_when_a_cluster_runs():
-    code = ("import sys, trajopt, trajopt.batch, trajopt.batch.cli; "
+    code = ("import sys, trajopt, trajopt.edge.batch, trajopt.edge.batch.cli; "
             "print(any(m.split('.')[0] in ('dask', 'distributed') for m in sys.modules))")
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert completed.stdout.strip() == "False", completed.stderr
@@ -276,7 +276,7 @@ def test_inverse_dynamics_task_over_two_motions_writes_what_the_command_writes(t
             "table": [{"motion": str(m)} for m in motions]}
     report = run_batch(parse_spec(data, "id.toml"), tmp_path / "out", serial=True, progress=False)
     assert report.done == 2
-    from trajopt.cli import main
+    from trajopt.edge.cli import main
 
     for record in report.records:
         direct = tmp_path / "direct"
@@ -291,7 +291,7 @@ def test_inverse_dynamics_task_over_two_motions_writes_what_the_command_writes(t
 def test_progress_bar_shows_done_failed_running_and_eta(tmp_path):
     import io
 
-    from trajopt.batch.progress import ProgressBar
+    from trajopt.edge.batch.progress import ProgressBar
 
     stream = io.StringIO()
     spec = parse_spec(sleep_spec(sweep={"value": [1, 2, 3]}, inputs={"solver_failure_value": 3.0},

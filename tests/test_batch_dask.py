@@ -1,5 +1,5 @@
-"""trajopt.batch on Dask: a LocalCluster whose worker dies mid-task (the task is retried, nothing is lost, a resumed
-run does no finished task again), and a separately started ``dask scheduler`` with two ``dask worker``s."""
+"""trajopt.edge.batch on Dask: a LocalCluster whose worker dies mid-task (the task is retried, nothing is lost, a
+resumed run does no finished task again), and a separately started ``dask scheduler`` with two ``dask worker``s."""
 
 import json
 import os
@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from trajopt.batch import Manifest, parse_spec, run_batch  # noqa: E402
+from trajopt.edge.batch import Manifest, parse_spec, run_batch  # noqa: E402
 
 ROOT = Path(__file__).parent.parent
 DASK = Path(sys.executable).parent / "dask"

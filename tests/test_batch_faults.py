@@ -1,7 +1,7 @@
-"""trajopt.batch under faults: bad output folders and scheduler addresses, two runs into one folder, a torn manifest
-line, damaged result files, inputs changed before a resume, Ctrl-C, a dying Dask worker, and the default's serial
-fallback. Every task is the tiny ``sleep`` task (trajopt.batch.testing): its result is value**2 and its solution
-file holds the value, so a recomputed or resumed task is checked against numbers the batch cannot make up."""
+"""trajopt.edge.batch under faults: bad output folders and scheduler addresses, two runs into one folder, a torn
+manifest line, damaged result files, inputs changed before a resume, Ctrl-C, a dying Dask worker, and the default's
+serial fallback. Every task is the tiny ``sleep`` task (trajopt.edge.batch.testing): its result is value**2 and its
+solution file holds the value, so a recomputed or resumed task is checked against numbers the batch cannot make up."""
 
 import io
 import importlib.util
@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from trajopt.batch import Manifest, parse_spec, run_batch, write_aggregate
-from trajopt.batch.executors import serial_fallback
-from trajopt.batch.runner import InputsChanged
-from trajopt.batch.sweep import plan
+from trajopt.edge.batch import Manifest, parse_spec, run_batch, write_aggregate
+from trajopt.edge.batch.executors import serial_fallback
+from trajopt.edge.batch.runner import InputsChanged
+from trajopt.edge.batch.sweep import plan
 from terminal import sigint_as_in_a_terminal
 
 ROOT = Path(__file__).parent.parent
@@ -358,7 +358,7 @@ def test_default_times_a_first_task_then_sends_the_rest_to_a_cluster_when_it_pay
     import dataclasses
     import functools
 
-    from trajopt.batch import executors, runner, tasks
+    from trajopt.edge.batch import executors, runner, tasks
 
     monkeypatch.setitem(tasks.TASKS, "sleep", dataclasses.replace(tasks.TASKS["sleep"], expected_seconds=None))
     monkeypatch.setattr(runner, "serial_fallback",

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from trajopt.cli import main
+from trajopt.edge.cli import main
 
 
 @pytest.mark.opensim

@@ -45,7 +45,7 @@ def test_a_failed_run_is_one_line_and_bad_options_exit_2(capsys):
     """An HSL solver without libhsl: the child's one-line error (naming libhsl) becomes the run's row, and the
     report still renders; an unknown solver or a one-interval mesh is argparse's one-line error."""
     from trajopt.benchmarks.linear_solvers import main
-    from trajopt.ocp.linear_algebra import hsl_library
+    from trajopt.core.ocp.linear_algebra import hsl_library
 
     result = run({"intervals": 25, "max_iter": 0, "compiled": False, "linear_solver": "ma57"})
     if hsl_library() is None:

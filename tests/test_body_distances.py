@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from trajopt.errors import TrajoptInputError
-from trajopt.gait.body_distances import BodyDistance, body_distance
-from trajopt.multibody.example_models import double_pendulum_3d
+from trajopt.studies.gait.body_distances import BodyDistance, body_distance
+from trajopt.core.multibody.example_models import double_pendulum_3d
 
 
 def _rotation(quaternion):

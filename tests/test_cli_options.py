@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from trajopt.cli import BENCHMARK_GROUP, COMMANDS, PROBLEM_GROUP, main, registered
-from trajopt.cli.regenerate import RENAMED, SCRATCH, commands, outputs
-from trajopt.io import read_table
-from trajopt.ocp import SolverRoute
-from trajopt.ocp.transcriptions import MOCO_MESH_INTERVAL
-from trajopt.paths.wrapping.smooth import SmoothWrapping
+from trajopt.edge.cli import BENCHMARK_GROUP, COMMANDS, PROBLEM_GROUP, main, registered
+from trajopt.edge.cli.regenerate import RENAMED, SCRATCH, commands, outputs
+from trajopt.model.io import read_table
+from trajopt.core.ocp import SolverRoute
+from trajopt.core.ocp.transcriptions import MOCO_MESH_INTERVAL
+from trajopt.model.paths.wrapping.smooth import SmoothWrapping
 
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 ARM26_PATHS = ROOT / "trajopt" / "examples" / "arm26" / "paths.json"
@@ -180,7 +180,7 @@ def test_regenerate_keeps_the_committed_benchmark_names(tmp_path):
 
 
 def test_regenerate_renames_a_walk3d_variant_report(tmp_path):
-    from trajopt.cli.regenerate import _rename_report
+    from trajopt.edge.cli.regenerate import _rename_report
 
     scratch = tmp_path / "benchmarks" / SCRATCH
     scratch.mkdir(parents=True)
@@ -191,7 +191,7 @@ def test_regenerate_renames_a_walk3d_variant_report(tmp_path):
 
 
 def test_window_and_mesh_interval_checks_are_one_line():
-    from trajopt.cli.options import check_mesh_interval, check_window
+    from trajopt.edge.cli.options import check_mesh_interval, check_window
     from trajopt.errors import TrajoptInputError
 
     assert check_window(None) is None and check_window([0.5, 1.5]) == (0.5, 1.5)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from trajopt.cli.regenerate import INDEX, commands
+from trajopt.edge.cli.regenerate import INDEX, commands
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"

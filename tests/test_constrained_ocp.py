@@ -1,4 +1,5 @@
-"""Direct collocation with kinematic constraints held by multipliers (trajopt.prediction.kinematic_constraints)."""
+"""Direct collocation with kinematic constraints held by multipliers
+(trajopt.studies.prediction.kinematic_constraints)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ import casadi as ca
 import numpy as np
 import pytest
 
-from trajopt import multibody as mb
-from trajopt.prediction.kinematic_constraints import constrained_accelerations
-from trajopt.multibody import constraints as mbc
-from trajopt.ocp import Effort, HermiteSimpson, Ipopt, Problem, Trapezoidal
-from trajopt.osim.load import load_osim
+from trajopt.core import multibody as mb
+from trajopt.studies.prediction.kinematic_constraints import constrained_accelerations
+from trajopt.core.multibody import constraints as mbc
+from trajopt.core.ocp import Effort, HermiteSimpson, Ipopt, Problem, Trapezoidal
+from trajopt.model.osim.load import load_osim
 
 FOURBAR = Path(__file__).resolve().parent / "data" / "osim" / "fourbar.osim"
 
@@ -115,7 +116,7 @@ def test_fourbar_rest_to_rest_keeps_the_loop_closed(tmp_path):
 
 @pytest.mark.parametrize("transcription, points", [(Trapezoidal(5), 6), (HermiteSimpson(5), 6)])
 def test_mesh_point_constraints_hold_at_the_mesh_points_only(transcription, points):
-    from trajopt.ocp.nlp import transcribe
+    from trajopt.core.ocp.nlp import transcribe
 
     problem = Problem(duration=1.0)
     x = problem.state("x", 1)
@@ -133,10 +134,10 @@ def test_muscle_driven_problem_holds_a_coupler(tmp_path):
     CoordinateCouplerConstraint in the .osim), Moco's reaching problem to elbow 90°: the shoulder follows the
     coupler at every mesh point and the multiplier there is the one constrained forward dynamics gives for the
     solution's muscle generalized forces."""
-    from trajopt.musculoskeletal import MusculoskeletalModel
-    from trajopt.ocp import Guess
-    from trajopt.paths.polynomial import PolynomialPaths
-    from trajopt.prediction import StateBounds, muscle_driven_problem
+    from trajopt.model.musculoskeletal import MusculoskeletalModel
+    from trajopt.core.ocp import Guess
+    from trajopt.model.paths.polynomial import PolynomialPaths
+    from trajopt.studies.prediction import StateBounds, muscle_driven_problem
 
     arm26 = Path(__file__).resolve().parent.parent / "trajopt" / "examples" / "arm26"
     coupler = ('<ConstraintSet name="constraintset">\n\t\t\t<objects>'

@@ -1,4 +1,4 @@
-"""Holonomic constraints (trajopt.multibody.constraints) against OpenSim 4.6 and physical identities.
+"""Holonomic constraints (trajopt.core.multibody.constraints) against OpenSim 4.6 and physical identities.
 
 OpenSim's convention, which trajopt follows: M u̇ + C + Gᵀλ = τ with G = ∂φ/∂q and φ Simbody's constraint
 errors (coupler: scale f(q_i) − q_d; PointConstraint: p₂ − p₁ in ground; WeldConstraint: x_F·y_B, y_F·z_B,
@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from trajopt.errors import ModelFileError
-from trajopt.multibody import constraints as mbc
-from trajopt.osim.load import load_osim
+from trajopt.core.multibody import constraints as mbc
+from trajopt.model.osim.load import load_osim
 
 ROOT = Path(__file__).resolve().parents[1]
 FOURBAR = ROOT / "tests" / "data" / "osim" / "fourbar.osim"
@@ -121,7 +121,7 @@ def test_constrained_model_needs_to_be_asked_for(tmp_path):
         with pytest.raises(ModelFileError, match=r"PointConstraint\(s\) \['loop_closure'\].*WeldConstraint\(s\) "
                                                  r"\['payload_weld'\].*constraints=True"):
             load_osim(FOURBAR)
-        from trajopt.musculoskeletal.operators import load_processed
+        from trajopt.model.musculoskeletal.operators import load_processed
 
         with pytest.raises(ModelFileError, match=r"fourbar.osim: PointConstraint/WeldConstraint \['loop_closure', "
                                                  r"'payload_weld'\]"):
@@ -164,9 +164,9 @@ def test_coupler_with_unsupported_function_names_file_element_and_type(tmp_path)
 
 
 def test_tool_couplers_are_the_multibody_couplers():
-    """The OpenSim-style tools' CouplerConstraints (reduced form) and trajopt.multibody's CoordinateCoupler are the
+    """The OpenSim-style tools' CouplerConstraints (reduced form) and trajopt.core.multibody's CoordinateCoupler are the
     same constraint: Jacobians opposite (φ's sign), and the coupling matrix spans the null space of G."""
-    from trajopt.tools.common import load_tool_input
+    from trajopt.edge.tools.common import load_tool_input
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

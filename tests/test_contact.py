@@ -1,4 +1,4 @@
-"""trajopt.contact: OpenSim's SmoothSphereHalfSpaceForce against OpenSim itself (free ball with
+"""trajopt.model.contact: OpenSim's SmoothSphereHalfSpaceForce against OpenSim itself (free ball with
 the half space on ground or on a moving plate; 2D_gait's four foot contacts), analytic Hertz and
 friction identities, and the contact wrenches in the equations of motion."""
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from trajopt.contact import (
+from trajopt.model.contact import (
     SmoothSphereHalfSpaceParameters,
     SphereContact,
     contact_loads,
@@ -23,9 +23,9 @@ from trajopt.contact import (
     smooth_sphere_half_space_function,
 )
 from trajopt.errors import ModelFileError, TrajoptInputError
-from trajopt.io.motion import read_motion
-from trajopt.multibody import body_pose, frame_jacobian, inverse_dynamics
-from trajopt.osim import load_osim
+from trajopt.model.io.motion import read_motion
+from trajopt.core.multibody import body_pose, frame_jacobian, inverse_dynamics
+from trajopt.model.osim import load_osim
 
 GAIT_MODEL = ROOT / "trajopt" / "examples" / "gait2d" / "2D_gait.osim"
 GAIT_COORDINATES = ROOT / "trajopt" / "examples" / "gait2d" / "referenceCoordinates.sto"

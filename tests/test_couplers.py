@@ -1,5 +1,5 @@
 """Coupler constraints of a prescribed motion: G (constraint Jacobian) and C (coupling matrix) agree with each
-other and with the generalized-force method's coupling matrix of trajopt.paths.moment_arms."""
+other and with the generalized-force method's coupling matrix of trajopt.model.paths.moment_arms."""
 
 import warnings
 
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from conftest import DATA, ROOT
-from trajopt.analysis.couplers import CouplerConstraints
-from trajopt.musculoskeletal.operators import WeldJoints, load_processed
-from trajopt.paths.moment_arms import coupling_matrix
+from trajopt.studies.analysis.couplers import CouplerConstraints
+from trajopt.model.musculoskeletal.operators import WeldJoints, load_processed
+from trajopt.model.paths.moment_arms import coupling_matrix
 
 MODELS = {"arm26_coupled": (DATA / "paths" / "arm26_coupled.osim", ()),
           "walk3d": (ROOT / "trajopt" / "examples" / "walk3d" / "subject_walk_scaled.osim",
@@ -37,7 +37,7 @@ def test_coupling_matrix_spans_the_constraint_null_space(name):
 
 
 def test_assembled_motion_satisfies_the_couplers():
-    from trajopt.io import read_motion
+    from trajopt.model.io import read_motion
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

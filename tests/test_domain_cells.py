@@ -1,4 +1,4 @@
-"""Polynomial paths over cells bounded in several coordinates (trajopt.paths.domain_cells): a length jump whose
+"""Polynomial paths over cells bounded in several coordinates (trajopt.model.paths.domain_cells): a length jump whose
 surface ends inside the domain (as walk3d's gluteus maximus wrap switches do), the saved tree and its Function."""
 
 from dataclasses import replace
@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from trajopt.errors import TrajoptInputError
-from trajopt.paths.domain_cells import CellNode, CellTreePath, DomainCellPaths, TreeSettings, fit_cell_tree
-from trajopt.paths.domain_pieces import Cut
-from trajopt.paths.fitting import ACCURATE, fit_polynomial_path
-from trajopt.paths.polynomial import PolynomialPath
-from trajopt.paths.refit import load_paths
+from trajopt.model.paths.domain_cells import CellNode, CellTreePath, DomainCellPaths, TreeSettings, fit_cell_tree
+from trajopt.model.paths.domain_pieces import Cut
+from trajopt.model.paths.fitting import ACCURATE, fit_polynomial_path
+from trajopt.model.paths.polynomial import PolynomialPath
+from trajopt.model.paths.refit import load_paths
 
 BOX = ((-1.0, 1.0), (-1.0, 1.0))
 
@@ -84,9 +84,9 @@ def test_malformed_trees_are_one_line_errors():
 def test_walk3d_vaslat_cells_reach_the_targets_at_opensims_samples():
     """walk3d's vaslat_r over the knee's range (OpenSim 4.6 lengths and computeMomentArm, tests/data/paths): its
     moment arm flips from -24 to +23 mm across 138.4 deg knee flexion (its wrap switching sides)."""
-    from trajopt.paths.domain_cells import fit_domain_cells
-    from trajopt.paths.fitting import fit_paths
-    from trajopt.paths.samples import PathSamples
+    from trajopt.model.paths.domain_cells import fit_domain_cells
+    from trajopt.model.paths.fitting import fit_paths
+    from trajopt.model.paths.samples import PathSamples
     from conftest import DATA
 
     train = PathSamples.from_csv(DATA / "paths" / "walk3d_vaslat_r_train.csv.gz")
@@ -132,7 +132,7 @@ def test_given_cuts_split_first_and_follow_a_slanted_jump_surface():
 def test_jump_surface_located_where_it_ends_inside_the_box():
     """l jumps by 4 mm max(b, 0) across a = 0.1 + 0.3 b + 0.1 c^2: lines along a for b < 0 cross no jump (the
     surface ends at b = 0); the jumps of the other lines give the surface back exactly."""
-    from trajopt.paths.jump_cuts import jump_cuts
+    from trajopt.model.paths.jump_cuts import jump_cuts
 
     def truth(q):
         a, b, c = np.asarray(q).T

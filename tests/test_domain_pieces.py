@@ -1,5 +1,5 @@
-"""Polynomial paths piecewise over the coordinate domain (trajopt.paths.domain_pieces): cuts located on an analytic
-length with a known jump surface, conditional-point cuts of 2D_gait against its .osim and the held-out accuracy
+"""Polynomial paths piecewise over the coordinate domain (trajopt.model.paths.domain_pieces): cuts located on an
+analytic length with a known jump surface, conditional-point cuts of 2D_gait against its .osim and the held-out accuracy
 of the cells against the model's geometric paths, arm26's BIClong wrap switch against OpenSim."""
 
 import numpy as np
@@ -7,15 +7,15 @@ import pytest
 
 from conftest import ROOT
 from trajopt.errors import TrajoptInputError
-from trajopt.osim import OsimIgnoredWarning, load_osim
-from trajopt.paths.domain import PathDomainError
-from trajopt.paths.domain_pieces import (Cut, DomainPiecewisePath, DomainPiecewisePaths, conditional_point_cuts,
-                                         fit_domain_pieces, geometric_jump_cuts, locate_jump_cuts)
-from trajopt.paths.fitting import ACCURATE, fit_paths
-from trajopt.paths.polynomial import PolynomialPath
-from trajopt.tools.geometric_sampling import sample_geometric_paths
-from trajopt.paths.samples import PathSamples
-from trajopt.paths.sampling import latin_hypercube
+from trajopt.model.osim import OsimIgnoredWarning, load_osim
+from trajopt.model.paths.domain import PathDomainError
+from trajopt.model.paths.domain_pieces import (Cut, DomainPiecewisePath, DomainPiecewisePaths, conditional_point_cuts,
+                                               fit_domain_pieces, geometric_jump_cuts, locate_jump_cuts)
+from trajopt.model.paths.fitting import ACCURATE, fit_paths
+from trajopt.model.paths.polynomial import PolynomialPath
+from trajopt.edge.tools.geometric_sampling import sample_geometric_paths
+from trajopt.model.paths.samples import PathSamples
+from trajopt.model.paths.sampling import latin_hypercube
 
 GAIT2D = ROOT / "trajopt" / "examples" / "gait2d" / "2D_gait.osim"
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
@@ -123,10 +123,10 @@ def test_saved_paths_and_their_function_agree(gait2d_fit, tmp_path):
     _, paths, _, held = gait2d_fit
     paths.save(tmp_path / "pieces.json")
     loaded = DomainPiecewisePaths.load(tmp_path / "pieces.json")
-    from trajopt.paths.refit import load_paths
+    from trajopt.model.paths.refit import load_paths
 
     assert isinstance(load_paths(tmp_path / "pieces.json"), DomainPiecewisePaths)
-    from trajopt.paths.files import read_paths
+    from trajopt.model.paths.files import read_paths
 
     # the tools' --paths
     assert isinstance(read_paths(tmp_path / "pieces.json", load_osim(GAIT2D)), DomainPiecewisePaths)
@@ -151,7 +151,7 @@ def test_saved_paths_and_their_function_agree(gait2d_fit, tmp_path):
 
 @pytest.mark.slow
 def test_biclong_wrap_switch_is_where_opensims_length_jumps(opensim_task):
-    from trajopt.tools.path_sampling import sample_paths
+    from trajopt.edge.tools.path_sampling import sample_paths
 
     osim = load_osim(ARM26)
     coordinates = ("r_shoulder_elev", "r_elbow_flex")
@@ -171,8 +171,8 @@ def test_biclong_wrap_switch_is_where_opensims_length_jumps(opensim_task):
 
 def test_walk3d_vaslat_kink_is_where_opensims_moment_arm_flips(opensim_task):
     """vaslat_r's knee moment arm flips sign near 138 deg (its wrap switches sides) with a continuous length."""
-    from trajopt.musculoskeletal.operators import load_processed
-    from trajopt.tools.path_sampling import sample_paths
+    from trajopt.model.musculoskeletal.operators import load_processed
+    from trajopt.edge.tools.path_sampling import sample_paths
 
     model = ROOT / "trajopt" / "examples" / "walk3d" / "subject_walk_scaled.osim"
     with pytest.warns(OsimIgnoredWarning):
@@ -197,9 +197,9 @@ def test_fit_paths_pieces_cli_writes_paths_the_tools_read(tmp_path):
     ranges): every muscle within the issue's targets at the held-out samples (0.5 mm length, 1 mm moment arm RMS;
     measured max 0.138 and 0.493 mm), rect_fem and vasti in two cells; the file reads back through the tools'
     --paths."""
-    from trajopt.tools.fit_paths import main
-    from trajopt.paths.samples import PathSamples
-    from trajopt.paths.files import read_paths
+    from trajopt.edge.tools.fit_paths import main
+    from trajopt.model.paths.samples import PathSamples
+    from trajopt.model.paths.files import read_paths
 
     out = tmp_path / "pieces" / "paths.json"
     assert main([str(GAIT2D), "--geometric", "--pieces", "--samples", "1000", "--heldout", "300",

@@ -1,5 +1,5 @@
-"""The inverse's EMG tracking goal (trajopt.analysis.inverse_goals.EmgTracking, Moco's MocoControlTrackingGoal) in
-prediction and tracking: its integrand is weight · Σ (e_m − s_c EMG_c(t))² with the EMG interpolated linearly, and
+"""The inverse's EMG tracking goal (trajopt.studies.analysis.inverse_goals.EmgTracking, Moco's MocoControlTrackingGoal)
+in prediction and tracking: its integrand is weight · Σ (e_m − s_c EMG_c(t))² with the EMG interpolated linearly, and
 in a reach it pulls the tracked muscle's excitation towards the EMG."""
 
 from pathlib import Path
@@ -8,14 +8,14 @@ import casadi as ca
 import numpy as np
 import pytest
 
-from trajopt.analysis.inverse_goals import EmgTracking
+from trajopt.studies.analysis.inverse_goals import EmgTracking
 from trajopt.errors import TrajoptInputError
-from trajopt.gait.muscle_tracking import MuscleDrivenTracking
-from trajopt.gait.tracking import TrackingWeights
-from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.musculoskeletal.operators import load_processed
-from trajopt.ocp import Effort, HermiteSimpson, Ipopt
-from trajopt.paths.geometric import GeometricPaths
+from trajopt.studies.gait.muscle_tracking import MuscleDrivenTracking
+from trajopt.studies.gait.tracking import TrackingWeights
+from trajopt.model.musculoskeletal import MusculoskeletalModel
+from trajopt.model.musculoskeletal.operators import load_processed
+from trajopt.core.ocp import Effort, HermiteSimpson, Ipopt
+from trajopt.model.paths.geometric import GeometricPaths
 from trajopt.table import Table
 
 from ocp_problems import arm26_elbow_reach

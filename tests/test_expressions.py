@@ -10,9 +10,9 @@ import pytest
 
 from conftest import ROOT
 from trajopt.errors import ModelFileError, TrajoptInputError
-from trajopt.io import MotionProcessor
-from trajopt.osim.expression_forces import generalized_forces_function, read_expression_forces
-from trajopt.osim.expressions import parse_expression
+from trajopt.model.io import MotionProcessor
+from trajopt.model.osim.expression_forces import generalized_forces_function, read_expression_forces
+from trajopt.model.osim.expressions import parse_expression
 
 FORCES = ROOT / "trajopt" / "examples" / "walk3d" / "subject_walk_scaled_ExpressionBasedCoordinateForceSet.xml"
 
@@ -66,7 +66,7 @@ def test_bad_expressions_are_one_line(text, message):
 
 
 def test_walk3d_forces_as_generalized_forces():
-    from trajopt.musculoskeletal.operators import load_processed
+    from trajopt.model.musculoskeletal.operators import load_processed
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -87,8 +87,8 @@ def test_walk3d_expression_forces_match_opensim(opensim_task):
     """The 20 ExpressionBasedCoordinateForces of Moco's 3D walking example, added to subject_walk_scaled.osim
     (the AddExpressionForces operator), at 25 random states: generalized forces equal OpenSim's
     ExpressionBasedCoordinateForce.getForceMagnitude on the same model."""
-    from trajopt.osim.expression_forces import model_expression_forces
-    from trajopt.musculoskeletal.operators import AddExpressionForces, load_processed
+    from trajopt.model.osim.expression_forces import model_expression_forces
+    from trajopt.model.musculoskeletal.operators import AddExpressionForces, load_processed
 
     model_file = ROOT / "trajopt" / "examples" / "walk3d" / "subject_walk_scaled.osim"
     with warnings.catch_warnings():
@@ -113,7 +113,7 @@ def test_walk3d_expression_forces_match_opensim(opensim_task):
 
 def _opensim_order(mb):
     """OpenSim's CoordinateSet order of walk3d (joint order in the file), read from the model file."""
-    from trajopt.osim.parser import parse_osim
+    from trajopt.model.osim.parser import parse_osim
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -136,8 +136,8 @@ def test_forceset_expression_with_unknown_function_is_one_line(tmp_path):
 def test_inverse_dynamics_takes_the_expression_forces_off(tmp_path):
     """An ExpressionBasedCoordinateForce in the model applies its generalized force itself: inverse dynamics
     reports the net generalized force minus it (OpenSim's ID tool does the same with non-muscle forces)."""
-    from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
-    from trajopt.musculoskeletal.operators import AddExpressionForces, load_processed
+    from trajopt.studies.analysis.inverse_dynamics import motion_inverse_dynamics
+    from trajopt.model.musculoskeletal.operators import AddExpressionForces, load_processed
 
     model_file = ROOT / "trajopt" / "examples" / "walk3d" / "subject_walk_scaled.osim"
     motion = ROOT / "trajopt" / "examples" / "walk3d" / "coordinates.sto"
@@ -145,7 +145,7 @@ def test_inverse_dynamics_takes_the_expression_forces_off(tmp_path):
         warnings.simplefilter("ignore")
         bare, _ = load_processed(model_file)
         passive, _ = load_processed(model_file, [AddExpressionForces(FORCES)])
-        from trajopt.tools.common import load_tool_input
+        from trajopt.edge.tools.common import load_tool_input
 
         table = load_tool_input(model_file, motion).motion
         window = MotionProcessor(table, window=(table.time[0], 0.5))
@@ -169,7 +169,7 @@ def _arm26_with(tmp_path, force_xml):
 
 
 def test_model_expression_force_is_read_and_checked(tmp_path):
-    from trajopt.osim.parser import parse_osim
+    from trajopt.model.osim.parser import parse_osim
 
     force = ('<ExpressionBasedCoordinateForce name="elbow_stop"><coordinate>r_elbow_flex</coordinate>'
              '<expression>-2*max(q-2,0)-0.1*qdot</expression></ExpressionBasedCoordinateForce>')

@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from trajopt.analysis.external_loads_file import read_external_loads
-from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
-from trajopt.analysis.static_optimization import StaticOptimization
+from trajopt.studies.analysis.external_loads_file import read_external_loads
+from trajopt.studies.analysis.inverse_dynamics import motion_inverse_dynamics
+from trajopt.studies.analysis.static_optimization import StaticOptimization
 from trajopt.errors import TrajoptInputError
 from trajopt.examples.arm26_static_optimization.main import ELBOW_MOTION, load_model
-from trajopt.io import MotionProcessor, Table, read_table, write_sto
-from trajopt.osim import load_osim
-from trajopt.musculoskeletal.operators import WeldJoints, load_processed
+from trajopt.model.io import MotionProcessor, Table, read_table, write_sto
+from trajopt.model.osim import load_osim
+from trajopt.model.musculoskeletal.operators import WeldJoints, load_processed
 
 GAIT2D = ROOT / "trajopt" / "examples" / "gait2d"
 WALK3D = ROOT / "trajopt" / "examples" / "walk3d"

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from trajopt.analysis.frame_optimization import FrameLoads, optimize_frames
+from trajopt.studies.analysis.frame_optimization import FrameLoads, optimize_frames
 from trajopt.errors import TrajoptInputError
 
 
@@ -77,7 +77,7 @@ def test_non_finite_input_names_the_frame():
 
 def test_solver_settings_are_the_solvers():
     """The problem is the same; the settings (here an iteration cap) come from the Ipopt object."""
-    from trajopt.ocp import Ipopt
+    from trajopt.core.ocp import Ipopt
 
     n = 5
     loads = FrameLoads(generalized_forces=np.column_stack([np.linspace(1.0, 8.0, n), np.zeros(n)]),

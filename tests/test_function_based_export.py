@@ -6,14 +6,14 @@ import pytest
 
 from conftest import ROOT
 from trajopt.errors import ModelFileError
-from trajopt.paths.function_based_xml import (
+from trajopt.model.paths.function_based_xml import (
     coordinate_paths,
     read_function_based_path_set,
     write_function_based_path_set,
 )
-from trajopt.paths.fitting import ACCURATE, fit_paths
-from trajopt.paths.polynomial import PolynomialPath, PolynomialPaths
-from trajopt.paths.samples import PathSamples
+from trajopt.model.paths.fitting import ACCURATE, fit_paths
+from trajopt.model.paths.polynomial import PolynomialPath, PolynomialPaths
+from trajopt.model.paths.samples import PathSamples
 
 ARM26 = ROOT / "trajopt" / "examples" / "arm26"
 COORDINATES = ("r_shoulder_elev", "r_elbow_flex")

@@ -5,8 +5,8 @@ import pytest
 
 from conftest import ROOT
 from trajopt.errors import ModelFileError
-from trajopt.paths.function_based_xml import read_function_based_path_set
-from trajopt.paths.function_based import MultivariatePolynomial, polynomial_exponents
+from trajopt.model.paths.function_based_xml import read_function_based_path_set
+from trajopt.model.paths.function_based import MultivariatePolynomial, polynomial_exponents
 
 WALK3D = ROOT / "trajopt" / "examples" / "walk3d"
 PATHS = WALK3D / "subject_walk_scaled_FunctionBasedPathSet.xml"

@@ -1,4 +1,5 @@
-"""trajopt.gait: symmetry derived from the model, labels from the .osim, ground reactions, guesses, expansion."""
+"""trajopt.studies.gait: symmetry derived from the model, labels from the .osim, ground reactions, guesses,
+expansion."""
 
 import warnings
 
@@ -6,10 +7,10 @@ import numpy as np
 import pytest
 
 from trajopt.errors import TrajoptInputError
-from trajopt.gait.ground_reactions import center_of_pressure, mirror_ground_reactions
-from trajopt.gait.symmetry import coordinate_mirror, partner_name, speed_mirror
-from trajopt.io import read_table
-from trajopt.multibody import mass_matrix
+from trajopt.studies.gait.ground_reactions import center_of_pressure, mirror_ground_reactions
+from trajopt.studies.gait.symmetry import coordinate_mirror, partner_name, speed_mirror
+from trajopt.model.io import read_table
+from trajopt.core.multibody import mass_matrix
 
 
 
@@ -22,7 +23,7 @@ def gait2d():
 
 @pytest.fixture(scope="module")
 def walk3d():
-    from trajopt.musculoskeletal.operators import WeldJoints, load_processed
+    from trajopt.model.musculoskeletal.operators import WeldJoints, load_processed
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -59,7 +60,7 @@ def test_3d_signs_follow_from_the_kinematics(walk3d):
 
 
 def test_symmetry_of_an_asymmetric_name_is_an_error():
-    from trajopt.gait.symmetry import swap_permutation
+    from trajopt.studies.gait.symmetry import swap_permutation
 
     with pytest.raises(TrajoptInputError, match="muscle 'soleus_r' has no partner 'soleus_l'"):
         swap_permutation(("soleus_r", "tib_ant_r", "tib_ant_l"), what="muscle")
@@ -67,7 +68,7 @@ def test_symmetry_of_an_asymmetric_name_is_an_error():
 
 def test_opensim_labels_are_mocos(gait2d):
     """The labels derived from 2D_gait.osim are the column labels of Moco's solution of the same model."""
-    from trajopt.gait.labels import opensim_labels
+    from trajopt.studies.gait.labels import opensim_labels
 
     labels = opensim_labels(gait2d.musculoskeletal)
     moco = read_table("trajopt/examples/gait2d/moco/gaitPrediction_solution.sto").labels
@@ -100,7 +101,7 @@ def test_mirrored_ground_reactions_equal_those_of_the_mirrored_state(gait2d):
     rng = np.random.default_rng(11)
     s = gait2d.symmetry
     names = gait2d.coordinate_names
-    from trajopt.io import read_motion
+    from trajopt.model.io import read_motion
 
     q = read_motion("trajopt/examples/gait2d/referenceCoordinates.sto", coordinates=names).data[5].copy()
     u = rng.normal(0.0, 0.05, 10)  # slow: a fast foot leaving the ground carries no load (dissipation)
@@ -117,9 +118,9 @@ def test_mirrored_ground_reactions_equal_those_of_the_mirrored_state(gait2d):
 
 def test_guess_speeds_of_a_quaternion_joint_are_its_angular_velocity():
     """q(t) = rotation about a fixed axis at 2 rad/s: u = N(q)⁺ q̇ is the constant angular velocity (body axes)."""
-    from trajopt.gait.guess import speeds_from_coordinates
-    from trajopt.multibody import BallJoint, Body, Model, OffsetFrame
-    from trajopt.multibody.rotations import quaternion_exp
+    from trajopt.studies.gait.guess import speeds_from_coordinates
+    from trajopt.core.multibody import BallJoint, Body, Model, OffsetFrame
+    from trajopt.core.multibody.rotations import quaternion_exp
 
     model = Model("ball")
     model.add_body(Body("b", 1.0, (0, 0, 0), (1, 1, 1, 0, 0, 0)))
@@ -137,7 +138,7 @@ def test_tracking_objective_terms(gait2d):
     with F the feet's reactions at (q, u); a coordinate offset δ adds exactly 10 δ²."""
     rng = np.random.default_rng(11)
     from trajopt.examples.gait2d.prediction import REFERENCE_COORDINATES, REFERENCE_GRF, build_tracking_problem
-    from trajopt.io import read_motion
+    from trajopt.model.io import read_motion
 
     gait = build_tracking_problem(model=gait2d)
     compiled = gait.problem.compile()
@@ -171,9 +172,9 @@ def test_tracking_objective_terms(gait2d):
 
 @pytest.mark.slow
 def test_tracking_follows_the_reference(gait2d):
-    """MocoTrack's example2DWalking step through trajopt.gait.track: converges, and the motion stays within a few
-    degrees of referenceCoordinates.sto and the vertical reactions within 13 % of body weight (RMS) of referenceGRF.sto
-    (measured: 73 N, 12 %, right foot)."""
+    """MocoTrack's example2DWalking step through trajopt.studies.gait.track: converges, and the motion stays within a
+    few degrees of referenceCoordinates.sto and the vertical reactions within 13 % of body weight (RMS) of
+    referenceGRF.sto (measured: 73 N, 12 %, right foot)."""
     from trajopt.examples.gait2d.main import solve_tracking
     from trajopt.examples.gait2d.outputs import half_stride, tracking_errors
 
@@ -188,9 +189,9 @@ def test_free_joint_pelvis_round_trip_and_same_kinematics():
     """walk3d with a quaternion pelvis: coordinates.sto converted to the quaternion gives the same body poses as the
     original model's angles, and converts back to the same angles."""
     from trajopt.examples.walk3d.prediction import COORDINATES, PELVIS, load_model
-    from trajopt.gait.guess import free_joint_angles, free_joint_motion
-    from trajopt.io import read_motion
-    from trajopt.multibody import body_poses
+    from trajopt.studies.gait.guess import free_joint_angles, free_joint_motion
+    from trajopt.model.io import read_motion
+    from trajopt.core.multibody import body_poses
 
     model = load_model()
     original, mb = model.original, model.musculoskeletal.multibody
@@ -245,7 +246,7 @@ def test_walk3d_prediction_command_writes_its_files_also_unconverged(tmp_path):
     summary = (tmp_path / "summary.md").read_text()
     assert "did not converge" in summary
     # OpenSim's cross-check is written exactly when opensim is installed (trajopt/examples/walk3d/opensim_check.py).
-    from trajopt.io.opensim_reference import opensim_available
+    from trajopt.model.io.opensim_reference import opensim_available
 
     assert ("## OpenSim 4.6 cross-check" in summary) == opensim_available()
     coordinates = read_table(tmp_path / "full_cycle_coordinates.sto")
@@ -269,7 +270,7 @@ def test_walk3d_prediction_compiled_option_reaches_the_solver(monkeypatch, tmp_p
 def test_walk3d_prediction_solver_option_reaches_the_run(monkeypatch, tmp_path):
     """--solver picks the route (IPOPT on the mesh by default, or mesh continuation)."""
     import trajopt.examples.walk3d.prediction_main as walk3d_main
-    from trajopt.ocp import SolverRoute
+    from trajopt.core.ocp import SolverRoute
 
     routes = []
     monkeypatch.setattr(walk3d_main, "run", lambda *args, route, **options: routes.append(route) or {"success": True})
@@ -284,9 +285,9 @@ def test_walk3d_operators():
     import dataclasses
 
     from trajopt.errors import ModelFileError
-    from trajopt.osim import spec as osim_spec
-    from trajopt.musculoskeletal.operators import AddContactGeometry, FreeJointInQuaternions, WeldJoints
-    from trajopt.osim.parser import parse_osim
+    from trajopt.model.osim import spec as osim_spec
+    from trajopt.model.musculoskeletal.operators import AddContactGeometry, FreeJointInQuaternions, WeldJoints
+    from trajopt.model.osim.parser import parse_osim
     from trajopt.examples.walk3d.prediction import CONTACT_FORCES, CONTACT_GEOMETRY, MODEL
 
     with warnings.catch_warnings():
@@ -353,7 +354,7 @@ def test_free_joint_speeds_are_the_pelvis_angular_velocity_and_its_rate():
     its rate (central differences of the quaternion over time); ``free_joint_angle_motion`` turns them back."""
     rng = np.random.default_rng(11)
     from trajopt.examples.walk3d.prediction import PELVIS, load_model
-    from trajopt.gait.guess import free_joint_angle_motion, free_joint_motion, free_joint_speeds
+    from trajopt.studies.gait.guess import free_joint_angle_motion, free_joint_motion, free_joint_speeds
 
     model = load_model()
     original, mb = model.original, model.musculoskeletal.multibody

@@ -152,7 +152,7 @@ def test_full_stride_continues_the_half_stride(model):
     """Mirrored second half: its first frame equals the half stride's last frame when the ends are symmetric."""
     rng = np.random.default_rng(7)
     from trajopt.examples.gait2d.outputs import Stride, full_stride
-    from trajopt.io.tables import Table
+    from trajopt.model.io.tables import Table
 
     gait = build_problem(model=model)
     q0, u0 = _random_state(model, rng)
@@ -177,7 +177,7 @@ def test_full_stride_continues_the_half_stride(model):
 def test_capped_prediction_is_reported_as_failed_with_its_worst_constraint(model):
     """A solve stopped by max_iterations is a failure: status, success flag and a named worst constraint (what
     `trajopt run gait2d-prediction` prints and writes to summary.md when a solve does not converge)."""
-    from trajopt.ocp import Ipopt
+    from trajopt.core.ocp import Ipopt
 
     gait = build_problem(6, model=model)
     solution = gait.problem.solve(gait.transcription, Ipopt(tol=1e-4, max_iterations=3), guess=gait.reference_guess())
@@ -191,9 +191,9 @@ def test_capped_prediction_is_reported_as_failed_with_its_worst_constraint(model
 def test_opensim_forces_on_reference_states_equal_trajopt(model, opensim_task, tmp_path):
     """Contact forces and tendon forces of OpenSim on states written by trajopt (reference motion)."""
     rng = np.random.default_rng(7)
-    from trajopt.contact import contact_record_values
-    from trajopt.io.motion import read_motion
-    from trajopt.io.tables import Table, write_sto
+    from trajopt.model.contact import contact_record_values
+    from trajopt.model.io.motion import read_motion
+    from trajopt.model.io.tables import Table, write_sto
     from trajopt.examples.gait2d.model import MODEL_FILE
     from trajopt.examples.gait2d.prediction import REFERENCE_COORDINATES
 
@@ -267,7 +267,7 @@ def test_tolerance_reaches_ipopt_and_bad_values_are_refused(capsys):
 
 
 def test_compiled_option_reaches_the_solver_settings(monkeypatch, tmp_path):
-    """--compiled asks for the compiled, cached NLP functions (trajopt.ocp.compiled); off by default."""
+    """--compiled asks for the compiled, cached NLP functions (trajopt.core.ocp.compiled); off by default."""
     import trajopt.examples.gait2d.main as gait2d_main
 
     calls = []

@@ -48,8 +48,8 @@ def test_goals_on_mocos_solution_give_mocos_terms():
     # bound push off, no iteration): trajopt's state tracking (the reference as MocoStateTrackingGoal splines it),
     # control effort and metabolic goals give Moco's getObjectiveTerm.
     from trajopt.examples.gait2d.metabolics import INTERVALS, build, objective_terms
-    from trajopt.io.tables import read_table
-    from trajopt.ocp import Guess, HermiteSimpson, Ipopt
+    from trajopt.model.io.tables import read_table
+    from trajopt.core.ocp import Guess, HermiteSimpson, Ipopt
 
     moco = _moco()
     if not MOCO_SOLUTION.exists():

@@ -21,7 +21,7 @@ from trajopt.benchmarks.gait2d_track import (
     solve,
     trajectory_request,
 )
-from trajopt.io.tables import read_table
+from trajopt.model.io.tables import read_table
 
 
 def _moco() -> dict:

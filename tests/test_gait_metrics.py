@@ -1,10 +1,10 @@
-"""trajopt.gait.metrics on curves whose answers are known in closed form."""
+"""trajopt.studies.gait.metrics on curves whose answers are known in closed form."""
 
 import numpy as np
 import pytest
 
 from trajopt.errors import TrajoptInputError
-from trajopt.gait.metrics import (
+from trajopt.studies.gait.metrics import (
     cost_of_transport,
     curve_agreement,
     over_cycle,

@@ -9,13 +9,13 @@ import pytest
 import sympy as sp
 
 from trajopt.errors import TrajoptInputError
-from trajopt.multibody import GROUND, Body, Coordinate, Model, OffsetFrame, PinJoint, point_position
-from trajopt.multibody.example_models import random_state, spatial_chain
-from trajopt.multibody.functions import Polynomial
-from trajopt.multibody.kinematics import coordinate_rates_matrix
-from trajopt.osim import load_osim
-from trajopt.osim import spec as osim_spec
-from trajopt.paths.geometric import (
+from trajopt.core.multibody import GROUND, Body, Coordinate, Model, OffsetFrame, PinJoint, point_position
+from trajopt.core.multibody.example_models import random_state, spatial_chain
+from trajopt.core.multibody.functions import Polynomial
+from trajopt.core.multibody.kinematics import coordinate_rates_matrix
+from trajopt.model.osim import load_osim
+from trajopt.model.osim import spec as osim_spec
+from trajopt.model.paths.geometric import (
     ConditionalPathPoint,
     FixedPathPoint,
     GeometricPath,
@@ -24,7 +24,7 @@ from trajopt.paths.geometric import (
     geometric_path,
     geometric_paths,
 )
-from trajopt.paths.moment_arms import moment_arms, moment_arms_from_length
+from trajopt.model.paths.moment_arms import moment_arms, moment_arms_from_length
 
 from conftest import ROOT, arm26_with_torus
 

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, arm26_with_torus_rings
-from trajopt.tools.geometric_sampling import describe_geometric, sample_geometric_paths
-from trajopt.paths.sampling import latin_hypercube
-from trajopt.tools.path_sampling import sample_paths
+from trajopt.edge.tools.geometric_sampling import describe_geometric, sample_geometric_paths
+from trajopt.model.paths.sampling import latin_hypercube
+from trajopt.edge.tools.path_sampling import sample_paths
 
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 COORDINATES = ("r_shoulder_elev", "r_elbow_flex")
@@ -40,7 +40,7 @@ def test_torus_wrapped_samples_equal_opensims(opensim_task, tmp_path):
 
 
 def test_fit_paths_without_opensim(tmp_path, capsys):
-    from trajopt.tools.fit_paths import main
+    from trajopt.edge.tools.fit_paths import main
 
     out = tmp_path / "fit" / "paths.json"
     assert main([str(ARM26), "--geometric", "--muscles", "BRA", "BICshort", "--samples", "200", "--heldout", "50",

@@ -5,8 +5,8 @@ import importlib
 
 import pytest
 
-from trajopt.cli import BENCHMARK_GROUP, COMMANDS, PROBLEM_GROUP, registered
-from trajopt.cli.helptext import description
+from trajopt.edge.cli import BENCHMARK_GROUP, COMMANDS, PROBLEM_GROUP, registered
+from trajopt.edge.cli.helptext import description
 
 MODULES = sorted({module for module, _ in (*registered(PROBLEM_GROUP).values(), *registered(BENCHMARK_GROUP).values(),
                                            *COMMANDS.values())})

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from trajopt.ocp.interrupts import Interrupted, interrupted_during, remember_interrupts
+from trajopt.core.ocp.interrupts import Interrupted, interrupted_during, remember_interrupts
 
 
 def _swallowed_sigint():

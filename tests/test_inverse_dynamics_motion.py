@@ -1,4 +1,4 @@
-"""Inverse dynamics of motion files (trajopt.analysis.inverse_dynamics) against OpenSim 4.6's
+"""Inverse dynamics of motion files (trajopt.studies.analysis.inverse_dynamics) against OpenSim 4.6's
 InverseDynamicsTool results stored in tests/data/arm26 (no OpenSim needed), a physical identity
 for the joint reactions, file output and bad input."""
 
@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from conftest import DATA
-from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
+from trajopt.studies.analysis.inverse_dynamics import motion_inverse_dynamics
 from trajopt.errors import MotionFileError
-from trajopt.io import MotionProcessor, Table, read_motion, read_table
-from trajopt.multibody import ReactionAxes
+from trajopt.model.io import MotionProcessor, Table, read_motion, read_table
+from trajopt.core.multibody import ReactionAxes
 
 ELBOW = DATA / "arm26" / "elbow_flex_0_90_minjerk.mot"
 IK = DATA / "arm26" / "arm26_InverseKinematics.mot"

@@ -1,4 +1,4 @@
-"""Joint reactions with muscle forces applied (trajopt.analysis.joint_reactions).
+"""Joint reactions with muscle forces applied (trajopt.studies.analysis.joint_reactions).
 
 - no muscle force: the reactions are inverse dynamics' (identity);
 - BICshort has no wrap object in arm26, so its straight-line path is OpenSim's: with only its
@@ -15,7 +15,7 @@ import pytest
 
 from conftest import ROOT
 from trajopt.examples.arm26_static_optimization.main import ELBOW_MOTION, build_problem, load_model
-from trajopt.analysis.joint_reactions import muscle_joint_reactions
+from trajopt.studies.analysis.joint_reactions import muscle_joint_reactions
 
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 
@@ -90,7 +90,7 @@ def test_static_optimization_exposes_reactions_with_its_muscle_forces(setup):
 
 @pytest.mark.opensim
 def test_wrapped_muscle_reactions_equal_opensim_joint_reaction(setup, opensim_task):
-    from trajopt.paths.geometric import geometric_path
+    from trajopt.model.paths.geometric import geometric_path
 
     model, inverse = setup
     k = inverse.kinematics
@@ -114,7 +114,7 @@ def test_wrapped_muscle_reactions_equal_opensim_joint_reaction(setup, opensim_ta
 def test_all_six_muscles_reactions_equal_opensim_joint_reaction(setup, opensim_task):
     """TRIlong and BIClong wrap over ellipsoids (and TRIlong over two cylinders): with all six muscles pulling,
     the reactions equal OpenSim's JointReaction."""
-    from trajopt.paths.geometric import geometric_path
+    from trajopt.model.paths.geometric import geometric_path
 
     model, inverse = setup
     k = inverse.kinematics

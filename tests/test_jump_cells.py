@@ -1,4 +1,4 @@
-"""Cell trees for the muscles one polynomial misses (trajopt.paths.jump_cells, `trajopt fit-paths --cells`): jump
+"""Cell trees for the muscles one polynomial misses (trajopt.model.paths.jump_cells, `trajopt fit-paths --cells`): jump
 planes of a one-coordinate muscle, jump then kink surfaces, held-out points counted apart as pockets, 2D_gait's
 ConditionalPathPoint jumps found without being told where, and a model trajopt's importer cannot read."""
 
@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from trajopt.paths.domain_cells import CellNode, CellTreePath
-from trajopt.paths.jump_cells import one_cell, pocket_rms, search_jump_surfaces
-from trajopt.paths.polynomial import PolynomialPath
-from trajopt.paths.samples import PathSamples
+from trajopt.model.paths.domain_cells import CellNode, CellTreePath
+from trajopt.model.paths.jump_cells import one_cell, pocket_rms, search_jump_surfaces
+from trajopt.model.paths.polynomial import PolynomialPath
+from trajopt.model.paths.samples import PathSamples
 
 GAIT2D = Path(__file__).resolve().parents[1] / "trajopt" / "examples" / "gait2d" / "2D_gait.osim"
 
@@ -88,9 +88,9 @@ def test_fit_paths_cells_cli_finds_the_conditional_point_jumps(tmp_path):
     held-out samples (measured 0.100 / 0.503 and 0.019 / 0.426 mm; one polynomial 0.992 / 1.204 and 1.183 / 1.418),
     hamstrings_r (within the targets with one polynomial) kept as one leaf; the file reads back through the tools'
     --paths."""
-    from trajopt.osim import load_osim
-    from trajopt.tools.fit_paths import main
-    from trajopt.paths.files import read_paths
+    from trajopt.model.osim import load_osim
+    from trajopt.edge.tools.fit_paths import main
+    from trajopt.model.paths.files import read_paths
 
     out = tmp_path / "cells" / "paths.json"
     assert main([str(GAIT2D), "--geometric", "--cells", "--samples", "1000", "--heldout", "300", "--cells-samples",
@@ -120,8 +120,8 @@ def test_a_given_cut_with_few_samples_beyond_it_splits_with_cut_min_samples():
     """A kink at a = 0.9 (the moment arm about a changes by 20 mm) leaves 5 % of the samples beyond it: fewer than a
     split's 2 x 150 rows a side, enough for cut_min_samples = 50. Each side is linear, so the split tree is exact;
     without the split one polynomial of at most (samples / 4) terms follows the kink only roughly."""
-    from trajopt.paths.domain_cells import TreeSettings, fit_cell_tree
-    from trajopt.paths.domain_pieces import Cut
+    from trajopt.model.paths.domain_cells import TreeSettings, fit_cell_tree
+    from trajopt.model.paths.domain_pieces import Cut
 
     q = np.random.default_rng(1).uniform(-1.0, 1.0, (2000, 2))
     lengths = 0.1 + 0.02 * q[:, 0] - 0.01 * q[:, 1] + 0.02 * np.maximum(q[:, 0] - 0.9, 0.0)
@@ -145,8 +145,8 @@ def test_fit_paths_cells_on_a_model_trajopt_cannot_read_fits_unscanned_trees(tmp
     axis-aligned splits only (no geometric path to scan); with --geometric the model cannot be sampled at all, and
     --pieces needs trajopt's model for its cuts: one line, exit 2, before any sampling. Measured: TRIlong held-out
     moment-arm RMS 1.238 mm in 2 cells against 1.833 mm for one polynomial."""
-    from trajopt.tools.fit_paths import main
-    from trajopt.paths.domain_cells import DomainCellPaths
+    from trajopt.edge.tools.fit_paths import main
+    from trajopt.model.paths.domain_cells import DomainCellPaths
 
     text = (Path(__file__).resolve().parents[1] / "trajopt" / "examples" / "arm26" / "arm26.osim").read_text()
     start = text.index('<Thelen2003Muscle name="TRIlong">')

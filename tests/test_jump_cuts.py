@@ -1,9 +1,9 @@
-"""Length-jump surfaces found without being told the coordinate or sign (trajopt.paths.jump_cuts), on analytic
+"""Length-jump surfaces found without being told the coordinate or sign (trajopt.model.paths.jump_cuts), on analytic
 lengths whose surfaces are known exactly."""
 
 import numpy as np
 
-from trajopt.paths.jump_cuts import jump_cuts
+from trajopt.model.paths.jump_cuts import jump_cuts
 
 RANGES = {name: (-1.0, 1.0) for name in "abc"}
 
@@ -90,7 +90,7 @@ def _slanted_kink(q):
 
 
 def test_kink_builder_finds_the_kink_surface_and_its_moment_arm_change():
-    from trajopt.paths.jump_cuts import kink_cuts
+    from trajopt.model.paths.jump_cuts import kink_cuts
 
     scan = kink_cuts(_slanted_kink, "abc", RANGES, step=0.01)
     # the 625 lines along a all cross it; along b and c it is the same surface (dropped)
@@ -105,7 +105,7 @@ def test_kink_builder_finds_the_kink_surface_and_its_moment_arm_change():
 
 
 def test_kinks_on_a_known_jump_surface_or_off_any_surface_are_no_kink_surfaces():
-    from trajopt.paths.jump_cuts import kink_cuts
+    from trajopt.model.paths.jump_cuts import kink_cuts
 
     # _ending_jump's kink across b = 0 (above its jump surface) is found; the jump surface is no kink surface
     jumps = jump_cuts(_ending_jump, "abc", RANGES, step=0.01)

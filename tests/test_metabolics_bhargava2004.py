@@ -1,5 +1,5 @@
-"""trajopt.muscles.metabolics_bhargava2004 and trajopt.gait.metabolic_cost: analytic values, limits, and OpenSim's
-Bhargava2004SmoothedMuscleMetabolics term by term on the 18 DeGrooteFregly2016 muscles of 2D_gait.osim."""
+"""trajopt.core.muscles.metabolics_bhargava2004 and trajopt.studies.gait.metabolic_cost: analytic values, limits, and
+OpenSim's Bhargava2004SmoothedMuscleMetabolics term by term on the 18 DeGrooteFregly2016 muscles of 2D_gait.osim."""
 
 import math
 import warnings
@@ -10,14 +10,14 @@ import pytest
 
 from trajopt.errors import TrajoptInputError
 from trajopt.examples.data import model_file, problem_file
-from trajopt.gait.metabolic_cost import (
+from trajopt.studies.gait.metabolic_cost import (
     body_mass,
     metabolic_cost,
     predsim_metabolic_cost,
     whole_body_metabolic_rate,
 )
-from trajopt.io.opensim_reference import opensim_available, run_opensim_task
-from trajopt.muscles import (
+from trajopt.model.io.opensim_reference import opensim_available, run_opensim_task
+from trajopt.core.muscles import (
     Bhargava2004Constants,
     Bhargava2004MuscleConstants,
     HuberSmoothing,
@@ -32,12 +32,12 @@ from trajopt.muscles import (
     metabolics_bhargava2004_function,
     muscle_mass_bhargava2004,
 )
-from trajopt.musculoskeletal import MusculoskeletalModel, degroote_parameters
-from trajopt.ocp import Effort, Guess, HermiteSimpson, Ipopt
-from trajopt.osim import load_osim
-from trajopt.paths.geometric import GeometricPaths
-from trajopt.paths.polynomial import PolynomialPaths
-from trajopt.prediction import (
+from trajopt.model.musculoskeletal import MusculoskeletalModel, degroote_parameters
+from trajopt.core.ocp import Effort, Guess, HermiteSimpson, Ipopt
+from trajopt.model.osim import load_osim
+from trajopt.model.paths.geometric import GeometricPaths
+from trajopt.model.paths.polynomial import PolynomialPaths
+from trajopt.studies.prediction import (
     OPENSIM_ACTIVATION_SMOOTHING,
     StateBounds,
     muscle_driven_problem,

@@ -1,5 +1,5 @@
-"""trajopt.muscles.metabolics_umberger2010: analytic values, and OpenSim's Umberger2010MuscleMetabolicsProbe term by
-term on the 18 DeGrooteFregly2016 muscles of 2D_gait.osim."""
+"""trajopt.core.muscles.metabolics_umberger2010: analytic values, and OpenSim's Umberger2010MuscleMetabolicsProbe term
+by term on the 18 DeGrooteFregly2016 muscles of 2D_gait.osim."""
 
 import warnings
 
@@ -8,8 +8,8 @@ import pytest
 
 from trajopt.errors import TrajoptInputError
 from trajopt.examples.data import model_file
-from trajopt.io.opensim_reference import opensim_available, run_opensim_task
-from trajopt.muscles import (
+from trajopt.model.io.opensim_reference import opensim_available, run_opensim_task
+from trajopt.core.muscles import (
     MetabolicInputs,
     MuscleParameters,
     Umberger2010Constants,
@@ -18,8 +18,8 @@ from trajopt.muscles import (
     metabolic_rates_umberger2010,
     metabolics_umberger2010_function,
 )
-from trajopt.musculoskeletal import degroote_parameters
-from trajopt.osim import load_osim
+from trajopt.model.musculoskeletal import degroote_parameters
+from trajopt.model.osim import load_osim
 
 MODEL_FILE = model_file("gait2d")
 STATES = 200

@@ -1,6 +1,6 @@
-"""Non-muscle force elements of OpenSim 4.6 models (trajopt.musculoskeletal.model_forces): files with ``::`` tags load,
-CoordinateLimitForce / PathSpring / PathActuator / HuntCrossleyForce match OpenSim, Hunt-Crossley contact is refused
-in one line in optimal control, and a model without muscles works."""
+"""Non-muscle force elements of OpenSim 4.6 models (trajopt.model.musculoskeletal.model_forces): files with ``::`` tags
+load, CoordinateLimitForce / PathSpring / PathActuator / HuntCrossleyForce match OpenSim, Hunt-Crossley contact is
+refused in one line in optimal control, and a model without muscles works."""
 
 import dataclasses
 
@@ -9,26 +9,26 @@ import numpy as np
 import pytest
 from conftest import DATA
 
-from trajopt.analysis.inverse_dynamics import MotionKinematics, motion_inverse_dynamics
-from trajopt.analysis.static_optimization import StaticOptimization
-from trajopt.contact import osim_contacts
-from trajopt.contact.hunt_crossley import (
+from trajopt.studies.analysis.inverse_dynamics import MotionKinematics, motion_inverse_dynamics
+from trajopt.studies.analysis.static_optimization import StaticOptimization
+from trajopt.model.contact import osim_contacts
+from trajopt.model.contact.hunt_crossley import (
     hunt_crossley_pair_function,
     hunt_crossley_pairs,
 )
 from trajopt.errors import ModelFileError, TrajoptInputError
-from trajopt.io import Table
-from trajopt.multibody import inverse_dynamics
-from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.osim import load_osim
-from trajopt.musculoskeletal.model_forces import (
+from trajopt.model.io import Table
+from trajopt.core.multibody import inverse_dynamics
+from trajopt.model.musculoskeletal import MusculoskeletalModel
+from trajopt.model.osim import load_osim
+from trajopt.model.musculoskeletal.model_forces import (
     coordinate_limit_force,
     model_applied_forces,
     passive_forces_function,
     path_actuators,
 )
-from trajopt.prediction import muscle_driven_problem
-from trajopt.prediction.tendon_dynamics import ElasticTendons
+from trajopt.studies.prediction import muscle_driven_problem
+from trajopt.studies.prediction.tendon_dynamics import ElasticTendons
 
 BLOCK = DATA / "osim" / "bouncing_block.osim"
 CHAIN = DATA / "osim" / "limited_chain.osim"
@@ -101,7 +101,7 @@ def test_hunt_crossley_force_matches_opensim(opensim_task):
 def test_motion_inverse_dynamics_applies_hunt_crossley_as_opensim(opensim_task, tmp_path):
     """OpenSim's InverseDynamicsTool on a body pressed and dragged on the floor by two spheres (floor and spheres of
     different materials) against motion_inverse_dynamics; the contact carries most of the load."""
-    from trajopt.io import write_sto
+    from trajopt.model.io import write_sto
 
     times = np.linspace(0, 1, 201)
     q = np.column_stack([0.15 * np.sin(2 * np.pi * times), 0.3 * times + 0.05 * np.sin(3 * times),
@@ -235,7 +235,7 @@ def test_chain_problem_applies_path_actuator_and_passive_forces():
 def test_motion_inverse_dynamics_takes_passive_elements_off_as_opensim(opensim_task, tmp_path):
     """OpenSim's InverseDynamicsTool on the limited chain (its limit forces and spring apply; the actuators have
     no control) against motion_inverse_dynamics, over a motion that crosses every limit."""
-    from trajopt.io import write_sto
+    from trajopt.model.io import write_sto
 
     times = np.linspace(0, 1, 101)
     q = np.column_stack([np.radians(45 * np.sin(2 * np.pi * times) - 5), 0.8 * np.cos(3 * times),
@@ -255,7 +255,7 @@ def test_motion_inverse_dynamics_takes_passive_elements_off_as_opensim(opensim_t
 
 
 def test_muscle_driven_inverse_refuses_path_actuators(tmp_path):
-    from trajopt.analysis.muscle_inverse_files import load_inverse
+    from trajopt.studies.analysis.muscle_inverse_files import load_inverse
 
     with pytest.raises(TrajoptInputError, match="PathActuator 'cable': the muscle-driven inverse takes muscles"):
         load_inverse(CHAIN, tmp_path / "unused.sto")
@@ -264,8 +264,8 @@ def test_muscle_driven_inverse_refuses_path_actuators(tmp_path):
 def test_inverse_dynamics_command(tmp_path):
     """The command applies the contact as the library does (checked against OpenSim above) and refuses a free-joint
     model in one line, exit 2."""
-    from trajopt.cli import main
-    from trajopt.io import read_motion, write_sto
+    from trajopt.edge.cli import main
+    from trajopt.model.io import read_motion, write_sto
 
     times = np.linspace(0, 1, 51)
     motion = write_sto(tmp_path / "motion.sto", Table(times, ("rz", "tx", "ty"), np.column_stack(

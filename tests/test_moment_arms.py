@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 from trajopt.errors import TrajoptInputError
-from trajopt.multibody import GROUND, Body, Coordinate, Model, OffsetFrame, PinJoint
-from trajopt.multibody.example_models import random_state, spatial_chain
-from trajopt.multibody.functions import Linear, Polynomial
-from trajopt.multibody.kinematics import coordinate_rates_matrix
-from trajopt.osim import load_osim
-from trajopt.osim import spec as osim_spec
-from trajopt.paths.geometric import FixedPathPoint, GeometricPath, GeometricPathWarning, geometric_paths
-from trajopt.paths.moment_arms import (
+from trajopt.core.multibody import GROUND, Body, Coordinate, Model, OffsetFrame, PinJoint
+from trajopt.core.multibody.example_models import random_state, spatial_chain
+from trajopt.core.multibody.functions import Linear, Polynomial
+from trajopt.core.multibody.kinematics import coordinate_rates_matrix
+from trajopt.model.osim import load_osim
+from trajopt.model.osim import spec as osim_spec
+from trajopt.model.paths.geometric import FixedPathPoint, GeometricPath, GeometricPathWarning, geometric_paths
+from trajopt.model.paths.moment_arms import (
     CoordinateCoupling,
     coupling_matrix,
     couplings_from_osim,
@@ -27,7 +27,7 @@ from trajopt.paths.moment_arms import (
     moment_arms_from_length,
     spatial_moment_arm,
 )
-from trajopt.paths.quaternion import (
+from trajopt.model.paths.quaternion import (
     constrained_from_spatial_jacobian,
     euler_from_spatial_jacobian,
     quaternion_from_euler,

@@ -12,7 +12,7 @@ import casadi as ca
 import numpy as np
 import pytest
 
-from trajopt.multibody import (
+from trajopt.core.multibody import (
     ReactionAxes,
     bias_forces,
     body_pose,
@@ -29,7 +29,7 @@ from trajopt.multibody import (
     point_velocity,
     potential_energy,
 )
-from trajopt.multibody.example_models import (
+from trajopt.core.multibody.example_models import (
     double_pendulum_3d,
     planar_chain,
     random_state,

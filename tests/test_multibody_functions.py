@@ -6,7 +6,7 @@ import pytest
 from scipy.interpolate import CubicSpline
 
 from trajopt.errors import TrajoptInputError
-from trajopt.multibody.functions import Constant, Linear, Multiplier, NaturalCubicSpline, Polynomial, SimmSpline
+from trajopt.core.multibody.functions import Constant, Linear, Multiplier, NaturalCubicSpline, Polynomial, SimmSpline
 
 KNOTS_X = np.array([-1.5, -0.7, 0.0, 0.4, 1.1, 2.0, 2.2])
 KNOTS_Y = np.array([0.3, -0.2, 0.05, 0.4, 0.1, -0.3, -0.25])

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from trajopt.errors import TrajoptInputError
-from trajopt.multibody import (
+from trajopt.core.multibody import (
     Body,
     Coordinate,
     CustomJoint,
@@ -25,8 +25,8 @@ from trajopt.multibody import (
     point_position,
     point_velocity,
 )
-from trajopt.multibody.example_models import double_pendulum_3d, planar_chain, random_state, spatial_chain
-from trajopt.multibody.rotations import vee
+from trajopt.core.multibody.example_models import double_pendulum_3d, planar_chain, random_state, spatial_chain
+from trajopt.core.multibody.rotations import vee
 
 MODELS = {
     "planar_chain": planar_chain,

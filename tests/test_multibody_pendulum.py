@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from trajopt.multibody import (
+from trajopt.core.multibody import (
     BallJoint,
     convert_ball_joint_motion,
     coordinate_rates,
@@ -21,8 +21,8 @@ from trajopt.multibody import (
     point_position,
     potential_energy,
 )
-from trajopt.multibody.example_models import double_pendulum_3d
-from trajopt.multibody.rotations import quaternion_exp, quaternion_multiply
+from trajopt.core.multibody.example_models import double_pendulum_3d
+from trajopt.core.multibody.rotations import quaternion_exp, quaternion_multiply
 
 DURATION = 5.0
 TIMES = np.linspace(0.0, DURATION, 501)

@@ -6,7 +6,7 @@ import pytest
 import sympy as sp
 from sympy.physics import biomechanics as bm
 
-from trajopt.muscles import (
+from trajopt.core.muscles import (
     DEGROOTE2016_OPENSIM,
     DEGROOTE2016_PUBLISHED,
     fiber_force_length_active_degroote2016,

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 from conftest import DATA
-from trajopt.multibody import ReactionAxes
-from trajopt.analysis.muscle_inverse import MuscleDrivenInverse, mesh_intervals
-from trajopt.io import MotionProcessor
-from trajopt.musculoskeletal import CoordinateActuatorSpec, MusculoskeletalModel
-from trajopt.ocp import HermiteSimpson, Ipopt
-from trajopt.osim import load_osim
-from trajopt.paths.geometric import GeometricPaths
+from trajopt.core.multibody import ReactionAxes
+from trajopt.studies.analysis.muscle_inverse import MuscleDrivenInverse, mesh_intervals
+from trajopt.model.io import MotionProcessor
+from trajopt.model.musculoskeletal import CoordinateActuatorSpec, MusculoskeletalModel
+from trajopt.core.ocp import HermiteSimpson, Ipopt
+from trajopt.model.osim import load_osim
+from trajopt.model.paths.geometric import GeometricPaths
 
 MODEL = DATA / "osim" / "arm26_nowrap.osim"  # arm26 without path wrapping: straight-line paths equal OpenSim's
 MOTION = DATA / "arm26" / "elbow_flex_0_90_minjerk.mot"
@@ -68,8 +68,8 @@ def test_stiff_elastic_tendons_reach_the_rigid_solution(arm26_inverse):
     """Elastic tendons 100x stiffer than OpenSim's default approach the rigid-tendon optimum."""
     import dataclasses
 
-    from trajopt.analysis.inverse_tendons import ElasticTendons
-    from trajopt.muscles import RigidTendonMuscle
+    from trajopt.studies.analysis.inverse_tendons import ElasticTendons
+    from trajopt.core.muscles import RigidTendonMuscle
 
     rigid_inverse, rigid = arm26_inverse
     model = rigid_inverse.model
@@ -88,7 +88,7 @@ def test_stiff_elastic_tendons_reach_the_rigid_solution(arm26_inverse):
 
 
 def test_written_files_and_joint_reactions(arm26_inverse, tmp_path):
-    from trajopt.io import read_table
+    from trajopt.model.io import read_table
 
     _, solution = arm26_inverse
     written = solution.write(tmp_path)
@@ -115,8 +115,8 @@ def walk3d():
 def test_walk3d_is_mocos_problem_solved_to_its_optimum(walk3d):
     """Moco's example3DWalking MocoInverse: same optimum as Moco run to tolerance 1e-5 (the committed reference)."""
     from trajopt.examples.walk3d.inverse import REFERENCE
-    from trajopt.io import read_table
-    from trajopt.reports.muscle_inverse import compare_activations
+    from trajopt.model.io import read_table
+    from trajopt.edge.reports.muscle_inverse import compare_activations
 
     inverse, solution = walk3d
     assert solution.success
@@ -138,7 +138,7 @@ def test_walk3d_is_mocos_problem_solved_to_its_optimum(walk3d):
 @pytest.mark.opensim
 def test_joint_reaction_goal_matches_moco(arm26_inverse, opensim_task):
     """Moco's MocoJointReactionGoal (elbow force-x, force-y on the parent, weight 1e-4) beside the effort."""
-    from trajopt.analysis.reaction_goal import JointReactionGoal
+    from trajopt.studies.analysis.reaction_goal import JointReactionGoal
 
     rigid_inverse, plain = arm26_inverse
     goal = JointReactionGoal("r_elbow", weight=1e-4, forces=(0, 1), moments=())
@@ -160,7 +160,7 @@ def test_joint_reaction_goal_matches_moco(arm26_inverse, opensim_task):
 
 
 def test_joint_reaction_goal_states_other_paths_and_refuses_unknown_joints(arm26_inverse):
-    from trajopt.analysis.reaction_goal import JointReactionGoal
+    from trajopt.studies.analysis.reaction_goal import JointReactionGoal
     from trajopt.errors import TrajoptInputError
 
     model = arm26_inverse[0].model
@@ -179,7 +179,7 @@ def test_joint_reaction_goal_refuses_ignored_wrap_objects():
     """arm26's geometric paths with wrapping switched off: the elbow goal would minimize a load OpenSim's paths
     do not produce, and says so."""
     from conftest import ROOT
-    from trajopt.analysis.reaction_goal import JointReactionGoal
+    from trajopt.studies.analysis.reaction_goal import JointReactionGoal
     from trajopt.errors import TrajoptInputError
 
     with warnings.catch_warnings():
@@ -193,7 +193,7 @@ def test_joint_reaction_goal_refuses_ignored_wrap_objects():
 def test_failed_solve_names_status_and_worst_constraint(tmp_path, capsys):
     """A solve cut off after one iteration: exit 1, one stderr line with IPOPT's status and the worst constraint,
     and the partial result written."""
-    from trajopt.tools.muscle_inverse import main
+    from trajopt.edge.tools.muscle_inverse import main
 
     code = main([str(MODEL), str(MOTION), "--final-time", "0.2", "--tolerance", "1e-12", "--max-iterations", "1",
                  "--out", str(tmp_path)])
@@ -208,8 +208,8 @@ def test_walk3d_knee_reaction_goal(walk3d):
     """Moco's joint reaction goal on both knees of the 3D walking model (muscles pulling along the .osim's wrapped
     paths): the goal's affine load equals the joint reactions computed directly, and minimizing it lowers the knee
     force the effort-only solution needs."""
-    from trajopt.analysis.joint_reactions import muscle_joint_reactions
-    from trajopt.analysis.reaction_goal import JointReactionGoal
+    from trajopt.studies.analysis.joint_reactions import muscle_joint_reactions
+    from trajopt.studies.analysis.reaction_goal import JointReactionGoal
     from trajopt.examples.walk3d.inverse import KNEES, solve
 
     inverse, plain = walk3d

@@ -1,4 +1,5 @@
-"""Muscle-driven tracking (trajopt.gait.muscle_tracking, Moco's MocoTrack with contact) and `trajopt muscle-track`.
+"""Muscle-driven tracking (trajopt.studies.gait.muscle_tracking, Moco's MocoTrack with contact) and `trajopt
+muscle-track`.
 
 A sliding mass whose reference is a quadratic in time (a motion Hermite-Simpson and the natural quintic splines
 represent exactly) reaches it, with the analytic objective and force; the 2D gait model tracks a motion it produced
@@ -12,21 +13,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from trajopt.cli.main import main as cli
+from trajopt.edge.cli.main import main as cli
 from trajopt.errors import TrajoptInputError
 from trajopt.examples.gait2d.model import HERE as GAIT2D
 from trajopt.examples.gait2d.model import GaitModel
 from trajopt.examples.gait2d.prediction import moco_tracking_study
-from trajopt.gait.guess import equilibrium_tendon_forces
-from trajopt.gait.muscle_tracking import MuscleDrivenTracking
-from trajopt.gait.tracking import ReferenceInterpolation, TrackingWeights
-from trajopt.io.motion_processor import MotionProcessor
-from trajopt.io.tables import read_table, write_sto
-from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.musculoskeletal.operators import load_processed
-from trajopt.ocp import HermiteSimpson, Ipopt, ResidualCoordinates, Residuals
-from trajopt.paths.geometric import GeometricPaths
-from trajopt.prediction.tendon_dynamics import ElasticTendons
+from trajopt.studies.gait.guess import equilibrium_tendon_forces
+from trajopt.studies.gait.muscle_tracking import MuscleDrivenTracking
+from trajopt.studies.gait.tracking import ReferenceInterpolation, TrackingWeights
+from trajopt.model.io.motion_processor import MotionProcessor
+from trajopt.model.io.tables import read_table, write_sto
+from trajopt.model.musculoskeletal import MusculoskeletalModel
+from trajopt.model.musculoskeletal.operators import load_processed
+from trajopt.core.ocp import HermiteSimpson, Ipopt, ResidualCoordinates, Residuals
+from trajopt.model.paths.geometric import GeometricPaths
+from trajopt.studies.prediction.tendon_dynamics import ElasticTendons
 from trajopt.table import Table
 
 DATA = Path(__file__).resolve().parent / "data"

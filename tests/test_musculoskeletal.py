@@ -14,8 +14,8 @@ import pytest
 
 from conftest import ROOT
 from trajopt.errors import TrajoptInputError
-from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.paths.polynomial import PolynomialPaths
+from trajopt.model.musculoskeletal import MusculoskeletalModel
+from trajopt.model.paths.polynomial import PolynomialPaths
 
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 PATHS = ROOT / "trajopt" / "examples" / "arm26" / "paths.json"

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from trajopt.errors import TrajoptInputError
-from trajopt.muscles import DEGROOTE2016_PUBLISHED, ElasticTendonMuscle, MuscleParameters, RigidTendonMuscle
+from trajopt.core.muscles import DEGROOTE2016_PUBLISHED, ElasticTendonMuscle, MuscleParameters, RigidTendonMuscle
 
 # Two muscles exercising every OpenSim property trajopt maps.
 PENNATED = dict(

@@ -2,8 +2,8 @@
 
 import pytest
 
-from trajopt.ocp import FinalTime, Free, HermiteSimpson, Ipopt, Problem
-from trajopt.ocp.bounds import active_bounds
+from trajopt.core.ocp import FinalTime, Free, HermiteSimpson, Ipopt, Problem
+from trajopt.core.ocp.bounds import active_bounds
 
 
 def sliding_mass(duration):

@@ -1,12 +1,12 @@
-"""Compiled NLP functions (trajopt.ocp.compiled): same solution as CasADi's virtual machine, cached on disk."""
+"""Compiled NLP functions (trajopt.core.ocp.compiled): same solution as CasADi's virtual machine, cached on disk."""
 
 import numpy as np
 import pytest
 from test_ocp_derivatives import coupled_problem
 
-from trajopt.ocp import HermiteSimpson, Ipopt
-from trajopt.ocp.compiled import c_compiler, compiled_nlp
-from trajopt.ocp.nlp import transcribe
+from trajopt.core.ocp import HermiteSimpson, Ipopt
+from trajopt.core.ocp.compiled import c_compiler, compiled_nlp
+from trajopt.core.ocp.nlp import transcribe
 
 needs_compiler = pytest.mark.skipif(c_compiler() is None, reason="no C compiler")
 

@@ -1,10 +1,10 @@
-"""Mesh continuation (trajopt.ocp.continuation) reaches the optimum the direct solve reaches."""
+"""Mesh continuation (trajopt.core.ocp.continuation) reaches the optimum the direct solve reaches."""
 
 import pytest
 
 from ocp_problems import double_integrator, pendulum_swing_up, sliding_mass
 from trajopt.errors import TrajoptInputError
-from trajopt.ocp import HermiteSimpson, Ipopt, MeshContinuation, Radau
+from trajopt.core.ocp import HermiteSimpson, Ipopt, MeshContinuation, Radau
 
 
 @pytest.mark.parametrize("transcription", [HermiteSimpson(intervals=16), Radau(intervals=16, degree=3)])

@@ -1,12 +1,13 @@
-"""Point-by-point NLP derivatives (trajopt.ocp.derivatives) equal CasADi's derivatives of the expanded graph."""
+"""Point-by-point NLP derivatives (trajopt.core.ocp.derivatives) equal CasADi's derivatives of the expanded graph."""
 
 import casadi as ca
 import numpy as np
 import pytest
 
 from ocp_problems import pendulum_swing_up
-from trajopt.ocp import Effort, Endpoint, FinalTime, Free, HermiteSimpson, Integral, Ipopt, Problem, Radau, Trapezoidal
-from trajopt.ocp.nlp import transcribe
+from trajopt.core.ocp import (Effort, Endpoint, FinalTime, Free, HermiteSimpson, Integral, Ipopt, Problem, Radau,
+                              Trapezoidal)
+from trajopt.core.ocp.nlp import transcribe
 
 
 def coupled_problem():

@@ -1,11 +1,12 @@
-"""Threads and linear-solver settings under IPOPT (trajopt.ocp.linear_algebra)."""
+"""Threads and linear-solver settings under IPOPT (trajopt.core.ocp.linear_algebra)."""
 
 import pytest
 
 from ocp_problems import double_integrator
 from trajopt.errors import TrajoptInputError
-from trajopt.ocp import HermiteSimpson, Ipopt
-from trajopt.ocp.linear_algebra import MUMPS_OPTIONS, blas_threads, hsl_library, linear_solver_options, set_blas_threads
+from trajopt.core.ocp import HermiteSimpson, Ipopt
+from trajopt.core.ocp.linear_algebra import (MUMPS_OPTIONS, blas_threads, hsl_library, linear_solver_options,
+                                             set_blas_threads)
 
 
 def test_mumps_uses_metis_and_a_100_percent_memory_margin_unless_overridden():

@@ -6,8 +6,8 @@ import pytest
 
 from ocp_problems import double_integrator, pendulum_swing_up
 from trajopt.errors import TrajoptInputError
-from trajopt.ocp import (Effort, Endpoint, FinalTime, Free, HermiteSimpson, Integral, Ipopt, LinearInterpolation,
-                         PiecewisePolynomial, Problem, Radau, Tracking, Trapezoidal)
+from trajopt.core.ocp import (Effort, Endpoint, FinalTime, Free, HermiteSimpson, Integral, Ipopt, LinearInterpolation,
+                              PiecewisePolynomial, Problem, Radau, Tracking, Trapezoidal)
 
 SOLVER = Ipopt(tol=1e-10)
 

@@ -1,4 +1,4 @@
-"""Solver settings, warm starts, failed solves, writers and verification of trajopt.ocp solutions."""
+"""Solver settings, warm starts, failed solves, writers and verification of trajopt.core.ocp solutions."""
 
 import re
 
@@ -8,9 +8,9 @@ import pytest
 
 from ocp_problems import double_integrator, pendulum_swing_up, sliding_mass
 from trajopt.errors import TrajoptInputError
-from trajopt.io import Table, read_table, write_csv, write_sto
-from trajopt.ocp.verification import SimulationUndefined, simulate
-from trajopt.ocp import Effort, Guess, HermiteSimpson, Hessian, Ipopt, Problem, Radau, Trapezoidal
+from trajopt.model.io import Table, read_table, write_csv, write_sto
+from trajopt.core.ocp.verification import SimulationUndefined, simulate
+from trajopt.core.ocp import Effort, Guess, HermiteSimpson, Hessian, Ipopt, Problem, Radau, Trapezoidal
 
 
 def test_warm_start_from_solution_reduces_iterations():

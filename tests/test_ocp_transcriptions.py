@@ -5,7 +5,7 @@ import pytest
 import sympy as sp
 
 from ocp_problems import double_integrator, pendulum_swing_up, sliding_mass
-from trajopt.ocp import HermiteSimpson, Ipopt, Radau, Trapezoidal
+from trajopt.core.ocp import HermiteSimpson, Ipopt, Radau, Trapezoidal
 
 SOLVER = Ipopt(tol=1e-10)
 

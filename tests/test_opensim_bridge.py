@@ -1,6 +1,6 @@
 import pytest
 
-from trajopt.io.opensim_reference import OpenSimTaskError, run_opensim_task, opensim_available
+from trajopt.model.io.opensim_reference import OpenSimTaskError, run_opensim_task, opensim_available
 
 
 def test_bridge_reports_version(opensim_task):

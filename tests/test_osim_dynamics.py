@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from conftest import DATA, ROOT
-from trajopt.multibody import (
+from trajopt.core.multibody import (
     ReactionAxes,
     body_poses,
     forward_dynamics,
@@ -22,7 +22,7 @@ from trajopt.multibody import (
     mass_matrix,
     point_position,
 )
-from trajopt.osim import (
+from trajopt.model.osim import (
     OsimIgnoredWarning,
     from_opensim_state,
     load_osim,
@@ -141,12 +141,12 @@ def test_arm26_inverse_dynamics_tool_results(stored, cutoff, opensim_task):
     ("ID_joint_torques.csv", None, "elbow_flex_0_90_minjerk.mot"),
 ])
 def test_arm26_inverse_dynamics_tool_results_without_opensim(stored, cutoff, motion_file):
-    """Method: OpenSim's preprocessing reproduced by trajopt (trajopt.io.read_motion degrees ->
-    radians, trajopt.io.signals.coordinate_splines: pad + 3rd-order Butterworth forward-backward,
+    """Method: OpenSim's preprocessing reproduced by trajopt (trajopt.model.io.read_motion degrees ->
+    radians, trajopt.model.io.signals.coordinate_splines: pad + 3rd-order Butterworth forward-backward,
     natural quintic interpolating splines), evaluated at the frames the tool reports; then
     trajopt's inverse dynamics. Must equal the tool's stored forces to their print precision."""
-    from trajopt.io.motion import read_motion
-    from trajopt.io.signals import coordinate_splines
+    from trajopt.model.io.motion import read_motion
+    from trajopt.model.io.signals import coordinate_splines
 
     model = _load(ARM26)
     if stored.endswith(".csv"):

@@ -9,8 +9,8 @@ import pytest
 
 from conftest import DATA, ROOT
 from trajopt.errors import ModelFileError
-from trajopt.osim import OsimIgnoredWarning, load_osim, parse_osim
-from trajopt.osim import spec
+from trajopt.model.osim import OsimIgnoredWarning, load_osim, parse_osim
+from trajopt.model.osim import spec
 
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 GAIT2D = ROOT / "trajopt" / "examples" / "gait2d" / "2D_gait.osim"
@@ -127,7 +127,7 @@ def test_nested_frames_compose_to_their_body():
     model = _quiet_load(ALL_JOINTS)
     joint = model.multibody.joint("cardan_joint")
     assert joint.parent.body == "slider"
-    from trajopt.multibody.rotations import xyz_body_fixed_rotation
+    from trajopt.core.multibody.rotations import xyz_body_fixed_rotation
 
     shelf = np.array(xyz_body_fixed_rotation((-0.3, 0.1, 0.5)))
     own = np.array(xyz_body_fixed_rotation((0.4, 0.0, -0.2)))
@@ -138,7 +138,7 @@ def test_nested_frames_compose_to_their_body():
 
 
 def test_enforced_coupler_constraint_is_refused(tmp_path):
-    """trajopt.multibody has no kinematic constraints: the spec keeps the constraint, the build refuses it."""
+    """trajopt.core.multibody has no kinematic constraints: the spec keeps the constraint, the build refuses it."""
     constraint = ("<ConstraintSet name=\"constraintset\">\n\t\t\t<objects><CoordinateCouplerConstraint name=\"couple\">"
                   "<coupled_coordinates_function><LinearFunction><coefficients>0.5 0</coefficients></LinearFunction>"
                   "</coupled_coordinates_function><independent_coordinate_names>r_shoulder_elev"
@@ -227,7 +227,7 @@ def test_motion_types_match_opensim(path, opensim_task):
 
 
 def test_knee_in_degrees_is_converted(tmp_path):
-    from trajopt.io import read_motion
+    from trajopt.model.io import read_motion
 
     model = _quiet_parse(WALK3D)
     motion = tmp_path / "knee.mot"

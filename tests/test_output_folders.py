@@ -11,9 +11,9 @@ import sys
 import pytest
 
 from conftest import ROOT
-from trajopt.cli import PROBLEM_GROUP, registered
-from trajopt.io.output import MARKER, fresh_output
-from trajopt.cli.regenerate import outputs
+from trajopt.edge.cli import PROBLEM_GROUP, registered
+from trajopt.model.io.output import MARKER, fresh_output
+from trajopt.edge.cli.regenerate import outputs
 
 README = (ROOT / "README.md").read_text()
 RESULTS = ROOT / "results"
@@ -52,7 +52,7 @@ def test_readme_commands_leave_the_committed_results_unchanged(tmp_path):
 
 @pytest.mark.parametrize("name", sorted(registered(PROBLEM_GROUP)))
 def test_every_problem_defaults_to_the_current_directory(name, capsys):
-    from trajopt.cli import main
+    from trajopt.edge.cli import main
 
     with pytest.raises(SystemExit) as stop:
         main(["run", name, "--help"])

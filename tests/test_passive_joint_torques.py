@@ -1,5 +1,5 @@
-"""PredSim's passive joint torques (trajopt.gait.passive_joint_torques) on the 3D walking model: PredSim's published
-coefficients in closed form, signs, damping, the mtp spring of Falisse et al. 2022, and agreement with the
+"""PredSim's passive joint torques (trajopt.studies.gait.passive_joint_torques) on the 3D walking model: PredSim's
+published coefficients in closed form, signs, damping, the mtp spring of Falisse et al. 2022, and agreement with the
 ExpressionBasedCoordinateForce strings problems/walk3d uses for the lumbar joint."""
 
 import dataclasses
@@ -10,15 +10,15 @@ import pytest
 
 from trajopt.errors import TrajoptInputError
 from trajopt.examples.data import model_file
-from trajopt.gait.passive_joint_torques import (
+from trajopt.studies.gait.passive_joint_torques import (
     FALISSE2022,
     PREDSIM_DEFAULT,
     PassiveJointTorques,
     floating_base_speeds,
     passive_joint_torques,
 )
-from trajopt.osim import load_osim
-from trajopt.osim.expression_forces import generalized_forces_function
+from trajopt.model.osim import load_osim
+from trajopt.model.osim.expression_forces import generalized_forces_function
 
 # PredSim default_coord_lim_torq_coeff.csv (commit a50fb31): name, K_1..K_4, theta_1 (lower), theta_2 (upper).
 PUBLISHED = {

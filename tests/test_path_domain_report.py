@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from trajopt.paths.domain import PathDomain
-from trajopt.paths.domain_report import path_domain_report
-from trajopt.paths.function_based_xml import read_function_based_path_set
+from trajopt.model.paths.domain import PathDomain
+from trajopt.model.paths.domain_report import path_domain_report
+from trajopt.model.paths.function_based_xml import read_function_based_path_set
 
 WALK3D_PATHS = ROOT / "trajopt" / "examples" / "walk3d" / "subject_walk_scaled_FunctionBasedPathSet.xml"
 

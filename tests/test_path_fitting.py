@@ -8,7 +8,7 @@ import pytest
 
 from conftest import ROOT
 from trajopt.errors import MotionFileError
-from trajopt.paths.fitting import (
+from trajopt.model.paths.fitting import (
     ACCURATE,
     StepwiseSettings,
     crossed_coordinates,
@@ -20,9 +20,9 @@ from trajopt.paths.fitting import (
     path_errors,
     stepwise_fit,
 )
-from trajopt.paths.polynomial import PolynomialPaths
-from trajopt.paths.samples import PathSamples
-from trajopt.paths.sampling import grid_configurations, latin_hypercube
+from trajopt.model.paths.polynomial import PolynomialPaths
+from trajopt.model.paths.samples import PathSamples
+from trajopt.model.paths.sampling import grid_configurations, latin_hypercube
 
 EXACT_EXPONENTS = np.array([[0, 0, 0], [1, 0, 0], [0, 2, 1], [1, 1, 1], [0, 0, 3], [2, 0, 2]])
 EXACT_COEFFICIENTS = np.array([0.25, 0.03, -0.012, 0.006, 0.002, -0.004])
@@ -205,7 +205,7 @@ def test_fit_paths_on_committed_arm26_samples_meets_targets_on_heldout_opensim_s
 
 
 def test_fit_paths_command_from_committed_samples(tmp_path, capsys):
-    from trajopt.cli import main
+    from trajopt.edge.cli import main
 
     out = tmp_path / "fit" / "paths.json"
     arm26 = ROOT / "trajopt" / "examples" / "arm26"
@@ -218,7 +218,7 @@ def test_fit_paths_command_from_committed_samples(tmp_path, capsys):
 
 
 def test_fit_paths_command_in_quaternion_coordinates(tmp_path, capsys):
-    from trajopt.cli import main
+    from trajopt.edge.cli import main
 
     out = tmp_path / "serratus" / "paths.json"
     das3 = ROOT / "trajopt" / "examples" / "das3_serratus"

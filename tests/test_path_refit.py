@@ -4,10 +4,10 @@ refusal without a sampler. The sampler here is analytic, so errors are measured 
 import numpy as np
 import pytest
 
-from trajopt.paths.domain import PathDomain, PathDomainError, latin_hypercube
-from trajopt.paths.polynomial import PolynomialPaths
-from trajopt.paths.refit import SamplingPlan, fit_domain, paths_for_motion
-from trajopt.paths.samples import PathSamples
+from trajopt.model.paths.domain import PathDomain, PathDomainError, latin_hypercube
+from trajopt.model.paths.polynomial import PolynomialPaths
+from trajopt.model.paths.refit import SamplingPlan, fit_domain, paths_for_motion
+from trajopt.model.paths.samples import PathSamples
 
 COORDINATES = ("hip", "knee")
 RANGES = np.array([[-0.5, 1.5], [0.0, 2.0]])
@@ -124,8 +124,8 @@ class JumpSampler(AnalyticSampler):
 
 
 def test_a_path_jump_is_fitted_piecewise_along_the_motion(tmp_path):
-    from trajopt.paths.piecewise import PiecewisePolynomialPaths
-    from trajopt.paths.refit import load_paths
+    from trajopt.model.paths.piecewise import PiecewisePolynomialPaths
+    from trajopt.model.paths.refit import load_paths
 
     sampler = JumpSampler()
     paths = fit_domain(sampler, PathDomain.box(COORDINATES, [[-0.2, 0.2], [0.0, 0.5]]),
@@ -149,7 +149,7 @@ def test_a_path_jump_is_fitted_piecewise_along_the_motion(tmp_path):
 
 
 def test_path_jumps_are_found_between_the_frames_they_lie_between():
-    from trajopt.paths.piecewise import path_jumps, split_frames
+    from trajopt.model.paths.piecewise import path_jumps, split_frames
 
     t = np.linspace(0, 1, 41)
     motion = np.column_stack([1.2 * t, 0.3 + 0.5 * t])

@@ -8,8 +8,8 @@ import pytest
 
 from conftest import ROOT
 from trajopt.errors import TrajoptInputError
-from trajopt.paths.domain import PathDomain, PathDomainError
-from trajopt.paths.polynomial import PolynomialPath, PolynomialPaths
+from trajopt.model.paths.domain import PathDomain, PathDomainError
+from trajopt.model.paths.polynomial import PolynomialPath, PolynomialPaths
 
 ARM26_PATHS = ROOT / "trajopt" / "examples" / "arm26" / "paths.json"
 

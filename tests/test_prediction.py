@@ -1,4 +1,4 @@
-"""trajopt.prediction: muscle-driven problems from a MusculoskeletalModel (arm26, tiny grids)."""
+"""trajopt.studies.prediction: muscle-driven problems from a MusculoskeletalModel (arm26, tiny grids)."""
 
 
 import casadi as ca
@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from trajopt.errors import TrajoptInputError
-from trajopt.io import read_table, write_sto
-from trajopt.multibody import body_torque, forward_dynamics, frame_jacobian
-from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.ocp import Effort, Endpoint, Guess, HermiteSimpson, Ipopt, Radau, Residuals
-from trajopt.paths.polynomial import PolynomialPaths
-from trajopt.prediction import (
+from trajopt.model.io import read_table, write_sto
+from trajopt.core.multibody import body_torque, forward_dynamics, frame_jacobian
+from trajopt.model.musculoskeletal import MusculoskeletalModel
+from trajopt.core.ocp import Effort, Endpoint, Guess, HermiteSimpson, Ipopt, Radau, Residuals
+from trajopt.model.paths.polynomial import PolynomialPaths
+from trajopt.studies.prediction import (
     OPENSIM_ACTIVATION_SMOOTHING,
     ExplicitDynamics,
     ImplicitDynamics,
@@ -229,8 +229,8 @@ def test_hand_built_model_goes_through_the_builder():
     """A model that is no .osim (trajopt/examples/shoulder_reaching's quaternion arm) satisfies the MuscleDrivenModel
     protocol: the builder's generalized forces are the arm's own, and the quaternion rates get k (1 - |Q|^2) Q only
     off unit norm."""
-    from trajopt.multibody import coordinate_rates
-    from trajopt.musculoskeletal import MuscleDrivenModel
+    from trajopt.core.multibody import coordinate_rates
+    from trajopt.model.musculoskeletal import MuscleDrivenModel
     from trajopt.examples.shoulder_reaching.model import shoulder_arm
 
     arm = shoulder_arm()
@@ -260,7 +260,7 @@ def test_hand_built_model_goes_through_the_builder():
 
 def _narrowed(arm26_model, elbow_limit):
     """arm26 with its paths said to hold only up to ``elbow_limit`` rad of elbow flexion."""
-    from trajopt.paths.domain import PathDomain
+    from trajopt.model.paths.domain import PathDomain
 
     paths = arm26_model.paths
     narrow = PathDomain.box(paths.domain.coordinates,

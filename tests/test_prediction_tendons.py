@@ -1,4 +1,4 @@
-"""trajopt.prediction.tendon_dynamics in muscle-driven predictions: rigid default, elastic tendons (arm26, tiny
+"""trajopt.studies.prediction.tendon_dynamics in muscle-driven predictions: rigid default, elastic tendons (arm26, tiny
 grids)."""
 
 
@@ -7,17 +7,17 @@ import numpy as np
 import pytest
 
 from trajopt.errors import TrajoptInputError
-from trajopt.gait.guess import guess_from_coordinates
-from trajopt.muscles import DEGROOTE2016_PUBLISHED, ElasticTendonMuscle, tendon_force_length_degroote2016
-from trajopt.ocp import Effort, Guess, HermiteSimpson, Ipopt, Residuals
-from trajopt.prediction import (
+from trajopt.studies.gait.guess import guess_from_coordinates
+from trajopt.core.muscles import DEGROOTE2016_PUBLISHED, ElasticTendonMuscle, tendon_force_length_degroote2016
+from trajopt.core.ocp import Effort, Guess, HermiteSimpson, Ipopt, Residuals
+from trajopt.studies.prediction import (
     OPENSIM_ACTIVATION_SMOOTHING,
     ImplicitDynamics,
     StateBounds,
     muscle_driven_problem,
     resimulate,
 )
-from trajopt.prediction.tendon_dynamics import (
+from trajopt.studies.prediction.tendon_dynamics import (
     PREDSIM_TENDON_STIFFNESS,
     ElasticTendons,
     RigidTendons,

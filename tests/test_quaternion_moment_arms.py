@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from trajopt.errors import TrajoptInputError
-from trajopt.paths.quaternion import (
+from trajopt.model.paths.quaternion import (
     QuaternionSingularityError,
     angular_velocity_matrix,
     constrained_angular_velocity_matrix,
@@ -205,8 +205,8 @@ def test_quaternion_polynomial_maps_back_to_the_euler_gradient_of_its_length():
     """The Euler moment arms reported for a quaternion fit are -∂l/∂θ of l(Q*(θ)) (eq. 15 then eq. 5)."""
     from conftest import ROOT
     from trajopt.examples.das3_serratus.serratus_fit import QUATERNION, SETTINGS, euler_prediction, to_quaternion
-    from trajopt.paths.fitting import fit_polynomial_path
-    from trajopt.paths.samples import PathSamples
+    from trajopt.model.paths.fitting import fit_polynomial_path
+    from trajopt.model.paths.samples import PathSamples
 
     samples = PathSamples.from_csv(ROOT / "trajopt" / "examples" / "das3_serratus" / "heldout.csv.gz",
                                    muscles=("serr_ant_5",))

@@ -6,17 +6,17 @@ import casadi
 import numpy as np
 import pytest
 
-from trajopt.paths.domain import PathDomain, PathDomainError
-from trajopt.paths.fitting import ACCURATE, fit_paths
-from trajopt.paths.polynomial import PolynomialPaths
-from trajopt.paths.quaternion import angular_velocity_matrix, spatial_from_constrained_jacobian
-from trajopt.paths.quaternion_paths import (
+from trajopt.model.paths.domain import PathDomain, PathDomainError
+from trajopt.model.paths.fitting import ACCURATE, fit_paths
+from trajopt.model.paths.polynomial import PolynomialPaths
+from trajopt.model.paths.quaternion import angular_velocity_matrix, spatial_from_constrained_jacobian
+from trajopt.model.paths.quaternion_paths import (
     BallJointQuaternion,
     QuaternionBallPaths,
     constrained_from_quaternion,
     constrained_moment_arms,
 )
-from trajopt.paths.samples import PathSamples
+from trajopt.model.paths.samples import PathSamples
 
 JOINT = BallJointQuaternion("shoulder", ("qw", "qx", "qy", "qz"))
 GROUND_POINT = np.array([0.05, 0.12, -0.03])  # m, relative to the joint centre
@@ -122,10 +122,10 @@ def test_paths_over_a_ball_joints_quaternion_reach_a_models_dynamics(tmp_path):
     joint's own rotations q ⊕ ε e_k (central differences), and about the elbow −∂l/∂θ."""
     import warnings
 
-    from trajopt.musculoskeletal import MusculoskeletalModel
-    from trajopt.osim import load_osim
-    from trajopt.paths.polynomial import PolynomialPath
-    from trajopt.paths.files import read_paths
+    from trajopt.model.musculoskeletal import MusculoskeletalModel
+    from trajopt.model.osim import load_osim
+    from trajopt.model.paths.polynomial import PolynomialPath
+    from trajopt.model.paths.files import read_paths
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

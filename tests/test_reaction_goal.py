@@ -1,4 +1,4 @@
-"""Moco's joint reaction goal (trajopt.analysis.reaction_goal) in the predictive and tracking studies.
+"""Moco's joint reaction goal (trajopt.studies.analysis.reaction_goal) in the predictive and tracking studies.
 
 On a muscle-driven problem the goal's load is the same number as the inverse's joint reactions with the muscle
 tensions applied along the .osim's paths (``muscle_joint_reactions``, checked against OpenSim's JointReaction in
@@ -12,16 +12,16 @@ import casadi as ca
 import numpy as np
 import pytest
 
-from trajopt.analysis.inverse_dynamics import MotionKinematics
-from trajopt.analysis.joint_reactions import muscle_joint_reactions
-from trajopt.analysis.reaction_goal import JointReactionGoal
-from trajopt.multibody import ReactionAxes
-from trajopt.ocp import Effort, HermiteSimpson, Ipopt
-from trajopt.gait.muscle_tracking import MuscleDrivenTracking
-from trajopt.gait.tracking import TrackingWeights
-from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.musculoskeletal.operators import load_processed
-from trajopt.paths.geometric import GeometricPaths
+from trajopt.studies.analysis.inverse_dynamics import MotionKinematics
+from trajopt.studies.analysis.joint_reactions import muscle_joint_reactions
+from trajopt.studies.analysis.reaction_goal import JointReactionGoal
+from trajopt.core.multibody import ReactionAxes
+from trajopt.core.ocp import Effort, HermiteSimpson, Ipopt
+from trajopt.studies.gait.muscle_tracking import MuscleDrivenTracking
+from trajopt.studies.gait.tracking import TrackingWeights
+from trajopt.model.musculoskeletal import MusculoskeletalModel
+from trajopt.model.musculoskeletal.operators import load_processed
+from trajopt.model.paths.geometric import GeometricPaths
 from trajopt.table import Table
 
 from ocp_problems import arm26_elbow_reach

@@ -6,7 +6,7 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from trajopt.errors import TrajoptInputError
-from trajopt.multibody import rotations as rot
+from trajopt.core.multibody import rotations as rot
 
 SEQUENCES = ["XYZ", "YZY", "ZXY", "ZYX", "XZX"]
 

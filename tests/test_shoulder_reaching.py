@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from trajopt.multibody import mass_matrix, point_position
-from trajopt.multibody import rotations
-from trajopt.osim import load_osim
-from trajopt.paths.moment_arms import spatial_moment_arm
+from trajopt.core.multibody import mass_matrix, point_position
+from trajopt.core.multibody import rotations
+from trajopt.model.osim import load_osim
+from trajopt.model.paths.moment_arms import spatial_moment_arm
 from trajopt.examples.shoulder_reaching import analysis
 from trajopt.examples.shoulder_reaching.model import ARM26_FILE, HAND_MARKER, elevation_rotation, shoulder_arm
-from trajopt.ocp import HermiteSimpson
+from trajopt.core.ocp import HermiteSimpson
 from trajopt.examples.shoulder_reaching.reaching import build_problem, naive_guess, solver
 from terminal import sigint_as_in_a_terminal
 
@@ -153,7 +153,7 @@ def test_bad_target_raises():
 def test_full_reach_quaternion_and_euler():
     """40 intervals, naive and warm start; quaternion norm, torque identity, drift; Euler solve for contrast."""
     from trajopt.examples.shoulder_reaching.reaching import solve_naive_and_warm
-    from trajopt.prediction import resimulate
+    from trajopt.studies.prediction import resimulate
 
     built = build_problem()
     naive, warm, _ = solve_naive_and_warm(built, intervals=40, coarse_intervals=20)
@@ -184,7 +184,7 @@ def test_full_reach_quaternion_and_euler():
 def test_euler_and_quaternion_shoulders_accelerate_alike_under_humerus_torques():
     """At rest, humerus-axes torques r give ω̇ = J θ̈: forward dynamics of the Euler model driven by Jᵀ r (the
     residual mapping) matches the quaternion model driven by r, away from gimbal lock."""
-    from trajopt.multibody import forward_dynamics
+    from trajopt.core.multibody import forward_dynamics
     from trajopt.examples.shoulder_reaching.reaching import residual_generalized_forces
 
     quaternion_arm, euler_arm = shoulder_arm(), shoulder_arm("YZY")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from trajopt.errors import TrajoptInputError
-from trajopt.paths.polynomial import PolynomialPaths
+from trajopt.model.paths.polynomial import PolynomialPaths
 from trajopt.examples.shoulder_reaching.model import shoulder_arm
 from trajopt.examples.shoulder_reaching.polynomial_paths import (
     DOMAIN,

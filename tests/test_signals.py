@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from trajopt.io import read_motion, read_table
-from trajopt.io.signals import (
+from trajopt.model.io import read_motion, read_table
+from trajopt.model.io.signals import (
     coordinate_derivatives,
     coordinate_splines,
     lowpass_butterworth3,

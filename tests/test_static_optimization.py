@@ -20,12 +20,12 @@ import pytest
 from conftest import ROOT
 from trajopt.examples.arm26_static_optimization.main import (ELBOW_MOTION, IK_MOTION, REFERENCE, build_problem,
                                                              load_model)
-from trajopt.paths.domain import PathDomainError
-from trajopt.analysis.frame_optimization import FrameGuess, Frames
-from trajopt.analysis.static_optimization import StaticOptimization, StaticOptimizationWarning
-from trajopt.ocp import Residuals
+from trajopt.model.paths.domain import PathDomainError
+from trajopt.studies.analysis.frame_optimization import FrameGuess, Frames
+from trajopt.studies.analysis.static_optimization import StaticOptimization, StaticOptimizationWarning
+from trajopt.core.ocp import Residuals
 from trajopt.errors import MotionFileError, TrajoptInputError
-from trajopt.io import Table, read_motion, read_table
+from trajopt.model.io import Table, read_motion, read_table
 
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 ROTATIONAL = ("r_shoulder_elev", "r_elbow_flex")

@@ -8,15 +8,15 @@ import pytest
 
 from conftest import ROOT
 from test_external_loads import _hand_load
-from trajopt.analysis.external_loads_file import read_external_loads
-from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
-from trajopt.analysis.muscle_inverse import MuscleDrivenInverse
-from trajopt.analysis.static_optimization import StaticOptimization
+from trajopt.studies.analysis.external_loads_file import read_external_loads
+from trajopt.studies.analysis.inverse_dynamics import motion_inverse_dynamics
+from trajopt.studies.analysis.muscle_inverse import MuscleDrivenInverse
+from trajopt.studies.analysis.static_optimization import StaticOptimization
 from trajopt.errors import TrajoptInputError
 from trajopt.examples.arm26_static_optimization.main import ELBOW_MOTION, load_model
-from trajopt.io import MotionProcessor, read_motion
-from trajopt.multibody import BodyAxes, ReactionAxes, joint_reaction_loads
-from trajopt.ocp import Hessian, Ipopt, ResidualCoordinates, Residuals
+from trajopt.model.io import MotionProcessor, read_motion
+from trajopt.core.multibody import BodyAxes, ReactionAxes, joint_reaction_loads
+from trajopt.core.ocp import Hessian, Ipopt, ResidualCoordinates, Residuals
 
 DATA = ROOT / "tests" / "data"
 IK = DATA / "arm26" / "arm26_InverseKinematics.mot"

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from trajopt.errors import MotionFileError
-from trajopt.io import Table, coordinate_name, read_motion, read_table, write_csv, write_sto
+from trajopt.model.io import Table, coordinate_name, read_motion, read_table, write_csv, write_sto
 from conftest import DATA, ROOT
 
 IK_MOTION = DATA / "arm26" / "arm26_InverseKinematics.mot"

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from trajopt.cli import main
-from trajopt.io import read_table, write_sto
+from trajopt.edge.cli import main
+from trajopt.model.io import read_table, write_sto
 
 WALK3D = ROOT / "trajopt" / "examples" / "walk3d"
 MODEL, COORDINATES, LOADS = WALK3D / "subject_walk_scaled.osim", WALK3D / "coordinates.sto", WALK3D / "grf_walk.xml"
@@ -27,8 +27,8 @@ def _run(capsys, *argv):
 def test_walk3d_rnea_satisfies_lagranges_equations():
     """The Rajagopal walker knee (three rotations and three translations, functions of one angle): inverse dynamics
     equals Lagrange's equations of the model's kinetic and potential energy at random states."""
-    from trajopt.multibody import inverse_dynamics, kinetic_energy, potential_energy
-    from trajopt.musculoskeletal.operators import load_processed
+    from trajopt.core.multibody import inverse_dynamics, kinetic_energy, potential_energy
+    from trajopt.model.musculoskeletal.operators import load_processed
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -58,7 +58,7 @@ def test_inverse_dynamics_matches_opensims_tool(opensim_task, tmp_path, capsys):
     Lumbar and arms agree to the tool's 8 printed decimals. The legs and pelvis differ by up to ~1.3 N·m: OpenSim's
     velocity-dependent forces for the walker knee disagree with Lagrange's equations of its own mass matrix (with
     zero speeds both agree to 1e-13), while trajopt's satisfy them (test above)."""
-    from trajopt.tools.common import load_tool_input
+    from trajopt.edge.tools.common import load_tool_input
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -89,7 +89,7 @@ def test_inverse_dynamics_bad_input_is_one_line(tmp_path, capsys):
 
 
 def test_muscle_analysis_writes_lengths_and_coupled_moment_arms(tmp_path, capsys):
-    from trajopt.paths.function_based_xml import read_function_based_path_set
+    from trajopt.model.paths.function_based_xml import read_function_based_path_set
 
     code, _, _ = _run(capsys, "muscle-analysis", MODEL, COORDINATES, "--paths", FBP, "--out", tmp_path)
     assert code == 0

@@ -16,7 +16,7 @@ def states():
     rng = np.random.default_rng(13)
     from trajopt.examples.walk3d.opensim_check import trajopt_functions
     from trajopt.examples.walk3d.prediction import reference_motion
-    from trajopt.gait.guess import speeds_from_coordinates
+    from trajopt.studies.gait.guess import speeds_from_coordinates
 
     walk, forces, _, _ = trajopt_functions()
     mb = walk.model.musculoskeletal.multibody
@@ -71,8 +71,8 @@ def test_opensims_walker_knee_does_not_conserve_energy(opensim_task):
     import casadi as ca
 
     from trajopt.examples.walk3d.prediction import MODEL
-    from trajopt.multibody import forward_dynamics, kinetic_energy, potential_energy
-    from trajopt.musculoskeletal.operators import load_processed
+    from trajopt.core.multibody import forward_dynamics, kinetic_energy, potential_energy
+    from trajopt.model.musculoskeletal.operators import load_processed
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -105,7 +105,7 @@ def test_walk3d_euler_pelvis_variant_equals_opensims(opensim_task):
     rng = np.random.default_rng(13)
     from trajopt.examples.walk3d.opensim_check import check_states, trajopt_functions
     from trajopt.examples.walk3d.prediction import reference_motion
-    from trajopt.gait.guess import speeds_from_coordinates
+    from trajopt.studies.gait.guess import speeds_from_coordinates
 
     walk, forces, _, _ = trajopt_functions(False)
     mb = walk.model.musculoskeletal.multibody
@@ -137,8 +137,8 @@ def predsim_states():
     rng = np.random.default_rng(29)
     from trajopt.examples.walk3d.opensim_check import trajopt_functions
     from trajopt.examples.walk3d.prediction import PREDSIM_MODEL, PREDSIM_RECIPE, reference_motion
-    from trajopt.gait.guess import speeds_from_coordinates
-    from trajopt.gait.passive_joint_torques import floating_base_speeds
+    from trajopt.studies.gait.guess import speeds_from_coordinates
+    from trajopt.studies.gait.passive_joint_torques import floating_base_speeds
 
     walk, forces, _, _ = trajopt_functions(True, PREDSIM_RECIPE)
     mb = walk.model.musculoskeletal.multibody

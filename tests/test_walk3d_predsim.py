@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from trajopt.examples.walk3d.prediction import PREDSIM_RECIPE, build_problem, cycle_speed, solver_settings
-from trajopt.gait.metabolic_cost import body_mass, whole_body_metabolic_rate
-from trajopt.gait.predsim_cost import term_values
-from trajopt.muscles.metabolics_bhargava2004 import basal_metabolic_rate_bhargava2004
+from trajopt.studies.gait.metabolic_cost import body_mass, whole_body_metabolic_rate
+from trajopt.studies.gait.predsim_cost import term_values
+from trajopt.core.muscles.metabolics_bhargava2004 import basal_metabolic_rate_bhargava2004
 
 
 @pytest.mark.heavy

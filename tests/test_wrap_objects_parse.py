@@ -7,8 +7,8 @@ import pytest
 
 from conftest import ROOT
 from trajopt.errors import ModelFileError
-from trajopt.osim import OsimIgnoredWarning, parse_osim
-from trajopt.osim import spec
+from trajopt.model.osim import OsimIgnoredWarning, parse_osim
+from trajopt.model.osim import spec
 
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 

@@ -1,4 +1,4 @@
-"""Wrapped geometric paths (trajopt.paths.wrapping) against OpenSim 4.6's GeometryPath lengths at random
+"""Wrapped geometric paths (trajopt.model.paths.wrapping) against OpenSim 4.6's GeometryPath lengths at random
 configurations over the full coordinate ranges: cylinders (arm26, Moco's 3D walking model: 44 cylinders,
 quadrants, point ranges, two wrap objects on one path) and spheres (arm26 with its TRI cylinder replaced)."""
 
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from trajopt.osim import OsimIgnoredWarning, load_osim
-from trajopt.musculoskeletal.operators import load_processed
-from trajopt.paths.geometric import geometric_path
+from trajopt.model.osim import OsimIgnoredWarning, load_osim
+from trajopt.model.musculoskeletal.operators import load_processed
+from trajopt.model.paths.geometric import geometric_path
 
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 WALK3D = ROOT / "trajopt" / "examples" / "walk3d" / "subject_walk_scaled.osim"
@@ -32,7 +32,7 @@ def _lengths(path, configurations):
 
 
 def _straight(path, configurations):
-    from trajopt.paths.geometric import GeometricPath
+    from trajopt.model.paths.geometric import GeometricPath
     return _lengths(GeometricPath(path.model, path.points, path.name), configurations)
 
 
@@ -114,8 +114,8 @@ def test_walk3d_all_muscles_match_opensim_300(opensim_task):
 @pytest.mark.slow
 def test_muscle_analysis_without_paths_reports_opensims_values(opensim_task, tmp_path, capsys):
     """`trajopt muscle-analysis` without --paths: wrapped geometric paths, computeMomentArm moment arms."""
-    from trajopt.cli import main
-    from trajopt.io import read_table
+    from trajopt.edge.cli import main
+    from trajopt.model.io import read_table
 
     motion = ROOT / "tests" / "data" / "arm26" / "arm26_InverseKinematics.mot"
     with warnings.catch_warnings():

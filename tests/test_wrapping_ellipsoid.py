@@ -1,4 +1,4 @@
-"""Wrapping over ellipsoids (trajopt.paths.wrapping.ellipsoid) against OpenSim 4.6: arm26's BIClong (over the
+"""Wrapping over ellipsoids (trajopt.model.paths.wrapping.ellipsoid) against OpenSim 4.6: arm26's BIClong (over the
 BIClonghh ellipsoid) and TRIlong (TRI cylinder, TRIlonghh ellipsoid, TRIlongglen cylinder) at random
 configurations over the full coordinate ranges: lengths, −∂l/∂q against central differences of OpenSim's
 lengths away from switches (the rule of test_wrapping_moment_arms), and the generalized-force method against
@@ -15,8 +15,8 @@ import pytest
 
 from conftest import ROOT
 from test_wrapping_moment_arms import STEP, central_differences, random_configurations, shifted_configurations
-from trajopt.osim import OsimIgnoredWarning, load_osim
-from trajopt.paths.geometric import GeometricPath, GeometricPaths, geometric_path
+from trajopt.model.osim import OsimIgnoredWarning, load_osim
+from trajopt.model.paths.geometric import GeometricPath, GeometricPaths, geometric_path
 
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 MUSCLES = ["BIClong", "TRIlong"]

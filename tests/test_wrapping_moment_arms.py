@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from trajopt.osim import OsimIgnoredWarning, load_osim
-from trajopt.musculoskeletal.operators import load_processed
-from trajopt.paths.geometric import geometric_path
+from trajopt.model.osim import OsimIgnoredWarning, load_osim
+from trajopt.model.musculoskeletal.operators import load_processed
+from trajopt.model.paths.geometric import geometric_path
 
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 WALK3D = ROOT / "trajopt" / "examples" / "walk3d" / "subject_walk_scaled.osim"
@@ -126,7 +126,7 @@ def test_walk3d_moment_arms(opensim_task):
 def test_wrapped_unit_tension_loads_give_the_generalized_force_moment_arms():
     """The body wrenches of a wrapped path's tension (at the path and tangent points) are OpenSim's point forces:
     their generalized forces Σ J_bᵀ w_b (plus moving points') must equal the generalized-force moment arms."""
-    from trajopt.paths.moment_arms import generalized_forces
+    from trajopt.model.paths.moment_arms import generalized_forces
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OsimIgnoredWarning)

@@ -1,4 +1,4 @@
-"""Smooth wrapping (trajopt.paths.wrapping.smooth): closed-form wraps against analytic geodesics and exact mode
+"""Smooth wrapping (trajopt.model.paths.wrapping.smooth): closed-form wraps against analytic geodesics and exact mode
 (OpenSim's algorithm, equal to OpenSim 4.6 in tests/test_wrapping*.py), its blend bound, and its smoothness."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pytest
 
 from conftest import ROOT, arm26_with_torus
 from trajopt.errors import TrajoptInputError
-from trajopt.osim import load_osim
-from trajopt.paths.geometric import GeometricPaths, geometric_path
-from trajopt.paths.wrapping.smooth import BLEND_BOUND, SmoothWrapping, cylinder_excess, sphere_excess
-from trajopt.paths.wrapping.sphere import sphere_wrap
+from trajopt.model.osim import load_osim
+from trajopt.model.paths.geometric import GeometricPaths, geometric_path
+from trajopt.model.paths.wrapping.smooth import BLEND_BOUND, SmoothWrapping, cylinder_excess, sphere_excess
+from trajopt.model.paths.wrapping.sphere import sphere_wrap
 
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 
@@ -55,7 +55,7 @@ def test_cylinder_wrap_is_the_unrolled_geodesic():
 
 def test_cylinder_wrap_is_dropped_beyond_the_ends_as_opensims():
     """Both tangent points beyond an end (2 mm fade): no wrap, as OpenSim's exact wrap; within the ends: the wrap."""
-    from trajopt.paths.wrapping.cylinder import cylinder_wrap
+    from trajopt.model.paths.wrapping.cylinder import cylinder_wrap
 
     radius, length, d = 0.02, 0.1, 0.07
     smooth, exact = (cylinder_excess(radius, length, 0, 0, SmoothWrapping(1e-12)),

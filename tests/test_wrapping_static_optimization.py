@@ -19,9 +19,9 @@ import pytest
 
 from conftest import ROOT, arm26_without_ellipsoids
 from trajopt.examples.arm26_static_optimization.main import ELBOW_MOTION, build_problem
-from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.osim import load_osim
-from trajopt.paths.geometric import GeometricPaths
+from trajopt.model.musculoskeletal import MusculoskeletalModel
+from trajopt.model.osim import load_osim
+from trajopt.model.paths.geometric import GeometricPaths
 
 ARM26 = ROOT / "trajopt" / "examples" / "arm26" / "arm26.osim"
 REACH = ROOT / "trajopt" / "examples" / "arm26_static_optimization" / "shoulder_elbow_reach.mot"

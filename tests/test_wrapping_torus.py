@@ -1,4 +1,4 @@
-"""Wrapping over tori (trajopt.paths.wrapping.torus) against OpenSim 4.6, at random configurations over the full
+"""Wrapping over tori (trajopt.model.paths.wrapping.torus) against OpenSim 4.6, at random configurations over the full
 coordinate ranges: lengths, −∂l/∂q against central differences of OpenSim's lengths away from switches (the rule
 of test_wrapping_moment_arms), and the generalized-force method against GeometryPath::computeMomentArm.
 
@@ -17,9 +17,9 @@ import pytest
 
 from conftest import arm26_with_torus, arm26_with_torus_rings
 from test_wrapping_moment_arms import STEP, _compare, random_configurations
-from trajopt.osim import OsimIgnoredWarning, load_osim
-from trajopt.paths.geometric import GeometricPaths, geometric_path
-from trajopt.paths.wrapping.torus import LM_STEPS, closest_circle_point
+from trajopt.model.osim import OsimIgnoredWarning, load_osim
+from trajopt.model.paths.geometric import GeometricPaths, geometric_path
+from trajopt.model.paths.wrapping.torus import LM_STEPS, closest_circle_point
 
 RINGS = ("BRA", "BICshort")
 LENGTH_TOLERANCE = 1e-13  # m; measured at 300 samples: 1.0e-15 (BRA), 2.8e-16 (BICshort); the issue asks 1e-6

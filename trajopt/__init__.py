@@ -1,20 +1,20 @@
 """trajopt: optimal control of musculoskeletal models on CasADi and IPOPT.
 
 The names here are the public surface; the packages hold the rest:
-``trajopt.muscles`` (DeGroote 2016 musculotendon model), ``trajopt.multibody`` (symbolic rigid-body
-dynamics), ``trajopt.osim`` (OpenSim model import), ``trajopt.paths`` (muscle paths and polynomial
-surrogates), ``trajopt.ocp`` (optimal control), ``trajopt.prediction`` (muscle-driven optimal-control problems),
-``trajopt.contact`` (smooth sphere-ground contact), ``trajopt.analysis`` (inverse dynamics, static
-optimization), ``trajopt.io`` (motion and table files).
+``trajopt.core.muscles`` (DeGroote 2016 musculotendon model), ``trajopt.core.multibody`` (symbolic rigid-body
+dynamics), ``trajopt.model.osim`` (OpenSim model import), ``trajopt.model.paths`` (muscle paths and polynomial
+surrogates), ``trajopt.core.ocp`` (optimal control), ``trajopt.studies.prediction`` (muscle-driven optimal-control
+problems), ``trajopt.model.contact`` (smooth sphere-ground contact), ``trajopt.studies.analysis`` (inverse dynamics,
+static optimization), ``trajopt.model.io`` (motion and table files).
 """
 
-from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics
-from trajopt.analysis.frame_optimization import FrameGuess, Frames
-from trajopt.analysis.reaction_goal import JointReactionGoal
-from trajopt.analysis.static_optimization import StaticOptimization, StaticOptimizationResult
+from trajopt.studies.analysis.inverse_dynamics import motion_inverse_dynamics
+from trajopt.studies.analysis.frame_optimization import FrameGuess, Frames
+from trajopt.studies.analysis.reaction_goal import JointReactionGoal
+from trajopt.studies.analysis.static_optimization import StaticOptimization, StaticOptimizationResult
 from trajopt.errors import ModelFileError, MotionFileError, TrajoptInputError
-from trajopt.io import MotionProcessor, Table, read_motion, read_table, write_csv, write_sto
-from trajopt.muscles import (
+from trajopt.model.io import MotionProcessor, Table, read_motion, read_table, write_csv, write_sto
+from trajopt.core.muscles import (
     DEGROOTE2016_OPENSIM,
     DEGROOTE2016_PUBLISHED,
     Bhargava2004Constants,
@@ -25,7 +25,7 @@ from trajopt.muscles import (
     RigidTendonMuscle,
     metabolics_bhargava2004_function,
 )
-from trajopt.ocp import (
+from trajopt.core.ocp import (
     Effort,
     Endpoint,
     FinalTime,
@@ -47,18 +47,18 @@ from trajopt.ocp import (
     Tracking,
     Trapezoidal,
 )
-from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.multibody import BodyAxes, ReactionAxes
-from trajopt.osim import OsimModel, load_osim
-from trajopt.paths.polynomial import PolynomialPath, PolynomialPaths
-from trajopt.prediction import (
+from trajopt.model.musculoskeletal import MusculoskeletalModel
+from trajopt.core.multibody import BodyAxes, ReactionAxes
+from trajopt.model.osim import OsimModel, load_osim
+from trajopt.model.paths.polynomial import PolynomialPath, PolynomialPaths
+from trajopt.studies.prediction import (
     ExplicitDynamics,
     ImplicitDynamics,
     MuscleDrivenProblem,
     StateBounds,
     muscle_driven_problem,
 )
-from trajopt.prediction.tendon_dynamics import ElasticTendons, RigidTendons
+from trajopt.studies.prediction.tendon_dynamics import ElasticTendons, RigidTendons
 
 __version__ = "0.1.0"
 

@@ -1,6 +1,6 @@
 """``python -m trajopt`` runs the command line, as the ``trajopt`` script does."""
 
-from trajopt.cli import main
+from trajopt.edge.cli import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -1,5 +1,5 @@
-"""A time series with labelled columns: the type tables are read into (``trajopt.io``) and solutions are
-returned as (``trajopt.ocp.Solution.table``). Numbers only; reading and writing files is ``trajopt.io``'s.
+"""A time series with labelled columns: the type tables are read into (``trajopt.model.io``) and solutions are
+returned as (``trajopt.core.ocp.Solution.table``). Numbers only; reading and writing files is ``trajopt.model.io``'s.
 """
 
 from __future__ import annotations

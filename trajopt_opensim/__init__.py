@@ -6,6 +6,6 @@ OpenSim (validation, path sampling, benchmarks) therefore runs here, in a child 
 imports opensim and numpy but never casadi or trajopt.
 
 Each task is a module ``trajopt_opensim.<task>`` with a ``run(request: dict) -> dict``
-function. ``trajopt.io.opensim_reference.run_opensim_task`` starts the child with
+function. ``trajopt.model.io.opensim_reference.run_opensim_task`` starts the child with
 ``python -m trajopt_opensim <task> request.npz result.npz``.
 """

@@ -20,12 +20,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from trajopt.batch import Manifest, load_spec, run_batch, write_aggregate
-from trajopt.batch.sweep import plan
-from trajopt.cli.helptext import description
-from trajopt.cli.options import COUNT, add_out, out_folder
+from trajopt.edge.batch import Manifest, load_spec, run_batch, write_aggregate
+from trajopt.edge.batch.sweep import plan
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import COUNT, add_out, out_folder
 from trajopt.errors import TrajoptInputError
-from trajopt.io.output import default_output
+from trajopt.model.io.output import default_output
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = 'gait2d speed sweep (13 speeds): serial vs Dask LocalCluster, results/batch/'

@@ -23,12 +23,12 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
-from trajopt.cli.helptext import description
-from trajopt.cli.options import COUNT, add_hidden_alias, add_report_out, report_file
-from trajopt.io.output import create_folder
-from trajopt.multibody import forward_dynamics, inverse_dynamics
-from trajopt.io.opensim_reference import opensim_available, run_opensim_task
-from trajopt.osim import OsimIgnoredWarning, load_osim
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import COUNT, add_hidden_alias, add_report_out, report_file
+from trajopt.model.io.output import create_folder
+from trajopt.core.multibody import forward_dynamics, inverse_dynamics
+from trajopt.model.io.opensim_reference import opensim_available, run_opensim_task
+from trajopt.model.osim import OsimIgnoredWarning, load_osim
 from trajopt.benchmarks.timing import seconds_per_call
 
 # One line for `trajopt --help`, read from this file without importing it.

@@ -26,15 +26,15 @@ import platform
 import time
 from pathlib import Path
 
-from trajopt.cli.helptext import description
-from trajopt.cli.options import COUNT, add_compiled, add_intervals, add_report_out, report_file
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import COUNT, add_compiled, add_intervals, add_report_out, report_file
 from trajopt.examples.gait2d.main import solve_prediction
 from trajopt.examples.gait2d.model import GaitModel
 from trajopt.examples.gait2d.prediction import build_problem
-from trajopt.io.output import write_report
-from trajopt.ocp import HermiteSimpson
-from trajopt.ocp.compiled import compiled_nlp
-from trajopt.ocp.nlp import transcribe
+from trajopt.model.io.output import write_report
+from trajopt.core.ocp import HermiteSimpson
+from trajopt.core.ocp.compiled import compiled_nlp
+from trajopt.core.ocp.nlp import transcribe
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = '2D gait prediction: wall time and iterations vs Moco; 25/50/100 intervals'

@@ -27,13 +27,13 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.examples.gait2d.metabolics import METABOLIC_WEIGHT, TOLERANCE, moco_record, objective_terms, solve
-from trajopt.io.opensim_reference import OpenSimTaskError, opensim_available, run_opensim_task
-from trajopt.ocp import Hessian
-from trajopt.io.output import write_report
-from trajopt.io.tables import write_sto
+from trajopt.model.io.opensim_reference import OpenSimTaskError, opensim_available, run_opensim_task
+from trajopt.core.ocp import Hessian
+from trajopt.model.io.output import write_report
+from trajopt.model.io.tables import write_sto
 from trajopt.table import Table
-from trajopt.cli.helptext import description
-from trajopt.cli.options import add_hidden_alias, add_intervals, add_no_moco, add_report_out, report_file
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import add_hidden_alias, add_intervals, add_no_moco, add_report_out, report_file
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = "2D gait tracking with metabolic cost (Moco example2DWalkingMetabolics): trajopt vs Moco, same run"

@@ -34,19 +34,19 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
-from trajopt.cli.helptext import description
-from trajopt.cli.options import add_intervals, add_no_moco, add_report_out, add_tolerance, report_file
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import add_intervals, add_no_moco, add_report_out, add_tolerance, report_file
 from trajopt.examples.gait2d.metabolics import goal_value
 from trajopt.examples.gait2d.model import GaitModel, coordinate_path
 from trajopt.examples.gait2d.prediction import REFERENCE_COORDINATES, moco_tracking_study
-from trajopt.gait.muscle_tracking import GRF_LABEL, MuscleDrivenTracking
-from trajopt.gait.tracking import ReferenceInterpolation, state_tracking
-from trajopt.io.motion_processor import MotionProcessor
-from trajopt.io.opensim_reference import OpenSimTaskError, opensim_available, run_opensim_task
-from trajopt.io.output import write_report
-from trajopt.io.signals import natural_spline, spline_pieces
-from trajopt.io.tables import read_table, write_sto
-from trajopt.ocp import Guess, HermiteSimpson, Hessian, Integral, Ipopt, PiecewisePolynomial, Tracking
+from trajopt.studies.gait.muscle_tracking import GRF_LABEL, MuscleDrivenTracking
+from trajopt.studies.gait.tracking import ReferenceInterpolation, state_tracking
+from trajopt.model.io.motion_processor import MotionProcessor
+from trajopt.model.io.opensim_reference import OpenSimTaskError, opensim_available, run_opensim_task
+from trajopt.model.io.output import write_report
+from trajopt.model.io.signals import natural_spline, spline_pieces
+from trajopt.model.io.tables import read_table, write_sto
+from trajopt.core.ocp import Guess, HermiteSimpson, Hessian, Integral, Ipopt, PiecewisePolynomial, Tracking
 from trajopt.table import Table
 
 # One line for `trajopt --help`, read from this file without importing it.

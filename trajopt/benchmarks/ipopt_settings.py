@@ -33,13 +33,13 @@ import os
 import time
 from pathlib import Path
 
-from trajopt.cli.helptext import description
-from trajopt.cli.options import add_intervals, add_report_out, report_file
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import add_intervals, add_report_out, report_file
 from trajopt.examples.gait2d.main import PREDICTION_OBJECTIVE_SCALING, solver_settings
 from trajopt.examples.gait2d.model import GaitModel
 from trajopt.examples.gait2d.prediction import build_problem
-from trajopt.io.output import write_report
-from trajopt.ocp import Free
+from trajopt.model.io.output import write_report
+from trajopt.core.ocp import Free
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = 'IPOPT settings on the gait2d prediction: speed at 25/50/100 intervals, robustness over 13 speeds'

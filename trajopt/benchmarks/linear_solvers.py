@@ -12,7 +12,7 @@ entries in the factors, largest front, delayed pivots) and IPOPT's timing statis
   ``--scaling-iterations`` iterations (the sparsity is fixed; only the delayed pivots vary with the iterate),
   and the 3D walking problem (trajopt/examples/walk3d, 50 intervals, 80 muscles) with one and two BLAS threads.
 - **Which linear solver**: the full 2D gait solve with each solver IPOPT can load here: MUMPS, SPRAL (built into
-  casadi's IPOPT) and the HSL solvers when the user's libhsl loads (``trajopt.ocp.linear_algebra.hsl_library``;
+  casadi's IPOPT) and the HSL solvers when the user's libhsl loads (``trajopt.core.ocp.linear_algebra.hsl_library``;
   trajopt never ships HSL). Same problem, same run.
 
 The load average is recorded: times from a shared machine are rough; counts, operations and iterations are not.
@@ -31,14 +31,14 @@ import sys
 import time
 from pathlib import Path
 
-from trajopt.cli.helptext import description
-from trajopt.cli.options import add_intervals, add_report_out, report_file
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import add_intervals, add_report_out, report_file
 from trajopt.examples.gait2d import main as gait2d_main
 from trajopt.examples.gait2d import prediction as gait2d_prediction
 from trajopt.examples.gait2d.main import PREDICTION_OBJECTIVE_SCALING
 from trajopt.examples.walk3d import prediction as walk3d_prediction
-from trajopt.io.output import write_report
-from trajopt.ocp.linear_algebra import HSL_SOLVERS, hsl_library
+from trajopt.model.io.output import write_report
+from trajopt.core.ocp.linear_algebra import HSL_SOLVERS, hsl_library
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = "where IPOPT's time goes (MUMPS factorizations), factorization vs mesh, MUMPS vs SPRAL (vs HSL)"
@@ -54,7 +54,8 @@ _MUMPS = {"factorization_s": r"Elapsed time for factorization\s*=\s*(\S+)",
           "solve_s": r"Elapsed time in solve driver\s*=\s*(\S+)"}
 _IPOPT = {"ipopt_total_s": "OverallAlgorithm", "linear_system_s": "PDSystemSolverTotal",
           "function_evaluations_s": "Function Evaluations"}
-# HSL solvers benchmarked when libhsl loads: trajopt.ocp.linear_algebra.HSL_SOLVERS but MA77, which works out of core.
+# HSL solvers benchmarked when libhsl loads: trajopt.core.ocp.linear_algebra.HSL_SOLVERS but MA77, which works out of
+# core.
 IN_CORE_HSL = tuple(name for name in HSL_SOLVERS if name != "ma77")
 # SPRAL (OpenMP) asks for these; without them it warns and may run slower.
 SPRAL_ENVIRONMENT = {"OMP_CANCELLATION": "TRUE", "OMP_PROC_BIND": "TRUE"}

@@ -2,7 +2,7 @@
 
 For arm26 reaching (Moco's problem, 50 Hermite-Simpson intervals) and the 2D gait prediction (25 and
 50 intervals by default) it builds the IPOPT solver both ways -- ``Ipopt(point_derivatives=True)``
-(``trajopt.ocp.derivatives``) and ``point_derivatives=False`` (nlpsol differentiates the expanded SX
+(``trajopt.core.ocp.derivatives``) and ``point_derivatives=False`` (nlpsol differentiates the expanded SX
 graph) -- and records the construction time (process CPU and wall), the CPU time of one constraint
 Jacobian and one Lagrangian Hessian evaluation, the Hessian's nonzeros and the largest relative
 difference between the two Hessians at the initial guess. With ``--solve`` it also solves each problem
@@ -22,16 +22,16 @@ import time
 import casadi as ca
 import numpy as np
 
-from trajopt.cli.helptext import description
-from trajopt.cli.options import add_report_out, report_file
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import add_report_out, report_file
 from trajopt.examples.arm26_reaching import reaching
 from trajopt.examples.gait2d.main import PREDICTION_OBJECTIVE_SCALING, solver_settings
 from trajopt.examples.gait2d.model import GaitModel
 from trajopt.examples.gait2d.prediction import build_problem
-from trajopt.io.output import write_report
-from trajopt.ocp import HermiteSimpson, Ipopt
-from trajopt.ocp.nlp import transcribe
-from trajopt.ocp.solver import initial_point
+from trajopt.model.io.output import write_report
+from trajopt.core.ocp import HermiteSimpson, Ipopt
+from trajopt.core.ocp.nlp import transcribe
+from trajopt.core.ocp.solver import initial_point
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = 'NLP build + derivative evaluation: point-by-point vs expanded graph'

@@ -6,10 +6,10 @@ Surrogate timings: one call of the casadi Function from Python on a numpy array 
 overhead) and the Function mapped over all configurations divided by their number (the cost inside an
 optimizer). OpenSim (child process): per configuration, set both coordinates, realize Position, then
 GeometryPath.getLength and computeMomentArm about both coordinates for all 6 muscles.
-Geometric paths (trajopt.paths.wrapping, the .osim's own paths wrapped as OpenSim computes it over cylinders
+Geometric paths (trajopt.model.paths.wrapping, the .osim's own paths wrapped as OpenSim computes it over cylinders
 and ellipsoids; muscles over wrap objects trajopt does not model yet would be straight lines and are left out
 of the geometric error columns) are timed the same way, lengths with computeMomentArm-equal
-(generalized-force) moment arms; and in smooth mode (trajopt.paths.wrapping.smooth, the default band: closed-form
+(generalized-force) moment arms; and in smooth mode (trajopt.model.paths.wrapping.smooth, the default band: closed-form
 wraps, moment arms −∂l/∂q, the form optimal control uses), whose errors against OpenSim include its approximation
 and the difference between −∂l/∂q and computeMomentArm. Writes ./trajopt_results/benchmarks/paths.json (or --out).
 """
@@ -23,16 +23,16 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.cli.helptext import description
-from trajopt.cli.options import COUNT, add_report_out, report_file
-from trajopt.io.output import write_report
-from trajopt.io.opensim_reference import opensim_available, run_opensim_task
-from trajopt.osim import load_osim
-from trajopt.paths.fitting import StepwiseSettings, fit_paths
-from trajopt.paths.geometric import GeometricPaths
-from trajopt.paths.polynomial import PolynomialPaths
-from trajopt.paths.samples import PathSamples
-from trajopt.paths.wrapping.smooth import SmoothWrapping
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import COUNT, add_report_out, report_file
+from trajopt.model.io.output import write_report
+from trajopt.model.io.opensim_reference import opensim_available, run_opensim_task
+from trajopt.model.osim import load_osim
+from trajopt.model.paths.fitting import StepwiseSettings, fit_paths
+from trajopt.model.paths.geometric import GeometricPaths
+from trajopt.model.paths.polynomial import PolynomialPaths
+from trajopt.model.paths.samples import PathSamples
+from trajopt.model.paths.wrapping.smooth import SmoothWrapping
 from trajopt.benchmarks.timing import seconds_per_call
 
 # One line for `trajopt --help`, read from this file without importing it.

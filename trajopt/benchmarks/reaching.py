@@ -21,12 +21,12 @@ import statistics
 import time
 from pathlib import Path
 
-from trajopt.cli.helptext import description
-from trajopt.cli.options import COUNT, add_compiled, add_no_moco, add_report_out, report_file
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import COUNT, add_compiled, add_no_moco, add_report_out, report_file
 from trajopt.examples.arm26_reaching import reaching, static_arm
-from trajopt.io.output import write_report
-from trajopt.ocp import HermiteSimpson, Ipopt, Trapezoidal
-from trajopt.io.opensim_reference import opensim_available, run_opensim_task
+from trajopt.model.io.output import write_report
+from trajopt.core.ocp import HermiteSimpson, Ipopt, Trapezoidal
+from trajopt.model.io.opensim_reference import opensim_available, run_opensim_task
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = 'arm26 reaching: trajopt vs Moco (run in a child process) and bioptim static_arm'
@@ -40,7 +40,7 @@ TARGET_SPEEDUP = 20.0
 def _time_trajopt(build, guess_of, repeats: int, transcription=HermiteSimpson(50), compiled: bool = True) -> dict:
     """Best end-to-end and IPOPT seconds over ``repeats`` fresh builds and solves (and the median).
 
-    With `compiled`, one untimed solve first compiles the NLP functions into the disk cache (trajopt.ocp.compiled);
+    With `compiled`, one untimed solve first compiles the NLP functions into the disk cache (trajopt.core.ocp.compiled);
     the timed runs load them from there, as every later run of the same problem does."""
     settings = Ipopt(tol=1e-6, compiled=compiled)
     if compiled:

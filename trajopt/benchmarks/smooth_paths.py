@@ -1,5 +1,5 @@
-"""Benchmark ``trajopt bench smooth-paths``: smooth-mode wrapped paths (``trajopt.paths.wrapping.smooth``, the form
-optimal control uses) against exact mode (OpenSim's algorithm, equal to OpenSim 4.6 to ~1e-14 m in the tests), at
+"""Benchmark ``trajopt bench smooth-paths``: smooth-mode wrapped paths (``trajopt.model.paths.wrapping.smooth``, the
+form optimal control uses) against exact mode (OpenSim's algorithm, equal to OpenSim 4.6 to ~1e-14 m in the tests), at
 random configurations over the full coordinate ranges of arm26 and of Moco's 3D walking model
 (trajopt/examples/walk3d/subject_walk_scaled.osim, its wrapped muscles): each wrapped muscle's largest length and
 moment-arm (−∂l/∂q) difference, and the evaluation time of both (the muscle's Function mapped over all
@@ -19,13 +19,13 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
-from trajopt.cli.helptext import description
-from trajopt.cli.options import COUNT, add_report_out, add_smoothing_band, report_file
-from trajopt.io.output import write_report
-from trajopt.osim import OsimIgnoredWarning
-from trajopt.musculoskeletal.operators import load_processed
-from trajopt.paths.geometric import geometric_path
-from trajopt.paths.wrapping.smooth import SmoothWrapping
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import COUNT, add_report_out, add_smoothing_band, report_file
+from trajopt.model.io.output import write_report
+from trajopt.model.osim import OsimIgnoredWarning
+from trajopt.model.musculoskeletal.operators import load_processed
+from trajopt.model.paths.geometric import geometric_path
+from trajopt.model.paths.wrapping.smooth import SmoothWrapping
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = 'smooth-mode wrapped paths vs exact mode, arm26 and walk3d: length and moment-arm differences, time'

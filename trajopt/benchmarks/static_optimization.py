@@ -9,7 +9,7 @@ Both with force-length-velocity, reserves 1 N·m on both coordinates, exponent 2
 - trajopt: ``StaticOptimization(model, motion).solve()`` (reads the motion, splines, inverse
   dynamics, muscle quantities, one batched IPOPT solve of all frames at tolerance 1e-10); the
   model and its Functions are built before the clock starts. "first" includes building the IPOPT
-  solver from the disk cache of compiled NLP functions (trajopt.ocp.compiled; filled by an untimed run
+  solver from the disk cache of compiled NLP functions (trajopt.core.ocp.compiled; filled by an untimed run
   first), as a new process does; "repeat" is the median of later runs (solver kept in the process).
 Writes ./trajopt_results/benchmarks/static_optimization.json (or --out).
 """
@@ -25,12 +25,12 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.analysis import frame_optimization
-from trajopt.cli.helptext import description
-from trajopt.cli.options import COUNT, add_report_out, report_file
+from trajopt.studies.analysis import frame_optimization
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import COUNT, add_report_out, report_file
 from trajopt.examples.arm26_static_optimization.main import ELBOW_MOTION, build_problem, load_model
-from trajopt.io.output import write_report
-from trajopt.io.opensim_reference import opensim_available, run_opensim_task
+from trajopt.model.io.output import write_report
+from trajopt.model.io.opensim_reference import opensim_available, run_opensim_task
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = 'arm26 static optimization, 101-frame elbow motion: trajopt vs OpenSim'

@@ -19,11 +19,11 @@ import os
 import platform
 import time
 
-from trajopt.cli.helptext import description
-from trajopt.cli.options import (COUNT, add_intervals, add_max_iterations, add_report_out, add_solver_route,
-                                 report_file)
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import (COUNT, add_intervals, add_max_iterations, add_report_out, add_solver_route,
+                                      report_file)
 from trajopt.examples.walk3d.prediction_main import RECIPES, add_from_tracking, add_recipe, solve
-from trajopt.ocp import SolverRoute
+from trajopt.core.ocp import SolverRoute
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = ("3D predictive walking (quaternion pelvis): wall time, iterations at 25/50/100 intervals "

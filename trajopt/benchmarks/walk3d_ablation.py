@@ -19,12 +19,12 @@ import json
 import os
 from pathlib import Path
 
-from trajopt.cli.helptext import description
-from trajopt.cli.options import add_intervals, add_max_iterations, add_report_out, out_folder
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import add_intervals, add_max_iterations, add_report_out, out_folder
 from trajopt.examples.walk3d import prediction as walk3d
 from trajopt.examples.walk3d.gait_report import walking_criteria
 from trajopt.examples.walk3d.prediction_main import body_weight, full_cycle_tables, metabolic_cost_of_transport, solve
-from trajopt.gait.predsim_cost import term_values
+from trajopt.studies.gait.predsim_cost import term_values
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = "3D walking ablation: which recipe ingredient moves which walking criterion"

@@ -21,10 +21,10 @@ import sys
 import time
 from pathlib import Path
 
-from trajopt.cli.helptext import description
-from trajopt.cli.options import add_no_moco, add_report_out, report_file
-from trajopt.io.output import write_report
-from trajopt.io.opensim_reference import opensim_available, run_opensim_task
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import add_no_moco, add_report_out, report_file
+from trajopt.model.io.output import write_report
+from trajopt.model.io.opensim_reference import opensim_available, run_opensim_task
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = "Moco's 3D walking MocoInverse: trajopt (rigid, elastic) vs Moco, end to end, same run"

@@ -37,20 +37,20 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.analysis.external_loads_file import read_external_loads
-from trajopt.analysis.static_optimization import StaticOptimization
-from trajopt.cli.helptext import description
-from trajopt.cli.options import add_report_out, add_window, check_window, report_file
-from trajopt.io import MotionProcessor, write_sto
-from trajopt.io.output import write_report
-from trajopt.io.opensim_reference import opensim_available, run_opensim_task
-from trajopt.multibody import inverse_dynamics as rigid_body
-from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.ocp import Residuals
-from trajopt.osim.load import load_osim
-from trajopt.osim.parser import parse_osim
-from trajopt.paths.files import read_paths
-from trajopt.tools.common import load_tool_input
+from trajopt.studies.analysis.external_loads_file import read_external_loads
+from trajopt.studies.analysis.static_optimization import StaticOptimization
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import add_report_out, add_window, check_window, report_file
+from trajopt.model.io import MotionProcessor, write_sto
+from trajopt.model.io.output import write_report
+from trajopt.model.io.opensim_reference import opensim_available, run_opensim_task
+from trajopt.core.multibody import inverse_dynamics as rigid_body
+from trajopt.model.musculoskeletal import MusculoskeletalModel
+from trajopt.core.ocp import Residuals
+from trajopt.model.osim.load import load_osim
+from trajopt.model.osim.parser import parse_osim
+from trajopt.model.paths.files import read_paths
+from trajopt.edge.tools.common import load_tool_input
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = 'walk3d static optimization with GRFs and couplers: trajopt vs OpenSim, same run'

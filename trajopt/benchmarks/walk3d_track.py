@@ -26,11 +26,11 @@ import time
 import warnings
 from pathlib import Path
 
-from trajopt.cli.helptext import description
-from trajopt.cli.options import (add_max_iterations, add_mesh_interval, add_report_out, add_tolerance,
-                                 check_mesh_interval, report_file)
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import (add_max_iterations, add_mesh_interval, add_report_out, add_tolerance,
+                                      check_mesh_interval, report_file)
 from trajopt.examples.walk3d.muscle_tracking import MESH_INTERVAL, guess_for, solver_for, tracking_study
-from trajopt.io.output import write_report
+from trajopt.model.io.output import write_report
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = "walk3d muscle-driven tracking of a full gait cycle: end to end, the criteria, Moco's recorded times"

@@ -12,7 +12,7 @@ polynomial path surrogates of ``trajopt/examples/arm26/paths.json``):
 
 ``trajopt run arm26-reaching [--target X Y Z] [--duration T|free]`` solves them and writes
 ``./trajopt_results/arm26-reaching/`` (``--out`` another folder). ``--paths geometric`` solves the first two with
-arm26's own geometric paths in smooth mode (``trajopt.paths.wrapping.smooth``) instead of the surrogates, and
+arm26's own geometric paths in smooth mode (``trajopt.model.paths.wrapping.smooth``) instead of the surrogates, and
 reports their deviation from the exact (OpenSim's) wrapped paths along each solution.
 """
 
@@ -27,20 +27,20 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
-from trajopt.cli.helptext import description
-from trajopt.cli.options import add_animate, add_intervals, add_out, add_print_level, add_smoothing_band
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import add_animate, add_intervals, add_out, add_print_level, add_smoothing_band
 from trajopt.examples.arm26_reaching import outputs
-from trajopt.multibody import point_position
-from trajopt.paths.domain_report import print_path_domain_warning
+from trajopt.core.multibody import point_position
+from trajopt.model.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
-from trajopt.io.output import fresh_output
-from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.ocp import Effort, FinalTime, Free, Guess, HermiteSimpson, Ipopt, ResidualPenalty, Residuals
-from trajopt.osim import load_osim
-from trajopt.paths.geometric import GeometricPaths
-from trajopt.paths.polynomial import PolynomialPaths
-from trajopt.paths.wrapping.smooth import SmoothWrapping
-from trajopt.prediction import (
+from trajopt.model.io.output import fresh_output
+from trajopt.model.musculoskeletal import MusculoskeletalModel
+from trajopt.core.ocp import Effort, FinalTime, Free, Guess, HermiteSimpson, Ipopt, ResidualPenalty, Residuals
+from trajopt.model.osim import load_osim
+from trajopt.model.paths.geometric import GeometricPaths
+from trajopt.model.paths.polynomial import PolynomialPaths
+from trajopt.model.paths.wrapping.smooth import SmoothWrapping
+from trajopt.studies.prediction import (
     OPENSIM_ACTIVATION_SMOOTHING,
     ExplicitDynamics,
     ImplicitDynamics,

@@ -23,15 +23,15 @@ from functools import lru_cache
 import casadi as ca
 import numpy as np
 
-from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.ocp import Effort, Endpoint, Guess, Residuals
-from trajopt.osim import load_osim
+from trajopt.model.musculoskeletal import MusculoskeletalModel
+from trajopt.core.ocp import Effort, Endpoint, Guess, Residuals
+from trajopt.model.osim import load_osim
 from trajopt.errors import TrajoptInputError
-from trajopt.multibody import GROUND, body_poses
-from trajopt.paths.domain import PathDomain
-from trajopt.paths.domain_report import PathsWithDomain
-from trajopt.paths.geometric import FixedPathPoint, GeometricPathWarning, geometric_paths
-from trajopt.prediction import (
+from trajopt.core.multibody import GROUND, body_poses
+from trajopt.model.paths.domain import PathDomain
+from trajopt.model.paths.domain_report import PathsWithDomain
+from trajopt.model.paths.geometric import FixedPathPoint, GeometricPathWarning, geometric_paths
+from trajopt.studies.prediction import (
     ExplicitDynamics,
     ImplicitDynamics,
     MuscleDrivenProblem,

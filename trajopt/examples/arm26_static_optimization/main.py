@@ -10,7 +10,7 @@ Cases (paper: Appl. Sci. 2020, 10, 7760, Figures 13-20):
   and static optimization with force-length-velocity, without passive force.
 
 OpenSim's stored references use Thelen2003 muscles; trajopt maps them onto DeGroote 2016 curves
-(``trajopt.musculoskeletal``), so activations with force-length-velocity differ by the curves.
+(``trajopt.model.musculoskeletal``), so activations with force-length-velocity differ by the curves.
 With opensim installed (and without ``--no-opensim``) the run also reruns OpenSim's Static
 Optimization with arm26's muscles replaced by DeGrooteFregly2016Muscle (rigid tendon), the
 like-for-like comparison, and OpenSim's JointReaction loads with trajopt's muscle forces applied.
@@ -27,28 +27,28 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.cli.helptext import description
-from trajopt.cli.options import add_cutoff, add_out
-from trajopt.analysis.figures import plot_joint_reactions, plot_series
-from trajopt.analysis.inverse_dynamics import motion_inverse_dynamics, read_model_motion
-from trajopt.analysis.joint_reactions import muscle_joint_reactions
-from trajopt.ocp import Residuals
-from trajopt.analysis.static_optimization import (StaticOptimization, StaticOptimizationResult,
-                                                  StaticOptimizationWarning)
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import add_cutoff, add_out
+from trajopt.studies.analysis.figures import plot_joint_reactions, plot_series
+from trajopt.studies.analysis.inverse_dynamics import motion_inverse_dynamics, read_model_motion
+from trajopt.studies.analysis.joint_reactions import muscle_joint_reactions
+from trajopt.core.ocp import Residuals
+from trajopt.studies.analysis.static_optimization import (StaticOptimization, StaticOptimizationResult,
+                                                          StaticOptimizationWarning)
 from trajopt.errors import TrajoptInputError, first_names
-from trajopt.io import MotionProcessor, Table, read_motion, read_table, write_csv
-from trajopt.io.motion_units import read_checked_motion, rotational_ranges
-from trajopt.io.output import default_output, fresh_output
-from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.io.opensim_reference import opensim_available, run_opensim_task
-from trajopt.osim import load_osim
-from trajopt.paths.geometric import GeometricPaths
-from trajopt.paths.polynomial import PolynomialPaths
-from trajopt.paths.refit import paths_for_motion
-from trajopt.tools.common import check_cutoff
+from trajopt.model.io import MotionProcessor, Table, read_motion, read_table, write_csv
+from trajopt.model.io.motion_units import read_checked_motion, rotational_ranges
+from trajopt.model.io.output import default_output, fresh_output
+from trajopt.model.musculoskeletal import MusculoskeletalModel
+from trajopt.model.io.opensim_reference import opensim_available, run_opensim_task
+from trajopt.model.osim import load_osim
+from trajopt.model.paths.geometric import GeometricPaths
+from trajopt.model.paths.polynomial import PolynomialPaths
+from trajopt.model.paths.refit import paths_for_motion
+from trajopt.edge.tools.common import check_cutoff
 
 from trajopt.examples.arm26_static_optimization.report import ALONG_FIBER, Row, compare, write_summary
-from trajopt.tools.path_sampling import OpenSimPathSampler
+from trajopt.edge.tools.path_sampling import OpenSimPathSampler
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = 'arm26 inverse dynamics + static optimization vs OpenSim (the main job)'
@@ -96,7 +96,8 @@ def _paths_note(model, geometric: bool) -> list[str]:
     if not geometric:
         return []
     wrapped = list(model.paths.wrapped_muscles)
-    return ["", "Paths: the model's geometric paths (`--paths geometric`, trajopt.paths.wrapping), not paths.json,",
+    return ["",
+            "Paths: the model's geometric paths (`--paths geometric`, trajopt.model.paths.wrapping), not paths.json,",
             "with OpenSim's moment arms (computeMomentArm);",
             f"{', '.join(wrapped)} wrap over objects trajopt does not model yet: their paths are straight "
             f"lines here." if wrapped else "every wrap object is modelled."]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.analysis.static_optimization import StaticOptimizationResult
-from trajopt.io import Table
+from trajopt.studies.analysis.static_optimization import StaticOptimizationResult
+from trajopt.model.io import Table
 
 ALONG_FIBER = "capacity along the fiber (OpenSim's)"
 

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.cli.helptext import description
-from trajopt.tools.path_sampling import motion_coordinates, sample_paths
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.tools.path_sampling import motion_coordinates, sample_paths
 
 HERE = Path(__file__).resolve().parent
 SHOULDER = ("SC_y", "SC_z", "SC_x", "AC_y", "AC_z", "AC_x")

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.analysis.figures import pyplot, save_figure
-from trajopt.cli.helptext import description
-from trajopt.cli.options import add_out
-from trajopt.io.output import fresh_output
-from trajopt.paths.fitting import StepwiseSettings, fit_polynomial_path
-from trajopt.paths.polynomial import PolynomialPath
-from trajopt.paths.quaternion import constrained_quaternion_to_euler, euler_to_constrained_quaternion
-from trajopt.paths.samples import PathSamples
+from trajopt.studies.analysis.figures import pyplot, save_figure
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import add_out
+from trajopt.model.io.output import fresh_output
+from trajopt.model.paths.fitting import StepwiseSettings, fit_polynomial_path
+from trajopt.model.paths.polynomial import PolynomialPath
+from trajopt.model.paths.quaternion import constrained_quaternion_to_euler, euler_to_constrained_quaternion
+from trajopt.model.paths.samples import PathSamples
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = 'DAS3 serratus anterior: Euler vs quaternion polynomial paths (table + figure)'

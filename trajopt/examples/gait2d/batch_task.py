@@ -19,11 +19,11 @@ import tempfile
 
 import numpy as np
 
-from trajopt.io import write_sto
-from trajopt.paths.domain_report import print_path_domain_warning
-from trajopt.batch.tasks import Input, Pair, TaskContext, TaskDefinition, TaskOutput
-from trajopt.ocp import Free, Guess
-from trajopt.ocp.bounds import active_bounds
+from trajopt.model.io import write_sto
+from trajopt.model.paths.domain_report import print_path_domain_warning
+from trajopt.edge.batch.tasks import Input, Pair, TaskContext, TaskDefinition, TaskOutput
+from trajopt.core.ocp import Free, Guess
+from trajopt.core.ocp.bounds import active_bounds
 
 from trajopt.examples.gait2d.main import PREDICTION_OBJECTIVE_SCALING, solver_settings
 from trajopt.examples.gait2d.model import GaitModel, coordinate_path

@@ -25,21 +25,21 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.cli.helptext import description
-from trajopt.cli.options import (add_animate, add_compiled, add_elastic_tendons, add_out, add_print_level,
-                                 add_solver_route, add_tolerance)
-from trajopt.contact import contact_record_values
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import (add_animate, add_compiled, add_elastic_tendons, add_out, add_print_level,
+                                      add_solver_route, add_tolerance)
+from trajopt.model.contact import contact_record_values
 from trajopt.examples.gait2d.simulate import resimulate
-from trajopt.io.opensim_reference import opensim_available, run_opensim_task
-from trajopt.paths.domain_report import print_path_domain_warning
+from trajopt.model.io.opensim_reference import opensim_available, run_opensim_task
+from trajopt.model.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
-from trajopt.io.output import fresh_output
-from trajopt.ocp import HermiteSimpson, Ipopt, MeshContinuation, SolverRoute, route_solver
+from trajopt.model.io.output import fresh_output
+from trajopt.core.ocp import HermiteSimpson, Ipopt, MeshContinuation, SolverRoute, route_solver
 
 from trajopt.examples.gait2d import outputs
 from trajopt.examples.gait2d.model import MODEL_FILE, GaitModel
 from trajopt.examples.gait2d.prediction import ELASTIC_TENDONS, build_problem, build_tracking_problem
-from trajopt.prediction.tendon_dynamics import RigidTendons
+from trajopt.studies.prediction.tendon_dynamics import RigidTendons
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = ('2D_gait.osim predictive half gait cycle (Moco example2DWalking); --tracking for the tracking variant, '
@@ -78,7 +78,7 @@ def prediction_solver(settings: Ipopt, route: SolverRoute = DEFAULT_ROUTE) -> Ip
 def solver_settings(print_level: int = 0, max_iterations: int = 1000, objective_scaling: float = 1.0,
                     compiled: bool = False, tolerance: float = MOCO_TOLERANCE) -> Ipopt:
     """Moco's tolerances for the example (convergence and constraint tolerance 1e-4) unless `tolerance` says
-    otherwise, exact Hessian; `compiled`: NLP functions compiled to C and cached (trajopt.ocp.compiled)."""
+    otherwise, exact Hessian; `compiled`: NLP functions compiled to C and cached (trajopt.core.ocp.compiled)."""
     return Ipopt(tol=tolerance, max_iterations=max_iterations, print_level=print_level, compiled=compiled,
                  options={"constr_viol_tol": tolerance, "obj_scaling_factor": objective_scaling})
 

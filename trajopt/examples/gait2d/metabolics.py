@@ -11,7 +11,7 @@ a MocoTrack half gait cycle over the fixed time [0, 0.470089] s with
 - control effort, weight 0.1: ∫ Σ control² dt over the 18 excitations and the lumbar actuator control;
 - metabolic cost, weight 0.1: ∫ total_metabolic_rate dt / (displacement · body mass), the rate of OpenSim's
   ``Bhargava2004SmoothedMuscleMetabolics`` with smoothing on and its other options at their defaults
-  (``trajopt.gait.metabolic_cost``: activation, maintenance and shortening heat, mechanical work, basal rate);
+  (``trajopt.studies.gait.metabolic_cost``: activation, maintenance and shortening heat, mechanical work, basal rate);
 - left/right symmetry of the ends (coordinate values except pelvis_tx, speeds, activations; the lumbar control
   repeats), the example's state bounds, Hermite-Simpson on 50 intervals with the midpoint controls tied to the mean
   of the mesh points' (Moco's transcription), the tracked states as the guess.
@@ -42,15 +42,15 @@ import casadi as ca
 import numpy as np
 from scipy.integrate import simpson
 
-from trajopt.gait.metabolic_cost import metabolic_cost
-from trajopt.gait.muscle_tracking import MuscleDrivenTracking
-from trajopt.gait.tracking import ReferenceInterpolation, TrackingWeights, state_tracking
-from trajopt.gait.walking import displacement
-from trajopt.io.output import fresh_output
-from trajopt.io.tables import write_sto
-from trajopt.ocp import Hessian, HermiteSimpson, Integral, Ipopt
-from trajopt.cli.helptext import description
-from trajopt.cli.options import add_intervals, add_out, add_print_level, add_tolerance
+from trajopt.studies.gait.metabolic_cost import metabolic_cost
+from trajopt.studies.gait.muscle_tracking import MuscleDrivenTracking
+from trajopt.studies.gait.tracking import ReferenceInterpolation, TrackingWeights, state_tracking
+from trajopt.studies.gait.walking import displacement
+from trajopt.model.io.output import fresh_output
+from trajopt.model.io.tables import write_sto
+from trajopt.core.ocp import Hessian, HermiteSimpson, Integral, Ipopt
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import add_intervals, add_out, add_print_level, add_tolerance
 
 from trajopt.examples.gait2d.model import HERE, GaitModel
 from trajopt.examples.gait2d.prediction import tracking_study

@@ -1,19 +1,19 @@
 """The 2D_gait model as trajopt sees it: multibody + DeGroote muscles + polynomial paths + foot contacts.
 
 ``GaitModel.load()`` assembles everything once and exposes named SX Functions (the optimal-control
-problem itself is built by ``trajopt.prediction.muscle_driven_problem``, see ``prediction.py``):
+problem itself is built by ``trajopt.studies.prediction.muscle_driven_problem``, see ``prediction.py``):
 
-- ``contact_loads(q, u) -> (wrenches, ...)``: the four sphere contacts (``trajopt.contact``), body wrenches
+- ``contact_loads(q, u) -> (wrenches, ...)``: the four sphere contacts (``trajopt.model.contact``), body wrenches
   first, as the problem's ``external_wrenches`` hook needs them;
 - ``implicit_dynamics(q, u, udot, activations, lumbar_control) -> residual``: inverse dynamics with the
   contact wrenches minus muscle and lumbar-actuator generalized forces (zero on the motion), assembled
   independently of the problem's constraint for the OpenSim cross-check and the ID(FD) identity test;
 - ``ground_reactions(q, u) -> (right_force, left_force, right_torque, left_torque)``: the sphere forces
   of each foot summed (ground axes, torques about the ground origin),
-  ``trajopt.gait.ground_reactions.foot_ground_reactions``.
+  ``trajopt.studies.gait.ground_reactions.foot_ground_reactions``.
 
-``symmetry`` is the model's mirror image, ``trajopt.gait.symmetry.bilateral_symmetry`` (derived from its names and
-kinematics: left and right swap; in the sagittal plane no sign flips).
+``symmetry`` is the model's mirror image, ``trajopt.studies.gait.symmetry.bilateral_symmetry`` (derived from its names
+and kinematics: left and right swap; in the sagittal plane no sign flips).
 """
 
 from __future__ import annotations
@@ -25,16 +25,16 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
-from trajopt.contact import SphereContact, contact_loads_function, osim_contacts
+from trajopt.model.contact import SphereContact, contact_loads_function, osim_contacts
 from trajopt.errors import TrajoptInputError
-from trajopt.gait.ground_reactions import foot_ground_reactions
-from trajopt.gait.labels import coordinate_paths
-from trajopt.gait.symmetry import bilateral_symmetry
-from trajopt.multibody import inverse_dynamics, mass_matrix
-from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.osim import load_osim
-from trajopt.paths.polynomial import PolynomialPaths
-from trajopt.prediction import OPENSIM_ACTIVATION_SMOOTHING
+from trajopt.studies.gait.ground_reactions import foot_ground_reactions
+from trajopt.studies.gait.labels import coordinate_paths
+from trajopt.studies.gait.symmetry import bilateral_symmetry
+from trajopt.core.multibody import inverse_dynamics, mass_matrix
+from trajopt.model.musculoskeletal import MusculoskeletalModel
+from trajopt.model.osim import load_osim
+from trajopt.model.paths.polynomial import PolynomialPaths
+from trajopt.studies.prediction import OPENSIM_ACTIVATION_SMOOTHING
 
 HERE = Path(__file__).resolve().parent
 MODEL_FILE = HERE / "2D_gait.osim"

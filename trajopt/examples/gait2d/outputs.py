@@ -7,15 +7,15 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.analysis.figures import pyplot, save_figure, write_animation
-from trajopt.gait.expansion import full_cycle, table_mirror
-from trajopt.gait.ground_reactions import mirror_ground_reactions
-from trajopt.io.motion import read_motion
-from trajopt.io.tables import Table, read_table, write_sto
+from trajopt.studies.analysis.figures import pyplot, save_figure, write_animation
+from trajopt.studies.gait.expansion import full_cycle, table_mirror
+from trajopt.studies.gait.ground_reactions import mirror_ground_reactions
+from trajopt.model.io.motion import read_motion
+from trajopt.model.io.tables import Table, read_table, write_sto
 
 from trajopt.examples.gait2d.model import HERE, coordinate_path
 from trajopt.examples.gait2d.prediction import REFERENCE_COORDINATES, REFERENCE_GRF
-from trajopt.multibody import body_poses
+from trajopt.core.multibody import body_poses
 
 MOCO_SOLUTION = HERE / "moco" / "gaitPrediction_solution.sto"
 MOCO_GRF = HERE / "moco" / "gaitPrediction_solutionGRF_fullStride.sto"
@@ -59,8 +59,8 @@ def half_stride(gait, solution) -> Stride:
 
 
 def full_stride(gait, half: Stride) -> Stride:
-    """Half stride followed by its mirror image (``trajopt.gait``: pelvis_tx shifted by the displacement, time by
-    the duration; feet's ground reactions swapped and reflected)."""
+    """Half stride followed by its mirror image (``trajopt.studies.gait``: pelvis_tx shifted by the displacement, time
+    by the duration; feet's ground reactions swapped and reflected)."""
     table = half.table
     mirror = table_mirror(gait.muscle_driven, gait.model.symmetry, table.labels)
     tx = coordinate_path("pelvis_tx")

@@ -1,6 +1,6 @@
 """Predictive and tracking 2D gait on 2D_gait.osim: the problems of Moco's example2DWalking.
 
-Half a gait cycle (t0 = 0, tf free in [0.4, 0.6] s) built by ``trajopt.prediction.muscle_driven_problem``
+Half a gait cycle (t0 = 0, tf free in [0.4, 0.6] s) built by ``trajopt.studies.prediction.muscle_driven_problem``
 with ``ImplicitDynamics``: states q, u (10 each) and muscle activations (18); controls muscle excitations
 (18) and the lumbar actuator control; algebraic accelerations with the path constraint
 ``inverse_dynamics(q, u, udot, contact wrenches) = muscle + lumbar generalized forces`` (contacts through
@@ -30,16 +30,16 @@ import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
-from trajopt.io.motion import read_motion
-from trajopt.io.motion_processor import MotionProcessor
-from trajopt.gait.guess import guess_from_coordinates
-from trajopt.gait.study import GaitBounds, half_gait_cycle
-from trajopt.gait.muscle_tracking import MuscleDrivenTracking
-from trajopt.gait.tracking import TrackingWeights
-from trajopt.gait.walking import displacement, require_average_speed
-from trajopt.ocp import Effort, Free, Guess, HermiteSimpson, Problem
-from trajopt.prediction import MuscleDrivenProblem, VariableScales
-from trajopt.prediction.tendon_dynamics import (
+from trajopt.model.io.motion import read_motion
+from trajopt.model.io.motion_processor import MotionProcessor
+from trajopt.studies.gait.guess import guess_from_coordinates
+from trajopt.studies.gait.study import GaitBounds, half_gait_cycle
+from trajopt.studies.gait.muscle_tracking import MuscleDrivenTracking
+from trajopt.studies.gait.tracking import TrackingWeights
+from trajopt.studies.gait.walking import displacement, require_average_speed
+from trajopt.core.ocp import Effort, Free, Guess, HermiteSimpson, Problem
+from trajopt.studies.prediction import MuscleDrivenProblem, VariableScales
+from trajopt.studies.prediction.tendon_dynamics import (
     PREDSIM_DERIVATIVE_BOUNDS,
     PREDSIM_DERIVATIVE_SCALE,
     PREDSIM_DERIVATIVE_WEIGHT,
@@ -71,8 +71,8 @@ EFFORT_WEIGHT = 10.0
 MOCO_TRACKING_FINAL_TIME = 0.47008941
 
 # Compliant tendons as PredSim (Falisse et al. 2019) sets their implicit dynamics: df̃T/dt in [-100, 100] 1/s scaled
-# by 100, weight 1e-7 on its square (trajopt.prediction.tendon_dynamics); each muscle keeps 2D_gait.osim's tendon
-# strain 0.049.
+# by 100, weight 1e-7 on its square (trajopt.studies.prediction.tendon_dynamics); each muscle keeps 2D_gait.osim's
+# tendon strain 0.049.
 ELASTIC_TENDONS = ElasticTendons(derivative_bounds=PREDSIM_DERIVATIVE_BOUNDS,
                                  derivative_weight=PREDSIM_DERIVATIVE_WEIGHT, derivative_scale=PREDSIM_DERIVATIVE_SCALE)
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import casadi as ca
 
-from trajopt.ocp import Verification
-from trajopt.prediction import resimulate as resimulate_forward
+from trajopt.core.ocp import Verification
+from trajopt.studies.prediction import resimulate as resimulate_forward
 
 
 def explicit_dynamics_function(gait) -> ca.Function:

@@ -4,7 +4,7 @@
 The muscles that miss the targets with trajopt's one polynomial (the case's "trajopt" row) get a cell tree
 on a larger training sample (the case's training configurations plus fresh ones, another seed,
 ``--cells-samples`` in all), split first along their length-jump surfaces, found automatically on trajopt's
-geometric path of the model (it equals OpenSim's lengths): ``trajopt.paths.jump_cells``, the recipe of
+geometric path of the model (it equals OpenSim's lengths): ``trajopt.model.paths.jump_cells``, the recipe of
 ``trajopt fit-paths --cells``. The fitted trees are kept in OUT/<case>_cells.json (the tools' ``--paths``
 format). The other muscles keep that one polynomial: their entries are the "trajopt" row's. Scored on the
 case's own held-out samples (so the rows compare) and on ``--cells-heldout`` fresh configurations (a third
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import time
 
-from trajopt.musculoskeletal.operators import load_processed
-from trajopt.paths.domain_pieces import heldout_rms
-from trajopt.paths.jump_cells import domain_box, jump_cell_trees, pocket_rms
-from trajopt.paths.samples import PathSamples
+from trajopt.model.musculoskeletal.operators import load_processed
+from trajopt.model.paths.domain_pieces import heldout_rms
+from trajopt.model.paths.jump_cells import domain_box, jump_cell_trees, pocket_rms
+from trajopt.model.paths.samples import PathSamples
 
 
 def run_cells(saved: dict, model, domain, train: PathSamples, heldout: PathSamples, sampler, samples: int,
@@ -26,8 +26,8 @@ def run_cells(saved: dict, model, domain, train: PathSamples, heldout: PathSampl
               ) -> tuple[dict, dict]:
     """The "trajopt cells" entry of one saved case (``saved``: its cases.json entry, with the "trajopt" row) as
     ``Scores`` fields plus "cells" details; ``train``/``heldout``: the case's own samples. Muscles are fitted one
-    at a time (``trajopt.paths.jump_cells``); ``checkpoint(scores, details, path)`` is called after each (the entry
-    so far and the muscle's fitted cell tree)."""
+    at a time (``trajopt.model.paths.jump_cells``); ``checkpoint(scores, details, path)`` is called after each (the
+    entry so far and the muscle's fitted cell tree)."""
     row = saved["trajopt"]
     failing = [m for m in row["length"] if row["length"][m] > targets[0] or row["arm"][m] > targets[1]]
     muscles = list(muscles or failing)

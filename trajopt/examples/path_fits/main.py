@@ -2,7 +2,7 @@
 PolynomialPathFitter vs the FunctionBasedPathSet shipped with Moco's 3D walking model).
 
 ``trajopt run path-fits`` (OpenSim needed) samples each model with OpenSim (child process) over its domain, fits
-with trajopt's defaults (``trajopt.paths.fitting.ACCURATE``), runs OpenSim 4.6's PolynomialPathFitter and writes
+with trajopt's defaults (``trajopt.model.paths.fitting.ACCURATE``), runs OpenSim 4.6's PolynomialPathFitter and writes
 ``summary.md`` plus one table per case to ``--out`` (default ./trajopt_results/path-fits; the committed
 results/path_fits/ is regenerated with ``--out results/path_fits``). Cases:
 
@@ -18,16 +18,16 @@ Cases ``arm26-geometric`` and ``gait2d-geometric`` (not in the default list) sam
 instead (no OpenSim; the same lengths, moment arms −∂l/∂q where OpenSim's sampler gives computeMomentArm) and
 skip OpenSim's fitter.
 
-arm26 and 2D_gait also get trajopt's domain-piecewise fit (``trajopt.paths.domain_pieces``, rows "trajopt
+arm26 and 2D_gait also get trajopt's domain-piecewise fit (``trajopt.model.paths.domain_pieces``, rows "trajopt
 pieces"): arm26 cut where the geometric path's length jumps along the shoulder angle (wrap switches, located on
 trajopt's geometric paths), 2D_gait at the range bounds of its ConditionalPathPoints.
 
 Cell trees (rows "trajopt cells", cases ``arm26-cells``, ``gait2d-cells``, ``walk3d-cells`` and
 ``walk3d-band-cells``, added to that case already in OUT/cases.json without redoing its rows;
 ``trajopt/examples/path_fits/cells.py``, the recipe of ``trajopt fit-paths --cells``): the muscles that miss the targets
-with one polynomial are fitted with ``trajopt.paths.domain_cells`` on ``--cells-samples`` training samples, split
+with one polynomial are fitted with ``trajopt.model.paths.domain_cells`` on ``--cells-samples`` training samples, split
 first along their length-jump then moment-arm kink surfaces found on trajopt's geometric path
-(``trajopt.paths.jump_cuts``), scored on
+(``trajopt.model.paths.jump_cuts``), scored on
 the case's held-out samples and on ``--cells-heldout`` fresh ones; the trees are kept in OUT/<case>_cells.json.
 
 Held-out errors: RMS over a muscle's held-out samples of the length and of the moment arms about the
@@ -45,20 +45,20 @@ from pathlib import Path
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
-from trajopt.cli.helptext import description
-from trajopt.cli.options import add_out, out_folder
-from trajopt.io import read_table
-from trajopt.io.opensim_reference import run_opensim_task
-from trajopt.paths.function_based_xml import read_function_based_path_set
-from trajopt.osim import load_osim
-from trajopt.paths.domain import PathDomain
-from trajopt.paths.domain_cells import DomainCellPaths
-from trajopt.paths.domain_pieces import fit_domain_pieces, heldout_rms, model_cuts
-from trajopt.paths.fitting import ACCURATE, fit_paths
-from trajopt.tools.geometric_sampling import GeometricPathSampler
-from trajopt.paths.refit import motion_domain
-from trajopt.paths.samples import PathSamples
-from trajopt.tools.path_sampling import OpenSimPathSampler
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import add_out, out_folder
+from trajopt.model.io import read_table
+from trajopt.model.io.opensim_reference import run_opensim_task
+from trajopt.model.paths.function_based_xml import read_function_based_path_set
+from trajopt.model.osim import load_osim
+from trajopt.model.paths.domain import PathDomain
+from trajopt.model.paths.domain_cells import DomainCellPaths
+from trajopt.model.paths.domain_pieces import fit_domain_pieces, heldout_rms, model_cuts
+from trajopt.model.paths.fitting import ACCURATE, fit_paths
+from trajopt.edge.tools.geometric_sampling import GeometricPathSampler
+from trajopt.model.paths.refit import motion_domain
+from trajopt.model.paths.samples import PathSamples
+from trajopt.edge.tools.path_sampling import OpenSimPathSampler
 
 from trajopt.examples.path_fits.cells import run_cells
 
@@ -203,7 +203,7 @@ def run_case(name: str, model: Path, domain: PathDomain, train_count: int, heldo
 
 
 def _pieces(train, heldout, cuts: dict, ranges, crossed, margin, progress) -> Scores:
-    """Domain-piecewise fit (``trajopt.paths.domain_pieces``): cells between each muscle's cuts, one polynomial
+    """Domain-piecewise fit (``trajopt.model.paths.domain_pieces``): cells between each muscle's cuts, one polynomial
     for muscles without cuts (the same fit as trajopt's)."""
     paths, seconds = fit_domain_pieces(train, cuts, ACCURATE, ranges=ranges, coordinates=crossed, progress=progress,
                                        margin=margin)
@@ -246,12 +246,14 @@ def _cells_notes(out: Path, cases: dict) -> list[str]:
     if not with_cells:
         return []
     lines = ["- trajopt cells (`--cases arm26-cells gait2d-cells walk3d-cells walk3d-band-cells`; "
-             "`trajopt.paths.jump_cells`,",
+             "`trajopt.model.paths.jump_cells`,",
              "  the recipe of `trajopt fit-paths --cells`): the",
-             "  muscles missing the targets with one polynomial get a cell tree (`trajopt.paths.domain_cells`) on a",
+             "  muscles missing the targets with one polynomial get a cell tree (`trajopt.model.paths.domain_cells`) "
+             "on a",
              "  larger sample, split first along their length-jump surfaces, then their moment-arm kink surfaces, "
              "found",
-             "  without hand-picked coordinates or signs on trajopt's geometric path (`trajopt.paths.jump_cuts`; equal",
+             "  without hand-picked coordinates or signs on trajopt's geometric path (`trajopt.model.paths.jump_cuts`; "
+             "equal",
              "  to OpenSim's lengths); the other muscles keep their one polynomial (the trajopt row's values). Jumps",
              "  of 0.1 m or more are OpenSim's 'pockets' (glmax1: the wrap taking the other way round, paths ~220 mm",
              "  longer in about 0.1 % of the hip box): no surface, trajopt's geometric path reproduces them, no cell",
@@ -302,7 +304,8 @@ def write_summary(out: Path, cases: dict, load: str) -> Path:
              "degree grown to 9, training RMS <= 0.25 / 0.5 mm). OpenSim: PolynomialPathFitter defaults (orders 2-6,",
              "tolerances 0.1 mm). Terms: nonzero coefficients. Fit time: trajopt's fitting only (samples given);",
              "OpenSim's `run()` includes its own evaluation of the geometric paths at every frame and sample.",
-             "trajopt pieces: `trajopt.paths.domain_pieces`, the coordinate box cut where a muscle's path changes",
+             "trajopt pieces: `trajopt.model.paths.domain_pieces`, the coordinate box cut where a muscle's path "
+             "changes",
              "(arm26: where trajopt's geometric path's length jumps along the shoulder angle; 2D_gait: the range",
              "bounds of ConditionalPathPoints), one `ACCURATE` polynomial per cell; muscles without cuts: one",
              "polynomial as in trajopt's row. Fit time: the whole set's, without finding the cuts (in the note).",
@@ -322,7 +325,7 @@ def write_summary(out: Path, cases: dict, load: str) -> Path:
               "  (arm26 BIClong at 31 deg and TRIlong at 41.6, 70.8 and 144.6 deg shoulder elevation: length jumps of",
               "  1.7, 2.0, 2.7 and 7.9 mm; walk3d glmax, iliacus, psoas, vaslat), ConditionalPathPoints (2D_gait",
               "  rect_fem, vasti). No single polynomial follows a jump; motion refits "
-              "(`trajopt.paths.refit`) fall back",
+              "(`trajopt.model.paths.refit`) fall back",
               "  to pieces along the motion. Cells between cuts (trajopt pieces) follow them. arm26's wrapped paths",
               "  also have cusps (BIClong at -78.4 deg, TRIlong at 113 and 118 deg) where -dl/dq diverges (beyond",
               "  100 mm within 0.1 deg) while OpenSim's computeMomentArm, the held-out values here, stays bounded:",

@@ -6,7 +6,7 @@ humerus about +axis, i.e. τ = -R_S F with R_S the spatial length Jacobian of th
 
 - ``quaternion``: R_Q = ∂l/∂Q of the full quaternion, R_S = ½ G(Q) R_Q (eq. 4);
 - ``constrained``: l(Q*) with Q0 = sqrt(1 - |Q*|²), R_Q* = ∂l/∂Q*, R_S = (Eᵀ)⁻¹ R_Q* (eqs. 12-15);
-- ``spatial``: the generalized-force method (``trajopt.paths.moment_arms.spatial_moment_arm``: tension applied to
+- ``spatial``: the generalized-force method (``trajopt.model.paths.moment_arms.spatial_moment_arm``: tension applied to
   the bodies as wrenches, mapped by the humerus Jacobian), independent of any length derivative.
 
 Eq. 4 holds on unit quaternions (G Q = 0 removes the radial part of R_Q only there), so along a transcribed
@@ -20,10 +20,10 @@ import threading
 import casadi as ca
 import numpy as np
 
-from trajopt.multibody import rotations
-from trajopt.paths import quaternion as qmaps
-from trajopt.paths.moment_arms import spatial_moment_arm
-from trajopt.prediction import resimulate
+from trajopt.core.multibody import rotations
+from trajopt.model.paths import quaternion as qmaps
+from trajopt.model.paths.moment_arms import spatial_moment_arm
+from trajopt.studies.prediction import resimulate
 from trajopt.examples.shoulder_reaching.model import ShoulderArm
 
 

@@ -15,15 +15,15 @@ import warnings
 
 import numpy as np
 
-from trajopt.cli.helptext import description
-from trajopt.cli.options import add_animate, add_intervals, add_out, add_print_level
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import add_animate, add_intervals, add_out, add_print_level
 from trajopt.examples.shoulder_reaching.reaching import (DURATION, RESIDUAL_WEIGHT, ReachingProblem, build_problem,
                                                          naive_guess, solve_naive_and_warm, solver, start_configuration)
-from trajopt.io.output import fresh_output
-from trajopt.multibody import forward_dynamics, mass_matrix
-from trajopt.ocp import HermiteSimpson
-from trajopt.ocp.interrupts import SolveInterrupted, interrupted_during
-from trajopt.prediction import resimulate
+from trajopt.model.io.output import fresh_output
+from trajopt.core.multibody import forward_dynamics, mass_matrix
+from trajopt.core.ocp import HermiteSimpson
+from trajopt.core.ocp.interrupts import SolveInterrupted, interrupted_during
+from trajopt.studies.prediction import resimulate
 from trajopt.examples.shoulder_reaching import analysis, outputs
 
 # One line for `trajopt --help`, read from this file without importing it.

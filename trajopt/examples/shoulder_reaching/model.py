@@ -32,7 +32,7 @@ import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
-from trajopt.multibody import (
+from trajopt.core.multibody import (
     BallJoint,
     Body,
     Coordinate,
@@ -42,13 +42,13 @@ from trajopt.multibody import (
     RevoluteJoint,
     coordinate_rates_matrix,
 )
-from trajopt.multibody import rotations
-from trajopt.muscles import MuscleParameters, RigidTendonMuscle
-from trajopt.musculoskeletal import named_state_labels
-from trajopt.osim import load_osim
-from trajopt.paths.domain import PathDomain
-from trajopt.paths.domain_report import PathDomainReport, path_domain_report
-from trajopt.paths.geometric import FixedPathPoint, GeometricPath
+from trajopt.core.multibody import rotations
+from trajopt.core.muscles import MuscleParameters, RigidTendonMuscle
+from trajopt.model.musculoskeletal import named_state_labels
+from trajopt.model.osim import load_osim
+from trajopt.model.paths.domain import PathDomain
+from trajopt.model.paths.domain_report import PathDomainReport, path_domain_report
+from trajopt.model.paths.geometric import FixedPathPoint, GeometricPath
 
 ARM26_FILE = Path(__file__).resolve().parent.parent / "arm26" / "arm26.osim"
 SHOULDER = "shoulder"
@@ -112,7 +112,7 @@ def elevation_rotation(elevation: float, plane: float = SCAPULAR_PLANE_ANGLE) ->
 @dataclass(frozen=True, eq=False)
 class ShoulderArm:
     """The multibody model, its muscle paths and DeGroote muscles; ``euler_sequence`` None for the quaternion
-    shoulder. ``fitted_paths``: the fitted surrogate (``trajopt.musculoskeletal.MusclePaths``) the ``paths`` are
+    shoulder. ``fitted_paths``: the fitted surrogate (``trajopt.model.musculoskeletal.MusclePaths``) the ``paths`` are
     evaluated from, whose domain then applies, with ``fitted_coordinates`` the names it gives the model's
     coordinates (default theirs); None for the straight-line paths, which hold everywhere."""
 
@@ -128,7 +128,7 @@ class ShoulderArm:
     def muscle_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.paths)
 
-    # -- trajopt.musculoskeletal.MuscleDrivenModel: what muscle_driven_problem needs -----------------
+    # -- trajopt.model.musculoskeletal.MuscleDrivenModel: what muscle_driven_problem needs -----------------
     @property
     def coordinate_names(self) -> tuple[str, ...]:
         return self.multibody.coordinate_names

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import numpy as np
 
-from trajopt.analysis.figures import pyplot, save_figure, write_animation
+from trajopt.studies.analysis.figures import pyplot, save_figure, write_animation
 from trajopt.examples.shoulder_reaching.analysis import (euler_residuals_as_spatial_torques, shoulder_torques,
                                                          yzy_middle_angle)
-from trajopt.io import write_sto
-from trajopt.multibody import point_position
+from trajopt.model.io import write_sto
+from trajopt.core.multibody import point_position
 from trajopt.examples.shoulder_reaching.reaching import ReachingProblem
 
 

@@ -5,7 +5,7 @@ The arm's 9 straight-line geometric paths (trajopt/examples/shoulder_reaching/mo
 moment arms about the body angular velocity of the humerus (spatial moment arms) and the elbow, at Latin-
 hypercube configurations of Q* = (Q1, Q2, Q3) in [-0.55, 0.55]³ (rotations up to about 145 deg from hanging)
 and the elbow's range. The quaternion fit uses moment arms about Q* (r_Q* = Eᵀ r_S); the Euler fit the same
-orientations as YZY angles (moment arms r_E = Jᵀ r_S). Both use ``trajopt.paths.fitting.ACCURATE``. Held-out
+orientations as YZY angles (moment arms r_E = Jᵀ r_S). Both use ``trajopt.model.paths.fitting.ACCURATE``. Held-out
 errors compare spatial moment arms ((Eᵀ)⁻¹ r_Q*, (Jᵀ)⁻¹ r_E), the torques the dynamics sees. The quaternion
 paths then drive the reaching problem (``QuaternionBallPaths``; Hermite-Simpson 40 intervals, as the geometric
 run); its torques are checked against the geometric paths' spatial moment arms at the solution. The Euler
@@ -25,19 +25,19 @@ from dataclasses import replace
 import casadi as ca
 import numpy as np
 
-from trajopt.paths.domain_report import print_path_domain_warning
+from trajopt.model.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
-from trajopt.cli.helptext import description
-from trajopt.cli.options import add_out, out_folder
-from trajopt.io import write_sto
-from trajopt.multibody import rotations
-from trajopt.ocp import HermiteSimpson
-from trajopt.paths.domain import PathDomain
-from trajopt.paths.fitting import ACCURATE, fit_paths
-from trajopt.paths.polynomial import PolynomialPaths
-from trajopt.paths.quaternion import euler_angular_velocity_matrix, spatial_from_constrained_jacobian
-from trajopt.paths.quaternion_paths import BallJointQuaternion, QuaternionBallPaths, constrained_moment_arms
-from trajopt.paths.samples import PathSamples
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import add_out, out_folder
+from trajopt.model.io import write_sto
+from trajopt.core.multibody import rotations
+from trajopt.core.ocp import HermiteSimpson
+from trajopt.model.paths.domain import PathDomain
+from trajopt.model.paths.fitting import ACCURATE, fit_paths
+from trajopt.model.paths.polynomial import PolynomialPaths
+from trajopt.model.paths.quaternion import euler_angular_velocity_matrix, spatial_from_constrained_jacobian
+from trajopt.model.paths.quaternion_paths import BallJointQuaternion, QuaternionBallPaths, constrained_moment_arms
+from trajopt.model.paths.samples import PathSamples
 from trajopt.examples.shoulder_reaching import analysis
 from trajopt.examples.shoulder_reaching.model import ELBOW_RANGE, SHOULDER, ShoulderArm, shoulder_arm
 from trajopt.examples.shoulder_reaching.reaching import build_problem, naive_guess, solve_naive_and_warm, solver
@@ -56,7 +56,7 @@ EULER_SETTINGS = replace(ACCURATE, max_degree=6, max_terms=120)
 
 
 class GeometricArmSampler:
-    """``trajopt.paths.refit.PathSampler`` over the arm's geometric paths, in (Q1, Q2, Q3, elbow)."""
+    """``trajopt.model.paths.refit.PathSampler`` over the arm's geometric paths, in (Q1, Q2, Q3, elbow)."""
 
     identity = "shoulder_arm:geometric"
     coordinates = VARIABLES

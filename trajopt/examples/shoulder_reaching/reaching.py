@@ -35,9 +35,9 @@ import casadi as ca
 import numpy as np
 
 from trajopt.errors import TrajoptInputError
-from trajopt.multibody import point_position, rotations
-from trajopt.ocp import Effort, Guess, HermiteSimpson, Ipopt, ResidualPenalty, Residuals
-from trajopt.prediction import (
+from trajopt.core.multibody import point_position, rotations
+from trajopt.core.ocp import Effort, Guess, HermiteSimpson, Ipopt, ResidualPenalty, Residuals
+from trajopt.studies.prediction import (
     ExplicitDynamics,
     ImplicitDynamics,
     MuscleDrivenProblem,
@@ -61,7 +61,8 @@ NORM_STABILIZATION = 50.0  # 1/s
 
 @dataclass(frozen=True, eq=False)
 class ReachingProblem(MuscleDrivenProblem):
-    """A reach built by ``trajopt.prediction.muscle_driven_problem`` (its symbols) and what the reach asks for."""
+    """A reach built by ``trajopt.studies.prediction.muscle_driven_problem`` (its symbols) and what the reach asks
+    for."""
 
     target: np.ndarray = None
     duration: float = None

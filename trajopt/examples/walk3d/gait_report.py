@@ -1,10 +1,10 @@
 """Is the predicted walk human walking? The predicted full cycle against the subject's measured gait cycle.
 
-Both cycles start at the right foot's first contact (vertical force above ``trajopt.gait.metrics.CONTACT_THRESHOLD``)
-and are compared over the gait cycle in percent: the right leg's hip, knee and ankle flexion (RMS and correlation),
-the ranges of pelvis list, pelvis rotation and hip rotation, the peak knee flexion in swing and the knee's flexion
-wave in early stance, and the right foot's vertical ground reaction (two peaks and the trough, in body weights).
-``CRITERIA`` are what a gait lab would accept.
+Both cycles start at the right foot's first contact (vertical force above
+``trajopt.studies.gait.metrics.CONTACT_THRESHOLD``) and are compared over the gait cycle in percent: the right leg's
+hip, knee and ankle flexion (RMS and correlation), the ranges of pelvis list, pelvis rotation and hip rotation, the peak
+knee flexion in swing and the knee's flexion wave in early stance, and the right foot's vertical ground reaction (two
+peaks and the trough, in body weights). ``CRITERIA`` are what a gait lab would accept.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ import numpy as np
 
 from trajopt.errors import TrajoptInputError
 
-from trajopt.gait.metrics import (
+from trajopt.studies.gait.metrics import (
     CONTACT_THRESHOLD,
     curve_agreement,
     over_cycle,
     value_range,
     vertical_force_peaks,
 )
-from trajopt.io import read_table
+from trajopt.model.io import read_table
 
 from trajopt.examples.walk3d.prediction import COORDINATES, GAIT_CYCLE, HERE
 

@@ -18,19 +18,19 @@ import json
 import time
 from pathlib import Path
 
-from trajopt.cli.helptext import description
-from trajopt.cli.options import add_elastic_tendons, add_mesh_interval, add_out
-from trajopt.analysis.inverse_goals import EmgTracking
-from trajopt.analysis.inverse_tendons import ElasticTendons, RigidTendons
-from trajopt.analysis.muscle_inverse import mesh_intervals
-from trajopt.ocp.transcriptions import MOCO_MESH_INTERVAL
-from trajopt.analysis.reaction_goal import JointReactionGoal
-from trajopt.io import read_table
-from trajopt.io.output import default_output, fresh_output
-from trajopt.ocp import HermiteSimpson, Ipopt
-from trajopt.musculoskeletal.operators import AddReserves, AddResiduals, DeGrooteMuscles, WeldJoints
-from trajopt.analysis.muscle_inverse_files import load_inverse
-from trajopt.reports.muscle_inverse import reaction_goal_section, write_report
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import add_elastic_tendons, add_mesh_interval, add_out
+from trajopt.studies.analysis.inverse_goals import EmgTracking
+from trajopt.studies.analysis.inverse_tendons import ElasticTendons, RigidTendons
+from trajopt.studies.analysis.muscle_inverse import mesh_intervals
+from trajopt.core.ocp.transcriptions import MOCO_MESH_INTERVAL
+from trajopt.studies.analysis.reaction_goal import JointReactionGoal
+from trajopt.model.io import read_table
+from trajopt.model.io.output import default_output, fresh_output
+from trajopt.core.ocp import HermiteSimpson, Ipopt
+from trajopt.model.musculoskeletal.operators import AddReserves, AddResiduals, DeGrooteMuscles, WeldJoints
+from trajopt.studies.analysis.muscle_inverse_files import load_inverse
+from trajopt.edge.reports.muscle_inverse import reaction_goal_section, write_report
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = ("Moco's 3D walking MocoInverse (80 muscles, GRFs, function-based paths); "

@@ -12,7 +12,7 @@ model's Rajagopal et al. 2016 names; the four adductor magnus parts take the mea
 from __future__ import annotations
 
 from trajopt.errors import TrajoptInputError
-from trajopt.muscles.metabolics_bhargava2004 import Bhargava2004MuscleConstants
+from trajopt.core.muscles.metabolics_bhargava2004 import Bhargava2004MuscleConstants
 
 # muscle (without side): (specific tension MPa, slow-twitch ratio)
 PREDSIM_MUSCLE_PHYSIOLOGY = {

@@ -2,10 +2,10 @@
 
 The model of ``prediction.load_model(quaternion_pelvis=False)`` (80 DeGroote rigid-tendon muscles, function-based
 paths, toe actuators, 12 contact spheres raised 2 cm, passive joint moments; the pelvis as the .osim's angles: the
-cycle stays far from gimbal lock), tracked with ``trajopt.gait.muscle_tracking.MuscleDrivenTracking`` over Moco's
-window 0.48-1.61 s (one gait cycle, free ends): coordinates.sto's coordinates (the patellofemoral ``_beta`` columns
-belong to the welded joints, the toes have no column) and their splined speeds, grf_walk.mot's forces (x, y, z of
-both feet, / body weight), excitation and actuator effort. Moco's example weighs its terms differently (states 0.05,
+cycle stays far from gimbal lock), tracked with ``trajopt.studies.gait.muscle_tracking.MuscleDrivenTracking`` over
+Moco's window 0.48-1.61 s (one gait cycle, free ends): coordinates.sto's coordinates (the patellofemoral ``_beta``
+columns belong to the welded joints, the toes have no column) and their splined speeds, grf_walk.mot's forces (x, y, z
+of both feet, / body weight), excitation and actuator effort. Moco's example weighs its terms differently (states 0.05,
 effort 0.1, contact 5e-3 over m g once) and adds initial-state bounds around the data; the weights here are
 ``WEIGHTS``. First guess: the coordinates with the activations of the walk3d inverse of the same motion (a muscle
 inverse solves in seconds and starts the muscles where the measured motion needs them), or activations 0.05 as
@@ -30,14 +30,14 @@ from trajopt.examples.walk3d.prediction import (
     load_model,
     solver_settings,
 )
-from trajopt.cli.options import add_max_iterations, add_mesh_interval, add_out, add_tolerance
-from trajopt.gait.muscle_tracking import MuscleDrivenTracking
-from trajopt.gait.study import GaitBounds
-from trajopt.gait.tracking import TrackingWeights
-from trajopt.io import MotionProcessor, read_motion
-from trajopt.io.output import fresh_output
+from trajopt.edge.cli.options import add_max_iterations, add_mesh_interval, add_out, add_tolerance
+from trajopt.studies.gait.muscle_tracking import MuscleDrivenTracking
+from trajopt.studies.gait.study import GaitBounds
+from trajopt.studies.gait.tracking import TrackingWeights
+from trajopt.model.io import MotionProcessor, read_motion
+from trajopt.model.io.output import fresh_output
 from trajopt.table import Table
-from trajopt.tools.muscle_track import summary_of, write_outputs
+from trajopt.edge.tools.muscle_track import summary_of, write_outputs
 
 DESCRIPTION = "muscle-driven tracking of the full gait cycle of Moco's example3DWalking (coordinates and GRFs)"
 GRF = HERE / "grf_walk.mot"

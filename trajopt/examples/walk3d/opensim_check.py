@@ -2,9 +2,9 @@
 
 OpenSim 4.6 builds the recipe's model with its own operators and components
 (``trajopt.examples.walk3d.opensim_request``: Moco's example's or PredSim's). trajopt's quaternion pelvis state is
-handed over as the .osim's pelvis angles and angle rates (``trajopt.gait.guess.free_joint_angle_motion``: the same
-angular velocity of the pelvis, not the same numbers); OpenSim's angle accelerations come back as the FreeJoint's u̇
-(``free_joint_speeds``: pelvis angular acceleration in the pelvis frame, translation accelerations in ground), so
+handed over as the .osim's pelvis angles and angle rates (``trajopt.studies.gait.guess.free_joint_angle_motion``: the
+same angular velocity of the pelvis, not the same numbers); OpenSim's angle accelerations come back as the FreeJoint's
+u̇ (``free_joint_speeds``: pelvis angular acceleration in the pelvis frame, translation accelerations in ground), so
 accelerations are compared in trajopt's speeds. Generalized forces are compared both ways: trajopt's implicit-dynamics
 residual ID(q, u, u̇) - τ at OpenSim's accelerations (trajopt's generalized forces: N·m about the pelvis axes, N along
 ground axes) and OpenSim's InverseDynamicsSolver residual at trajopt's accelerations (the .osim's coordinates).
@@ -21,10 +21,10 @@ from functools import lru_cache
 import casadi as ca
 import numpy as np
 
-from trajopt.contact import contact_record_values
-from trajopt.gait.guess import free_joint_angle_motion, free_joint_speeds
-from trajopt.io.opensim_reference import opensim_available, run_opensim_task
-from trajopt.multibody import inverse_dynamics
+from trajopt.model.contact import contact_record_values
+from trajopt.studies.gait.guess import free_joint_angle_motion, free_joint_speeds
+from trajopt.model.io.opensim_reference import opensim_available, run_opensim_task
+from trajopt.core.multibody import inverse_dynamics
 
 from trajopt.examples.walk3d.opensim_request import opensim_request, recipe_of
 from trajopt.examples.walk3d.prediction import MOCO_RECIPE, PELVIS, build_problem

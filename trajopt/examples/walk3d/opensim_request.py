@@ -13,18 +13,19 @@ lumbar torques (``LUMBAR_PASSIVE``).
 PredSim's recipe: compliant tendons in OpenSim's implicit mode (ModOpUseImplicitTendonComplianceDynamicsDGF: the
 normalized tendon force is a state, its derivative a discrete variable), each muscle's tendon strain the .osim's
 unless the recipe's ``tendon_stiffness`` names it (then OpenSim's strain for that kT with OpenSim's tendon curve);
-PredSim's passive joint torques (``trajopt.gait.passive_joint_torques``: exponential limit torques, linear springs
-and damping, the mtp spring of the passive toes) as one ExpressionBasedCoordinateForce per coordinate, f(q, qdot)
-written with OpenSim's expression syntax from the coefficients trajopt uses.
+PredSim's passive joint torques (``trajopt.studies.gait.passive_joint_torques``: exponential limit torques, linear
+springs and damping, the mtp spring of the passive toes) as one ExpressionBasedCoordinateForce per coordinate, f(q,
+qdot) written with OpenSim's expression syntax from the coefficients trajopt uses.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from trajopt.gait.guess import free_joint_angle_motion
-from trajopt.gait.passive_joint_torques import floating_base_speeds
-from trajopt.musculoskeletal.operators import AddContactGeometry, AddCoordinateActuators, DeGrooteMuscles, WeldJoints
+from trajopt.studies.gait.guess import free_joint_angle_motion
+from trajopt.studies.gait.passive_joint_torques import floating_base_speeds
+from trajopt.model.musculoskeletal.operators import (AddContactGeometry, AddCoordinateActuators, DeGrooteMuscles,
+                                                     WeldJoints)
 
 from trajopt.examples.walk3d.prediction import (LUMBAR_PASSIVE, MODEL, MOCO_RECIPE, PASSIVE, PATHS, PELVIS,
                                                 predsim_passive_torques)

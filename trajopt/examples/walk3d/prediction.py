@@ -1,7 +1,7 @@
 """3D predictive walking on Moco's example3DWalking model: a half gait cycle with a quaternion pelvis.
 
 Model (``load_model``): subject_walk_scaled.osim with the operators of ``OPERATORS``
-(``trajopt.musculoskeletal.operators``):
+(``trajopt.model.musculoskeletal.operators``):
 DeGroote rigid-tendon muscles without passive fiber force and active force-length width x1.5, min activation and
 excitation 0 (Moco's example3DWalking); the pelvis CustomJoint becomes a FreeJoint (unit quaternion, gimbal-lock
 free); toe actuators of 50 N·m, controls ±1 (as the example); contact spheres and smooth sphere-half-space forces
@@ -16,8 +16,8 @@ no muscle path depends on them (the function-based paths use hip, knee and ankle
 Problem (``build_problem``), PredSim-like: half a gait cycle, duration free in [0.4, 0.8] s; states q (32: pelvis
 quaternion and translations, 25 joint angles), u (31), 80 activations; controls 80 excitations and 15 actuator
 controls (lumbar 3, arms 10, toes 2); implicit multibody dynamics (31 algebraic accelerations, inverse dynamics =
-muscles + actuators + passive moments + contact); bilateral symmetry ``trajopt.gait`` (the state at the end is the
-mirror image of the start, pelvis_tx excluded; list, rotation, z translation, lumbar bending and rotation flip
+muscles + actuators + passive moments + contact); bilateral symmetry ``trajopt.studies.gait`` (the state at the end is
+the mirror image of the start, pelvis_tx excluded; list, rotation, z translation, lumbar bending and rotation flip
 sign, the quaternion maps (w, x, y, z) -> (w, -x, -y, z)); average speed of coordinates.sto's gait cycle;
 objective ∫ (Σ e³ + Σ c³ + w Σ q̈²) dt / distance (excitations e, actuator controls c, generalized accelerations q̈;
 the actuator and acceleration terms are documented extras, ``ACCELERATION_WEIGHT``); passive lumbar torques
@@ -37,24 +37,24 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
-from trajopt.contact import contact_loads_function, osim_contacts
-from trajopt.gait.ground_reactions import foot_ground_reactions
-from trajopt.gait.muscle_tracking import MuscleDrivenTracking
-from trajopt.gait.guess import free_joint_motion, guess_from_coordinates
+from trajopt.model.contact import contact_loads_function, osim_contacts
+from trajopt.studies.gait.ground_reactions import foot_ground_reactions
+from trajopt.studies.gait.muscle_tracking import MuscleDrivenTracking
+from trajopt.studies.gait.guess import free_joint_motion, guess_from_coordinates
 from trajopt.examples.walk3d.muscle_physiology import predsim_muscle_constants
-from trajopt.gait.body_distances import BodyDistance, predsim_body_distances, require_body_distances
-from trajopt.gait.passive_joint_torques import FALISSE2022, passive_joint_torques
-from trajopt.gait.predsim_cost import PREDSIM_WEIGHTS, PredSimWeights, predsim_cost, total
-from trajopt.gait.study import GaitBounds, half_gait_cycle
-from trajopt.gait.symmetry import bilateral_symmetry
-from trajopt.gait.tracking import TrackingWeights
-from trajopt.io import MotionProcessor, read_motion, read_table
-from trajopt.musculoskeletal import MusculoskeletalModel
-from trajopt.ocp import Effort, Free, Guess, HermiteSimpson, Ipopt
-from trajopt.osim.expression_forces import (ExpressionCoordinateForce, generalized_forces_function,
-                                            read_expression_forces)
-from trajopt.paths.function_based_xml import read_function_based_path_set
-from trajopt.musculoskeletal.operators import (
+from trajopt.studies.gait.body_distances import BodyDistance, predsim_body_distances, require_body_distances
+from trajopt.studies.gait.passive_joint_torques import FALISSE2022, passive_joint_torques
+from trajopt.studies.gait.predsim_cost import PREDSIM_WEIGHTS, PredSimWeights, predsim_cost, total
+from trajopt.studies.gait.study import GaitBounds, half_gait_cycle
+from trajopt.studies.gait.symmetry import bilateral_symmetry
+from trajopt.studies.gait.tracking import TrackingWeights
+from trajopt.model.io import MotionProcessor, read_motion, read_table
+from trajopt.model.musculoskeletal import MusculoskeletalModel
+from trajopt.core.ocp import Effort, Free, Guess, HermiteSimpson, Ipopt
+from trajopt.model.osim.expression_forces import (ExpressionCoordinateForce, generalized_forces_function,
+                                                  read_expression_forces)
+from trajopt.model.paths.function_based_xml import read_function_based_path_set
+from trajopt.model.musculoskeletal.operators import (
     AddContactGeometry,
     AddCoordinateActuators,
     DeGrooteMuscles,
@@ -62,9 +62,9 @@ from trajopt.musculoskeletal.operators import (
     WeldJoints,
     load_processed,
 )
-from trajopt.prediction import MuscleDrivenProblem
+from trajopt.studies.prediction import MuscleDrivenProblem
 from trajopt.table import Table
-from trajopt.prediction.tendon_dynamics import (
+from trajopt.studies.prediction.tendon_dynamics import (
     PREDSIM_DERIVATIVE_BOUNDS,
     PREDSIM_DERIVATIVE_SCALE,
     PREDSIM_DERIVATIVE_WEIGHT,
@@ -91,7 +91,7 @@ class ModelChoices:
     ``active_force_width_scale``: widening of the active force-length curve (Moco's example 1.5, PredSim 1);
     ``passive_toes``: the mtp joints are passive (PredSim's spring 25 N·m/rad, damping 2 N·m·s/rad, Falisse et al.
     2022) instead of driven by 50 N·m actuators; ``predsim_passive_torques``: PredSim's limit torques and damping
-    (0.1 N·m·s/rad) on every joint (``trajopt.gait.passive_joint_torques``) instead of Moco's
+    (0.1 N·m·s/rad) on every joint (``trajopt.studies.gait.passive_joint_torques``) instead of Moco's
     ExpressionBasedCoordinateForceSet with PredSim's lumbar torques; ``weld_forearms``: the radioulnar joints welded
     (PredSim's model has no forearm rotation, and this model's has no passive or muscle force to hold it).
     """
@@ -258,8 +258,8 @@ class Recipe:
 
     ``MOCO_RECIPE`` is Moco's example3DWalking problem: ∫ (Σ e³ + Σ c³ + w Σ q̈²) dt / distance with rigid tendons
     on Moco's processed model, activations from 0. ``PREDSIM_RECIPE`` is PredSim's (Falisse et al. 2019, 2022):
-    its cost terms and weights (``trajopt.gait.predsim_cost``: metabolic energy rate squared per muscle over body
-    mass, activations squared, joint accelerations of the legs, pelvis and trunk, passive limit torques, actuator
+    its cost terms and weights (``trajopt.studies.gait.predsim_cost``: metabolic energy rate squared per muscle over
+    body mass, activations squared, joint accelerations of the legs, pelvis and trunk, passive limit torques, actuator
     excitations, slack controls), compliant tendons (De Groote's implicit normalized tendon force, PredSim's
     stiffness kT 35 and derivative bounds), passive fiber forces, passive joint torques and passive toes,
     activations from PredSim's 0.05, its distance constraints between the feet, tibias, toes and hands and thighs,
@@ -278,7 +278,8 @@ class Recipe:
     weights: PredSimWeights = PREDSIM_WEIGHTS
     min_activation: float = 0.0
     tendon_stiffness: tuple[tuple[str, float], ...] = ()  # (muscle, kT) overrides of compliant tendons
-    body_distances: tuple[BodyDistance, ...] = ()  # PredSim's distance constraints (trajopt.gait.body_distances)
+    # PredSim's distance constraints (trajopt.studies.gait.body_distances)
+    body_distances: tuple[BodyDistance, ...] = ()
     predsim_muscle_physiology: bool = False  # PredSim's specific tensions and slow-twitch ratios (else 0.25 MPa, 0.5)
     coordinate_bounds: tuple[tuple[str, tuple[float, float]], ...] = ()  # (name without side, bounds) over PredSim's
     # N·m per unit excitation of the lumbar actuators in the actuator term (PredSim's models move the trunk with
@@ -299,8 +300,8 @@ PREDSIM_ADAPTED_RECIPE = dataclasses.replace(PREDSIM_RECIPE, min_activation=0.0,
 COMPLIANT_TRICEPS_SURAE = tuple((f"{muscle}_{side}", 17.5) for muscle in ("soleus", "gasmed", "gaslat")
                                 for side in "rl")
 # PredSim's tendon dynamics: the derivative of the normalized tendon force a control in [-100, 100] 1/s with a small
-# weight (trajopt.prediction.tendon_dynamics); each muscle keeps the model's tendon strain 0.049 (stiffness kT 36.6
-# with OpenSim's curve constants; PredSim's default is 35).
+# weight (trajopt.studies.prediction.tendon_dynamics); each muscle keeps the model's tendon strain 0.049 (stiffness kT
+# 36.6 with OpenSim's curve constants; PredSim's default is 35).
 PREDSIM_TENDONS = ElasticTendons(derivative_bounds=PREDSIM_DERIVATIVE_BOUNDS,
                                  derivative_weight=PREDSIM_DERIVATIVE_WEIGHT, derivative_scale=PREDSIM_DERIVATIVE_SCALE)
 
@@ -398,7 +399,7 @@ def build_problem(intervals: int = 50, speed: float | None = None, duration=Free
 
 
 def tracking_study(walk: Walk3dProblem) -> MuscleDrivenTracking:
-    """``trajopt.gait.muscle_tracking.MuscleDrivenTracking`` of coordinates.sto's first half cycle (times and
+    """``trajopt.studies.gait.muscle_tracking.MuscleDrivenTracking`` of coordinates.sto's first half cycle (times and
     pelvis_tx from 0, the pelvis as ``walk``'s model has it) and grf_walk.mot's forces (x, y, z, both feet, / body
     weight) on ``walk``'s model with its contacts, passive moments, bounds and symmetric ends, rigid tendons: its
     solution on ``walk.transcription`` is a guess for the prediction that already walks on the contact model."""

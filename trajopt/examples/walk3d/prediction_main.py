@@ -23,24 +23,24 @@ from pathlib import Path
 import numpy as np
 from scipy.integrate import simpson
 
-from trajopt.analysis.figures import pyplot, save_figure, write_animation
-from trajopt.cli.helptext import description
-from trajopt.cli.options import (add_animate, add_compiled, add_intervals, add_max_iterations, add_out, add_print_level,
-                                 add_solver_route, add_tolerance, out_folder)
-from trajopt.paths.domain_report import print_path_domain_warning
+from trajopt.studies.analysis.figures import pyplot, save_figure, write_animation
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import (add_animate, add_compiled, add_intervals, add_max_iterations, add_out,
+                                      add_print_level, add_solver_route, add_tolerance, out_folder)
+from trajopt.model.paths.domain_report import print_path_domain_warning
 from trajopt.errors import TrajoptInputError
-from trajopt.gait.expansion import full_cycle, table_mirror
-from trajopt.gait.ground_reactions import center_of_pressure
-from trajopt.gait.guess import free_joint_angles
-from trajopt.gait.labels import coordinate_paths
-from trajopt.gait.metabolic_cost import body_mass, whole_body_metabolic_rate
-from trajopt.gait.metrics import cost_of_transport
-from trajopt.gait.predsim_cost import PREDSIM_WEIGHTS, PredSimWeights, term_values
-from trajopt.io import read_table, write_sto
-from trajopt.multibody import body_poses
-from trajopt.ocp import SolverRoute, route_solver
-from trajopt.ocp.verification import SimulationUndefined
-from trajopt.prediction import resimulate
+from trajopt.studies.gait.expansion import full_cycle, table_mirror
+from trajopt.studies.gait.ground_reactions import center_of_pressure
+from trajopt.studies.gait.guess import free_joint_angles
+from trajopt.studies.gait.labels import coordinate_paths
+from trajopt.studies.gait.metabolic_cost import body_mass, whole_body_metabolic_rate
+from trajopt.studies.gait.metrics import cost_of_transport
+from trajopt.studies.gait.predsim_cost import PREDSIM_WEIGHTS, PredSimWeights, term_values
+from trajopt.model.io import read_table, write_sto
+from trajopt.core.multibody import body_poses
+from trajopt.core.ocp import SolverRoute, route_solver
+from trajopt.core.ocp.verification import SimulationUndefined
+from trajopt.studies.prediction import resimulate
 from trajopt.table import Table
 
 from trajopt.examples.walk3d.opensim_check import opensim_check_rows, solution_check
@@ -230,8 +230,8 @@ def deviation_rows(deviation: dict, shown: int = 8) -> list[str]:
 
 
 def resimulation_drift(walk, solution) -> dict:
-    """Forward re-simulation (``trajopt.prediction.resimulate``: forward dynamics, Radau with the exact Jacobian)
-    restarted from the optimized state at each mesh point: the transcription's local error."""
+    """Forward re-simulation (``trajopt.studies.prediction.resimulate``: forward dynamics, Radau with the exact
+    Jacobian) restarted from the optimized state at each mesh point: the transcription's local error."""
     mb = walk.model.musculoskeletal.multibody
     try:
         local = resimulate(walk.muscle_driven, solution, restart_each_interval=True, method="Radau")
@@ -266,7 +266,7 @@ def objective_rows(walk, solution, acceleration_weight: float) -> tuple[dict, li
     """Each term of the objective (PredSim's or Moco's example's) and its summary.md rows."""
     if walk.cost_terms:
         terms = term_values(solution, walk.cost_terms)
-        return terms, [f"| objective: PredSim's cost per distance (trajopt.gait.predsim_cost) | "
+        return terms, [f"| objective: PredSim's cost per distance (trajopt.studies.gait.predsim_cost) | "
                        f"{solution.objective:.6g} |",
                        *[f"| of which {name} | {value:.6g} |" for name, value in terms.items()]]
     terms = objective_terms(walk, solution, acceleration_weight)

@@ -1,0 +1,1 @@
+"""Core layer: symbolic muscles, multibody dynamics and optimal control on CasADi (imports the base only)."""

@@ -1,0 +1,1 @@
+"""Edge layer: the command line, its tools, batches and reports."""

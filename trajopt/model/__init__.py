@@ -1,0 +1,1 @@
+"""Model layer: files and geometry (motions, .osim import, muscle paths, contact) as symbolic model parts."""

@@ -1,0 +1,1 @@
+"""Studies layer: what a user solves (inverse dynamics, static optimization, muscle-driven inverse, gait)."""
