@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import re
 import tempfile
 import time
 from pathlib import Path
@@ -44,14 +43,16 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
-from trajopt.edge.cli.helptext import description
-from trajopt.edge.cli.options import add_intervals, add_report_out, report_file
-from trajopt.examples.gait2d.main import PREDICTION_OBJECTIVE_SCALING, SolverRoute, prediction_solver, solver_settings
+from trajopt.benchmarks.solve_log import continuation_counts, logged, logged_solver, timed_solve
+from trajopt.cli.helptext import description
+from trajopt.cli.options import add_intervals, add_report_out, report_file
+from trajopt.examples.gait2d.main import (COARSE_MESH_OPTIONS, PREDICTION_OBJECTIVE_SCALING, SolverRoute,
+                                          solver_settings)
 from trajopt.examples.gait2d.model import GaitModel
 from trajopt.examples.gait2d.prediction import build_problem
-from trajopt.model.io.output import write_report
-from trajopt.core.ocp import HermiteSimpson, Hessian, Ipopt, MeshContinuation
-from trajopt.core.ocp.compiled import compiled_nlp
+from trajopt.io.output import write_report
+from trajopt.ocp import HermiteSimpson, Hessian, Ipopt
+from trajopt.ocp.compiled import compiled_nlp
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = ('solver routes on the gait2d prediction: factorizations per iteration, iterations, mesh continuation, '
@@ -87,11 +88,6 @@ ROUTES = {
 MARGIN = 0.1
 
 
-def factorizations(log: Path) -> int:
-    """IPOPT's trial factorizations, summed over its linear solves, from its output file (file level >= 6)."""
-    return sum(int(n) for n in re.findall(r"Number of trial factorizations performed: (\d+)", log.read_text()))
-
-
 def objective_hessian_only(hessian):
     """The NLP's Lagrangian-Hessian Function with the constraint multipliers set to zero: the objective's Hessian
     (times lam_f), a convex Hessian for an effort objective."""
@@ -120,10 +116,8 @@ def gauss_newton_settings(base):
 def settings_for(kind: str, options: dict, log: Path | None, tolerance_options: dict | None = None):
     """The gait2d prediction's settings with ``options`` (and IPOPT's output file ``log`` at level 6)."""
     base = solver_settings(0, 1000, objective_scaling=PREDICTION_OBJECTIVE_SCALING, compiled=True)
-    extra = {**options, **(tolerance_options or {})}
-    if log is not None:
-        extra.update(output_file=str(log), file_print_level=6)
-    settings = dataclasses.replace(base, options={**base.options, **extra})
+    settings = logged(dataclasses.replace(base, options={**base.options, **options, **(tolerance_options or {})}),
+                      log)
     if kind == "limited-memory":
         return dataclasses.replace(settings, hessian=Hessian.LIMITED_MEMORY, max_iterations=CAPPED_ITERATIONS)
     if kind == "gauss-newton":
@@ -133,37 +127,19 @@ def settings_for(kind: str, options: dict, log: Path | None, tolerance_options: 
 
 def one_solve(model, intervals: int, settings, guess=None, log: Path | None = None) -> tuple:
     """(solution, record) of one gait2d prediction: build, transcription, NLP construction and IPOPT timed."""
-    wall, cpu = time.perf_counter(), time.process_time()
-    gait = build_problem(intervals, 1.2, model=model)
-    solution = gait.problem.solve(HermiteSimpson(intervals), settings,
+    def solve():
+        gait = build_problem(intervals, 1.2, model=model)
+        return gait.problem.solve(HermiteSimpson(intervals), settings,
                                   guess=gait.reference_guess() if guess is None else guess)
-    record = {"status": solution.status, "success": solution.success, "iterations": solution.iterations,
-              "factorizations": factorizations(log) if log is not None else None,
-              "ipopt_s": solution.wall_time, "cpu_s": time.process_time() - cpu,
-              "end_to_end_s": time.perf_counter() - wall, "objective": solution.objective}
-    return solution, record
 
-
-def ipopt_summary(log: Path) -> dict:
-    """Iterations, factorizations and exit message of one IPOPT run from its output file (absent: not run)."""
-    if not log.exists():
-        return {"iterations": 0, "factorizations": 0, "exit": "not run"}
-    text = log.read_text()
-    iterations = re.findall(r"Number of Iterations\.*: (\d+)", text)
-    exit_message = re.findall(r"EXIT: (.*)", text)
-    return {"iterations": int(iterations[-1]) if iterations else -1, "factorizations": factorizations(log),
-            "exit": exit_message[-1].strip() if exit_message else "unknown"}
+    return timed_solve(solve, log)
 
 
 def continuation_solver(kind: str, fine_log: Path, coarse_log: Path):
     """The mesh-continuation solver of the route (gait2d's own for "continuation-adaptive"), each stage writing
     IPOPT's output file of its own."""
-    settings = settings_for("ipopt", {}, fine_log)
-    solver = (prediction_solver(settings, SolverRoute.MESH_CONTINUATION) if kind == "continuation-adaptive"
-              else MeshContinuation(settings))
-    coarse = solver.coarse or solver.fine
-    return dataclasses.replace(solver, coarse=dataclasses.replace(
-        coarse, options={**coarse.options, "output_file": str(coarse_log)}))
+    return logged_solver(settings_for("ipopt", {}, None), SolverRoute.MESH_CONTINUATION, fine_log, coarse_log,
+                         COARSE_MESH_OPTIONS if kind == "continuation-adaptive" else None)
 
 
 def run_route(model, name: str, intervals: int, tolerance_options: dict | None = None) -> dict:
@@ -179,12 +155,7 @@ def run_route(model, name: str, intervals: int, tolerance_options: dict | None =
         else:
             coarse_log = Path(folder) / "coarse.log"
             _, record = one_solve(model, intervals, continuation_solver(kind, log, coarse_log))
-            coarse, fine = ipopt_summary(coarse_log), ipopt_summary(log)
-            coarse_intervals = intervals // 2
-            record.update(coarse={"intervals": coarse_intervals, **coarse}, fine=fine,
-                          factorizations=coarse["factorizations"] + fine["factorizations"],
-                          full_mesh_factorizations=fine["factorizations"]
-                          + coarse["factorizations"] * coarse_intervals / intervals)
+            record = continuation_counts(record, coarse_log, log, intervals, intervals // 2)
     record["factorizations_per_iteration"] = (None if record["factorizations"] is None else
                                               record["factorizations"] / max(record["iterations"], 1))
     return {"route": name, "intervals": intervals, **record, "loadavg": load}
