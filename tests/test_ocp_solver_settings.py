@@ -10,7 +10,7 @@ the sliding mass's minimum time 2 s (bang-bang: 1 m/s² for 1 s, then -1 m/s² f
 import pytest
 
 from ocp_problems import double_integrator, sliding_mass
-from trajopt.ocp import HermiteSimpson, Hessian, Ipopt, MeshContinuation, SolverRoute, route_solver
+from trajopt.core.ocp import HermiteSimpson, Hessian, Ipopt, MeshContinuation, SolverRoute, route_solver
 
 TOL = 1e-10
 EXACT = 1e-8  # relative: the optimum to IPOPT's tolerance

@@ -13,7 +13,7 @@ import re
 import time
 from pathlib import Path
 
-from trajopt.ocp import Ipopt, SolverRoute, route_solver
+from trajopt.core.ocp import Ipopt, SolverRoute, route_solver
 
 FILE_LEVEL = 6  # IPOPT's file level that prints each linear solve's trial factorizations
 

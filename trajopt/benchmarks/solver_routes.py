@@ -44,15 +44,15 @@ import casadi as ca
 import numpy as np
 
 from trajopt.benchmarks.solve_log import continuation_counts, logged, logged_solver, timed_solve
-from trajopt.cli.helptext import description
-from trajopt.cli.options import add_intervals, add_report_out, report_file
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import add_intervals, add_report_out, report_file
 from trajopt.examples.gait2d.main import (COARSE_MESH_OPTIONS, PREDICTION_OBJECTIVE_SCALING, SolverRoute,
                                           solver_settings)
 from trajopt.examples.gait2d.model import GaitModel
 from trajopt.examples.gait2d.prediction import build_problem
-from trajopt.io.output import write_report
-from trajopt.ocp import HermiteSimpson, Hessian, Ipopt
-from trajopt.ocp.compiled import compiled_nlp
+from trajopt.model.io.output import write_report
+from trajopt.core.ocp import HermiteSimpson, Hessian, Ipopt
+from trajopt.core.ocp.compiled import compiled_nlp
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = ('solver routes on the gait2d prediction: factorizations per iteration, iterations, mesh continuation, '

@@ -46,9 +46,9 @@ from pathlib import Path
 
 from trajopt.benchmarks.solve_log import continuation_counts, constraint_violation, logged_solver, timed_solve
 from trajopt.benchmarks.solver_routes import ADAPTIVE, ROUTES as GAIT2D_ROUTES, SAME_OPTIMUM, TIGHT, place
-from trajopt.analysis.muscle_inverse import mesh_intervals
-from trajopt.cli.helptext import description
-from trajopt.cli.options import add_report_out, integer_at_least, report_file
+from trajopt.studies.analysis.muscle_inverse import mesh_intervals
+from trajopt.edge.cli.helptext import description
+from trajopt.edge.cli.options import add_report_out, integer_at_least, report_file
 from trajopt.examples.arm26_reaching import reaching as arm26
 from trajopt.examples.gait2d.main import COARSE_MESH_OPTIONS, PREDICTION_OBJECTIVE_SCALING
 from trajopt.examples.gait2d.main import solver_settings as gait2d_settings
@@ -57,9 +57,9 @@ from trajopt.examples.gait2d.prediction import build_problem as gait2d_problem
 from trajopt.examples.shoulder_reaching import reaching as shoulder
 from trajopt.examples.walk3d import inverse as walk3d_inverse
 from trajopt.examples.walk3d import prediction as walk3d
-from trajopt.io.output import write_report
-from trajopt.ocp import HermiteSimpson, Hessian, Ipopt, SolverRoute
-from trajopt.ocp.transcriptions import MOCO_MESH_INTERVAL
+from trajopt.model.io.output import write_report
+from trajopt.core.ocp import HermiteSimpson, Hessian, Ipopt, SolverRoute
+from trajopt.core.ocp.transcriptions import MOCO_MESH_INTERVAL
 
 # One line for `trajopt --help`, read from this file without importing it.
 DESCRIPTION = ("every shipped optimal-control problem under today's settings and each solver route: iterations, "
