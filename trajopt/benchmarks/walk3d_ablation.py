@@ -39,6 +39,11 @@ def _variants():
     def weights(**changes):
         return dataclasses.replace(recipe, weights=dataclasses.replace(recipe.weights, **changes))
 
+    # The two choices for this model's strong muscles and torque-driven trunk, without the predsim-adapted
+    # recipe's tendon and weight changes, which the rows after it add one at a time.
+    adapted = dataclasses.replace(recipe, min_activation=0.0, trunk_actuator_torque=1000.0)
+    compliant = dataclasses.replace(adapted, tendon_stiffness=walk3d.COMPLIANT_TRICEPS_SURAE)
+
     return {
         "recipe": ("the default recipe (all ingredients)", recipe),
         "moco-example": ("Moco's example3DWalking problem instead", walk3d.MOCO_RECIPE),
@@ -57,16 +62,19 @@ def _variants():
         "minimum-activation-0": ("activations from 0 (PredSim 0.05)", dataclasses.replace(recipe, min_activation=0.0)),
         "trunk-actuators-1000": ("trunk actuators at 1000 N·m per unit excitation (PredSim's arms 150)",
                                  dataclasses.replace(recipe, trunk_actuator_torque=1000.0)),
-        "adapted": ("both: the predsim-adapted recipe", walk3d.PREDSIM_ADAPTED_RECIPE),
-        "adapted-from-tracking": ("the predsim-adapted recipe from the tracking solution (coordinates.sto and "
-                                  "grf_walk.mot tracked on the same mesh) instead of coordinates.sto",
-                                  walk3d.PREDSIM_ADAPTED_RECIPE),
-        "adapted-compliant-triceps": ("the predsim-adapted recipe with triceps surae tendons kT 17.5",
-                                      dataclasses.replace(walk3d.PREDSIM_ADAPTED_RECIPE,
-                                                          tendon_stiffness=walk3d.COMPLIANT_TRICEPS_SURAE)),
-        "adapted-toe-actuators": ("the predsim-adapted recipe with toe actuators instead of passive toes",
-                                  dataclasses.replace(walk3d.PREDSIM_ADAPTED_RECIPE, model=dataclasses.replace(
-                                      walk3d.PREDSIM_ADAPTED_RECIPE.model, passive_toes=False))),
+        "adapted": ("both: activations from 0 and trunk actuators at 1000", adapted),
+        "adapted-from-tracking": ("adapted, from the tracking solution (coordinates.sto and grf_walk.mot tracked "
+                                  "on the same mesh) instead of coordinates.sto", adapted),
+        "adapted-compliant-triceps": ("adapted, with triceps surae tendons kT 17.5", compliant),
+        "adapted-compliant-triceps-metabolic-350": (
+            "adapted, triceps surae tendons kT 17.5, metabolic energy weight 350",
+            dataclasses.replace(compliant, weights=dataclasses.replace(compliant.weights, metabolic_energy=350.0))),
+        "adapted-compliant-triceps-metabolic-250": (
+            "adapted, triceps surae tendons kT 17.5, metabolic energy weight 250",
+            dataclasses.replace(compliant, weights=dataclasses.replace(compliant.weights, metabolic_energy=250.0))),
+        "adapted-toe-actuators": ("adapted, with toe actuators instead of passive toes",
+                                  dataclasses.replace(adapted, model=dataclasses.replace(adapted.model,
+                                                                                         passive_toes=False))),
         "opensim-muscle-physiology": ("OpenSim's default specific tension 0.25 MPa and slow-twitch ratio 0.5",
                                       dataclasses.replace(recipe, predsim_muscle_physiology=False)),
         "moco-passive-forces": ("Moco's passive joint forces instead of PredSim's",
