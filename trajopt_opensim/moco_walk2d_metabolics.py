@@ -14,7 +14,6 @@ terms (weighted, as Moco reports them), iterations, solver_seconds (Moco's solve
 call), status, success, opensim version, and the solution's time, states and controls with their labels.
 """
 
-import math
 import os
 import re
 import tempfile
@@ -23,25 +22,13 @@ import time
 import numpy as np
 import opensim
 
+from trajopt_opensim._moco_walk2d import BOUNDS, FINAL_TIME
+
 METABOLIC_WEIGHT = 0.1
 EFFORT_WEIGHT = 0.1
 TRACKING_WEIGHT = 30.0
-FINAL_TIME = 0.470089
-DEG = math.pi / 180
 MUSCLES = tuple(f"{name}_{side}" for name in ("hamstrings", "bifemsh", "glut_max", "iliopsoas", "rect_fem", "vasti",
                                               "gastroc", "soleus", "tib_ant") for side in ("r", "l"))
-BOUNDS = {
-    "/jointset/groundPelvis/pelvis_tilt/value": [-20 * DEG, -10 * DEG],
-    "/jointset/groundPelvis/pelvis_tx/value": [0, 1],
-    "/jointset/groundPelvis/pelvis_ty/value": [0.75, 1.25],
-    "/jointset/hip_l/hip_flexion_l/value": [-10 * DEG, 60 * DEG],
-    "/jointset/hip_r/hip_flexion_r/value": [-10 * DEG, 60 * DEG],
-    "/jointset/knee_l/knee_angle_l/value": [-50 * DEG, 0],
-    "/jointset/knee_r/knee_angle_r/value": [-50 * DEG, 0],
-    "/jointset/ankle_l/ankle_angle_l/value": [-15 * DEG, 25 * DEG],
-    "/jointset/ankle_r/ankle_angle_r/value": [-15 * DEG, 25 * DEG],
-    "/jointset/lumbar/lumbar/value": [0, 20 * DEG],
-}
 
 
 def _mirror(name, side, other):

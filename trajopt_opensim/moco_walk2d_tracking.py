@@ -21,7 +21,6 @@ solver_duration), wall_seconds (the solve call), status, success, the solution's
 their labels; with a trajectory to score, ``score_objective``, ``score_term_names``, ``score_term_values``.
 """
 
-import math
 import os
 import re
 import tempfile
@@ -30,23 +29,11 @@ import time
 import numpy as np
 import opensim
 
-FINAL_TIME = 0.470089
+from trajopt_opensim._moco_walk2d import BOUNDS, FINAL_TIME
+
 CONTROL_EFFORT_WEIGHT = 10.0
 STATE_TRACKING_WEIGHT = 1.0
 GRF_TRACKING_WEIGHT = 1.0
-DEG = math.pi / 180
-BOUNDS = {
-    "/jointset/groundPelvis/pelvis_tilt/value": [-20 * DEG, -10 * DEG],
-    "/jointset/groundPelvis/pelvis_tx/value": [0, 1],
-    "/jointset/groundPelvis/pelvis_ty/value": [0.75, 1.25],
-    "/jointset/hip_l/hip_flexion_l/value": [-10 * DEG, 60 * DEG],
-    "/jointset/hip_r/hip_flexion_r/value": [-10 * DEG, 60 * DEG],
-    "/jointset/knee_l/knee_angle_l/value": [-50 * DEG, 0],
-    "/jointset/knee_r/knee_angle_r/value": [-50 * DEG, 0],
-    "/jointset/ankle_l/ankle_angle_l/value": [-15 * DEG, 25 * DEG],
-    "/jointset/ankle_r/ankle_angle_r/value": [-15 * DEG, 25 * DEG],
-    "/jointset/lumbar/lumbar/value": [0, 20 * DEG],
-}
 # IPOPT reads ipopt.opt from the working folder: no move of the starting point into the bounds' interior.
 NO_BOUND_PUSH = "bound_push 1e-14\nbound_frac 1e-14\nslack_bound_push 1e-14\nslack_bound_frac 1e-14\n"
 
