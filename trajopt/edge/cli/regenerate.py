@@ -78,7 +78,8 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                            "--out", "{results}/walk3d_prediction")),
     ("walk3d-prediction predsim", ("run", "walk3d-prediction", "--resimulate",
                                    "--out", "{results}/walk3d_prediction_predsim")),
-    ("walk3d-prediction predsim-adapted", ("run", "walk3d-prediction", "--recipe", "predsim-adapted", "--resimulate",
+    ("walk3d-prediction predsim-adapted", ("run", "walk3d-prediction", "--recipe", "predsim-adapted",
+                                           "--solver", "mesh-continuation", "--resimulate",
                                            "--out", "{results}/walk3d_prediction_predsim_adapted")),
     # 0.9 m/s on 25 intervals: on 50 the solve from coordinates.sto does not converge (walk3d README).
     *((f"walk3d-prediction predsim {speed} m/s",

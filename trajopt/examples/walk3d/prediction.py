@@ -269,7 +269,9 @@ class Recipe:
     and whose trunk is moved by torque actuators instead of muscles: activations from 0 (a 0.05 floor holds
     hundreds of newtons in the swing leg's soleus, which the tibialis anterior then fights), and the trunk
     actuators priced at 1000 N·m per unit excitation instead of the arms' 150 (trunk muscles, which the actuators
-    stand for, cost far less per N·m than PredSim's excitation term weighted 1e6).
+    stand for, cost far less per N·m than PredSim's excitation term weighted 1e6); and two settings chosen by the
+    ablation of the recipe (``trajopt bench walk3d-ablation``): compliant triceps surae tendons (PredSim's gait1018
+    setting, ``COMPLIANT_TRICEPS_SURAE``) and the metabolic energy weighted 350 instead of 500.
     """
 
     model: ModelChoices = MOCO_MODEL
@@ -294,11 +296,13 @@ class Recipe:
 MOCO_RECIPE = Recipe()
 PREDSIM_RECIPE = Recipe(PREDSIM_MODEL, elastic_tendons=True, predsim_cost=True, min_activation=0.05,
                         body_distances=predsim_body_distances(), predsim_muscle_physiology=True)
-PREDSIM_ADAPTED_RECIPE = dataclasses.replace(PREDSIM_RECIPE, min_activation=0.0, trunk_actuator_torque=1000.0)
 # A compliant triceps surae: half PredSim's default tendon stiffness (kT 17.5), as PredSim's gait1018 settings
 # (Subjects/gait1018/settings_gait1018.m).
 COMPLIANT_TRICEPS_SURAE = tuple((f"{muscle}_{side}", 17.5) for muscle in ("soleus", "gasmed", "gaslat")
                                 for side in "rl")
+PREDSIM_ADAPTED_RECIPE = dataclasses.replace(
+    PREDSIM_RECIPE, min_activation=0.0, trunk_actuator_torque=1000.0, tendon_stiffness=COMPLIANT_TRICEPS_SURAE,
+    weights=dataclasses.replace(PREDSIM_WEIGHTS, metabolic_energy=350.0))
 # PredSim's tendon dynamics: the derivative of the normalized tendon force a control in [-100, 100] 1/s with a small
 # weight (trajopt.studies.prediction.tendon_dynamics); each muscle keeps the model's tendon strain 0.049 (stiffness kT
 # 36.6 with OpenSim's curve constants; PredSim's default is 35).
