@@ -91,7 +91,7 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     *((f"bench {name}", ("bench", name, "--out", "{results}/benchmarks"))
       for name in ("dynamics", "paths", "static-optimization", "reaching", "gait2d", "nlp-derivatives",
                    "walk3d-inverse", "walk3d-static-optimization", "smooth-paths", "ipopt-settings", "linear-solvers",
-                   "solver-routes", "solvers")),
+                   "solver-routes", "solvers", "muscle-analysis")),
     ("bench walk3d", ("bench", "walk3d", "--recipe", "moco-example", "--intervals", "50", "25", "--euler-pelvis",
                       "--out", "{results}/benchmarks")),
     ("bench walk3d from tracking", ("bench", "walk3d", "--recipe", "moco-example", "--intervals", "50",
