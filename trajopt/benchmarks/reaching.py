@@ -29,6 +29,7 @@ from pathlib import Path
 
 from trajopt.edge.cli.helptext import description
 from trajopt.edge.cli.options import COUNT, add_compiled, add_no_moco, add_report_out, report_file
+from trajopt.errors import TrajoptInputError
 from trajopt.examples.arm26_reaching import reaching, static_arm
 from trajopt.model.io.output import write_report
 from trajopt.core.ocp import Hessian, HermiteSimpson, Ipopt, Trapezoidal
@@ -96,8 +97,13 @@ def time_wrapped_paths(paths: reaching.ReachingPaths, intervals: int, max_second
 def wrapped_paths_main(args) -> int:
     out = report_file(args.out, "reaching_wrapped_paths")
     rows = []
-    for value in args.wrapped_paths:
-        row = time_wrapped_paths(reaching.ReachingPaths(value), args.wrapped_intervals, args.max_seconds)
+    intervals = args.wrapped_intervals * len(args.wrapped_paths) if len(args.wrapped_intervals) == 1 \
+        else args.wrapped_intervals
+    if len(intervals) != len(args.wrapped_paths):
+        raise TrajoptInputError(f"--wrapped-intervals: one count, or one per --wrapped-paths mode "
+                                f"({len(args.wrapped_paths)}), got {len(args.wrapped_intervals)}")
+    for value, count in zip(args.wrapped_paths, intervals):
+        row = time_wrapped_paths(reaching.ReachingPaths(value), count, args.max_seconds)
         rows.append(row)
         print(f"{row['paths']} paths: {row['status']}, {row['iterations']} iterations, objective "
               f"{row['objective']:.6f}, {row['total_seconds']:.1f} s end to end ({row['ipopt_seconds']:.1f} s IPOPT)",
@@ -119,8 +125,8 @@ def main(argv=None) -> int:
     parser.add_argument("--wrapped-paths", nargs="+", choices=("exact", "smooth"), metavar="MODE",
                         help="instead: Moco's problem with arm26's own wrapped paths, exact and/or smooth mode "
                              "(writes reaching_wrapped_paths.json)")
-    parser.add_argument("--wrapped-intervals", type=COUNT, default=50,
-                        help="Hermite-Simpson intervals with --wrapped-paths (default 50)")
+    parser.add_argument("--wrapped-intervals", type=COUNT, nargs="+", default=[50], metavar="N",
+                        help="Hermite-Simpson intervals with --wrapped-paths: one count, or one per mode (default 50)")
     parser.add_argument("--max-seconds", type=float, default=600.0,
                         help="IPOPT's wall-time limit per solve with --wrapped-paths (default 600)")
     add_report_out(parser)
