@@ -16,9 +16,11 @@ convergence test and the choice between segments) use where they were first plac
 Moco's 3D walking model, gaslat's length is up to 7 mm off without this.
 
 Here the list is a fixed number of slots whose contents are `if_else` selections, so the whole
-procedure - including its iteration count - is one expression of q. A slot holds the point's ground
-position, a tag (0 for a path point, w + 1 for a tangent point of wrap w), the path point index
-(-1 for tangent points), the wrap length (on the second tangent point), the tangent point in its
+procedure - including its iteration count - is one expression of q. It stays compact: each pass is one call of
+a Function built once per wrap set, a pass after the length has converged is skipped by an MX switch rather than
+evaluated and discarded, and so is a wrap object's computation on a slot outside its range.
+A slot holds the point's ground position, a tag (0 for a path point, w + 1 for a tangent point of wrap w),
+the path point index (-1 for tangent points), the wrap length (on the second tangent point), the tangent point in its
 wrap frame and the ground position the lengths use (OpenSim's cached one).
 """
 
