@@ -31,6 +31,8 @@ SCRATCH = ".regenerate-scratch"
 RENAMED = {"bench walk3d from tracking": "walk3d_from_tracking.json", "bench walk3d idle": "walk3d_50_idle.json",
            "bench walk3d two threads": "walk3d_50_threads2.json", "bench walk3d 100 intervals": "walk3d_100.json",
            "bench walk3d predsim": "walk3d_predsim_50.json"}
+# Benchmark runs whose options make them write a report of another name into their --out folder.
+REPORTS = {"bench reaching wrapped paths": "reaching_wrapped_paths.json"}
 
 # The index of results/ (which command writes which folder or report), rewritten by every run.
 INDEX = "commands.md"
@@ -92,7 +94,7 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     *((f"bench {name}", ("bench", name, "--out", "{results}/benchmarks"))
       for name in ("dynamics", "paths", "static-optimization", "reaching", "gait2d", "nlp-derivatives",
                    "walk3d-inverse", "walk3d-static-optimization", "smooth-paths", "ipopt-settings", "linear-solvers",
-                   "solver-routes", "solvers")),
+                   "solver-routes", "solvers", "muscle-analysis")),
     ("bench walk3d", ("bench", "walk3d", "--recipe", "moco-example", "--intervals", "50", "25", "--euler-pelvis",
                       "--out", "{results}/benchmarks")),
     ("bench walk3d from tracking", ("bench", "walk3d", "--recipe", "moco-example", "--intervals", "50",
@@ -105,6 +107,8 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                                     "--out", "{results}/benchmarks/" + SCRATCH)),
     ("bench walk3d predsim", ("bench", "walk3d", "--intervals", "50",
                               "--out", "{results}/benchmarks/" + SCRATCH)),
+    ("bench reaching wrapped paths", ("bench", "reaching", "--wrapped-paths", "smooth", "exact", "exact",
+                                      "--wrapped-intervals", "50", "10", "50", "--out", "{results}/benchmarks")),
     ("bench walk3d-track", ("bench", "walk3d-track", "--out", "{results}/benchmarks")),
     ("bench walk3d-ablation", ("bench", "walk3d-ablation", "--out", "{results}/benchmarks")),
     ("bench gait2d-metabolics", ("bench", "gait2d-metabolics", "--out", "{results}/benchmarks")),
@@ -130,6 +134,8 @@ def outputs(results: Path) -> dict[str, Path]:
         out = Path(argv[argv.index("--out") + 1])
         if label in RENAMED:
             left[label] = out.parent / RENAMED[label]
+        elif label in REPORTS:
+            left[label] = out / REPORTS[label]
         elif argv[0] == "bench" and argv[1] != "batch":
             left[label] = out / f"{argv[1].replace('-', '_')}.json"
         else:

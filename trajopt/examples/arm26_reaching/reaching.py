@@ -19,6 +19,7 @@ reports their deviation from the exact (OpenSim's) wrapped paths along each solu
 from __future__ import annotations
 
 import argparse
+import enum
 import json
 import sys
 from functools import lru_cache
@@ -72,6 +73,22 @@ def load_model(geometric: bool = False, smoothing: SmoothWrapping | None = None)
     if geometric:
         return MusculoskeletalModel(osim, GeometricPaths(osim, smoothing=smoothing))
     return MusculoskeletalModel(osim, PolynomialPaths.load(PATHS_FILE))
+
+
+class ReachingPaths(enum.Enum):
+    """The muscle paths of arm26 in a reaching problem: the polynomial surrogates, the .osim's own geometric paths
+    wrapped exactly as OpenSim computes it, or in smooth mode (`trajopt.model.paths.wrapping.smooth`)."""
+
+    POLYNOMIAL = "polynomial"
+    EXACT = "exact"
+    SMOOTH = "smooth"
+
+
+def paths_model(paths: ReachingPaths, smoothing: SmoothWrapping = SmoothWrapping()) -> MusculoskeletalModel:
+    """arm26 with `paths` (`smoothing`: smooth mode's band), built once per process (see `load_model`)."""
+    if paths is ReachingPaths.POLYNOMIAL:
+        return load_model()
+    return load_model(True, smoothing if paths is ReachingPaths.SMOOTH else None)
 
 
 def path_box(model: MusculoskeletalModel) -> tuple[np.ndarray, np.ndarray]:

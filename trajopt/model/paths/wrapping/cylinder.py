@@ -123,6 +123,41 @@ def _spiral_pass(radius: float) -> ca.Function:
                         ca.logic_or(done, ca.logic_not(again))])
 
 
+SPIRAL_CHUNK = 4  # tangency passes per chunk; MAX_ITERATIONS is a multiple
+
+
+@lru_cache(maxsize=None)
+def _spiral_passes(radius: float) -> ca.Function:
+    """(p1, p2, r1, r2, far) -> (r1, r2) after MAX_ITERATIONS tangency passes, in chunks of SPIRAL_CHUNK: once a
+    pass finds the points tangent (done), the passes left change nothing and are skipped (nested MX switches, called
+    as one node), so the loop costs the passes it takes, as OpenSim's."""
+    step = _spiral_pass(radius)
+    p1, p2, r1, r2 = (ca.SX.sym(n, 3) for n in ("p1", "p2", "r1", "r2"))
+    far, iterations, done = ca.SX.sym("far"), ca.SX.sym("iterations"), ca.SX.sym("done")
+    state = (r1, r2, iterations, done)
+    for _ in range(SPIRAL_CHUNK):
+        state = step(p1, p2, *state[:2], far, *state[2:])
+    inputs = [p1, p2, r1, r2, far, iterations, done]
+    names = ["p1", "p2", "r1", "r2", "far", "iterations", "done"]
+    outputs = ["r1_out", "r2_out", "iterations_out", "done_out"]
+    chunk = ca.Function("cylinder_spiral_chunk", inputs, list(state), names, outputs)
+    rest = None  # the chunks after this one, skipped when done
+    for k in range(MAX_ITERATIONS // SPIRAL_CHUNK - 1, -1, -1):
+        m = [ca.MX.sym(n, x.sparsity()) for n, x in zip(names, inputs)]
+        after = chunk(*m)
+        if rest is not None:
+            after = rest(m[0], m[1], after[0], after[1], m[4], after[2], after[3])
+        run = ca.Function(f"cylinder_spiral_run_{k}", m, after)
+        keep = ca.Function(f"cylinder_spiral_keep_{k}", m, [m[2], m[3], m[5], m[6]])
+        switch = ca.Function.if_else(f"cylinder_spiral_switch_{k}", keep, run)
+        rest = ca.Function(f"cylinder_spiral_rest_{k}", m, switch(m[6], *m), names, outputs,
+                           {"never_inline": True})
+    p1m, p2m, r1m, r2m, farm = (ca.MX.sym(n, x.sparsity()) for n, x in zip(names[:5], inputs[:5]))
+    r1_out, r2_out, _, _ = rest(p1m, p2m, r1m, r2m, farm, 0, 0)
+    return ca.Function("cylinder_spiral_passes", [p1m, p2m, r1m, r2m, farm], [r1_out, r2_out],
+                       ["p1", "p2", "r1", "r2", "far"], ["r1_out", "r2_out"], {"never_inline": True})
+
+
 def _cylinder(radius: float, length: float, axis: int, sign: int, single_wrap: bool):
     p1, p2 = ca.SX.sym("p1", 3), ca.SX.sym("p2", 3)
     r_squared = radius * radius
@@ -170,10 +205,7 @@ def _cylinder(radius: float, length: float, axis: int, sign: int, single_wrap: b
     half = length / 2
     beyond = ca.logic_and(ca.logic_or(r1[2] < -half, r1[2] > half), ca.logic_or(r2[2] < -half, r2[2] > half))
     if not single_wrap:
-        step = _spiral_pass(radius)
-        iterations, done = ca.SX(0), ca.SX(0)
-        for _ in range(MAX_ITERATIONS):
-            r1, r2, iterations, done = step(p1, p2, r1, r2, long_wrap, iterations, done)
+        r1, r2 = _spiral_passes(radius)(p1, p2, r1, r2, long_wrap)
     _, _, wrap_length = _helix(r1, r2, radius, long_wrap)
     if sign == 0:
         code = select(inside, INSIDE_RADIUS, select(crosses, select(beyond, NO_WRAP, code), NO_WRAP))

@@ -112,23 +112,61 @@ def _closest_in_plane(radii, point, axis):
     return ca.vertcat(*out)
 
 
-@lru_cache(maxsize=None)
-def _closest_general(radii: tuple) -> ca.Function:
-    """findClosestPoint's general case (Newton on the sextic in t): u -> closest surface point."""
-    u = ca.SX.sym("u", 3)
+def _newton_start(radii, u):
+    """The closest-point Newton's start: t = 0 inside the ellipsoid, else max(radii) |u|; not done."""
+    return ca.if_else(sum((u[i] / radii[i]) ** 2 for i in range(3)) < 1, 0, max(radii) * ca.norm_2(u)), ca.SX(0)
+
+
+def _newton_steps(radii, u, t, done, steps):
+    """`steps` steps of findClosestPoint's Newton on the sextic in t, each taken only while |f| >= NEWTON_STOP."""
     a2 = [r * r for r in radii]
     c = [a2[i] * u[i] ** 2 for i in range(3)]
-    t = ca.if_else(sum((u[i] / radii[i]) ** 2 for i in range(3)) < 1, 0, max(radii) * ca.norm_2(u))
-    done = ca.SX(0)
-    for _ in range(NEWTON):
+    for _ in range(steps):
         p, q, r = t + a2[0], t + a2[1], t + a2[2]
         f = (p * q * r) ** 2 - c[0] * (q * r) ** 2 - c[1] * (p * r) ** 2 - c[2] * (p * q) ** 2
         done = ca.logic_or(done, ca.fabs(f) < NEWTON_STOP)
         fp = 2 * (p * q * r * (q * r + p * r + p * q) - c[0] * q * r * (q + r) - c[1] * p * r * (p + r)
                   - c[2] * p * q * (p + q))
         t = select(done, t, t - f / _guard(fp))
-    x = ca.vertcat(*[a2[i] * u[i] / _guard(t + a2[i]) for i in range(3)])
-    return ca.Function("ellipsoid_closest_point", [u], [x])
+    return t, done
+
+
+def _newton_point(radii, u, t):
+    return ca.vertcat(*[(radii[i] * radii[i]) * u[i] / _guard(t + radii[i] * radii[i]) for i in range(3)])
+
+
+@lru_cache(maxsize=None)
+def _closest_general(radii: tuple) -> ca.Function:
+    """findClosestPoint's general case (Newton on the sextic in t): u -> closest surface point."""
+    u = ca.SX.sym("u", 3)
+    t, done = _newton_start(radii, u)
+    t, _ = _newton_steps(radii, u, t, done, NEWTON)
+    return ca.Function("ellipsoid_closest_point", [u], [_newton_point(radii, u, t)])
+
+
+FAN_CHUNKS = (8, 4, 4, 4, 4, 4, 2)  # the fan's Newton steps (NEWTON in all), later chunks run while a point needs them
+
+
+@lru_cache(maxsize=None)
+def _closest_fan(radii: tuple, count: int) -> ca.Function:
+    """`_closest_general` of `count` points (3 x count) at once, its Newton steps in FAN_CHUNKS: a chunk after the
+    first runs only while some point has not met the stopping test (an MX switch; when all have, the steps left
+    would change nothing), so the fan costs the steps its slowest point needs, not NEWTON."""
+    u, t, done = ca.SX.sym("u", 3), ca.SX.sym("t"), ca.SX.sym("done")
+    start = ca.Function("fan_start", [u], list(_newton_start(radii, u))).map(count)
+    finish = ca.Function("fan_finish", [u, t], [_newton_point(radii, u, t)]).map(count)
+    points = ca.MX.sym("u", 3, count)
+    t_all, done_all = start(points)
+    for k, steps in enumerate(FAN_CHUNKS):
+        chunk = ca.Function(f"fan_newton_{k}", [u, t, done], list(_newton_steps(radii, u, t, done, steps))).map(count)
+        if k == 0:
+            t_all, done_all = chunk(points, t_all, done_all)
+            continue
+        m_points, m_t, m_done = ca.MX.sym("u", 3, count), ca.MX.sym("t", 1, count), ca.MX.sym("done", 1, count)
+        keep = ca.Function(f"fan_keep_{k}", [m_points, m_t, m_done], [m_t, m_done])
+        switch = ca.Function.if_else(f"fan_switch_{k}", chunk, keep)
+        t_all, done_all = switch(ca.sum2(done_all) < count, points, t_all, done_all)
+    return ca.Function("ellipsoid_closest_fan", [points], [finish(points, t_all)], {"never_inline": True})
 
 
 def _closest(radii, point):
@@ -250,7 +288,7 @@ def _plane_point(p1, p2, r1, r2, radii, method):
                       select(t_best > 1 - SV_BOUNDARY_BLEND, (1 - t_best) / SV_BOUNDARY_BLEND, 1)))
     mu = select(ca.logic_and(mu > MU_BLEND_MIN, s < 1), MU_BLEND_MIN + s * (mu - MU_BLEND_MIN), mu)
     samples = ca.horzcat(*[r1 + (i / FAN_SAMPLES) * r1r2 for i in range(1, FAN_SAMPLES - 1)])
-    closest = _closest_general(tuple(radii)).map(FAN_SAMPLES - 2)(samples)
+    closest = _closest_fan(tuple(radii), FAN_SAMPLES - 2)(samples)
     blades = closest - samples
     blades = blades / ca.repmat(ca.if_else(ca.sum1(blades ** 2) > 0, ca.sqrt(ca.sum1(blades ** 2)), 1), 3, 1)
     direction = unit(ca.sum2(blades))

@@ -16,15 +16,18 @@ convergence test and the choice between segments) use where they were first plac
 Moco's 3D walking model, gaslat's length is up to 7 mm off without this.
 
 Here the list is a fixed number of slots whose contents are `if_else` selections, so the whole
-procedure - including its iteration count - is one expression of q. A slot holds the point's ground
-position, a tag (0 for a path point, w + 1 for a tangent point of wrap w), the path point index
-(-1 for tangent points), the wrap length (on the second tangent point), the tangent point in its
+procedure - including its iteration count - is one expression of q. It stays compact: each pass is one call of
+a Function built once per wrap set, a pass after the length has converged is skipped by an MX switch rather than
+evaluated and discarded, and so is a wrap object's computation on a slot outside its range.
+A slot holds the point's ground position, a tag (0 for a path point, w + 1 for a tangent point of wrap w),
+the path point index (-1 for tangent points), the wrap length (on the second tangent point), the tangent point in its
 wrap frame and the ground position the lengths use (OpenSim's cached one).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import casadi as ca
 
@@ -53,6 +56,19 @@ class PlacedWrap:
 
     def to_ground(self, r):
         return self.origin + ca.mtimes(self.rotation, r)
+
+
+@lru_cache(maxsize=None)
+def when_valid(function: ca.Function) -> ca.Function:
+    """casadi Function (valid, p1, p2) -> `function`(p1, p2) where `valid`, else (NO_WRAP, p1, p2, 0) without
+    evaluating `function`: an MX switch called as one node, so a path's slots outside a wrap's range (most of
+    them) cost nothing, and neither do their derivatives."""
+    p1, p2 = ca.SX.sym("p1", 3), ca.SX.sym("p2", 3)
+    skip = ca.Function(f"{function.name()}_skipped", [p1, p2], [ca.SX(NO_WRAP), p1, p2, ca.SX(0)])
+    switch = ca.Function.if_else(f"{function.name()}_switch", function, skip)
+    valid, m1, m2 = ca.MX.sym("valid"), ca.MX.sym("p1", 3), ca.MX.sym("p2", 3)
+    return ca.Function(f"{function.name()}_when_valid", [valid, m1, m2], switch(valid, m1, m2),
+                       ["valid", "p1", "p2"], ["code", "r1", "r2", "wrap_length"], {"never_inline": True})
 
 
 def _slot(position, tag, index, wrap_length=0, local=(0, 0, 0), seen=None):
@@ -207,7 +223,7 @@ def _wrap_once(path, w, wrap, active, n_points, cache):
         # Off-range slots get a harmless far-away segment so no NaN reaches the derivatives.
         p1 = ca.if_else(valid, wrap.to_wrap(_pos(a)), FAR_1)
         p2 = ca.if_else(valid, wrap.to_wrap(_pos(b)), FAR_2)
-        code, r1, r2, wrap_length = wrap.function(p1, p2)
+        code, r1, r2, wrap_length = when_valid(wrap.function)(valid, p1, p2)
         r1_ground, r2_ground = wrap.to_ground(r1), wrap.to_ground(r2)
         change = safe_norm(r1_ground - _seen(a)) + wrap_length + safe_norm(_seen(b) - r2_ground) \
             - safe_norm(_seen(b) - _seen(a))
@@ -234,9 +250,88 @@ def _pass(path, caches, wraps, order, active, n_points):
     return path, _refresh(path, caches), results
 
 
+SLOT = 12  # numbers per slot (see the module notes)
+CACHE = 7  # numbers per wrap's cached tangent points: valid, first, second
+OUTPUTS = ["new_state", "length", "converged"]
+
+
+def _pack(path, caches):
+    """The path list and the caches as one column (slots, count, caches)."""
+    return ca.vertcat(*path.slots, path.count, *[ca.vertcat(c.valid, c.first, c.second) for c in caches])
+
+
+def _unpack(state, size, n_wraps):
+    slots = [state[k * SLOT:(k + 1) * SLOT] for k in range(size)]
+    base = size * SLOT + 1
+    caches = [Cached(state[base + w * CACHE], state[base + w * CACHE + 1:base + w * CACHE + 4],
+                     state[base + w * CACHE + 4:base + (w + 1) * CACHE]) for w in range(n_wraps)]
+    return SlotPath(slots, state[size * SLOT]), caches
+
+
+def _symbolic_wraps(wraps, frames):
+    """The wraps with their frames read from `frames` (rotation column-major, then origin; 12 per wrap)."""
+    return [PlacedWrap(w.function, ca.reshape(frames[12 * k:12 * k + 9], 3, 3), frames[12 * k + 9:12 * k + 12],
+                       w.first, w.last, w.active) for k, w in enumerate(wraps)]
+
+
+def _symbolic_active(pattern, flags):
+    """Each point's activity: 1 where always active (`pattern` True), else the next entry of `flags`."""
+    found = iter(range(flags.numel()))
+    return [1 if always else flags[next(found)] for always in pattern]
+
+
+@lru_cache(maxsize=None)
+def _pass_functions(key, pattern, size):
+    """(first, step) casadi Functions of one path's passes, built once per wrap set and activity pattern.
+
+    first: (state, frames, flags) -> (state, length, results): the first pass (wraps in PathWrapSet order).
+    step: (which, state, last_length, frames, flags) -> (state, length, converged): a later pass that is skipped
+    (which 0: the state as it is, converged), plain (1) or with the first two wraps swapped (2); an MX switch, so
+    only the pass taken is evaluated (and differentiated)."""
+    wraps = [PlacedWrap(function, ca.DM.eye(3), ca.DM.zeros(3), first, last, active)
+             for function, first, last, active in key]
+    n_wraps = len(wraps)
+    state = ca.SX.sym("state", size * SLOT + 1 + CACHE * n_wraps)
+    frames = ca.SX.sym("frames", 12 * n_wraps)
+    flags = ca.SX.sym("active", sum(1 for always in pattern if not always))
+    last_length = ca.SX.sym("last_length")
+    placed, active = _symbolic_wraps(wraps, frames), _symbolic_active(pattern, flags)
+    identity = list(range(n_wraps))
+    swapped = [1, 0] + identity[2:] if n_wraps >= 2 else identity
+
+    def run(order):
+        path, caches = _unpack(state, size, n_wraps)
+        path, caches, results = _pass(path, caches, placed, order, active, len(pattern))
+        return _pack(path, caches), path.length(), ca.vertcat(*[results[w] for w in identity])
+
+    new, length, results = run(identity)
+    first = ca.Function("wrap_pass_first", [state, frames, flags], [new, length, results],
+                        ["state", "frames", "active"], ["new_state", "length", "results"])
+    if n_wraps < 2:
+        return first, None
+    inputs = [state, last_length, frames, flags]
+    names = ["state", "last_length", "frames", "active"]
+
+    def step(name, order):
+        new, length, _ = run(order)
+        return ca.Function(name, inputs, [new, length, ca.fabs(length - last_length) < CONVERGENCE], names,
+                           OUTPUTS)
+
+    stopped = ca.Function("wrap_pass_stopped", inputs, [state, last_length, ca.SX(1)], names, OUTPUTS)
+    switch = ca.Function.conditional("wrap_pass_switch", [stopped, step("wrap_pass", identity),
+                                                         step("wrap_pass_swapped", swapped)], stopped)
+    which = ca.MX.sym("which")
+    arguments = [ca.MX.sym(n, x.sparsity()) for n, x in zip(names, inputs)]
+    return first, ca.Function("wrap_pass_step", [which, *arguments], switch(which, *arguments),
+                              ["which", *names], OUTPUTS, {"never_inline": True})
+
+
 def wrapped_path(positions, active, wraps):
     """The final SlotPath of OpenSim's wrapping of the path through `positions` (ground, 3-vectors;
-    `active` 1 or an SX flag per point) over `wraps` (PlacedWrap, in PathWrapSet order)."""
+    `active` 1 or an SX flag per point) over `wraps` (PlacedWrap, in PathWrapSet order).
+
+    Each pass is one call of a Function built once per wrap set (`_pass_functions`); the passes after the length
+    converges are skipped, not evaluated and discarded."""
     n_points = len(positions)
     size = n_points + 2 * len(wraps)
     slots = [_pad() for _ in range(size)]
@@ -252,28 +347,25 @@ def wrapped_path(positions, active, wraps):
         count = count + on
     path = SlotPath(slots, count)
     caches = [Cached(ca.SX(0), ca.SX.zeros(3), ca.SX.zeros(3)) for _ in wraps]
-    identity = list(range(len(wraps)))
-    passes = 1 if len(wraps) < 2 else MAX_PASSES
-    swapped = [1, 0] + identity[2:] if len(wraps) >= 2 else identity
-    path, caches, results = _pass(path, caches, wraps, identity, active, n_points)
-    last_length = path.length()
-    stop = ca.SX(0)
-    swap = ca.SX(0)
-    for k in range(1, passes):
-        if k == 1:
-            swap = ca.logic_and(results[0] == NO_WRAP, results[1] == INSIDE_RADIUS)
-            path = path.remove_tag(1).select(swap, path)
-        plain, plain_caches, _ = _pass(path, caches, wraps, identity, active, n_points)
-        turned, turned_caches, _ = _pass(path, caches, wraps, swapped, active, n_points)
-        new = turned.select(swap, plain)
-        new_caches = [t.select(swap, p) for t, p in zip(turned_caches, plain_caches)]
-        length = new.length()
-        path = path.select(stop, new)
-        caches = [old.select(stop, fresh) for old, fresh in zip(caches, new_caches)]
-        converged = ca.fabs(length - last_length) < CONVERGENCE
-        last_length = ca.if_else(stop, last_length, length)
-        stop = ca.logic_or(stop, converged)
-    return path
+    key = tuple((w.function, w.first, w.last, bool(w.active)) for w in wraps)
+    pattern = tuple(isinstance(a, int) for a in active)
+    first, step = _pass_functions(key, pattern, size)
+    frames = ca.vertcat(*[ca.vertcat(ca.vec(w.rotation), w.origin) for w in wraps])
+    flags = ca.vertcat(*[a for a in active if not isinstance(a, int)])
+    if flags.numel() == 0:
+        flags = ca.SX(0, 1)
+    state, last_length, results = first(_pack(path, caches), frames, flags)
+    if step is not None:
+        # OpenSim's swap of the first two wrap objects after the first pass, then up to MAX_PASSES - 1 more.
+        path, caches = _unpack(state, size, len(wraps))
+        swap = ca.logic_and(results[0] == NO_WRAP, results[1] == INSIDE_RADIUS)
+        state = _pack(path.remove_tag(1).select(swap, path), caches)
+        stop = ca.SX(0)
+        for _ in range(1, MAX_PASSES):
+            which = ca.if_else(stop, 0, ca.if_else(swap, 2, 1))
+            state, last_length, converged = step(which, state, last_length, frames, flags)
+            stop = ca.logic_or(stop, converged)
+    return _unpack(state, size, len(wraps))[0]
 
 
 def wrapped_length(positions, active, wraps):
