@@ -21,6 +21,7 @@ def test_counters_read_mumps_and_ipopt_reports():
     assert found["solve_s"] == [0.0018]
     assert found["ipopt_total_s"] == 0.078  # the wall figure, not the CPU one
     assert found["ipopt_total_cpu_s"] == 0.070 and found["function_evaluations_cpu_s"] == 0.005
+    assert found["linear_system_cpu_s"] == 0.0
     assert found["linear_system_s"] == 0.0
     assert found["function_evaluations_s"] == 0.005
     summary = summarize_counters(found, iterations=0)

@@ -83,6 +83,11 @@ def _number(text: str) -> float:
     return float(text.replace("D", "E"))
 
 
+def _cpu_key(key: str) -> str:
+    """"linear_system_s" -> "linear_system_cpu_s"."""
+    return key.removesuffix("_s") + "_cpu_s"
+
+
 def mumps_counters(output: str) -> dict:
     """Per-factorization MUMPS figures found in ``output`` (lists, in order) and IPOPT's timing totals (s)."""
     found = {key: [_number(m) for m in re.findall(pattern, output)] for key, pattern in _MUMPS.items()}
@@ -91,7 +96,7 @@ def mumps_counters(output: str) -> dict:
                           output, re.MULTILINE)
         found[key] = float(match.group(2)) if match else None
         # IPOPT's CPU figure (user time; other jobs on the cores stretch the wall time, not this)
-        found[key.replace("_s", "_cpu_s")] = float(match.group(1)) if match else None
+        found[_cpu_key(key)] = float(match.group(1)) if match else None
     return found
 
 
@@ -99,7 +104,7 @@ def summarize_counters(found: dict, iterations: int) -> dict:
     """Totals and per-factorization means of ``mumps_counters``' lists."""
     times = found["factorization_s"]
     count = len(times)
-    summary = {key: found[key] for name in _IPOPT for key in (name, name.replace("_s", "_cpu_s"))}
+    summary = {key: found[key] for name in _IPOPT for key in (name, _cpu_key(name))}
     summary.update(factorizations=count, factorizations_per_iteration=count / max(iterations, 1),
                    factorization_total_s=sum(times), back_solves=len(found["solve_s"]),
                    back_solve_total_s=sum(found["solve_s"]))
