@@ -20,6 +20,8 @@ def test_counters_read_mumps_and_ipopt_reports():
     assert found["negative_pivots"] == [2449]
     assert found["solve_s"] == [0.0018]
     assert found["ipopt_total_s"] == 0.078  # the wall figure, not the CPU one
+    assert found["ipopt_total_cpu_s"] == 0.070 and found["function_evaluations_cpu_s"] == 0.005
+    assert found["linear_system_cpu_s"] == 0.0
     assert found["linear_system_s"] == 0.0
     assert found["function_evaluations_s"] == 0.005
     summary = summarize_counters(found, iterations=0)
@@ -60,3 +62,21 @@ def test_a_failed_run_is_one_line_and_bad_options_exit_2(capsys):
         with pytest.raises(SystemExit) as stop:
             main(argv)
         assert stop.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_orderings_change_the_fill_not_the_inertia():
+    """``--orderings``: MUMPS reports using the ordering asked for, and a symmetric permutation changes the factors'
+    fill, never the inertia (Sylvester's law): every ordering finds one negative pivot per constraint of the 2D gait
+    at 25 intervals (2449, as above); the full-solve table places objectives against METIS's."""
+    from trajopt.benchmarks.linear_solvers import ordering_options, relative_to
+
+    results = {name: run({"intervals": 25, "max_iter": 0, "compiled": False, "options": ordering_options(name)})
+               for name in ("amd", "metis")}
+    for name, result in results.items():
+        assert "error" not in result, result.get("error")
+        assert result["ordering_used"] == name
+        assert result["negative_pivots_first"] == 2449
+    assert results["amd"]["factor_entries_max"] != results["metis"]["factor_entries_max"]
+    assert ordering_options("metis-no-scalings") == {"mumps_permuting_scaling": 0, "mumps_scaling": 0,
+                                                     "mumps_pivot_order": 5}
+    assert relative_to(1.000002, 1.0) == "+2.0e-06" and relative_to(1.0, None) == "–"

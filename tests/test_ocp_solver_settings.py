@@ -2,9 +2,10 @@
 
 The settings are those a user can pass where an ``Ipopt`` goes: the exact and the limited-memory Hessian, the NLP
 derivatives built point by point or by nlpsol (expanded or not), the bounds' scaling, the barrier strategy, IPOPT's
-inertia-free curvature test, BLAS threads, compiled NLP functions, and mesh continuation (directly and through each
-``SolverRoute``). Analytic optima: the double integrator's rest-to-rest minimum effort J* = 12 (u* = 6 - 12 t) and
-the sliding mass's minimum time 2 s (bang-bang: 1 m/s² for 1 s, then -1 m/s² for 1 s).
+inertia-free curvature test, BLAS threads, MUMPS without its MC64 permutation, compiled NLP functions, and mesh
+continuation (directly and through each ``SolverRoute``). Analytic optima: the double integrator's rest-to-rest
+minimum effort J* = 12 (u* = 6 - 12 t) and the sliding mass's minimum time 2 s (bang-bang: 1 m/s² for 1 s, then
+-1 m/s² for 1 s).
 """
 
 import pytest
@@ -30,6 +31,8 @@ SETTINGS = {
     "curvature test": (Ipopt(tol=TOL, options={"neg_curv_test_tol": 1e-12}), EXACT),
     "first Hessian shift": (Ipopt(tol=TOL, options={"first_hessian_perturbation": 1e-2}), EXACT),
     "BLAS threads left to the library": (Ipopt(tol=TOL, threads=0), EXACT),
+    "MUMPS without its MC64 permutation (walk3d-inverse's)": (Ipopt(tol=TOL, options={"mumps_permuting_scaling": 0}),
+                                                               EXACT),
     "mesh continuation": (MeshContinuation(Ipopt(tol=TOL)), EXACT),
     "mesh continuation, limited-memory Hessian": (MeshContinuation(LIMITED_MEMORY), QUASI_NEWTON),
     "mesh-continuation route, adaptive coarse mesh": (route_solver(Ipopt(tol=TOL), SolverRoute.MESH_CONTINUATION,

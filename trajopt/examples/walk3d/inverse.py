@@ -77,8 +77,8 @@ SETTINGS = [
      "MocoControlGoal (reserves weight 1), MocoInitialActivationGoal"),
     ("bounds", "activations and excitations in [min_control, max_control] = [0.01, 1]", "same"),
     ("multibody dynamics", "generalized-force balance at every grid point (implicit)", "implicit mode"),
-    ("solver", "IPOPT, exact Hessian, MUMPS, tolerance 1e-6", "IPOPT, finite differences, tolerance 1e-3 "
-                                                             "(reference run) and 1e-5 (tightened run)"),
+    ("solver", "IPOPT, exact Hessian, MUMPS (METIS, no MC64 permutation), tolerance 1e-6",
+     "IPOPT, finite differences, tolerance 1e-3 (reference run) and 1e-5 (tightened run)"),
 ]
 
 
@@ -89,9 +89,22 @@ def build(emg=None, elastic_tendons: bool = False, mesh_interval: float = MOCO_M
                         ElasticTendons() if elastic_tendons else RigidTendons(), goals)
 
 
-def solve(inverse, mesh_interval: float = MOCO_MESH_INTERVAL, tolerance: float = 1e-6, print_level: int = 5):
+# MUMPS without its maximum-transversal permutation and scaling (MC64): on this KKT matrix it pairs rows into 2x2
+# pivots and METIS then orders the compressed graph, with more fill and floating-point operations than METIS on the
+# matrix itself; same iterates and optimum (`trajopt bench linear-solvers`, results/benchmarks/README.md).
+MUMPS_SETTINGS = {"mumps_permuting_scaling": 0}
+
+
+def solver_settings(tolerance: float = 1e-6, print_level: int = 5) -> Ipopt:
+    """The command's IPOPT settings (exact Hessian, MUMPS with trajopt's defaults and `MUMPS_SETTINGS`)."""
+    return Ipopt(tol=tolerance, print_level=print_level, options=dict(MUMPS_SETTINGS))
+
+
+def solve(inverse, mesh_interval: float = MOCO_MESH_INTERVAL, tolerance: float = 1e-6, print_level: int = 5,
+          settings: Ipopt | None = None):
+    """Solve on Moco's mesh with the command's settings (or ``settings``)."""
     return inverse.solve(HermiteSimpson(mesh_intervals(inverse.duration, mesh_interval)),
-                         Ipopt(tol=tolerance, print_level=print_level))
+                         settings or solver_settings(tolerance, print_level))
 
 
 def main(argv=None) -> int:

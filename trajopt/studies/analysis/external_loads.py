@@ -166,7 +166,10 @@ def _applied_function(multibody) -> ca.Function:
         flat = ca.SX.sym("wrenches", 6 * len(multibody.bodies))
         zero = ca.SX.zeros(multibody.nv)
         wrenches = ca.reshape(flat, 6, len(multibody.bodies))
-        tau = inverse_dynamics(multibody, q, zero, zero) - inverse_dynamics(multibody, q, zero, zero, wrenches)
+        # Both terms through the wrench variant of the inverse dynamics: one Function to build, not two.
+        no_wrenches = ca.SX.zeros(6, len(multibody.bodies))
+        tau = inverse_dynamics(multibody, q, zero, zero, no_wrenches) - inverse_dynamics(multibody, q, zero, zero,
+                                                                                           wrenches)
         return ca.Function("external_generalized_forces", [q, flat], [tau], ["q", "wrenches"], ["generalized_forces"])
 
     return cached_function(multibody, "external_loads_generalized_forces", build)
