@@ -69,6 +69,11 @@ def _variants():
         "adapted-compliant-triceps-metabolic-350": (
             "adapted, triceps surae tendons kT 17.5, metabolic energy weight 350",
             dataclasses.replace(compliant, weights=dataclasses.replace(compliant.weights, metabolic_energy=350.0))),
+        "adapted-compliant-triceps-metabolic-350-arm-actuators-50": (
+            "adapted, triceps surae tendons kT 17.5, metabolic energy weight 350, arm actuators priced at their own "
+            "50 N·m per unit excitation (PredSim 150): the predsim-adapted recipe",
+            dataclasses.replace(compliant, weights=dataclasses.replace(compliant.weights, metabolic_energy=350.0),
+                                arm_actuator_torque=50.0)),
         "adapted-compliant-triceps-metabolic-250": (
             "adapted, triceps surae tendons kT 17.5, metabolic energy weight 250",
             dataclasses.replace(compliant, weights=dataclasses.replace(compliant.weights, metabolic_energy=250.0))),

@@ -269,9 +269,11 @@ class Recipe:
     and whose trunk is moved by torque actuators instead of muscles: activations from 0 (a 0.05 floor holds
     hundreds of newtons in the swing leg's soleus, which the tibialis anterior then fights), and the trunk
     actuators priced at 1000 N·m per unit excitation instead of the arms' 150 (trunk muscles, which the actuators
-    stand for, cost far less per N·m than PredSim's excitation term weighted 1e6); and two settings chosen by the
-    ablation of the recipe (``trajopt bench walk3d-ablation``): compliant triceps surae tendons (PredSim's gait1018
-    setting, ``COMPLIANT_TRICEPS_SURAE``) and the metabolic energy weighted 350 instead of 500.
+    stand for, cost far less per N·m than PredSim's excitation term weighted 1e6); and three settings chosen by
+    the ablation of the recipe (``trajopt bench walk3d-ablation``): compliant triceps surae tendons (PredSim's
+    gait1018 setting, ``COMPLIANT_TRICEPS_SURAE``), the metabolic energy weighted 350 instead of 500, and the arm
+    actuators' excitations as the model defines them (torque over their own optimal force, 50 N·m, instead of over
+    PredSim's 150): priced as PredSim's, the arms swing wide and stand in for the trunk's counter-rotation.
     """
 
     model: ModelChoices = MOCO_MODEL
@@ -287,6 +289,9 @@ class Recipe:
     # N·m per unit excitation of the lumbar actuators in the actuator term (PredSim's models move the trunk with
     # muscles; this model has torque actuators there)
     trunk_actuator_torque: float = PREDSIM_ACTUATOR_TORQUE
+    # N·m per unit excitation of the arm actuators in the actuator term (PredSim's 150; this model's arm actuators
+    # have an optimal force of 50 N·m)
+    arm_actuator_torque: float = PREDSIM_ACTUATOR_TORQUE
 
     def metabolic_constants(self, muscle_names) -> tuple | None:
         """Per-muscle Bhargava 2004 constants of the metabolic rates (None: OpenSim's defaults for every muscle)."""
@@ -302,7 +307,7 @@ COMPLIANT_TRICEPS_SURAE = tuple((f"{muscle}_{side}", 17.5) for muscle in ("soleu
                                 for side in "rl")
 PREDSIM_ADAPTED_RECIPE = dataclasses.replace(
     PREDSIM_RECIPE, min_activation=0.0, trunk_actuator_torque=1000.0, tendon_stiffness=COMPLIANT_TRICEPS_SURAE,
-    weights=dataclasses.replace(PREDSIM_WEIGHTS, metabolic_energy=350.0))
+    weights=dataclasses.replace(PREDSIM_WEIGHTS, metabolic_energy=350.0), arm_actuator_torque=50.0)
 # PredSim's tendon dynamics: the derivative of the normalized tendon force a control in [-100, 100] 1/s with a small
 # weight (trajopt.studies.prediction.tendon_dynamics); each muscle keeps the model's tendon strain 0.049 (stiffness kT
 # 36.6 with OpenSim's curve constants; PredSim's default is 35).
@@ -390,7 +395,7 @@ def build_problem(intervals: int = 50, speed: float | None = None, duration=Free
                              model.limit_torques(built.q, built.u),
                              actuator_excitations=torques / ca.DM([
                                  recipe.trunk_actuator_torque if a.coordinate.startswith("lumbar_")
-                                 else PREDSIM_ACTUATOR_TORQUE for a in actuators]),
+                                 else recipe.arm_actuator_torque for a in actuators]),
                              slack_controls=built.excitations, weights=recipe.weights,
                              metabolics=recipe.metabolic_constants(built.model.muscle_names))
         built.problem.minimize(total(terms))

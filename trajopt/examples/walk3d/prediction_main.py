@@ -297,8 +297,11 @@ def recipe_rows(recipe: Recipe) -> list[str]:
                     "" if recipe.min_activation == PREDSIM_RECIPE.min_activation
                     else f" (PredSim {PREDSIM_RECIPE.min_activation:g})"),
                 "" if recipe.trunk_actuator_torque == PREDSIM_ACTUATOR_TORQUE else
-                f"trunk actuators priced at {recipe.trunk_actuator_torque:g} N·m per unit excitation (arms "
-                f"{PREDSIM_ACTUATOR_TORQUE:g}, as PredSim's; PredSim's models move the trunk with muscles)",
+                f"trunk actuators priced at {recipe.trunk_actuator_torque:g} N·m per unit excitation (PredSim's "
+                f"arm actuators {PREDSIM_ACTUATOR_TORQUE:g}; PredSim's models move the trunk with muscles)",
+                "" if recipe.arm_actuator_torque == PREDSIM_ACTUATOR_TORQUE else
+                f"arm actuators priced at {recipe.arm_actuator_torque:g} N·m per unit excitation (PredSim "
+                f"{PREDSIM_ACTUATOR_TORQUE:g}; the .osim's arm actuators have that optimal force)",
                 "PredSim's distance constraints (feet, tibias, toes apart; hands away from the thighs)"
                 if recipe.body_distances else "",
                 "PredSim's specific tensions and slow-twitch ratios in the metabolic rates"
@@ -430,7 +433,8 @@ def add_recipe(parser) -> None:
                         help="the problem: predsim, PredSim's cost, compliant tendons, passive forces and toes; "
                              "predsim-adapted, the same with activations from 0 and cheaper trunk actuators (for "
                              "a model with strong muscles and a torque-driven trunk, as this one), compliant triceps "
-                             "surae tendons and the metabolic energy weighted 350 (at 50 intervals it converges with "
+                             "surae tendons, the metabolic energy weighted 350 and the arm actuators priced at "
+                             "their own 50 N·m (at 50 intervals it converges with "
                              "--solver mesh-continuation); moco-example, "
                              "Moco's example3DWalking problem (cubed effort, rigid tendons) (default predsim)")
 
