@@ -153,6 +153,27 @@ class InverseDynamicsResult:
         return written
 
 
+def check_motion_fits(multibody, kinematics: MotionKinematics) -> None:
+    """Refuse ``kinematics`` whose columns are not ``multibody``'s coordinates, or a model with quaternion joints
+    (its speeds are not the coordinates' rates)."""
+    if multibody.nq != multibody.nv:
+        raise TrajoptInputError(
+            f"model '{multibody.name}' has quaternion joints (nq={multibody.nq}, nv={multibody.nv}): "
+            "convert the motion's speeds first (trajopt.core.multibody.convert_ball_joint_motion)")
+    if tuple(kinematics.coordinate_names) != tuple(multibody.coordinate_names):
+        raise TrajoptInputError(f"kinematics columns {list(kinematics.coordinate_names)} are not the model's "
+                                f"coordinates {list(multibody.coordinate_names)}")
+
+
+def generalized_forces(multibody, kinematics: MotionKinematics) -> np.ndarray:
+    """(frames, nv) generalized forces of the motion without external loads or joint reactions: one mapped call of
+    the inverse dynamics' wrench variant (zero wrenches, the Function the external loads' forces use too)."""
+    check_motion_fits(multibody, kinematics)
+    no_wrenches = np.zeros((6, len(multibody.bodies) * kinematics.times.size))
+    return np.asarray(inverse_dynamics(multibody, kinematics.q.T, kinematics.u.T, kinematics.udot.T, no_wrenches),
+                      dtype=float).T
+
+
 def solve_inverse_dynamics(multibody, kinematics: MotionKinematics, rotational=(),
                            expressed_in: ReactionAxes | BodyAxes = ReactionAxes.GROUND, external_loads=None,
                            applied_forces=None) -> InverseDynamicsResult:
@@ -162,13 +183,7 @@ def solve_inverse_dynamics(multibody, kinematics: MotionKinematics, rotational=(
     model's passive force elements as ``trajopt.model.musculoskeletal.model_forces.ModelForces``): generalized
     forces the model applies itself, taken off the result (as OpenSim's ID tool does with non-muscle forces);
     the joint reactions are those of the whole generalized force."""
-    if multibody.nq != multibody.nv:
-        raise TrajoptInputError(
-            f"model '{multibody.name}' has quaternion joints (nq={multibody.nq}, nv={multibody.nv}): "
-            "convert the motion's speeds first (trajopt.core.multibody.convert_ball_joint_motion)")
-    if tuple(kinematics.coordinate_names) != tuple(multibody.coordinate_names):
-        raise TrajoptInputError(f"kinematics columns {list(kinematics.coordinate_names)} are not the model's "
-                                f"coordinates {list(multibody.coordinate_names)}")
+    check_motion_fits(multibody, kinematics)
     external_loads = external_loads_from(external_loads)
     n = kinematics.times.size
     nb = len(multibody.bodies)

@@ -36,11 +36,10 @@ import numpy as np
 from trajopt.studies.analysis.external_loads import AppliedExternalLoads
 from trajopt.studies.analysis.external_loads_file import external_loads_from
 from trajopt.studies.analysis.inverse_tendons import RigidTendons
-from trajopt.studies.analysis.inverse_dynamics import MotionKinematics, read_model_motion, solve_inverse_dynamics
+from trajopt.studies.analysis.inverse_dynamics import MotionKinematics, generalized_forces, read_model_motion
 from trajopt.studies.analysis.muscle_inverse_solution import MuscleInverseSolution
 from trajopt.errors import TrajoptInputError
 from trajopt.model.io import motion_processor
-from trajopt.core.multibody import inverse_dynamics
 from trajopt.core.ocp import Effort, HermiteSimpson, Ipopt, Problem
 from trajopt.core.ocp.transcriptions import MOCO_MESH_INTERVAL
 
@@ -179,14 +178,9 @@ class MuscleDrivenInverse:
         model = self.model
         kinematics = self.kinematics_at(times)
         n = kinematics.times.size
-        if model.multibody.nq != model.multibody.nv:  # the motion's columns are coordinates: q would not fit
-            solve_inverse_dynamics(model.multibody, kinematics)  # its one-line error for quaternion joints
         # Only the generalized forces: the joint reactions of solve_inverse_dynamics are not needed here, and
-        # building their Function costs as much as the inverse dynamics' own. The wrench variant (zero wrenches) is
-        # the one the external loads' generalized forces build too.
-        no_wrenches = np.zeros((6, len(model.multibody.bodies) * n))
-        required = np.asarray(inverse_dynamics(model.multibody, kinematics.q.T, kinematics.u.T, kinematics.udot.T,
-                                               no_wrenches), dtype=float).T
+        # building their Function costs as much as the inverse dynamics' own.
+        required = generalized_forces(model.multibody, kinematics)
         if self._applied:
             applied = sum(np.asarray(p.generalized_forces(kinematics)) for p in self._applied)
             required = required - np.asarray(applied, dtype=float)
