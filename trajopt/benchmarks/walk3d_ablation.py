@@ -44,6 +44,10 @@ def _variants():
     adapted = dataclasses.replace(recipe, min_activation=0.0, trunk_actuator_torque=1000.0)
     compliant = dataclasses.replace(adapted, tendon_stiffness=walk3d.COMPLIANT_TRICEPS_SURAE)
 
+    def compliant_metabolic(weight, **changes):
+        return dataclasses.replace(compliant, weights=dataclasses.replace(compliant.weights, metabolic_energy=weight),
+                                   **changes)
+
     return {
         "recipe": ("the default recipe (all ingredients)", recipe),
         "moco-example": ("Moco's example3DWalking problem instead", walk3d.MOCO_RECIPE),
@@ -68,15 +72,14 @@ def _variants():
         "adapted-compliant-triceps": ("adapted, with triceps surae tendons kT 17.5", compliant),
         "adapted-compliant-triceps-metabolic-350": (
             "adapted, triceps surae tendons kT 17.5, metabolic energy weight 350",
-            dataclasses.replace(compliant, weights=dataclasses.replace(compliant.weights, metabolic_energy=350.0))),
+            compliant_metabolic(350.0)),
         "adapted-compliant-triceps-metabolic-350-arm-actuators-50": (
             "adapted, triceps surae tendons kT 17.5, metabolic energy weight 350, arm actuators priced at their own "
             "50 N·m per unit excitation (PredSim 150): the predsim-adapted recipe",
-            dataclasses.replace(compliant, weights=dataclasses.replace(compliant.weights, metabolic_energy=350.0),
-                                arm_actuator_torque=50.0)),
+            compliant_metabolic(350.0, arm_actuator_torque=50.0)),
         "adapted-compliant-triceps-metabolic-250": (
             "adapted, triceps surae tendons kT 17.5, metabolic energy weight 250",
-            dataclasses.replace(compliant, weights=dataclasses.replace(compliant.weights, metabolic_energy=250.0))),
+            compliant_metabolic(250.0)),
         "adapted-toe-actuators": ("adapted, with toe actuators instead of passive toes",
                                   dataclasses.replace(adapted, model=dataclasses.replace(adapted.model,
                                                                                          passive_toes=False))),

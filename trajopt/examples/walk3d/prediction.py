@@ -338,6 +338,16 @@ PELVIS_ANGULAR_SPEEDS = {"ground_pelvis_wx": "pelvis_list", "ground_pelvis_wy": 
                          "ground_pelvis_wz": "pelvis_tilt"}
 
 
+def _actuator_price(recipe: Recipe, coordinate: str) -> float:
+    """N·m per unit excitation of the actuator of ``coordinate`` in PredSim's actuator term: the trunk's and the
+    arms' as the recipe says, others (the toes' when they are actuated) PredSim's."""
+    if coordinate.startswith("lumbar_"):
+        return recipe.trunk_actuator_torque
+    if coordinate.startswith("mtp_"):
+        return PREDSIM_ACTUATOR_TORQUE
+    return recipe.arm_actuator_torque
+
+
 def _base(name: str) -> str:
     return PELVIS_ANGULAR_SPEEDS.get(name, name[:-2] if name.endswith(("_r", "_l")) else name)
 
@@ -394,8 +404,7 @@ def build_problem(intervals: int = 50, speed: float | None = None, duration=Free
                              passive_torques=None if model.limit_torques is None else
                              model.limit_torques(built.q, built.u),
                              actuator_excitations=torques / ca.DM([
-                                 recipe.trunk_actuator_torque if a.coordinate.startswith("lumbar_")
-                                 else recipe.arm_actuator_torque for a in actuators]),
+                                 _actuator_price(recipe, a.coordinate) for a in actuators]),
                              slack_controls=built.excitations, weights=recipe.weights,
                              metabolics=recipe.metabolic_constants(built.model.muscle_names))
         built.problem.minimize(total(terms))
