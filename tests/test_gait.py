@@ -311,6 +311,40 @@ def test_walk3d_operators():
         FreeJointInQuaternions("ground_pelvis").apply(bent)
 
 
+def test_walk3d_predsim_foot_spheres():
+    """Falisse et al. 2022's spheres on this foot: PredSim's s1 (heel) at (0.0019012, -0.01, -0.0038263) in its
+    calcaneus scaled by the mtp joints' positions (0.1788 / 0.16341 m), every calcaneus sphere behind this
+    model's mtp joint, and each foot's lowest sphere point where Moco's raised spheres' is."""
+    import warnings
+
+    from trajopt.model.osim import spec as osim_spec
+    from trajopt.model.musculoskeletal.operators import AddContactGeometry
+    from trajopt.model.osim.parser import parse_osim
+    from trajopt.examples.walk3d.prediction import CONTACT_FORCES, MODEL, FootSpheres
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model_spec = parse_osim(MODEL)
+
+    def spheres(layout):
+        raised = AddContactGeometry(str(layout.value), str(CONTACT_FORCES), (0.0, 0.02, 0.0)).apply(model_spec)
+        assert len(raised.contact_forces) == 12
+        return {g.name: g for g in raised.contact_geometry if isinstance(g, osim_spec.ContactSphere)}
+
+    moco, predsim = spheres(FootSpheres.MOCO), spheres(FootSpheres.PREDSIM)
+    assert sorted(moco) == sorted(predsim)
+    scale = 0.1788 / 0.1634096787741991
+    heel = predsim["heel_r"]
+    assert (heel.location[0], heel.location[2]) == pytest.approx((0.0019011578840796601 * scale,
+                                                                   -0.00382630379623308 * scale), abs=1e-6)
+    assert all(g.location[0] < 0.1788 for g in predsim.values() if g.frame.startswith("/bodyset/calcn"))
+    assert any(g.location[0] > 0.1788 for g in moco.values() if g.frame.startswith("/bodyset/calcn"))
+    for side in "rl":
+        lowest = [min(g.location[1] - g.radius for name, g in layout.items() if name.endswith("_" + side))
+                  for layout in (moco, predsim)]
+        assert lowest[1] == pytest.approx(lowest[0], abs=1e-12)
+
+
 def test_walk3d_symmetric_ends_vanish_on_mirrored_states():
     """The quaternion pelvis: unit start, vector part mirrored at the end (scalar part left to the dynamics);
     every symmetry row vanishes on a mirrored end state and the unmirrored one violates it."""

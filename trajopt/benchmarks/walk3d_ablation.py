@@ -77,6 +77,11 @@ def _variants():
             "adapted, triceps surae tendons kT 17.5, metabolic energy weight 350, arm actuators priced at their own "
             "50 N·m per unit excitation (PredSim 150): the predsim-adapted recipe",
             compliant_metabolic(350.0, arm_actuator_torque=50.0)),
+        "predsim-adapted-predsim-feet": (
+            "the predsim-adapted recipe with Falisse et al. 2022's foot contact spheres (PredSim's; every calcaneus "
+            "sphere behind the mtp joint) instead of Moco's", dataclasses.replace(
+                walk3d.PREDSIM_ADAPTED_RECIPE, model=dataclasses.replace(
+                    walk3d.PREDSIM_ADAPTED_RECIPE.model, foot_spheres=walk3d.FootSpheres.PREDSIM))),
         "adapted-compliant-triceps-metabolic-250": (
             "adapted, triceps surae tendons kT 17.5, metabolic energy weight 250",
             compliant_metabolic(250.0)),

@@ -29,6 +29,7 @@ angles converted to the quaternion, pelvis_tx shifted to 0; toe angles 0: the fi
 from __future__ import annotations
 
 import dataclasses
+import enum
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
@@ -79,6 +80,17 @@ PATHS = HERE / "subject_walk_scaled_FunctionBasedPathSet.xml"
 PASSIVE = HERE / "subject_walk_scaled_ExpressionBasedCoordinateForceSet.xml"
 CONTACT_GEOMETRY = HERE / "subject_walk_scaled_ContactGeometrySet.xml"
 CONTACT_FORCES = HERE / "subject_walk_scaled_ContactForceSet.xml"
+
+
+class FootSpheres(enum.Enum):
+    """The feet's contact spheres (both sets under the same names, so one ContactForceSet serves them):
+    Moco's example3DWalking's (a calcaneus sphere under the first metatarsal head, ahead of the mtp joint), or
+    Falisse et al. 2022's (PredSim) placed on this model's feet, every calcaneus sphere behind the mtp joint."""
+
+    MOCO = CONTACT_GEOMETRY
+    PREDSIM = HERE / "predsim_foot_spheres.xml"
+
+
 GAIT_CYCLE = (0.48, 1.61)  # s, Moco's example3DWalking tracking window: one gait cycle of coordinates.sto
 PELVIS = "ground_pelvis"
 
@@ -90,8 +102,9 @@ class ModelChoices:
     ``passive_fiber_force``: DeGroote's passive fiber force on (Moco's example ignores it);
     ``active_force_width_scale``: widening of the active force-length curve (Moco's example 1.5, PredSim 1);
     ``passive_toes``: the mtp joints are passive (PredSim's spring 25 N·m/rad, damping 2 N·m·s/rad, Falisse et al.
-    2022) instead of driven by 50 N·m actuators; ``predsim_passive_torques``: PredSim's limit torques and damping
-    (0.1 N·m·s/rad) on every joint (``trajopt.studies.gait.passive_joint_torques``) instead of Moco's
+    2022) instead of driven by 50 N·m actuators; ``foot_spheres``: which contact spheres the feet have
+    (``FootSpheres``; both raised 2 cm, as Moco's example); ``predsim_passive_torques``: PredSim's limit torques
+    and damping (0.1 N·m·s/rad) on every joint (``trajopt.studies.gait.passive_joint_torques``) instead of Moco's
     ExpressionBasedCoordinateForceSet with PredSim's lumbar torques; ``weld_forearms``: the radioulnar joints welded
     (PredSim's model has no forearm rotation, and this model's has no passive or muscle force to hold it).
     """
@@ -99,6 +112,7 @@ class ModelChoices:
     passive_fiber_force: bool = False
     active_force_width_scale: float = 1.5
     passive_toes: bool = False
+    foot_spheres: FootSpheres = FootSpheres.MOCO
     predsim_passive_torques: bool = False
     weld_forearms: bool = False
 
@@ -109,7 +123,7 @@ class ModelChoices:
                 DeGrooteMuscles(ignore_passive_fiber_force=not self.passive_fiber_force,
                                 active_force_width_scale=self.active_force_width_scale),
                 *toes,
-                AddContactGeometry(str(CONTACT_GEOMETRY), str(CONTACT_FORCES), (0.0, 0.02, 0.0)))
+                AddContactGeometry(str(self.foot_spheres.value), str(CONTACT_FORCES), (0.0, 0.02, 0.0)))
 
 
 MOCO_MODEL = ModelChoices()
