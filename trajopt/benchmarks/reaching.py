@@ -12,10 +12,10 @@
 Writes ./trajopt_results/benchmarks/reaching.json (or --out). Target: trajopt >= 20x faster than both.
 
 ``--wrapped-paths exact smooth`` instead solves Moco's problem with arm26's own geometric paths, wrapped exactly as
-OpenSim computes it (limited-memory Hessian, as Moco: exact second derivatives of OpenSim's piecewise path would be
-third derivatives of the wrap algorithms) or in smooth mode (exact Hessian), from the naive guess, and writes status,
-iterations, objective and end-to-end wall time (model file read and paths built included) of each to
-reaching_wrapped_paths.json.
+OpenSim computes it (moment arms OpenSim's computeMomentArm, as Moco's muscles; limited-memory Hessian, as Moco: the
+wrap solves are differentiated once, by the implicit function theorem) or in smooth mode (exact Hessian), from the
+naive guess, and writes status, iterations, objective and end-to-end wall time (model file read and paths built
+included) of each to reaching_wrapped_paths.json.
 """
 
 from __future__ import annotations

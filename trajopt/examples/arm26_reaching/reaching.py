@@ -68,10 +68,12 @@ MOCO_FINAL_ELBOW = np.pi / 2
 def load_model(geometric: bool = False, smoothing: SmoothWrapping | None = None) -> MusculoskeletalModel:
     """arm26 with its polynomial paths, or with `geometric` its own geometric paths wrapped as OpenSim computes it
     (over cylinders and, for TRIlong and BIClong, ellipsoids), in smooth mode with `smoothing` (built once per
-    process)."""
+    process). Exact mode's moment arms are OpenSim's computeMomentArm, the generalized forces and lengthening speeds
+    of OpenSim's (and Moco's) muscles: they need only first derivatives of the wrap solves."""
     osim = load_osim(MODEL_FILE)
     if geometric:
-        return MusculoskeletalModel(osim, GeometricPaths(osim, smoothing=smoothing))
+        return MusculoskeletalModel(osim, GeometricPaths(osim, generalized_force_moment_arms=smoothing is None,
+                                                         smoothing=smoothing))
     return MusculoskeletalModel(osim, PolynomialPaths.load(PATHS_FILE))
 
 

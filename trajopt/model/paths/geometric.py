@@ -36,7 +36,9 @@ from trajopt.model.osim import spec
 from trajopt.model.osim.build import coordinate_function
 from trajopt.model.paths.domain import PathDomain
 from trajopt.model.paths.domain_report import PathsWithDomain
-from trajopt.model.paths.wrapping.forces import generalized_force_moment_arms, unit_tension_loads
+from trajopt.model.paths.wrapping.forces import (generalized_force_moment_arms,
+                                                 length_and_generalized_force_moment_arms, unit_tension_loads)
+from trajopt.model.paths.wrapping.implicit import WrapDerivatives
 from trajopt.model.paths.wrapping.path import wrapped_path
 from trajopt.model.paths.wrapping.surfaces import path_wraps, unsupported_wraps
 
@@ -157,8 +159,10 @@ def _safe(name):
 class GeometricPath:
     """A muscle path of straight segments between `points` on the bodies of `model`."""
 
-    def __init__(self, model, points, name: str = "path", wraps=(), smoothing=None):
+    def __init__(self, model, points, name: str = "path", wraps=(), smoothing=None,
+                 derivatives: WrapDerivatives = WrapDerivatives.UNROLLED):
         self.model = model.finalize()
+        self.derivatives = derivatives  # how exact mode's wrap solves are differentiated
         self.points = tuple(points)
         self.name = str(name)
         self.wraps = tuple(wraps)  # trajopt.model.paths.wrapping.surfaces.PathWrapEntry, in PathWrapSet order
@@ -263,7 +267,7 @@ class GeometricPath:
         active = [p.active(self.model, q) for p in self.points]
         single = len(self.wraps) == 1
         placed = [w.surface.placed(self.model, q, single, w.first,
-                                   len(self.points) - 1 if w.last is None else w.last, w.method)
+                                   len(self.points) - 1 if w.last is None else w.last, w.method, self.derivatives)
                   for w in self.wraps]
         return wrapped_path(positions, active, placed)
 
@@ -306,6 +310,18 @@ class GeometricPath:
         if not any(w.surface.active for w in self.wraps):
             return -ca.mtimes(coordinate_rates_matrix(self.model, q).T, ca.jacobian(self.length(q), q).T)
         return generalized_force_moment_arms(self, q)
+
+    @cached_property
+    def generalized_force_function(self) -> ca.Function:
+        """casadi Function q -> (length, moment arms by the generalized-force method, nv), built once in SX; for a
+        wrapped path both come from one wrapped path (`trajopt.model.paths.wrapping.forces`)."""
+        q = ca.SX.sym("q", self.model.nq)
+        if any(w.surface.active for w in self.wraps):
+            length, arms = length_and_generalized_force_moment_arms(self, q)
+        else:
+            length, arms = self.length(q), self.generalized_force_moment_arms(q)
+        return ca.Function(f"geometric_path_{_safe(self.name)}_force", [q], [length, arms], ["q"],
+                           ["length", "moment_arms"])
 
     def length(self, q):
         """Path length l(q) (m)."""
@@ -376,18 +392,21 @@ def _path_point(osim_model, point, muscle):
     return FixedPathPoint(point.name, body_point.body, body_point.location)
 
 
-def geometric_path(osim_model, muscle: str, wrapping: bool = True, smoothing=None) -> GeometricPath:
+def geometric_path(osim_model, muscle: str, wrapping: bool = True, smoothing=None,
+                   derivatives: WrapDerivatives = WrapDerivatives.UNROLLED) -> GeometricPath:
     """The geometric path of `muscle` of a loaded .osim model (`trajopt.model.osim.load_osim`).
 
     With `wrapping` (default) the path wraps over its cylinders, spheres, ellipsoids and tori as OpenSim computes it
     (`trajopt.model.paths.wrapping`). With `wrapping` False a wrapped path is straight segments between its points:
     then `GeometricPathWarning` says so. `smoothing` (a `trajopt.model.paths.wrapping.smooth.SmoothWrapping`) selects
-    smooth mode for the wrapped length.
+    smooth mode for the wrapped length; `derivatives` how exact mode's wrap solves are differentiated
+    (`trajopt.model.paths.wrapping.implicit`).
     """
-    return element_geometric_path(osim_model, osim_model.muscle(muscle), wrapping, smoothing)
+    return element_geometric_path(osim_model, osim_model.muscle(muscle), wrapping, smoothing, derivatives)
 
 
-def element_geometric_path(osim_model, element, wrapping: bool = True, smoothing=None) -> GeometricPath:
+def element_geometric_path(osim_model, element, wrapping: bool = True, smoothing=None,
+                           derivatives: WrapDerivatives = WrapDerivatives.UNROLLED) -> GeometricPath:
     """The geometric path of any element of a loaded model with a ``name`` and a ``path``
     (``trajopt.model.osim.spec.GeometryPath``): a muscle, a PathSpring or a PathActuator (see `geometric_path`)."""
     spec_muscle = element
@@ -404,7 +423,7 @@ def element_geometric_path(osim_model, element, wrapping: bool = True, smoothing
                           GeometricPathWarning, stacklevel=2)
             return GeometricPath(osim_model.multibody, points, name=muscle)
     path = GeometricPath(osim_model.multibody, points, name=muscle, wraps=path_wraps(osim_model, spec_muscle),
-                         smoothing=smoothing)
+                         smoothing=smoothing, derivatives=derivatives)
     if smoothing is not None:
         for entry in path.wraps:
             try:
@@ -414,9 +433,10 @@ def element_geometric_path(osim_model, element, wrapping: bool = True, smoothing
     return path
 
 
-def geometric_paths(osim_model, wrapping: bool = True, smoothing=None) -> tuple[GeometricPath, ...]:
+def geometric_paths(osim_model, wrapping: bool = True, smoothing=None,
+                    derivatives: WrapDerivatives = WrapDerivatives.UNROLLED) -> tuple[GeometricPath, ...]:
     """Geometric paths of every muscle of the model, in file order (see `geometric_path`)."""
-    return tuple(geometric_path(osim_model, m.name, wrapping, smoothing) for m in osim_model.muscles)
+    return tuple(geometric_path(osim_model, m.name, wrapping, smoothing, derivatives) for m in osim_model.muscles)
 
 
 class GeometricPaths(PathsWithDomain):
@@ -431,9 +451,11 @@ class GeometricPaths(PathsWithDomain):
 
     def __init__(self, osim_model, wrapping: bool = True, generalized_force_moment_arms: bool = False,
                  smoothing=None):
-        # Moment arms: −∂l/∂q by default (what the dynamics use: the muscle's generalized force is then
-        # −T ∂l/∂q, so its power equals −T l̇ and fiber kinematics and forces agree); with
-        # ``generalized_force_moment_arms``, OpenSim's computeMomentArm (for analyses that report OpenSim's values).
+        # Moment arms: −∂l/∂q by default (the muscle's generalized force is then −T ∂l/∂q, so its power equals
+        # −T l̇ and fiber kinematics and forces agree); with ``generalized_force_moment_arms``, OpenSim's
+        # computeMomentArm, from the tangent points alone (the forces and lengthening speeds OpenSim's muscles
+        # use): their derivatives are first derivatives of the wrap solves, taken by the implicit function
+        # theorem (`trajopt.model.paths.wrapping.implicit`; not for exact Hessians).
         self.generalized_force = bool(generalized_force_moment_arms)
         if self.generalized_force and smoothing is not None:
             raise TrajoptInputError("geometric paths: generalized-force moment arms are exact mode's; smooth mode "
@@ -441,7 +463,8 @@ class GeometricPaths(PathsWithDomain):
         self.smoothing = smoothing
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", GeometricPathWarning)
-            self.paths = geometric_paths(osim_model, wrapping, smoothing)
+            derivatives = WrapDerivatives.IMPLICIT if self.generalized_force else WrapDerivatives.UNROLLED
+            self.paths = geometric_paths(osim_model, wrapping, smoothing, derivatives)
         self.wrapped_muscles = tuple(p.name for p, m in zip(self.paths, osim_model.muscles)
                                      if m.path.wraps and not p.wraps)
         for warning in caught:
@@ -465,9 +488,11 @@ class GeometricPaths(PathsWithDomain):
             raise TrajoptInputError(f"geometric paths take the model's coordinates {self.multibody.coordinate_names}, "
                                     f"got {tuple(coordinates)}")
         q = ca.SX.sym("q", self.multibody.nq)
-        lengths = ca.vertcat(*[p.length(q) for p in self.paths])
         if self.generalized_force:
-            arms = ca.horzcat(*[p.generalized_force_moment_arms(q) for p in self.paths]).T
+            both = [p.generalized_force_function(q) for p in self.paths]
+            lengths = ca.vertcat(*[length for length, _ in both])
+            arms = ca.horzcat(*[arms for _, arms in both]).T
         else:
+            lengths = ca.vertcat(*[p.length(q) for p in self.paths])
             arms = -ca.jacobian(lengths, q)
         return ca.Function("geometric_paths", [q], [lengths, arms], ["q"], ["lengths", "moment_arms"])

@@ -32,6 +32,7 @@ from functools import lru_cache
 
 import casadi as ca
 
+from trajopt.model.paths.wrapping.implicit import Solves, WrapDerivatives
 from trajopt.model.paths.wrapping.vectors import (
     INSIDE_RADIUS, MANDATORY_WRAP, NO_WRAP, ROUNDOFF_ERROR, dsign, normalize_or_zero, safe_acos, safe_sqrt, select,
     unit,
@@ -59,22 +60,40 @@ def _near_zero(x):
     return ca.fabs(x) <= ROUNDOFF_ERROR
 
 
-def _ellipse_newton(a, b, u, v):
-    """WrapEllipsoid::closestPointToEllipse away from the axes: (x, y)."""
+def _ellipse_quartic(a, b, u, v, t):
+    """(f, f'): closestPointToEllipse's quartic in t and its derivative."""
     a2, b2 = a * a, b * b
     a2u2, b2v2 = a2 * u * u, b2 * v * v
+    p, q = t + a2, t + b2
+    return p * p * q * q - a2u2 * q * q - b2v2 * p * p, 2 * (p * q * (p + q) - a2u2 * q - b2v2 * p)
+
+
+def _ellipse_t(a, b, u, v):
+    """closestPointToEllipse's Newton on the quartic in t, OpenSim's start and stopping test."""
     t = ca.if_else((u / a) ** 2 + (v / b) ** 2 < 1, 0, max(a, b) * ca.sqrt(u * u + v * v))
     done = ca.SX(0)
     for _ in range(NEWTON):
-        p, q = t + a2, t + b2
-        f = p * p * q * q - a2u2 * q * q - b2v2 * p * p
+        f, fp = _ellipse_quartic(a, b, u, v, t)
         done = ca.logic_or(done, ca.fabs(f) < NEWTON_STOP)
-        fp = 2 * (p * q * (p + q) - a2u2 * q - b2v2 * p)
         t = select(done, t, t - f / _guard(fp))
+    return t
+
+
+@lru_cache(maxsize=None)
+def _ellipse_residual(a: float, b: float) -> ca.Function:
+    """(t, u, v) -> closestPointToEllipse's quartic, for implicit derivatives."""
+    t, u, v = ca.SX.sym("t"), ca.SX.sym("u"), ca.SX.sym("v")
+    return ca.Function("ellipse_quartic", [t, u, v], [_ellipse_quartic(a, b, u, v, t)[0]], ["t", "u", "v"], ["f"])
+
+
+def _ellipse_newton(a, b, u, v, solves):
+    """WrapEllipsoid::closestPointToEllipse away from the axes: (x, y)."""
+    a2, b2 = a * a, b * b
+    t = solves.root(lambda: _ellipse_t(a, b, u, v), _ellipse_residual(a, b), u, v)
     return a2 * u / _guard(t + a2), b2 * v / _guard(t + b2)
 
 
-def _closest_to_ellipse(a, b, u, v):
+def _closest_to_ellipse(a, b, u, v, solves):
     """Closest point (x, y) on the ellipse (x/a)^2 + (y/b)^2 = 1 to (u, v), with OpenSim's cases near
     the axes."""
     near_u, near_v = _near_zero(u), _near_zero(v)
@@ -96,17 +115,17 @@ def _closest_to_ellipse(a, b, u, v):
         inner = (x, b * ca.sqrt(ca.fabs(1 - (x / a) ** 2)))
         far = ca.fabs(u) >= a - b * b / a
         on_v = (select(far, select(u >= 0, a, -a), inner[0]), select(far, v, inner[1]))
-    general = _ellipse_newton(a, b, u, v)
+    general = _ellipse_newton(a, b, u, v, solves)
     return tuple(select(ca.logic_and(near_u, near_v), both[k], select(near_u, on_u[k], select(near_v, on_v[k],
                                                                                               general[k])))
                  for k in range(2))
 
 
-def _closest_in_plane(radii, point, axis):
+def _closest_in_plane(radii, point, axis, solves):
     """findClosestPoint with specialCaseAxis `axis`: the point keeps its `axis` coordinate, the other two
     are the closest point of the cross-section ellipse (OpenSim's orders: yz, zx, xy)."""
     j, k = {0: (1, 2), 1: (2, 0), 2: (0, 1)}[axis]
-    x_j, x_k = _closest_to_ellipse(radii[j], radii[k], point[j], point[k])
+    x_j, x_k = _closest_to_ellipse(radii[j], radii[k], point[j], point[k], solves)
     out = [None, None, None]
     out[axis], out[j], out[k] = point[axis], x_j, x_k
     return ca.vertcat(*out)
@@ -117,16 +136,29 @@ def _newton_start(radii, u):
     return ca.if_else(sum((u[i] / radii[i]) ** 2 for i in range(3)) < 1, 0, max(radii) * ca.norm_2(u)), ca.SX(0)
 
 
-def _newton_steps(radii, u, t, done, steps):
-    """`steps` steps of findClosestPoint's Newton on the sextic in t, each taken only while |f| >= NEWTON_STOP."""
+def _sextic(radii, u, t):
+    """(f, f'): findClosestPoint's sextic in t and its derivative."""
     a2 = [r * r for r in radii]
     c = [a2[i] * u[i] ** 2 for i in range(3)]
+    p, q, r = t + a2[0], t + a2[1], t + a2[2]
+    f = (p * q * r) ** 2 - c[0] * (q * r) ** 2 - c[1] * (p * r) ** 2 - c[2] * (p * q) ** 2
+    fp = 2 * (p * q * r * (q * r + p * r + p * q) - c[0] * q * r * (q + r) - c[1] * p * r * (p + r)
+              - c[2] * p * q * (p + q))
+    return f, fp
+
+
+@lru_cache(maxsize=None)
+def _sextic_residual(radii: tuple) -> ca.Function:
+    """(t, u) -> findClosestPoint's sextic, for implicit derivatives."""
+    t, u = ca.SX.sym("t"), ca.SX.sym("u", 3)
+    return ca.Function("sextic", [t, u], [_sextic(radii, u, t)[0]], ["t", "u"], ["f"])
+
+
+def _newton_steps(radii, u, t, done, steps):
+    """`steps` steps of findClosestPoint's Newton on the sextic in t, each taken only while |f| >= NEWTON_STOP."""
     for _ in range(steps):
-        p, q, r = t + a2[0], t + a2[1], t + a2[2]
-        f = (p * q * r) ** 2 - c[0] * (q * r) ** 2 - c[1] * (p * r) ** 2 - c[2] * (p * q) ** 2
+        f, fp = _sextic(radii, u, t)
         done = ca.logic_or(done, ca.fabs(f) < NEWTON_STOP)
-        fp = 2 * (p * q * r * (q * r + p * r + p * q) - c[0] * q * r * (q + r) - c[1] * p * r * (p + r)
-                  - c[2] * p * q * (p + q))
         t = select(done, t, t - f / _guard(fp))
     return t, done
 
@@ -136,25 +168,31 @@ def _newton_point(radii, u, t):
 
 
 @lru_cache(maxsize=None)
-def _closest_general(radii: tuple) -> ca.Function:
-    """findClosestPoint's general case (Newton on the sextic in t): u -> closest surface point."""
+def _closest_t(radii: tuple) -> ca.Function:
+    """findClosestPoint's general case: u -> t of Newton on the sextic (the closest point is `_newton_point`)."""
     u = ca.SX.sym("u", 3)
     t, done = _newton_start(radii, u)
     t, _ = _newton_steps(radii, u, t, done, NEWTON)
-    return ca.Function("ellipsoid_closest_point", [u], [_newton_point(radii, u, t)])
+    return ca.Function("ellipsoid_closest_t", [u], [t])
 
 
 FAN_CHUNKS = (8, 4, 4, 4, 4, 4, 2)  # the fan's Newton steps (NEWTON in all), later chunks run while a point needs them
 
 
 @lru_cache(maxsize=None)
+def _fan_finish(radii: tuple, count: int) -> ca.Function:
+    """(u 3 x count, t 1 x count) -> the closest points `_newton_point`."""
+    u, t = ca.SX.sym("u", 3), ca.SX.sym("t")
+    return ca.Function("fan_finish", [u, t], [_newton_point(radii, u, t)]).map(count)
+
+
+@lru_cache(maxsize=None)
 def _closest_fan(radii: tuple, count: int) -> ca.Function:
-    """`_closest_general` of `count` points (3 x count) at once, its Newton steps in FAN_CHUNKS: a chunk after the
-    first runs only while some point has not met the stopping test (an MX switch; when all have, the steps left
+    """The t of `_closest_t` for `count` points (3 x count) at once, its Newton steps in FAN_CHUNKS: a chunk after
+    the first runs only while some point has not met the stopping test (an MX switch; when all have, the steps left
     would change nothing), so the fan costs the steps its slowest point needs, not NEWTON."""
     u, t, done = ca.SX.sym("u", 3), ca.SX.sym("t"), ca.SX.sym("done")
     start = ca.Function("fan_start", [u], list(_newton_start(radii, u))).map(count)
-    finish = ca.Function("fan_finish", [u, t], [_newton_point(radii, u, t)]).map(count)
     points = ca.MX.sym("u", 3, count)
     t_all, done_all = start(points)
     for k, steps in enumerate(FAN_CHUNKS):
@@ -166,16 +204,17 @@ def _closest_fan(radii: tuple, count: int) -> ca.Function:
         keep = ca.Function(f"fan_keep_{k}", [m_points, m_t, m_done], [m_t, m_done])
         switch = ca.Function.if_else(f"fan_switch_{k}", chunk, keep)
         t_all, done_all = switch(ca.sum2(done_all) < count, points, t_all, done_all)
-    return ca.Function("ellipsoid_closest_fan", [points], [finish(points, t_all)], {"never_inline": True})
+    return ca.Function("ellipsoid_closest_fan", [points], [t_all], {"never_inline": True})
 
 
-def _closest(radii, point):
+def _closest(radii, point, solves):
     """findClosestPoint(..., specialCaseAxis=-1): points within 2e-13 of a coordinate plane use the
     narrowest such cross-section."""
-    result = _closest_general(tuple(radii))(point)
+    radii = tuple(radii)
+    result = _newton_point(radii, point, solves.root(lambda: _closest_t(radii)(point), _sextic_residual(radii), point))
     sums = [sum(radii) - radii[i] for i in range(3)]
     for i in sorted(range(3), key=lambda i: -sums[i]):  # narrowest last, so it wins
-        result = select(_near_zero(point[i]), _closest_in_plane(radii, point, i), result)
+        result = select(_near_zero(point[i]), _closest_in_plane(radii, point, i, solves), result)
     return result
 
 
@@ -185,11 +224,27 @@ def _residuals(r, d, point, a, vs, vs4):
     return ca.vertcat(ca.dot(vs, r) + vs4, ca.sumsqr(r / a) - 1, ca.dot(n, r) + d, ca.dot(n, point) + d)
 
 
-def _tangent_point(point, e, start, radii, vs, vs4):
+def _tangent_point(point, e, start, radii, vs, vs4, solves):
     """WrapEllipsoid::calcTangentPoint: the point of the plane vs . x + vs4 = 0 on the surface whose tangent line
     passes through `point`, by OpenSim's Levenberg-Marquardt from `start` to a squared residual of 1e-8 (its
     steps and line search unrolled: LM_ITERATIONS outer, LM_DAMPING and LM_SEARCH inner); `point` itself when
     it is on the surface (|e| < 1e-4). Which of the two tangent points it reaches depends on `start`."""
+    z = solves.root(lambda: ca.vertcat(*_levenberg_marquardt(point, start, radii, vs, vs4)),
+                    _tangent_residuals(tuple(radii)), point, vs, vs4)
+    return select(ca.fabs(e) < TOLERANCE_1, point, z[:3])
+
+
+@lru_cache(maxsize=None)
+def _tangent_residuals(radii: tuple) -> ca.Function:
+    """((r, d), point, vs, vs4) -> calcTangentPoint's four residuals in its four unknowns, for implicit
+    derivatives."""
+    z, point, vs, vs4 = ca.SX.sym("z", 4), ca.SX.sym("point", 3), ca.SX.sym("vs", 3), ca.SX.sym("vs4")
+    return ca.Function("tangent_point", [z, point, vs, vs4], [_residuals(z[:3], z[3], point, ca.DM(radii), vs, vs4)],
+                       ["z", "point", "vs", "vs4"], ["f"])
+
+
+def _levenberg_marquardt(point, start, radii, vs, vs4):
+    """calcTangentPoint's Levenberg-Marquardt iterations: (r, d)."""
     a = ca.DM(radii)
     r = start
     d = -ca.dot(2 * r / a ** 2, r)
@@ -226,7 +281,7 @@ def _tangent_point(point, e, start, radii, vs, vs4):
         ee = _residuals(r, d, point, a, vs, vs4)
         ssq = select(active, ca.sumsqr(ee), ssq)
         ssqo = select(active, ssq, ssqo)
-    return select(ca.fabs(e) < TOLERANCE_1, point, r)
+    return r, d
 
 
 def _surface_points(r1, r2, radii, vs, vs4, factor, far_side, count):
@@ -265,20 +320,20 @@ def _surface_points(r1, r2, radii, vs, vs4, factor, far_side, count):
     return select(short, ca.norm_2(r1 - r2), length), first, last, select(short, 1, segments)
 
 
-def _plane_point(p1, p2, r1, r2, radii, method):
+def _plane_point(p1, p2, r1, r2, radii, method, solves):
     """(c1, sv-independent start points, mu after blending, fan weight or -inf): the wrap plane's point."""
     p1p2 = p1 - p2
     r1r2 = r2 - r1
     mu_all = [ca.fabs(v) for v in ca.vertsplit(unit(p1p2))]
     t = [-r1[i] / _guard(r1r2[i]) for i in range(3)]
-    frans = [_closest_in_plane(radii, r1 + t[i] * r1r2, i) for i in range(3)]
+    frans = [_closest_in_plane(radii, r1 + t[i] * r1r2, i, solves) for i in range(3)]
     best = select(mu_all[1] > mu_all[0], 1, 0)
     best = select(mu_all[2] > select(best == 1, mu_all[1], mu_all[0]), 2, best)
     mu = sum((best == i) * mu_all[i] for i in range(3))
     t_best = sum((best == i) * t[i] for i in range(3))
     c1_frans = sum((best == i) * frans[i] for i in range(3))
     if method == "midpoint":
-        c1 = _closest(radii, r1 + 0.5 * r1r2)
+        c1 = _closest(radii, r1 + 0.5 * r1r2, solves)
         return c1, c1, c1, mu, -ca.inf
     if method == "axial":
         inside = ca.logic_and(t_best > 0, t_best < 1)
@@ -288,13 +343,15 @@ def _plane_point(p1, p2, r1, r2, radii, method):
                       select(t_best > 1 - SV_BOUNDARY_BLEND, (1 - t_best) / SV_BOUNDARY_BLEND, 1)))
     mu = select(ca.logic_and(mu > MU_BLEND_MIN, s < 1), MU_BLEND_MIN + s * (mu - MU_BLEND_MIN), mu)
     samples = ca.horzcat(*[r1 + (i / FAN_SAMPLES) * r1r2 for i in range(1, FAN_SAMPLES - 1)])
-    closest = _closest_fan(tuple(radii), FAN_SAMPLES - 2)(samples)
+    count = FAN_SAMPLES - 2
+    closest = _fan_finish(tuple(radii), count)(samples, solves.root(
+        lambda: _closest_fan(tuple(radii), count)(samples), _sextic_residual(tuple(radii)), samples, count=count))
     blades = closest - samples
     blades = blades / ca.repmat(ca.if_else(ca.sum1(blades ** 2) > 0, ca.sqrt(ca.sum1(blades ** 2)), 1), 3, 1)
     direction = unit(ca.sum2(blades))
-    fan_c1 = _closest(radii, r1 + 0.5 * r1r2 + direction)
+    fan_c1 = _closest(radii, r1 + 0.5 * r1r2 + direction, solves)
     tt = (mu - MU_BLEND_MIN) / (MU_BLEND_MAX - MU_BLEND_MIN)
-    blended = _closest(radii, tt * c1_frans + (1 - tt) * fan_c1)
+    blended = _closest(radii, tt * c1_frans + (1 - tt) * fan_c1, solves)
     c1 = select(mu <= MU_BLEND_MIN, fan_c1, select(mu < MU_BLEND_MAX, blended, c1_frans))
     fan_weight = select(mu <= MU_BLEND_MIN, 1, select(mu < MU_BLEND_MAX, 1 - tt, -ca.inf))
     return c1, c1, c1, mu, fan_weight
@@ -321,14 +378,13 @@ def _code(p1, p2, radii):
     return code, p1e, p2e, r1, r2
 
 
-def _wrapped(radii_m, axis, sign, method):
-    """The wrap of a segment that crosses the ellipsoid: (p1, p2) -> (r1, r2, wrap_length), metres."""
-    p1_m, p2_m = ca.SX.sym("p1", 3), ca.SX.sym("p2", 3)
+def _wrap_expressions(p1_m, p2_m, radii_m, axis, sign, method, solves):
+    """The wrap of a segment that crosses the ellipsoid: [r1, r2, wrap_length], metres, its solves from `solves`."""
     factor = 3.0 / sum(radii_m)
     radii = tuple(r * factor for r in radii_m)
     p1, p2 = p1_m * factor, p2_m * factor
     _, p1e, p2e, r1, r2 = _code(p1, p2, radii)
-    c1, start1, start2, mu, fan_weight = _plane_point(p1, p2, r1, r2, radii, method)
+    c1, start1, start2, mu, fan_weight = _plane_point(p1, p2, r1, r2, radii, method, solves)
     if sign != 0:
         flip = dsign(c1[axis]) != sign
         mirrored = ca.vertcat(*[-c1[i] if i == axis else c1[i] for i in range(3)])
@@ -336,13 +392,14 @@ def _wrapped(radii_m, axis, sign, method):
         # which is NaN <= 2e-13, false: without a fan the mirrored c1 is used as it is.
         weight = ca.fmin(fan_weight, 1)
         pulled = ca.vertcat(*[mirrored[i] * (1 - weight) if i == axis else mirrored[i] for i in range(3)])
-        mirrored_c1 = select(weight > 0, _closest(radii, pulled), mirrored)
+        pulled = select(weight > 0, pulled, mirrored)  # finite where unused (no fan: weight -inf)
+        mirrored_c1 = select(weight > 0, _closest(radii, pulled, solves), mirrored)
         start1, start2 = select(flip, mirrored, start1), select(flip, mirrored, start2)
         c1 = select(flip, mirrored_c1, c1)
     vs = unit(ca.cross(p1 - p2, p1 - c1))
     vs4 = -ca.dot(vs, c1)
-    t1 = _tangent_point(p1, p1e, start1, radii, vs, vs4)
-    t2 = _tangent_point(p2, p2e, start2, radii, vs, vs4)
+    t1 = _tangent_point(p1, p1e, start1, radii, vs, vs4, solves)
+    t2 = _tangent_point(p2, p2e, start2, radii, vs, vs4, solves)
     count = min(MAX_SEGMENTS, int(math.ceil(2 * max(radii_m) / SEGMENT)) + 2)  # chords are at most 2 max(radii)
     length, w1, w2, segments = _surface_points(t1, t2, radii, vs, vs4, factor, 0, count)
     if sign != 0:
@@ -351,14 +408,69 @@ def _wrapped(radii_m, axis, sign, method):
         far = ca.logic_and(segments >= 2, ca.logic_or(back1, back2))
         far_length, _, _, _ = _surface_points(t1, t2, radii, vs, vs4, factor, 1, count)
         length = select(far, far_length, length)
-    return ca.Function("wrap_ellipsoid_wrapped", [p1_m, p2_m], [t1 / factor, t2 / factor, length / factor])
+    return [t1 / factor, t2 / factor, length / factor]
+
+
+def _wrapped(radii, axis, sign, method):
+    """(p1, p2) -> (r1, r2, wrap_length, solves): the wrap of a segment that crosses the ellipsoid and its solves'
+    results (`Solves.record`)."""
+    p1, p2 = ca.SX.sym("p1", 3), ca.SX.sym("p2", 3)
+    solves = Solves()
+    outputs = _wrap_expressions(p1, p2, radii, axis, sign, method, solves)
+    return ca.Function("wrap_ellipsoid_wrapped", [p1, p2], [*outputs, solves.record()], ["p1", "p2"],
+                       ["r1", "r2", "wrap_length", "solves"])
+
+
+def _wrapped_jacobian(radii, axis, sign, method, count):
+    """(p1, p2, solves) -> the Jacobian blocks of (r1, r2, wrap_length) by (p1, p2), from the recorded solves
+    (`Solves`: the closed-form parts only)."""
+    p1, p2, given = ca.SX.sym("p1", 3), ca.SX.sym("p2", 3), ca.SX.sym("solves", count)
+    outputs = _wrap_expressions(p1, p2, radii, axis, sign, method, Solves(given))
+    return ca.Function("wrap_ellipsoid_wrapped_jacobian", [p1, p2, given],
+                       [ca.densify(ca.jacobian(o, p)) for o in outputs for p in (p1, p2)])
+
+
+def _implicit_wrap(classify, unwrapped, radii, axis, sign, method):
+    """(valid, p1, p2) -> (code, r1, r2, wrap_length, solves): `ellipsoid_wrap` where `valid` (else NO_WRAP, p1, p2,
+    0 without evaluating it, as `trajopt.model.paths.wrapping.path.when_valid`) and its solves' results, whose first
+    derivative is a custom Jacobian evaluated from those (`Solves`: the closed-form parts only; nothing below this
+    Function is evaluated again to differentiate it)."""
+    wrapped = _wrapped(radii, axis, sign, method)
+    count = wrapped.numel_out(3)
+    p1, p2, given = ca.SX.sym("p1", 3), ca.SX.sym("p2", 3), ca.SX.sym("solves", count)
+    none = ca.Function("wrap_ellipsoid_unwrapped", [p1, p2], [*unwrapped(p1, p2), ca.SX.zeros(count)])
+    switch = ca.Function.conditional("wrap_ellipsoid_switch", [none], wrapped)
+    skip = ca.Function("wrap_ellipsoid_skipped", [p1, p2], [ca.SX(NO_WRAP), p1, p2, ca.SX(0), ca.SX.zeros(count)])
+    m1, m2, valid = ca.MX.sym("p1", 3), ca.MX.sym("p2", 3), ca.MX.sym("valid")
+    code = classify(m1, m2)
+    run = ca.Function("wrap_ellipsoid_run", [m1, m2], [code, *switch(code == MANDATORY_WRAP, m1, m2)])
+    outputs = ca.Function.if_else("wrap_ellipsoid_valid", run, skip)(valid, m1, m2)
+    identity, zero = ca.SX.eye(3), ca.SX.zeros(3, 3)
+    none_jacobian = ca.Function("wrap_ellipsoid_unwrapped_jacobian", [p1, p2, given],
+                                [identity, zero, zero, identity, ca.SX.zeros(1, 3), ca.SX.zeros(1, 3)])
+    blocks_of = ca.Function.conditional("wrap_ellipsoid_jacobian_switch", [none_jacobian],
+                                        _wrapped_jacobian(radii, axis, sign, method, count))
+    names, inputs = ["code", "r1", "r2", "wrap_length", "solves"], ["valid", "p1", "p2"]
+    nominal = [ca.MX.sym(n, o.sparsity()) for n, o in zip(names, outputs)]
+    blocks = blocks_of(ca.logic_and(valid, nominal[0] == MANDATORY_WRAP), m1, m2, nominal[4])
+    by_valid = [ca.MX(o.numel(), 1) for o in nominal]
+    jacobian = ca.Function("jac_wrap_ellipsoid", [valid, m1, m2, *nominal],
+                           [by_valid[0], ca.MX(1, 3), ca.MX(1, 3),
+                            *[b for k in range(3) for b in (by_valid[k + 1], *blocks[2 * k:2 * k + 2])],
+                            by_valid[4], ca.MX(count, 3), ca.MX(count, 3)],
+                           [*inputs, *[f"out_{n}" for n in names]], [f"jac_{o}_{i}" for o in names for i in inputs])
+    return ca.Function("wrap_ellipsoid", [valid, m1, m2], outputs, inputs, names,
+                       {"never_inline": True, "custom_jacobian": jacobian, "jac_penalty": 0,
+                        "enable_forward": False, "enable_reverse": False, "enable_fd": False})
 
 
 @lru_cache(maxsize=None)
-def ellipsoid_wrap(radii: tuple, axis: int, sign: int, method: str) -> ca.Function:
+def ellipsoid_wrap(radii: tuple, axis: int, sign: int, method: str,
+                   derivatives: WrapDerivatives = WrapDerivatives.UNROLLED) -> ca.Function:
     """casadi Function (p1, p2) -> (code, r1, r2, wrap_length): OpenSim's wrap of the straight segment p1-p2
     (wrap frame) over the ellipsoid with semi-axes `radii`; `sign` 0 is quadrant 'all'; `method` is the
-    PathWrap's 'hybrid', 'midpoint' or 'axial'.
+    PathWrap's 'hybrid', 'midpoint' or 'axial'; `derivatives` how the closest-point and tangent-point solves are
+    differentiated (`trajopt.model.paths.wrapping.implicit`; the values are the same).
 
     The wrap itself (some 4e5 operations, most of them the fan's closest points) is evaluated only for a
     segment that crosses the ellipsoid: the Function is an MX switch, which SX paths call as one node."""
@@ -368,7 +480,11 @@ def ellipsoid_wrap(radii: tuple, axis: int, sign: int, method: str) -> ca.Functi
     code = _code(p1 * factor, p2 * factor, tuple(r * factor for r in radii))[0]
     classify = ca.Function("wrap_ellipsoid_code", [p1, p2], [code])
     unwrapped = ca.Function("wrap_ellipsoid_unwrapped", [p1, p2], [p1, p2, ca.SX(0)])
-    wrapped = _wrapped(radii, int(axis), int(sign), str(method).lower())
+    arguments = (radii, int(axis), int(sign), str(method).lower())
+    if derivatives is WrapDerivatives.IMPLICIT:
+        return _implicit_wrap(classify, unwrapped, *arguments)
+    wrapped = _wrapped(*arguments)
+    wrapped = ca.Function("wrap_ellipsoid_wrapped", [p1, p2], wrapped(p1, p2)[:3])
     switch = ca.Function.conditional("wrap_ellipsoid_switch", [unwrapped], wrapped)
     m1, m2 = ca.MX.sym("p1", 3), ca.MX.sym("p2", 3)
     code = classify(m1, m2)

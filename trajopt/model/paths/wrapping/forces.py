@@ -59,6 +59,12 @@ def _slot_locations(path, q, tags, indices, locals_):
 
 def generalized_force_moment_arms(path, q):
     """OpenSim's computeMomentArm for every generalized speed (nv), of a wrapped `GeometricPath`."""
+    return length_and_generalized_force_moment_arms(path, q)[1]
+
+
+def length_and_generalized_force_moment_arms(path, q):
+    """(length, OpenSim's computeMomentArm for every generalized speed) of a wrapped `GeometricPath`, both from one
+    wrapped path (the wrap computations appear once in the expression)."""
     model = path.model
     slots = path.wrapped_path(q)
     size = len(slots.slots)
@@ -80,7 +86,7 @@ def generalized_force_moment_arms(path, q):
     placeholders = locals_ + directions + tags + indices + [count]
     values = ([_local(s) for s in slots.slots] + actual_directions + [_tag(s) for s in slots.slots]
               + [_index(s) for s in slots.slots] + [slots.count])
-    return ca.substitute([arms], placeholders, values)[0]
+    return slots.length(), ca.substitute([arms], placeholders, values)[0]
 
 
 def unit_tension_loads(path, q):

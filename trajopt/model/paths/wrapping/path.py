@@ -62,7 +62,10 @@ class PlacedWrap:
 def when_valid(function: ca.Function) -> ca.Function:
     """casadi Function (valid, p1, p2) -> `function`(p1, p2) where `valid`, else (NO_WRAP, p1, p2, 0) without
     evaluating `function`: an MX switch called as one node, so a path's slots outside a wrap's range (most of
-    them) cost nothing, and neither do their derivatives."""
+    them) cost nothing, and neither do their derivatives. A wrap Function that takes `valid` itself (three inputs:
+    an ellipsoid with implicit derivatives, `trajopt.model.paths.wrapping.ellipsoid`) is its own."""
+    if function.n_in() == 3:
+        return function
     p1, p2 = ca.SX.sym("p1", 3), ca.SX.sym("p2", 3)
     skip = ca.Function(f"{function.name()}_skipped", [p1, p2], [ca.SX(NO_WRAP), p1, p2, ca.SX(0)])
     switch = ca.Function.if_else(f"{function.name()}_switch", function, skip)
@@ -223,7 +226,7 @@ def _wrap_once(path, w, wrap, active, n_points, cache):
         # Off-range slots get a harmless far-away segment so no NaN reaches the derivatives.
         p1 = ca.if_else(valid, wrap.to_wrap(_pos(a)), FAR_1)
         p2 = ca.if_else(valid, wrap.to_wrap(_pos(b)), FAR_2)
-        code, r1, r2, wrap_length = when_valid(wrap.function)(valid, p1, p2)
+        code, r1, r2, wrap_length = when_valid(wrap.function)(valid, p1, p2)[:4]
         r1_ground, r2_ground = wrap.to_ground(r1), wrap.to_ground(r2)
         change = safe_norm(r1_ground - _seen(a)) + wrap_length + safe_norm(_seen(b) - r2_ground) \
             - safe_norm(_seen(b) - _seen(a))

@@ -14,6 +14,7 @@ from trajopt.core.multibody.rotations import xyz_body_fixed_rotation
 from trajopt.model.osim import spec
 from trajopt.model.paths.wrapping.cylinder import cylinder_wrap
 from trajopt.model.paths.wrapping.ellipsoid import ellipsoid_wrap
+from trajopt.model.paths.wrapping.implicit import WrapDerivatives
 from trajopt.model.paths.wrapping.path import PlacedWrap
 from trajopt.model.paths.wrapping.smooth import cylinder_excess, ellipsoid_excess, sphere_excess
 from trajopt.model.paths.wrapping.sphere import sphere_wrap
@@ -25,7 +26,7 @@ class Cylinder:
     radius: float
     length: float
 
-    def wrap_function(self, axis, sign, single_wrap, method):
+    def wrap_function(self, axis, sign, single_wrap, method, derivatives):
         return cylinder_wrap(self.radius, self.length, axis, sign, single_wrap)
 
     def smooth_excess(self, axis, sign, smoothing):
@@ -36,7 +37,7 @@ class Cylinder:
 class Sphere:
     radius: float
 
-    def wrap_function(self, axis, sign, single_wrap, method):
+    def wrap_function(self, axis, sign, single_wrap, method, derivatives):
         return sphere_wrap(self.radius, axis, sign)
 
     def smooth_excess(self, axis, sign, smoothing):
@@ -47,8 +48,8 @@ class Sphere:
 class Ellipsoid:
     radii: tuple[float, float, float]
 
-    def wrap_function(self, axis, sign, single_wrap, method):
-        return ellipsoid_wrap(self.radii, axis, sign, method)
+    def wrap_function(self, axis, sign, single_wrap, method, derivatives):
+        return ellipsoid_wrap(self.radii, axis, sign, method, derivatives)
 
     def smooth_excess(self, axis, sign, smoothing):
         return ellipsoid_excess(self.radii, axis, sign, smoothing.band)
@@ -59,7 +60,7 @@ class Torus:
     inner_radius: float
     outer_radius: float
 
-    def wrap_function(self, axis, sign, single_wrap, method):
+    def wrap_function(self, axis, sign, single_wrap, method, derivatives):
         return torus_wrap(self.inner_radius, self.outer_radius, axis, sign, single_wrap)
 
     def smooth_excess(self, axis, sign, smoothing):
@@ -73,7 +74,7 @@ class Inactive:
 
     kind: str
 
-    def wrap_function(self, axis, sign, single_wrap, method):
+    def wrap_function(self, axis, sign, single_wrap, method, derivatives):
         return None
 
     def smooth_excess(self, axis, sign, smoothing):
@@ -111,10 +112,13 @@ class WrapSurface:
         body_rotation, body_origin = body_pose(model, q, self.body)
         return ca.mtimes(body_rotation, rotation), body_origin + ca.mtimes(body_rotation, translation)
 
-    def placed(self, model, q, single_wrap: bool, first: int, last: int, method: str = "hybrid") -> PlacedWrap:
+    def placed(self, model, q, single_wrap: bool, first: int, last: int, method: str = "hybrid",
+               derivatives: WrapDerivatives = WrapDerivatives.UNROLLED) -> PlacedWrap:
+        """The wrap at q (`derivatives`: how its iterative solves are differentiated)."""
         axis, sign = quadrant_axis_sign(self.quadrant)
         rotation, origin = self.frame(model, q)
-        return PlacedWrap(self.shape.wrap_function(axis, sign, single_wrap, method), rotation, origin, first, last,
+        return PlacedWrap(self.shape.wrap_function(axis, sign, single_wrap, method, derivatives), rotation, origin,
+                          first, last,
                           self.active)
 
     def smooth_excess(self, smoothing):
