@@ -23,10 +23,31 @@ import casadi as ca
 import numpy as np
 
 
+# How deep `ca.is_equal` compares two terms' input expressions: deep enough to see that the grid-point inputs
+# of two terms on the same points are the same slices of w (equal nodes: the same expression, so the same Jacobian).
+_SAME_INPUTS_DEPTH = 8
+
+
 def _constant_jacobian(expression: ca.MX, w: ca.MX) -> ca.DM:
     """d expression / dw of an expression affine in w, as a sparse constant."""
     jacobian = ca.Function("affine_jacobian", [w], [ca.jacobian(ca.vec(expression), w)])
     return jacobian(np.zeros(w.numel()))
+
+
+def _input_jacobians(mapped, w: ca.MX) -> list[ca.DM]:
+    """dV_j/dw of every term; terms evaluated on the same points share one (dynamics, path and integrands of most
+    transcriptions)."""
+    known: list[tuple[ca.MX, ca.DM]] = []
+    jacobians = []
+    for term in mapped:
+        same = next((jacobian for inputs, jacobian in known
+                     if inputs.shape == term.inputs.shape and ca.is_equal(inputs, term.inputs, _SAME_INPUTS_DEPTH)),
+                    None)
+        if same is None:
+            same = _constant_jacobian(term.inputs, w)
+            known.append((term.inputs, same))
+        jacobians.append(same)
+    return jacobians
 
 
 def _block_diagonal(values: ca.MX, columns: int) -> ca.MX:
@@ -87,9 +108,8 @@ def structured_derivatives(w: ca.MX, mapped, outer: ca.Function, hessian: bool =
 
     chain, input_jacobians, point_values = [None], [], []  # d zeta / d w by block of zeta (None: identity)
     varying_inputs = []
-    for term in mapped:
+    for term, full_input_jacobian in zip(mapped, _input_jacobians(mapped, w)):
         size, points = term.function.size1_in(0), term.values.size2()
-        full_input_jacobian = _constant_jacobian(term.inputs, w)
         varying = _varying_inputs(full_input_jacobian, size)
         input_jacobian = _rows_of(full_input_jacobian, varying, size, points)
         input_jacobians.append(input_jacobian)
