@@ -61,6 +61,48 @@ def test_jacobian_and_hessian_equal_expanded_graph(transcription):
         assert np.allclose(actual_hessian, expected_hessian, rtol=1e-12, atol=1e-12 * np.abs(expected_hessian).max())
 
 
+def measured_data_problem():
+    """Fixed time window, data of t through a linear interpolant (as measured kinematics enter an inverse problem):
+    the time is data, nothing is differentiated along it."""
+    ocp = Problem(duration=1.3, initial_time=0.2)
+    samples = np.linspace(0.0, 2.0, 21)
+    reference = ca.interpolant("reference", "linear", [samples], np.sin(3.0 * samples))
+    q = ocp.state("q", bounds=(-3.0, 3.0), initial=0.0)
+    w = ocp.state("w", bounds=(-10.0, 10.0))
+    tau = ocp.control("tau", bounds=(-5.0, 5.0))
+    r = reference(ocp.time)
+    ocp.set_derivative(q, w)
+    ocp.set_derivative(w, tau * (1.0 + r ** 2) - ca.sin(q) * r)
+    ocp.require(q * w + r * tau ** 2, upper=3.0, name="path")
+    ocp.minimize(Effort(tau) + Integral((q - r) ** 2 * (1.0 + w ** 2)))
+    return ocp
+
+
+@pytest.mark.parametrize("transcription", [Trapezoidal(5), HermiteSimpson(4), Radau(degree=3, intervals=3)])
+def test_fixed_time_derivatives_equal_expanded_graph(transcription):
+    discrete = transcribe(measured_data_problem().compile(), transcription)
+    functions = discrete.derivative_functions()
+    jacobian, hessian = expanded_reference(discrete)
+    rng = np.random.default_rng(11)
+    x = rng.uniform(-0.4, 0.4, discrete.layout.size)
+    lam_f, lam_g = rng.uniform(0.5, 2.0), rng.normal(size=discrete.lower_g.size)
+    expected_jacobian = np.array(jacobian(x)[1])
+    actual_jacobian = np.array(functions["jac_g"](x, np.zeros(0))[1])
+    expected_hessian = np.array(hessian(x, lam_f, lam_g))
+    actual_hessian = np.array(functions["hess_lag"](x, np.zeros(0), lam_f, lam_g))
+    assert np.allclose(actual_jacobian, expected_jacobian, rtol=1e-12, atol=1e-12 * np.abs(expected_jacobian).max())
+    assert np.allclose(actual_hessian, expected_hessian, rtol=1e-12, atol=1e-12 * np.abs(expected_hessian).max())
+
+
+def test_fixed_time_solve_matches_nlpsol_expanded_derivatives():
+    """Same optimum and iterations with the time as data (point-by-point) and through nlpsol's expanded graph."""
+    point = measured_data_problem().solve(HermiteSimpson(15), Ipopt(tol=1e-10))
+    expanded = measured_data_problem().solve(HermiteSimpson(15), Ipopt(tol=1e-10, point_derivatives=False))
+    assert point.success and expanded.success
+    assert point.objective == pytest.approx(expanded.objective, rel=1e-9)
+    assert point.iterations == expanded.iterations
+
+
 def test_hessian_keeps_the_block_sparsity_of_the_expanded_graph():
     discrete = transcribe(coupled_problem().compile(), HermiteSimpson(5))
     structured = discrete.derivative_functions()["hess_lag"].sparsity_out(0)

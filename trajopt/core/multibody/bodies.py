@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -76,4 +77,11 @@ class OffsetFrame:
     @property
     def rotation(self) -> np.ndarray:
         """Rotation matrix of the frame's axes in its body's axes."""
-        return np.array(xyz_body_fixed_rotation(self.orientation))
+        return _xyz_rotation(self.orientation).copy()
+
+
+@lru_cache(maxsize=None)
+def _xyz_rotation(orientation: tuple) -> np.ndarray:
+    """The body-fixed X-Y-Z rotation of ``orientation``, computed once per orientation (every pass over a model's
+    tree reads its joints' frames)."""
+    return np.array(xyz_body_fixed_rotation(orientation))

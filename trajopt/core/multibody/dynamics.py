@@ -73,7 +73,7 @@ def _rigid_groups(model, merge_welds=True):
 
 def _build_rigid_groups(model):
     n = len(model.bodies)
-    states = tree_pass(model, ca.DM(model.default_q()))  # weld transforms are constant
+    states = tree_pass(model, ca.DM(model.default_q()), subspaces=False)  # weld transforms are constant
     children = [[] for _ in range(n)]
     for k in range(n):
         if model.parent_index(k) >= 0:

@@ -79,23 +79,28 @@ class _PiecewiseCubic(CoordinateFunction):
         self.b, self.c, self.d = np.asarray(b, float), np.asarray(c, float), np.asarray(d, float)
 
     def _select(self, x, pieces):
-        # An if_else chain over the knots: O(n) SX nodes, fine for OpenSim's short splines.
-        xs = self.x
-        result = pieces(0, x)
-        for k in range(1, len(xs) - 1):
-            result = ca.if_else(x >= xs[k], pieces(k, x), result)
+        # An if_else chain over the knots (O(n) SX nodes, fine for OpenSim's short splines): the piece of the last
+        # interior knot at or below x. Pieces and comparisons are built as vectors, so the loop only chains.
+        values = ca.vertsplit(pieces(x))
+        above = ca.vertsplit(x >= ca.DM(self.x[1:-1])) if len(self.x) > 2 else []
+        result = values[0]
+        for k, condition in enumerate(above, start=1):
+            result = ca.if_else(condition, values[k], result)
         return result
 
     def __call__(self, x):
         xs, ys, b, c, d = self.x, self.y, self.b, self.c, self.d
-        inside = self._select(x, lambda k, v: ys[k] + (v - xs[k]) * (b[k] + (v - xs[k]) * (c[k] + (v - xs[k]) * d[k])))
+        start, y0 = ca.DM(xs[:-1]), ca.DM(ys[:-1])
+        b0, c0, d0 = ca.DM(b[:-1]), ca.DM(c[:-1]), ca.DM(d[:-1])
+        inside = self._select(x, lambda v: y0 + (v - start) * (b0 + (v - start) * (c0 + (v - start) * d0)))
         below = ys[0] + (x - xs[0]) * b[0]
         above = ys[-1] + (x - xs[-1]) * b[-1]
         return ca.if_else(x < xs[0], below, ca.if_else(x > xs[-1], above, inside))
 
     def derivative(self, x):
         xs, b, c, d = self.x, self.b, self.c, self.d
-        inside = self._select(x, lambda k, v: b[k] + (v - xs[k]) * (2 * c[k] + 3 * (v - xs[k]) * d[k]))
+        start, b0, c2, d0 = ca.DM(xs[:-1]), ca.DM(b[:-1]), ca.DM(2 * c[:-1]), ca.DM(d[:-1])
+        inside = self._select(x, lambda v: b0 + (v - start) * (c2 + 3 * (v - start) * d0))
         return ca.if_else(x < xs[0], b[0], ca.if_else(x > xs[-1], b[-1], inside))
 
 

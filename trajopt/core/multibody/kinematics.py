@@ -34,10 +34,11 @@ class BodyState:
     acceleration: object = None
 
 
-def tree_pass(model, q, u=None, udot=None, base_acceleration=None):
+def tree_pass(model, q, u=None, udot=None, base_acceleration=None, subspaces: bool = True):
     """Forward pass over the tree (shared by all algorithms): poses, and velocities/accelerations
     when u (and udot) are given. `base_acceleration` (6) is ground's spatial acceleration (the
-    gravity trick of recursive Newton-Euler uses [0, -g])."""
+    gravity trick of recursive Newton-Euler uses [0, -g]). `subspaces=False` (poses only, without u) leaves
+    the motion subspaces out (None), whose joint-function derivatives cost most of a pose pass's build."""
     states = []
     for k, joint in enumerate(model.joints):
         qj = q[model.q_slice(joint.name)]
@@ -54,8 +55,10 @@ def tree_pass(model, q, u=None, udot=None, base_acceleration=None):
             position = states[parent].position + ca.mtimes(states[parent].rotation, p_pb)
         # Motion subspace moved from the joint's child frame M to the body frame B.
         p_mb = -ca.mtimes(r_bm.T, p_bm)
-        s_m = joint.motion_subspace(qj)
-        subspace = spatial.transform_motion(r_bm, p_mb, s_m) if joint.nv else ca.DM.zeros(6, 0)
+        s_m, subspace = None, None
+        if subspaces or u is not None:
+            s_m = joint.motion_subspace(qj)
+            subspace = spatial.transform_motion(r_bm, p_mb, s_m) if joint.nv else ca.DM.zeros(6, 0)
         state = BodyState(rotation, position, r_pb.T, p_pb, subspace)
         if u is not None:
             uj = u[model.v_slice(joint.name)]
@@ -95,7 +98,7 @@ def symbols(model):
 
 def _build_body_poses(model):
     q, _, _ = symbols(model)
-    states = tree_pass(model, q)
+    states = tree_pass(model, q, subspaces=False)
     rotations = ca.horzcat(*[s.rotation for s in states]) if states else ca.SX.zeros(3, 0)
     positions = ca.horzcat(*[s.position for s in states]) if states else ca.SX.zeros(3, 0)
     return ca.Function("body_poses", [q], [rotations, positions], ["q"], ["rotations", "positions"], FUNCTION_OPTIONS)
@@ -121,7 +124,8 @@ def _build_point_kinematics(model, k, quantity):
     q, u, udot = symbols(model)
     point = ca.SX.sym("point", 3)
     with_speeds = quantity != "position"
-    states = tree_pass(model, q, u if with_speeds else None, udot if quantity == "acceleration" else None)
+    states = tree_pass(model, q, u if with_speeds else None, udot if quantity == "acceleration" else None,
+                       subspaces=with_speeds)
     s = states[k]
     if quantity == "position":
         inputs, output = [q, point], s.position + ca.mtimes(s.rotation, point)

@@ -11,8 +11,10 @@ differentiated symbolically, and the chain rule is a few sparse products at run 
     hess L = Z' hess_zeta(L_outer) Z + sum_j dV_j/dw' blockdiag_k(hess_v(mu_jk' F_j)) dV_j/dw
 
 with L_outer = lam_f f + lam_g' g as a function of zeta and mu_j = dL_outer/dY_j. The second term is
-exact because V_j is affine in w. Values equal the expanded graph's to rounding (tests/test_ocp_derivatives.py);
-an evaluation costs ~1.2x (Hessian) to ~1.4x (Jacobian) the expanded SX one (2D gait, 50 intervals).
+exact because V_j is affine in w. Entries of v that no decision variable moves (t when the bounds fix the time
+window: the grid times are then numbers) are data: F_j is differentiated along the other entries only. Values
+equal the expanded graph's to rounding (tests/test_ocp_derivatives.py); an evaluation costs ~1.2x (Hessian)
+to ~1.4x (Jacobian) the expanded SX one (2D gait, 50 intervals).
 """
 
 from __future__ import annotations
@@ -21,10 +23,31 @@ import casadi as ca
 import numpy as np
 
 
+# How deep `ca.is_equal` compares two terms' input expressions: deep enough to see that the grid-point inputs
+# of two terms on the same points are the same slices of w (equal nodes: the same expression, so the same Jacobian).
+_SAME_INPUTS_DEPTH = 8
+
+
 def _constant_jacobian(expression: ca.MX, w: ca.MX) -> ca.DM:
     """d expression / dw of an expression affine in w, as a sparse constant."""
     jacobian = ca.Function("affine_jacobian", [w], [ca.jacobian(ca.vec(expression), w)])
     return jacobian(np.zeros(w.numel()))
+
+
+def _input_jacobians(mapped, w: ca.MX) -> list[ca.DM]:
+    """dV_j/dw of every term; terms evaluated on the same points share one (dynamics, path and integrands of most
+    transcriptions)."""
+    known: list[tuple[ca.MX, ca.DM]] = []
+    jacobians = []
+    for term in mapped:
+        same = next((jacobian for inputs, jacobian in known
+                     if inputs.shape == term.inputs.shape and ca.is_equal(inputs, term.inputs, _SAME_INPUTS_DEPTH)),
+                    None)
+        if same is None:
+            same = _constant_jacobian(term.inputs, w)
+            known.append((term.inputs, same))
+        jacobians.append(same)
+    return jacobians
 
 
 def _block_diagonal(values: ca.MX, columns: int) -> ca.MX:
@@ -48,11 +71,27 @@ def _sum(terms, rows: int, columns: int) -> ca.MX:
     return total
 
 
-def _values_and_jacobian(function: ca.Function) -> ca.Function:
-    """v -> (function(v), d function / dv) in SX, by forward or reverse mode, whichever is shorter."""
+def _varying_inputs(input_jacobian: ca.DM, size: int) -> np.ndarray:
+    """The entries of a point's input v that depend on the decision vector at some point (rows of dV/dw); the
+    others (e.g. t when the time is fixed) are data, along which nothing is differentiated."""
+    rows = np.asarray(input_jacobian.sparsity().get_triplet()[0], dtype=int)
+    return np.unique(rows % size) if size else np.zeros(0, dtype=int)
+
+
+def _rows_of(input_jacobian: ca.DM, varying: np.ndarray, size: int, points: int) -> ca.DM:
+    """dV/dw restricted to the varying entries of every point's v (point-major, as the block diagonals)."""
+    if varying.size == size:
+        return input_jacobian
+    rows = (np.arange(points)[:, None] * size + varying[None, :]).ravel()
+    return input_jacobian[rows.tolist(), :]
+
+
+def _values_and_jacobian(function: ca.Function, varying: np.ndarray) -> ca.Function:
+    """v -> (function(v), d function / d v[varying]) in SX, by forward or reverse mode, whichever is shorter."""
     v = ca.SX.sym("v", function.size1_in(0))
     values = function(v)
-    candidates = [ca.Function(f"jac_{function.name()}", [v], [values, ca.jacobian(values, v, options)])
+    along = v if varying.size == v.numel() else v[varying.tolist()]
+    candidates = [ca.Function(f"jac_{function.name()}", [v], [values, ca.jacobian(values, along, options)])
                   for options in ({}, {"helper_options": {"ad_weight": 0.0}})]
     return min(candidates, key=lambda candidate: candidate.n_instructions())
 
@@ -68,16 +107,20 @@ def structured_derivatives(w: ca.MX, mapped, outer: ca.Function, hessian: bool =
     zeta_at_w = ca.vertcat(w, *[ca.vec(term.values) for term in mapped])
 
     chain, input_jacobians, point_values = [None], [], []  # d zeta / d w by block of zeta (None: identity)
-    for term in mapped:
-        input_jacobian = _constant_jacobian(term.inputs, w)
+    varying_inputs = []
+    for term, full_input_jacobian in zip(mapped, _input_jacobians(mapped, w)):
+        size, points = term.function.size1_in(0), term.values.size2()
+        varying = _varying_inputs(full_input_jacobian, size)
+        input_jacobian = _rows_of(full_input_jacobian, varying, size, points)
         input_jacobians.append(input_jacobian)
-        if term.values.numel() == 0:
-            chain.append(ca.DM(0, n_w))
+        varying_inputs.append(varying)
+        if term.values.numel() == 0 or varying.size == 0:
+            chain.append(ca.DM(term.values.numel(), n_w))
             point_values.append(term.values)
             continue
-        term_values, jacobians = _values_and_jacobian(term.function).map(term.values.size2())(term.inputs)
+        term_values, jacobians = _values_and_jacobian(term.function, varying).map(points)(term.inputs)
         point_values.append(term_values)
-        chain.append(ca.mtimes(_block_diagonal(jacobians, term.function.size1_in(0)), input_jacobian))
+        chain.append(ca.mtimes(_block_diagonal(jacobians, varying.size), input_jacobian))
 
     p = ca.MX.sym("p", 0, 1)
     first = ca.Function("outer_jacobian", [zeta], [constraints, ca.jacobian(constraints, zeta)])
@@ -107,15 +150,16 @@ def structured_derivatives(w: ca.MX, mapped, outer: ca.Function, hessian: bool =
                 terms.append(_times(middle, chain[b]) if chain[a] is None else
                              ca.mtimes(chain[a].T, _times(middle, chain[b])))
     multipliers = ca.vertsplit(outer_gradient, offsets)
-    for term, input_jacobian, mu in zip(mapped, input_jacobians, multipliers[1:]):
-        if term.values.numel() == 0:
+    for term, input_jacobian, varying, mu in zip(mapped, input_jacobians, varying_inputs, multipliers[1:]):
+        if term.values.numel() == 0 or varying.size == 0:
             continue
         v = ca.SX.sym("v", term.function.size1_in(0))
+        along = v if varying.size == v.numel() else v[varying.tolist()]
         weights = ca.SX.sym("mu", term.values.size1())
         point_hessian = ca.Function(f"hess_{term.function.name()}", [v, weights],
-                                    [ca.hessian(ca.dot(weights, term.function(v)), v)[0]])
+                                    [ca.hessian(ca.dot(weights, term.function(v)), along)[0]])
         hessians = point_hessian.map(term.values.size2())(term.inputs, ca.reshape(mu, term.values.shape))
-        terms.append(ca.mtimes([input_jacobian.T, _block_diagonal(hessians, v.numel()), input_jacobian]))
+        terms.append(ca.mtimes([input_jacobian.T, _block_diagonal(hessians, varying.size), input_jacobian]))
     functions["hess_lag"] = ca.Function("nlp_hess_l", [w, p, lam_f, lam_g], [ca.triu(_sum(terms, n_w, n_w))],
                                         ["x", "p", "lam_f", "lam_g"], ["triu_hess_gamma_x_x"])
     return functions

@@ -118,6 +118,16 @@ def _bound_scale(variable: Variable, enabled: bool) -> np.ndarray:
     return np.where(finite & enabled, variable.upper - variable.lower, 1.0)
 
 
+def _time_expression(layout: VariableLayout, name: str):
+    """The initial time or the duration: a number when its bounds fix it, so that the grid-point Functions see t as
+    data (nothing is differentiated along it, e.g. interpolants of measured data in t) and the defects and
+    integrals are linear in the dynamics and integrands; otherwise affine in the decision variables."""
+    block = layout.blocks[name]
+    if np.all(block.lower == block.upper):
+        return ca.DM(float(block.lower[0, 0]))
+    return layout.expression(name)
+
+
 def transcribe(problem: CompiledProblem, transcription: Transcription,
                scale_from_bounds: bool = True) -> DiscreteProblem:
     """Build the NLP {x: w, f: cost, g: constraints} with bounds and a constraint catalog."""
@@ -142,7 +152,7 @@ def transcribe(problem: CompiledProblem, transcription: Transcription,
     controls = ca.mtimes(layout.expression("controls"), extension)
     algebraics = ca.mtimes(layout.expression("algebraics"), _sparse(grid.algebraic_extension))
     parameters = layout.expression("parameters")
-    t0, duration = layout.expression("initial_time"), layout.expression("duration")
+    t0, duration = _time_expression(layout, "initial_time"), _time_expression(layout, "duration")
     times = t0 + duration * ca.DM(grid.tau).T
 
     def at(points):

@@ -18,8 +18,9 @@ reactions, ``external_loads``) and other model forces (``applied_forces``).
 
 Because the kinematics are known, every model quantity (moment arms, musculotendon force terms, inverse
 dynamics, constraint Jacobian) is evaluated once, numerically, at the grid times; the NLP sees them as
-data (piecewise-linear in t through the grid points, so exact at them). The NLP is therefore small:
-activation dynamics are its only nonlinearity.
+data (piecewise-linear in t through the grid points, so exact at them). The time window is fixed, so the
+transcription's grid times are numbers and nothing is differentiated along t (``trajopt.core.ocp.nlp``). The NLP
+is therefore small: activation dynamics are its only nonlinearity.
 
 Problem (what) and solver (how) are apart as in Moco: ``MuscleDrivenInverse(model, motion, ...)`` is the
 problem, ``.solve(transcription, solver)`` its solution.
