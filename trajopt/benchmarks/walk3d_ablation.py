@@ -82,6 +82,9 @@ def _variants():
             "sphere behind the mtp joint) instead of Moco's", dataclasses.replace(
                 walk3d.PREDSIM_ADAPTED_RECIPE, model=dataclasses.replace(
                     walk3d.PREDSIM_ADAPTED_RECIPE.model, foot_spheres=walk3d.FootSpheres.PREDSIM))),
+        "predsim-adapted-trunk-actuators-500": (
+            "the predsim-adapted recipe with the trunk actuators priced at 500 N·m per unit excitation (1000 there)",
+            dataclasses.replace(walk3d.PREDSIM_ADAPTED_RECIPE, trunk_actuator_torque=500.0)),
         "adapted-compliant-triceps-metabolic-250": (
             "adapted, triceps surae tendons kT 17.5, metabolic energy weight 250",
             compliant_metabolic(250.0)),

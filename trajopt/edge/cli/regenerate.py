@@ -88,6 +88,10 @@ COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
        ("run", "walk3d-prediction", "--speed", speed, "--intervals", intervals,
         "--out", f"{{results}}/walk3d_prediction_predsim_{speed}ms"))
       for speed, intervals in (("0.9", "25"), ("1.6", "50"))),
+    *((f"walk3d-prediction predsim-adapted {speed} m/s",
+       ("run", "walk3d-prediction", "--recipe", "predsim-adapted", "--solver", "mesh-continuation", "--speed", speed,
+        "--resimulate", "--out", f"{{results}}/walk3d_prediction_predsim_adapted_{speed}ms"))
+      for speed in ("0.9", "1.6")),
     ("walk3d-prediction euler pelvis", ("run", "walk3d-prediction", "--recipe", "moco-example", "--euler-pelvis",
                                         "--resimulate",
                                         "--out", "{results}/walk3d_prediction_euler")),
