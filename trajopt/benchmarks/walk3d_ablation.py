@@ -33,8 +33,8 @@ DESCRIPTION = "3D walking ablation: which recipe ingredient moves which walking 
 def _variants():
     recipe = walk3d.PREDSIM_RECIPE
 
-    def model(**changes):
-        return dataclasses.replace(recipe, model=dataclasses.replace(recipe.model, **changes))
+    def model(base=recipe, /, **changes):
+        return dataclasses.replace(base, model=dataclasses.replace(base.model, **changes))
 
     def weights(**changes):
         return dataclasses.replace(recipe, weights=dataclasses.replace(recipe.weights, **changes))
@@ -79,9 +79,8 @@ def _variants():
             compliant_metabolic(350.0, arm_actuator_torque=50.0)),
         "predsim-adapted-predsim-feet": (
             "the predsim-adapted recipe with Falisse et al. 2022's foot contact spheres (PredSim's; every calcaneus "
-            "sphere behind the mtp joint) instead of Moco's", dataclasses.replace(
-                walk3d.PREDSIM_ADAPTED_RECIPE, model=dataclasses.replace(
-                    walk3d.PREDSIM_ADAPTED_RECIPE.model, foot_spheres=walk3d.FootSpheres.PREDSIM))),
+            "sphere behind the mtp joint) instead of Moco's",
+            model(walk3d.PREDSIM_ADAPTED_RECIPE, foot_spheres=walk3d.FootSpheres.PREDSIM)),
         "predsim-adapted-trunk-actuators-500": (
             "the predsim-adapted recipe with the trunk actuators priced at 500 N·m per unit excitation (1000 there)",
             dataclasses.replace(walk3d.PREDSIM_ADAPTED_RECIPE, trunk_actuator_torque=500.0)),
@@ -89,8 +88,7 @@ def _variants():
             "adapted, triceps surae tendons kT 17.5, metabolic energy weight 250",
             compliant_metabolic(250.0)),
         "adapted-toe-actuators": ("adapted, with toe actuators instead of passive toes",
-                                  dataclasses.replace(adapted, model=dataclasses.replace(adapted.model,
-                                                                                         passive_toes=False))),
+                                  model(adapted, passive_toes=False)),
         "opensim-muscle-physiology": ("OpenSim's default specific tension 0.25 MPa and slow-twitch ratio 0.5",
                                       dataclasses.replace(recipe, predsim_muscle_physiology=False)),
         "moco-passive-forces": ("Moco's passive joint forces instead of PredSim's",

@@ -86,12 +86,16 @@ def _rows_of(input_jacobian: ca.DM, varying: np.ndarray, size: int, points: int)
     return input_jacobian[rows.tolist(), :]
 
 
+def _along(v: ca.SX, varying: np.ndarray) -> ca.SX:
+    """The entries of a point's input that are differentiated along."""
+    return v if varying.size == v.numel() else v[varying.tolist()]
+
+
 def _values_and_jacobian(function: ca.Function, varying: np.ndarray) -> ca.Function:
     """v -> (function(v), d function / d v[varying]) in SX, by forward or reverse mode, whichever is shorter."""
     v = ca.SX.sym("v", function.size1_in(0))
     values = function(v)
-    along = v if varying.size == v.numel() else v[varying.tolist()]
-    candidates = [ca.Function(f"jac_{function.name()}", [v], [values, ca.jacobian(values, along, options)])
+    candidates = [ca.Function(f"jac_{function.name()}", [v], [values, ca.jacobian(values, _along(v, varying), options)])
                   for options in ({}, {"helper_options": {"ad_weight": 0.0}})]
     return min(candidates, key=lambda candidate: candidate.n_instructions())
 
@@ -154,10 +158,9 @@ def structured_derivatives(w: ca.MX, mapped, outer: ca.Function, hessian: bool =
         if term.values.numel() == 0 or varying.size == 0:
             continue
         v = ca.SX.sym("v", term.function.size1_in(0))
-        along = v if varying.size == v.numel() else v[varying.tolist()]
         weights = ca.SX.sym("mu", term.values.size1())
         point_hessian = ca.Function(f"hess_{term.function.name()}", [v, weights],
-                                    [ca.hessian(ca.dot(weights, term.function(v)), along)[0]])
+                                    [ca.hessian(ca.dot(weights, term.function(v)), _along(v, varying))[0]])
         hessians = point_hessian.map(term.values.size2())(term.inputs, ca.reshape(mu, term.values.shape))
         terms.append(ca.mtimes([input_jacobian.T, _block_diagonal(hessians, varying.size), input_jacobian]))
     functions["hess_lag"] = ca.Function("nlp_hess_l", [w, p, lam_f, lam_g], [ca.triu(_sum(terms, n_w, n_w))],

@@ -118,8 +118,7 @@ class WrapSurface:
         axis, sign = quadrant_axis_sign(self.quadrant)
         rotation, origin = self.frame(model, q)
         return PlacedWrap(self.shape.wrap_function(axis, sign, single_wrap, method, derivatives), rotation, origin,
-                          first, last,
-                          self.active)
+                          first, last, self.active)
 
     def smooth_excess(self, smoothing):
         """casadi Function (p1, p2) (wrap frame) -> the segment's blended excess length in smooth mode
